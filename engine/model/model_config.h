@@ -1,0 +1,89 @@
+// ModelConfig: the one description every PHA-family variant is built from (plain data, no
+// torch, so the GUI may include it). A layer is a list of sub-layers; a sub-layer is a set of
+// branches. A sub-layer with several branches is the PHA parallel mix (per-branch RMSNorm,
+// softplus mixer); with one branch it is a plain sub-layer. Every sub-layer ends with the
+// DeepNorm residual x = LayerNorm(alpha * x + f(x)).
+//
+//   pha          every layer: [{gss, attn, ffn}]          mixer learned
+//   pha-uniform  every layer: [{gss, attn, ffn}]          mixer uniform (w = 1/3, no p)
+//   pha-no-gss   every layer: [{attn, ffn}]               (likewise -no-attn, -no-ffn)
+//   sequential   every layer: [{gss}, {attn}, {ffn}]
+//   transformer  every layer: [{attn}, {ffn}]
+//   gss-only     every layer: [{gss}, {ffn}]
+//   patterns     per-layer block kinds, e.g. ["gss", "gss", "attn"]
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace pha::model {
+
+enum class Branch { Gss = 0, Attention = 1, Ffn = 2 };
+constexpr int kNumBranches = 3;
+const char* branch_name(Branch b);  // "gss", "attn", "ffn"
+
+// Block kinds a layer pattern names.
+enum class BlockKind { Parallel, Sequential, Transformer, GssOnly };
+const char* block_kind_name(BlockKind k);  // "parallel", "sequential", "attn", "gss"
+
+struct SubLayer {
+  std::vector<Branch> branches;  // in canonical order gss, attn, ffn; size >= 1
+};
+
+struct LayerSpec {
+  BlockKind kind = BlockKind::Parallel;
+  std::vector<SubLayer> sublayers;
+};
+
+enum class MixerMode { Learned, Uniform };
+
+struct GssConfig {
+  int expanded = 0;       // F (0: 4 * d_model)
+  int reduced = 256;      // H
+  int state = 512;        // N
+  bool inner_norm = true; // LayerNorm before DSS
+};
+
+struct AttentionConfig {
+  int heads = 8;              // H_q
+  int kv_heads = 8;           // G, divides heads
+  int head_dim = 0;           // 0: d_model / heads
+  double rope_theta = 10000.0;
+  double scale_init = 2.302585092994046;  // ln 10
+  double scale_max = 4.605170185988092;   // ln 100 (clamp of the learnable log-scale)
+};
+
+struct FfnConfig {
+  int d_ff = 0;             // 0: 4 * d_model
+  double aux_ratio = 0.25;  // d_aux = round(aux_ratio * d_ff); 0 removes the aux FFN
+};
+
+struct ModelConfig {
+  std::string name = "custom";
+  std::string variant = "pha";   // pha, pha-uniform, pha-no-gss, pha-no-attn, pha-no-ffn,
+                                 // sequential, transformer, gss-only, pattern
+  int vocab_size = 256;
+  int d_model = 128;
+  int n_layers = 4;
+  int context = 512;             // training context; RoPE and GSS work beyond it
+  std::vector<LayerSpec> layers; // expanded per-layer structure (size n_layers)
+  MixerMode mixer = MixerMode::Learned;
+  GssConfig gss;
+  AttentionConfig attention;
+  FfnConfig ffn;
+  double norm_eps = 1e-6;
+  bool tie_embeddings = true;
+  bool deepnorm = true;          // alpha = (2L)^(1/4), beta = (8L)^(-1/4); off: alpha = beta = 1
+
+  // Derived sizes.
+  int gss_expanded() const { return gss.expanded > 0 ? gss.expanded : 4 * d_model; }
+  int head_dim() const { return attention.head_dim > 0 ? attention.head_dim : d_model / attention.heads; }
+  int d_ff() const { return ffn.d_ff > 0 ? ffn.d_ff : 4 * d_model; }
+  int d_aux() const;
+  double deepnorm_alpha() const;  // (2L)^(1/4) with L = n_layers, or 1
+  double deepnorm_beta() const;   // (8L)^(-1/4), or 1
+};
+
+}  // namespace pha::model
