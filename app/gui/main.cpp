@@ -1,0 +1,42 @@
+// pha-workbench: the desktop program.
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <unistd.h>
+#include <QIcon>
+#include <QSettings>
+
+#include "core/system_info.h"
+#include "main_window.h"
+#include "theme.h"
+
+namespace {
+// Qt warns on stderr when XDG_RUNTIME_DIR is unset (root shells, Xvfb sessions); give it a
+// private per-user folder, as the session manager would.
+void ensureRuntimeDir() {
+  if (!qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) return;
+  const QString dir = QDir::tempPath() + "/runtime-" + QString::number(getuid());
+  QDir().mkpath(dir);
+  QFile::setPermissions(dir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+  qputenv("XDG_RUNTIME_DIR", dir.toLocal8Bit());
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  ensureRuntimeDir();
+  QApplication app(argc, argv);
+  Q_INIT_RESOURCE(pha);
+  QApplication::setOrganizationName("pha-workbench");
+  QApplication::setApplicationName("pha-workbench");
+  QApplication::setApplicationVersion(PHA_VERSION);
+  QApplication::setWindowIcon(QIcon(":/pha/icons/pha-workbench.svg"));
+
+  QSettings settings;
+  pha::configure_threads(settings.value("engine/threads", 0).toInt());
+  pha::gui::applyTheme(pha::gui::themeFromName(settings.value("ui/theme", "light").toString()));
+
+  pha::gui::MainWindow window;
+  window.restoreSettings();
+  window.show();
+  return app.exec();
+}
