@@ -1,0 +1,37 @@
+// Accuracy metrics: micro, macro (mean over classes) and exact match, on hand-made cases.
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "data/batch.h"
+#include "data/metrics.h"
+
+using pha::data::kIgnore;
+
+TEST(Metrics, MicroMacroAndExactMatchDiffer) {
+  // Two sequences of T = 4. Class 7 appears 3 times (all right), class 9 once (wrong).
+  std::vector<int32_t> targets = {7, kIgnore, 7, kIgnore, 7, 9, kIgnore, kIgnore};
+  std::vector<int32_t> preds = {7, 1, 7, 2, 7, 8, 3, 3};
+  auto r = pha::data::accuracy(preds, targets, 4);
+  EXPECT_EQ(r.counted, 4);
+  EXPECT_DOUBLE_EQ(r.micro, 3.0 / 4.0);
+  EXPECT_DOUBLE_EQ(r.macro, (1.0 + 0.0) / 2.0);
+  EXPECT_DOUBLE_EQ(r.exact_match, 0.5);
+  EXPECT_EQ(r.classes, 2);
+  EXPECT_DOUBLE_EQ(pha::data::micro_accuracy(preds, targets), 0.75);
+  EXPECT_DOUBLE_EQ(pha::data::macro_accuracy(preds, targets), 0.5);
+  EXPECT_DOUBLE_EQ(pha::data::exact_match(preds, targets, 4), 0.5);
+}
+
+TEST(Metrics, IgnoredPositionsNeverCount) {
+  std::vector<int32_t> targets = {kIgnore, kIgnore, 3};
+  std::vector<int32_t> preds = {5, 5, 3};
+  EXPECT_DOUBLE_EQ(pha::data::micro_accuracy(preds, targets), 1.0);
+  auto r = pha::data::accuracy(preds, targets, 1);
+  EXPECT_EQ(r.sequences, 1) << "sequences with nothing counted are left out of exact match";
+  EXPECT_DOUBLE_EQ(r.exact_match, 1.0);
+}
+
+TEST(Metrics, SizeMismatchIsAnError) {
+  EXPECT_THROW(pha::data::accuracy({1, 2}, {1}, 1), pha::Error);
+  EXPECT_THROW(pha::data::accuracy({1, 2, 3}, {1, 2, 3}, 2), pha::Error);
+}
