@@ -1,0 +1,160 @@
+// pha-store-bench: builds a temporary run store (10,000 runs with summaries plus one run with
+// a 1M-point metric) and prints the figures recorded in docs/performance.md: listing all runs
+// with summaries, a downsampled read of the long metric, and batched write throughput.
+//   pha-store-bench [--runs N] [--points N] [--repeats N] [--dir DIR] [--keep]
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "store/run_writer.h"
+#include "store/store.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace ps = pha::store;
+
+struct Args {
+  int runs = 10000;
+  long points = 1000000;
+  int repeats = 21;
+  std::string dir;
+  bool keep = false;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw pha::Error(k, "needs a value");
+      return argv[++i];
+    };
+    if (k == "--runs") a.runs = std::stoi(value());
+    else if (k == "--points") a.points = std::stol(value());
+    else if (k == "--repeats") a.repeats = std::stoi(value());
+    else if (k == "--dir") a.dir = value();
+    else if (k == "--keep") a.keep = true;
+    else throw pha::Error(k, "unknown option (allowed: --runs, --points, --repeats, --dir, --keep)");
+  }
+  return a;
+}
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+struct Stats {
+  double median, min, max;
+};
+
+template <class F>
+Stats time_it(int repeats, F&& f) {
+  std::vector<double> t;
+  for (int i = 0; i < repeats; ++i) {
+    auto t0 = Clock::now();
+    f();
+    t.push_back(ms_since(t0));
+  }
+  std::sort(t.begin(), t.end());
+  return {t[t.size() / 2], t.front(), t.back()};
+}
+
+void fill_runs(ps::Store& store, int n) {
+  for (int i = 0; i < n; ++i) {
+    ps::NewRun r;
+    r.project = "bench";
+    r.name = "run-" + std::to_string(i);
+    r.variant = i % 2 ? "pha-hybrid" : "gss-only";
+    r.config_json = R"({"model":{"layers":6,"width":256},"train":{"lr":0.001}})";
+    r.n_params = 1000000 + i;
+    r.device = "cpu";
+    std::int64_t id = store.create_run(r);
+    ps::RunWriter w(store, id);
+    for (int s = 0; s < 10; ++s) {
+      w.metric("train/loss", s * 100, s * 100 * 4096, s * 1000, 5.0 - 0.3 * s + 0.001 * i);
+    }
+    w.metric("val/loss", 900, 900 * 4096, 9000, 2.5 + 0.001 * i);
+    w.finish(ps::RunStatus::Finished);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    Args args = parse(argc, argv);
+    std::string dir = args.dir;
+    if (dir.empty()) {
+      std::string tmpl = (std::filesystem::temp_directory_path() / "pha-store-bench-XXXXXX");
+      if (!mkdtemp(tmpl.data())) throw pha::Error(tmpl, "cannot create a temporary directory");
+      dir = tmpl;
+    }
+    const std::string path = dir + "/runs.sqlite";
+    std::filesystem::remove(path);
+    ps::Store store = ps::Store::open(path);
+
+    auto t0 = Clock::now();
+    fill_runs(store, args.runs);
+    const double fill_ms = ms_since(t0);
+
+    // One long run written the way training writes: a point per step, flushed about once a
+    // second by the writer's timer.
+    std::int64_t long_id = store.create_run({"bench", "long", "pha-hybrid", "{}", "", 0, "cpu"});
+    t0 = Clock::now();
+    {
+      ps::RunWriter w(store, long_id);
+      for (long s = 0; s < args.points; ++s) {
+        double v = 4.0 * std::exp(-static_cast<double>(s) / 2e5) + 0.05 * std::sin(s * 0.01);
+        w.metric("train/loss", s, s * 4096, s / 10, v);
+      }
+      w.finish(ps::RunStatus::Finished);
+    }
+    const double write_ms = ms_since(t0);
+
+    ps::RunListQuery q;
+    q.summary_keys = {"train/loss", "val/loss"};
+    std::size_t listed = 0;
+    Stats list = time_it(args.repeats, [&] { listed = store.list_runs(q).size(); });
+    std::size_t buckets = 0;
+    Stats read = time_it(args.repeats, [&] {
+      buckets = store.read_metric(long_id, "train/loss", 2000).size();
+    });
+    Stats read_tokens = time_it(args.repeats, [&] {
+      store.read_metric(long_id, "train/loss", 2000, ps::XAxis::Tokens);
+    });
+    Stats full = time_it(3, [&] { store.read_metric_full(long_id, "train/loss"); });
+    Stats reopen = time_it(args.repeats, [&] {
+      ps::Store other = ps::Store::open(path);
+      listed = other.list_runs(q).size();
+    });
+
+    std::printf("store: %s (%d runs + 1 run with %ld points; filled in %.0f ms)\n", path.c_str(),
+                args.runs, args.points, fill_ms);
+    std::printf("list %zu runs with 2 summaries:        median %.2f ms (min %.2f, max %.2f; %d reps)\n",
+                listed, list.median, list.min, list.max, args.repeats);
+    std::printf("open + list from a new connection:    median %.2f ms (min %.2f, max %.2f)\n",
+                reopen.median, reopen.min, reopen.max);
+    std::printf("read %ld points -> %zu buckets (step):  median %.2f ms (min %.2f, max %.2f)\n",
+                args.points, buckets, read.median, read.min, read.max);
+    std::printf("same, x axis = tokens:                median %.2f ms (min %.2f, max %.2f)\n",
+                read_tokens.median, read_tokens.min, read_tokens.max);
+    std::printf("read_metric_full (%ld points):      median %.1f ms (3 reps)\n", args.points,
+                full.median);
+    std::printf("write %ld points, batched ~1 s flushes: %.0f ms = %.0f points/s\n", args.points,
+                write_ms, args.points / (write_ms / 1000.0));
+    if (!args.keep && args.dir.empty()) std::filesystem::remove_all(dir);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pha-store-bench: %s\n", e.what());
+    return 1;
+  }
+}

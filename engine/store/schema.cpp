@@ -1,0 +1,183 @@
+#include "store/schema.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "store/series.h"
+#include "store/sqlite_db.h"
+
+namespace pha::store::detail {
+
+namespace {
+
+// Version 1: the schema of the workbench spec.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  project TEXT NOT NULL DEFAULT '',
+  name TEXT NOT NULL,
+  variant TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL CHECK(status IN ('queued','running','finished','failed','cancelled',
+                                        'diverged','interrupted')),
+  config_json TEXT NOT NULL DEFAULT '{}',
+  config_hash TEXT NOT NULL DEFAULT '',
+  n_params INTEGER NOT NULL DEFAULT 0,
+  device TEXT NOT NULL DEFAULT '',
+  created_at INTEGER NOT NULL,
+  started_at INTEGER,
+  ended_at INTEGER,
+  error TEXT);
+CREATE INDEX runs_project ON runs(project, id);
+CREATE TABLE metric_keys(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE metrics(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key_id INTEGER NOT NULL REFERENCES metric_keys(id),
+  step INTEGER NOT NULL,
+  tokens INTEGER NOT NULL,
+  wall_ms INTEGER NOT NULL,
+  value REAL,
+  PRIMARY KEY(run_id, key_id, step)) WITHOUT ROWID;
+CREATE TABLE run_summary(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key_id INTEGER NOT NULL REFERENCES metric_keys(id),
+  last REAL, min REAL, max REAL, best_step INTEGER,
+  PRIMARY KEY(run_id, key_id)) WITHOUT ROWID;
+CREATE TABLE mixer_snapshots(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step INTEGER NOT NULL,
+  layers INTEGER NOT NULL,
+  branches INTEGER NOT NULL,
+  weights BLOB NOT NULL,
+  PRIMARY KEY(run_id, step)) WITHOUT ROWID;
+CREATE TABLE perf(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  seq_len INTEGER NOT NULL, batch INTEGER NOT NULL, tokens_per_s REAL NOT NULL,
+  peak_bytes INTEGER NOT NULL, device TEXT NOT NULL, phase TEXT NOT NULL);
+CREATE INDEX perf_run ON perf(run_id);
+CREATE TABLE evals(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step INTEGER NOT NULL, task TEXT NOT NULL, seq_len INTEGER NOT NULL,
+  metric TEXT NOT NULL, value REAL);
+CREATE INDEX evals_run ON evals(run_id, task, seq_len);
+CREATE TABLE checkpoints(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step INTEGER NOT NULL, path TEXT NOT NULL, bytes INTEGER NOT NULL, sha256 TEXT NOT NULL);
+CREATE INDEX checkpoints_run ON checkpoints(run_id, step);
+)sql";
+
+// Version 2: crash detection (pid, host, heartbeat), notes and tags, metric goals, summary
+// count / last_step, perf method, and the rollups that make downsampled reads fast.
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE runs ADD COLUMN pid INTEGER;
+ALTER TABLE runs ADD COLUMN host TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN heartbeat_at INTEGER;
+ALTER TABLE runs ADD COLUMN notes TEXT NOT NULL DEFAULT '';
+CREATE INDEX runs_status ON runs(status);
+CREATE TABLE run_tags(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  tag TEXT NOT NULL,
+  PRIMARY KEY(run_id, tag)) WITHOUT ROWID;
+CREATE INDEX run_tags_tag ON run_tags(tag, run_id);
+ALTER TABLE metric_keys ADD COLUMN goal INTEGER NOT NULL DEFAULT 0 CHECK(goal IN (0, 1));
+ALTER TABLE run_summary ADD COLUMN count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE run_summary ADD COLUMN last_step INTEGER;
+ALTER TABLE perf ADD COLUMN method TEXT NOT NULL DEFAULT '';
+CREATE TABLE metric_rollups(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key_id INTEGER NOT NULL,
+  level INTEGER NOT NULL,
+  bucket INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  vmin REAL, vmax REAL,
+  first_step INTEGER NOT NULL, first_tokens INTEGER NOT NULL, first_wall INTEGER NOT NULL,
+  last_step INTEGER NOT NULL, last_tokens INTEGER NOT NULL, last_wall INTEGER NOT NULL,
+  last_value REAL,
+  PRIMARY KEY(run_id, key_id, level, bucket)) WITHOUT ROWID;
+)sql";
+
+void migrate_0_to_1(Db& db) { db.exec_script(kSchemaV1); }
+
+void migrate_1_to_2(Db& db) {
+  db.exec_script(kSchemaV2);
+  // Rebuild summaries (count, last_step) and rollups of every existing series.
+  std::vector<std::pair<std::int64_t, std::int64_t>> series;
+  {
+    StmtScope s(db.stmt("SELECT DISTINCT run_id, key_id FROM metrics ORDER BY run_id, key_id"));
+    while (s->step()) series.emplace_back(s->i64(0), s->i64(1));
+  }
+  for (const auto& [run, key] : series) rebuild_series(db, run, key, /*from_step=*/0);
+}
+
+using Migration = void (*)(Db&);
+// kMigrations[v] takes a store from version v to v + 1.
+constexpr Migration kMigrations[] = {migrate_0_to_1, migrate_1_to_2};
+
+bool table_exists(Db& db, const char* name) {
+  StmtScope s(db.stmt("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1"));
+  s->bind(1, std::string(name));
+  return s->step();
+}
+
+int object_count(Db& db) {
+  StmtScope s(db.stmt("SELECT count(*) FROM sqlite_schema"));
+  s->step();
+  return static_cast<int>(s->i64(0));
+}
+
+}  // namespace
+
+int read_schema_version(Db& db) {
+  if (!table_exists(db, "schema_version")) {
+    if (object_count(db) > 0) {
+      throw Error(db.path(), "not a PHA run store (an SQLite database without a schema_version "
+                             "table)");
+    }
+    return 0;
+  }
+  StmtScope s(db.stmt("SELECT version FROM schema_version"));
+  if (!s->step()) throw Error(db.path(), "run store schema_version table is empty");
+  return static_cast<int>(s->i64(0));
+}
+
+void ensure_schema(Db& db, int target_version) {
+  static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == 2,
+                "one migration per schema version");
+  auto check_newer = [&](int version) {
+    if (version > target_version) {
+      throw Error(db.path(), "run store schema version " + std::to_string(version) +
+                                 " is newer than this program supports (" +
+                                 std::to_string(target_version) +
+                                 "); open it with a newer PHA Workbench");
+    }
+  };
+  {
+    // Cheap read first: the common case needs no write lock at all.
+    Transaction read(db, Transaction::Kind::Read);
+    int version = read_schema_version(db);
+    check_newer(version);
+    read.commit();
+    if (version == target_version) return;
+  }
+  Transaction tx(db, Transaction::Kind::Write);
+  int version = read_schema_version(db);  // another connection may have migrated meanwhile
+  check_newer(version);
+  if (version == target_version) return;
+  if (version == 0) db.exec_script("CREATE TABLE schema_version(version INTEGER NOT NULL)");
+  for (int v = version; v < target_version; ++v) kMigrations[v](db);
+  {
+    StmtScope del(db.stmt("DELETE FROM schema_version"));
+    del->run();
+    StmtScope ins(db.stmt("INSERT INTO schema_version(version) VALUES(?1)"));
+    ins->bind(1, target_version);
+    ins->run();
+  }
+  tx.commit();
+}
+
+}  // namespace pha::store::detail

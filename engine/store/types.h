@@ -1,0 +1,137 @@
+// Plain value types of the run store. No SQLite, torch or Qt here: the GUI includes this file
+// and builds its item models over these structs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pha::store {
+
+enum class RunStatus { Queued, Running, Finished, Failed, Cancelled, Diverged, Interrupted };
+
+// "queued", "running", ... as stored in runs.status.
+const char* to_string(RunStatus status);
+// Throws pha::Error naming the allowed values for an unknown string.
+RunStatus run_status_from_string(const std::string& text);
+// Finished, failed, cancelled, diverged and interrupted are terminal.
+bool is_terminal(RunStatus status);
+
+// Which way is better for a metric key; decides run_summary.best_step.
+enum class Goal { Minimize, Maximize };
+
+// The x axis a downsampled read reports (buckets are always step ranges).
+enum class XAxis { Step, Tokens, WallMs };
+
+// What the caller supplies to create a run (status starts as queued).
+struct NewRun {
+  std::string project;
+  std::string name;
+  std::string variant;
+  std::string config_json = "{}";
+  std::string config_hash;
+  std::int64_t n_params = 0;
+  std::string device;
+};
+
+// Times are milliseconds since the Unix epoch; 0 means "not set".
+struct RunInfo {
+  std::int64_t id = 0;
+  std::string project;
+  std::string name;
+  std::string variant;
+  RunStatus status = RunStatus::Queued;
+  std::string config_json;  // empty in list_runs() unless ListQuery::include_config
+  std::string config_hash;
+  std::int64_t n_params = 0;
+  std::string device;
+  std::int64_t created_at = 0;
+  std::int64_t started_at = 0;
+  std::int64_t ended_at = 0;
+  std::string error;  // failure / divergence / interruption reason
+  std::int64_t pid = 0;  // writer process while running (0: none)
+  std::string host;      // writer host name
+  std::int64_t heartbeat_at = 0;
+  std::string notes;
+};
+
+struct MetricPoint {
+  std::int64_t step = 0;
+  std::int64_t tokens = 0;
+  std::int64_t wall_ms = 0;
+  double value = 0.0;  // NaN is stored as NULL and read back as NaN
+};
+
+// Maintained on every flush, so listing runs never scans metrics.
+struct MetricSummary {
+  std::string key;
+  double last = 0.0;  // value at last_step (may be NaN)
+  double min = 0.0;   // over non-NaN values; NaN when there are none
+  double max = 0.0;
+  std::int64_t best_step = -1;  // step of min (Goal::Minimize) or max (Maximize); -1: none
+  std::int64_t last_step = -1;
+  std::int64_t count = 0;
+};
+
+// One downsampled bucket: a contiguous step range. min/max keep spikes, last is the value at
+// the bucket's last step. x_first / x_last are in the requested XAxis units.
+struct MetricBucket {
+  std::int64_t step_first = 0;
+  std::int64_t step_last = 0;
+  double x_first = 0.0;
+  double x_last = 0.0;
+  double min = 0.0;
+  double max = 0.0;
+  double last = 0.0;
+  std::int64_t count = 0;
+};
+
+struct RunListQuery {
+  std::optional<std::string> project;        // all projects when empty
+  std::vector<std::string> summary_keys;     // e.g. {"train/loss", "val/loss"}
+  bool include_config = false;               // config_json is large; the browser rarely needs it
+  bool newest_first = true;
+};
+
+struct RunListEntry {
+  RunInfo run;
+  // One entry per RunListQuery::summary_keys, in that order; nullopt when the run has no
+  // points for that key.
+  std::vector<std::optional<MetricSummary>> summaries;
+};
+
+// Mixer weights at one step: layers x branches float32, layer-major (w[l * branches + b]).
+struct MixerSnapshot {
+  std::int64_t step = 0;
+  int layers = 0;
+  int branches = 0;
+  std::vector<float> weights;
+};
+
+struct PerfRow {
+  std::int64_t seq_len = 0;
+  std::int64_t batch = 0;
+  double tokens_per_s = 0.0;
+  std::int64_t peak_bytes = 0;
+  std::string device;
+  std::string phase;   // "train", "forward", "decode", ...
+  std::string method;  // how it was measured, e.g. "median of 20 after 3 warm-up"
+};
+
+struct EvalRow {
+  std::int64_t step = 0;
+  std::string task;
+  std::int64_t seq_len = 0;
+  std::string metric;
+  double value = 0.0;
+};
+
+struct CheckpointRow {
+  std::int64_t step = 0;
+  std::string path;
+  std::int64_t bytes = 0;
+  std::string sha256;
+};
+
+}  // namespace pha::store
