@@ -139,17 +139,22 @@ int main(int argc, char** argv) {
 
     std::printf("store: %s (%d runs + 1 run with %ld points; filled in %.0f ms)\n", path.c_str(),
                 args.runs, args.points, fill_ms);
-    std::printf("list %zu runs with 2 summaries:        median %.2f ms (min %.2f, max %.2f; %d reps)\n",
-                listed, list.median, list.min, list.max, args.repeats);
-    std::printf("open + list from a new connection:    median %.2f ms (min %.2f, max %.2f)\n",
-                reopen.median, reopen.min, reopen.max);
-    std::printf("read %ld points -> %zu buckets (step):  median %.2f ms (min %.2f, max %.2f)\n",
-                args.points, buckets, read.median, read.min, read.max);
-    std::printf("same, x axis = tokens:                median %.2f ms (min %.2f, max %.2f)\n",
+    std::printf("%-48s median %7.2f ms  (min %.2f, max %.2f; %d reps)\n",
+                ("list " + std::to_string(listed) + " runs with 2 summaries").c_str(), list.median,
+                list.min, list.max, args.repeats);
+    std::printf("%-48s median %7.2f ms  (min %.2f, max %.2f)\n",
+                "open a new connection + list", reopen.median, reopen.min, reopen.max);
+    std::printf("%-48s median %7.2f ms  (min %.2f, max %.2f)\n",
+                ("read " + std::to_string(args.points) + " points -> " + std::to_string(buckets) +
+                 " buckets (x = step)").c_str(),
+                read.median, read.min, read.max);
+    std::printf("%-48s median %7.2f ms  (min %.2f, max %.2f)\n", "same, x = tokens",
                 read_tokens.median, read_tokens.min, read_tokens.max);
-    std::printf("read_metric_full (%ld points):      median %.1f ms (3 reps)\n", args.points,
+    std::printf("%-48s median %7.1f ms  (3 reps)\n",
+                ("read_metric_full, " + std::to_string(args.points) + " points").c_str(),
                 full.median);
-    std::printf("write %ld points, batched ~1 s flushes: %.0f ms = %.0f points/s\n", args.points,
+    std::printf("%-48s %.0f ms = %.0f points/s\n",
+                ("write " + std::to_string(args.points) + " points, ~1 s batched flushes").c_str(),
                 write_ms, args.points / (write_ms / 1000.0));
     if (!args.keep && args.dir.empty()) std::filesystem::remove_all(dir);
     return 0;
