@@ -40,7 +40,7 @@ class ConfigReader {
 
  private:
   const nlohmann::json* find(const std::string& key);
-  const nlohmann::json& section_;
+  nlohmann::json section_;  // a copy: callers often pass temporaries
   std::string where_;
   std::set<std::string> known_;
   nlohmann::json used_ = nlohmann::json::object();
