@@ -86,4 +86,15 @@ struct ModelConfig {
   double deepnorm_beta() const;   // (8L)^(-1/4), or 1
 };
 
+// JSON form, every key documented in docs/model-config.md (model_config.cpp). `path` prefixes
+// the field names errors report ("model.attention.kv_heads: 3 must divide ...").
+ModelConfig model_config_from_json(const nlohmann::json& j, const std::string& path = "model");
+nlohmann::json to_json(const ModelConfig& config);  // layers written only when the variant
+                                                    // does not determine them
+// Checks a config built in code (presets, GUI edits); throws pha::Error naming the field.
+void validate_model_config(const ModelConfig& config, const std::string& path = "model");
+// Files: the config object itself or {"model": {...}}; errors name the file.
+ModelConfig load_model_config(const std::string& file);
+void save_model_config(const std::string& file, const ModelConfig& config);
+
 }  // namespace pha::model

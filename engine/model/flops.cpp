@@ -1,0 +1,190 @@
+// Parameter, FLOP and memory accounting from the config (see flops.h for what each counts).
+#include "model/flops.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pha::model {
+
+namespace {
+
+bool is_mixed(const SubLayer& s) { return s.branches.size() >= 2; }
+
+int64_t linear(int64_t in, int64_t out, bool bias) { return in * out + (bias ? out : 0); }
+
+// Weights of the linear maps only (what costs 2 FLOPs per weight per token).
+int64_t gss_matmul_weights(const ModelConfig& c) {
+  int64_t d = c.d_model, f = c.gss_expanded(), h = c.gss.reduced;
+  return d * f + d * h + h * f + f * d;
+}
+
+int64_t attention_matmul_weights(const ModelConfig& c) {
+  int64_t d = c.d_model, hd = c.head_dim(), hq = c.attention.heads, g = c.attention.kv_heads;
+  return d * hq * hd + 2 * d * g * hd + hq * hd * d;
+}
+
+int64_t ffn_matmul_weights(const ModelConfig& c) {
+  int64_t d = c.d_model, ff = c.d_ff(), aux = c.d_aux();
+  return 2 * d * ff + 2 * d * aux;
+}
+
+// Real FFT of n points: 2.5 n log2 n (half of the usual 5 n log2 n complex estimate).
+double rfft_flops(double n) { return 2.5 * n * std::log2(n); }
+
+}  // namespace
+
+int64_t gss_branch_params(const ModelConfig& c) {
+  int64_t d = c.d_model, f = c.gss_expanded(), h = c.gss.reduced, n = c.gss.state;
+  int64_t p = linear(d, f, false)   // W_u
+              + linear(d, h, false) // W_v
+              + linear(h, f, false) // W_g
+              + linear(f, d, true); // W_o
+  p += 2 * n;          // Lambda: Lre, Lim (shared across the H channels)
+  p += 2 * h * n;      // C: Cre, Cim
+  p += h;              // D skip
+  if (c.gss.inner_norm) p += 2 * h;  // LayerNorm(H) weight + bias
+  return p;
+}
+
+int64_t attention_branch_params(const ModelConfig& c) {
+  return attention_matmul_weights(c) + c.attention.heads;  // + learnable log-scale per head
+}
+
+// Main and aux FFN as one d -> d_ff + d_aux -> d pair: the sum of the two FFNs, whose two
+// output biases would add up to one.
+int64_t ffn_branch_params(const ModelConfig& c) {
+  int64_t d = c.d_model, width = int64_t(c.d_ff()) + c.d_aux();
+  return linear(d, width, true) + linear(width, d, true);
+}
+
+ParamCount count_parameters(const ModelConfig& c) {
+  ParamCount pc;
+  const int64_t d = c.d_model;
+  pc.embedding = int64_t(c.vocab_size) * d;
+  pc.head = c.tie_embeddings ? 0 : int64_t(c.vocab_size) * d;
+  pc.final_norm = 2 * d;
+  const int64_t gss = gss_branch_params(c), attn = attention_branch_params(c), ffn = ffn_branch_params(c);
+  for (const auto& layer : c.layers) {
+    LayerParams lp;
+    lp.kind = layer.kind;
+    for (const auto& s : layer.sublayers) {
+      lp.norms += 2 * d;  // DeepNorm LayerNorm after the sublayer
+      if (is_mixed(s)) {
+        lp.norms += int64_t(s.branches.size()) * d;  // RMSNorm gain per branch
+        if (c.mixer == MixerMode::Learned) lp.mixer += int64_t(s.branches.size());
+      }
+      for (Branch b : s.branches) {
+        switch (b) {
+          case Branch::Gss: lp.branches.gss += gss; pc.matmul += gss_matmul_weights(c); break;
+          case Branch::Attention: lp.branches.attention += attn; pc.matmul += attention_matmul_weights(c); break;
+          case Branch::Ffn: lp.branches.ffn += ffn; pc.matmul += ffn_matmul_weights(c); break;
+        }
+      }
+    }
+    lp.total = lp.branches.sum() + lp.norms + lp.mixer;
+    pc.branches.gss += lp.branches.gss;
+    pc.branches.attention += lp.branches.attention;
+    pc.branches.ffn += lp.branches.ffn;
+    pc.norms += lp.norms;
+    pc.mixer += lp.mixer;
+    pc.layers.push_back(lp);
+  }
+  pc.non_embedding = pc.branches.sum() + pc.norms + pc.mixer + pc.final_norm;
+  pc.total = pc.non_embedding + pc.embedding + pc.head;
+  return pc;
+}
+
+FlopsEstimate estimate_flops(const ModelConfig& c, int seq_len, int batch) {
+  FlopsEstimate e;
+  e.seq_len = std::max(1, seq_len);
+  e.batch = std::max(1, batch);
+  const double t = e.seq_len, b = e.batch;
+  const double h = c.gss.reduced, n_state = c.gss.state;
+  const double n_fft = 2.0 * t;  // zero-padded to 2T: a linear, not circular, convolution
+  // Per token, per GSS branch: rfft(z) + irfft per channel and sequence, the complex product
+  // on T+1 bins, the D skip; rfft(K) and K itself are shared by the batch.
+  const double conv = h * (2.0 * rfft_flops(n_fft) + 6.0 * (t + 1) + rfft_flops(n_fft) / b) / t + 2.0 * h;
+  const double kernel = 4.0 * h * n_state / b;  // Re(C' E): two real multiply-adds per (h, n, t)
+  const double scores = 2.0 * 2.0 * c.attention.heads * c.head_dim() * (t + 1) / 2.0;
+
+  Flops& f = e.forward;
+  for (const auto& layer : c.layers) {
+    double layer_flops = 0;
+    for (const auto& s : layer.sublayers) {
+      for (Branch br : s.branches) {
+        switch (br) {
+          case Branch::Gss: {
+            double mm = 2.0 * gss_matmul_weights(c);
+            f.gss_matmul += mm, f.gss_conv += conv, f.gss_kernel += kernel;
+            layer_flops += mm + conv + kernel;
+            break;
+          }
+          case Branch::Attention: {
+            double mm = 2.0 * attention_matmul_weights(c);
+            f.attn_matmul += mm, f.attn_scores += scores;
+            layer_flops += mm + scores;
+            break;
+          }
+          case Branch::Ffn: {
+            double mm = 2.0 * ffn_matmul_weights(c);
+            f.ffn += mm;
+            layer_flops += mm;
+            break;
+          }
+        }
+      }
+    }
+    e.layer_forward.push_back(layer_flops);
+  }
+  f.head = 2.0 * c.d_model * double(c.vocab_size);
+  // Backward costs twice the forward for every term (gradients w.r.t. inputs and weights).
+  e.training = f;
+  for (double* x : {&e.training.gss_matmul, &e.training.gss_conv, &e.training.gss_kernel,
+                    &e.training.attn_matmul, &e.training.attn_scores, &e.training.ffn, &e.training.head}) {
+    *x *= 3.0;
+  }
+  return e;
+}
+
+MemoryEstimate estimate_memory(const ModelConfig& c, int batch, int seq_len, bool training) {
+  const auto pc = count_parameters(c);
+  MemoryEstimate m;
+  constexpr int64_t kF32 = 4;
+  m.weights = pc.total * kF32;
+  if (training) {
+    m.gradients = pc.total * kF32;
+    m.optimizer = 2 * pc.total * kF32;
+  }
+  const int64_t tokens = int64_t(std::max(1, batch)) * std::max(1, seq_len);
+  const int64_t d = c.d_model, f = c.gss_expanded(), h = c.gss.reduced;
+  const int64_t hd = c.head_dim(), hq = c.attention.heads, g = c.attention.kv_heads;
+  const int64_t t = std::max(1, seq_len);
+  // Floats per token each branch keeps for backward (projections, activations, FFT buffers,
+  // the materialized T x T scores and probabilities of eager attention).
+  const int64_t gss_floats = 4 * f + 10 * h + d;
+  const int64_t attn_floats = (hq + 2 * g) * hd        // q, k, v
+                              + 2 * (hq + g) * hd      // after RoPE, after normalize
+                              + (g < hq ? 2 * hq * hd : 0)  // k, v expanded to the query heads
+                              + 2 * hq * t             // logits and probabilities (B, H_q, T, T)
+                              + hq * hd + d;           // attention output, W_o output
+  const int64_t ffn_floats = 2 * c.d_ff() + 2 * c.d_aux() + 2 * d;
+  int64_t per_token = d;  // embedding output
+  int64_t peak_sublayer = 0;
+  for (const auto& layer : c.layers) {
+    for (const auto& s : layer.sublayers) {
+      int64_t sub = 2 * d;  // residual sum and LayerNorm output
+      if (is_mixed(s)) sub += 2 * d * int64_t(s.branches.size()) + d;  // RMSNorm in/out, mix
+      for (Branch br : s.branches) {
+        sub += br == Branch::Gss ? gss_floats : br == Branch::Attention ? attn_floats : ffn_floats;
+      }
+      per_token += sub;
+      peak_sublayer = std::max(peak_sublayer, sub);
+    }
+  }
+  m.activations = (training ? per_token : peak_sublayer + d) * tokens * kF32;
+  // Logits; training also keeps log-softmax and the logits' gradient.
+  m.logits = (training ? 3 : 1) * tokens * int64_t(c.vocab_size) * kF32;
+  return m;
+}
+
+}  // namespace pha::model
