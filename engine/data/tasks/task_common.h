@@ -14,7 +14,7 @@ namespace pha::data::detail {
 
 // Reads "task" (already checked by make_task), "seed" and "num_examples".
 inline void read_common(ConfigReader& r, TaskInfo& info, uint64_t& seed, int64_t default_examples) {
-  r.get_string("task", info.name);
+  info.name = r.get_string("task", info.name);
   seed = static_cast<uint64_t>(r.get_int("seed", 0, 0, INT64_MAX));
   info.num_examples = r.get_int("num_examples", default_examples, 1, int64_t{1} << 40);
 }
