@@ -1,0 +1,54 @@
+// Attention branch: grouped-query attention with RoPE and scaled cosine attention (Swin v2).
+//   w_qkv: d -> (Hq + 2G) * hd, no bias (one GEMM; rows: Hq*hd of Q, G*hd of K, G*hd of V)
+//   RoPE on q and k, then logits = normalize(q) . normalize(k) * exp(min(s_h, scale_max)),
+//   s_h = log_scale[h] (init ln 10), causal softmax, query head h reads KV head h / (Hq/G)
+//   w_o: Hq * hd -> d, no bias
+// Generation keeps a KV cache of the G heads (keys stored rotated and normalised).
+#pragma once
+
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+
+#include "model/decode_state.h"
+#include "model/model_config.h"
+#include "model/weight_slice.h"
+
+namespace pha::model {
+
+class AttentionBranchImpl : public torch::nn::Module {
+ public:
+  explicit AttentionBranchImpl(const ModelConfig& cfg);
+
+  at::Tensor forward(const at::Tensor& x);                    // (B, T, d) -> (B, T, d)
+  at::Tensor prefill(const at::Tensor& x, KvCache& cache);    // forward + cache filled
+  at::Tensor step(const at::Tensor& x, KvCache& cache);       // (B, 1, d) at position cache.len
+
+  std::vector<WeightSlice> weight_slices() const;
+  int64_t heads() const { return Hq_; }
+  int64_t kv_heads() const { return G_; }
+  int64_t head_dim() const { return hd_; }
+  double scale_max() const { return scale_max_; }
+
+  torch::nn::Linear w_qkv{nullptr};
+  torch::nn::Linear w_o{nullptr};
+  at::Tensor log_scale;  // (Hq) learnable log-scale s_h
+
+ private:
+  struct Qkv {
+    at::Tensor q;  // (B, T, Hq, hd) rotated
+    at::Tensor k;  // (B, T, G, hd) rotated
+    at::Tensor v;  // (B, T, G, hd)
+  };
+  Qkv project(const at::Tensor& x, int64_t pos0);
+  at::Tensor output(const at::Tensor& o);  // (B, T, Hq, hd) -> (B, T, d)
+
+  int64_t d_, Hq_, G_, hd_;
+  double rope_theta_, scale_max_;
+};
+TORCH_MODULE(AttentionBranch);
+
+}  // namespace pha::model

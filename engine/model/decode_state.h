@@ -1,0 +1,41 @@
+// DecodeState: everything incremental decoding carries between tokens. Per sub-layer: the GSS
+// recurrent state (complex, kept as real and imaginary parts, O(H*N) whatever the context) and
+// the attention KV cache (G heads: GQA's memory saving). Created by PhaModel::new_state.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+namespace pha::model {
+
+struct GssState {
+  at::Tensor s_re, s_im;  // (B, H, N); undefined before the first token
+};
+
+struct KvCache {
+  at::Tensor k, v;  // (B, capacity, G, hd); keys stored after RoPE and normalisation
+  int64_t len = 0;
+
+  // Appends (B, t, G, hd) keys and values, growing the capacity by doubling.
+  void append(const at::Tensor& k_new, const at::Tensor& v_new);
+  at::Tensor keys() const { return k.narrow(1, 0, len); }    // (B, len, G, hd)
+  at::Tensor values() const { return v.narrow(1, 0, len); }  // (B, len, G, hd)
+};
+
+struct SublayerState {
+  GssState gss;
+  KvCache kv;
+};
+
+struct DecodeState {
+  int64_t batch = 0;
+  int64_t position = 0;     // tokens consumed so far (the RoPE position of the next token)
+  std::vector<std::vector<SublayerState>> layers;  // [layer][sublayer]
+
+  bool empty() const { return position == 0; }
+  void reset();  // back to position 0, states and caches dropped
+};
+
+}  // namespace pha::model

@@ -1,0 +1,35 @@
+#include "model/dual_ffn.h"
+
+#include <c10/util/Exception.h>
+
+#include "core/error.h"
+
+namespace pha::model {
+
+DualFfnImpl::DualFfnImpl(const ModelConfig& cfg)
+    : d_(cfg.d_model), d_ff_(cfg.d_ff()), d_aux_(cfg.d_aux()) {
+  if (d_ff_ < 1) throw Error("model.ffn.d_ff", "must be >= 1, got " + std::to_string(d_ff_));
+  if (d_aux_ < 0) throw Error("model.ffn.aux_ratio", "must be >= 0");
+  const int64_t width = d_ff_ + d_aux_;
+  up = register_module("up", torch::nn::Linear(torch::nn::LinearOptions(d_, width).bias(true)));
+  down = register_module("down", torch::nn::Linear(torch::nn::LinearOptions(width, d_).bias(true)));
+}
+
+at::Tensor DualFfnImpl::forward(const at::Tensor& x) {
+  TORCH_CHECK(x.dim() == 3 && x.size(2) == d_, "DualFfn: x must be (B, T, ", d_, "), got ", x.sizes());
+  return down(at::gelu(up(x)));  // (B, T, d_ff + d_aux) -> (B, T, d)
+}
+
+std::vector<WeightSlice> DualFfnImpl::weight_slices() const {
+  std::vector<WeightSlice> s = {
+      {"main_up", "up.weight", 0, d_ff_, 0, 0, true},
+      {"main_down", "down.weight", 0, d_, 0, d_ff_, true},
+  };
+  if (d_aux_ > 0) {
+    s.push_back({"aux_up", "up.weight", d_ff_, d_ff_ + d_aux_, 0, 0, true});
+    s.push_back({"aux_down", "down.weight", 0, d_, d_ff_, d_ff_ + d_aux_, true});
+  }
+  return s;
+}
+
+}  // namespace pha::model

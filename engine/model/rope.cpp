@@ -1,0 +1,28 @@
+#include "model/rope.h"
+
+#include <c10/util/Exception.h>
+
+namespace pha::model {
+
+RopeTables rope_tables(int64_t pos0, int64_t T, int64_t hd, double base, at::TensorOptions opts) {
+  TORCH_CHECK(hd % 2 == 0, "RoPE: head_dim must be even, got ", hd);
+  const auto d64 = at::TensorOptions().dtype(at::kDouble);
+  const at::Tensor i = at::arange(hd / 2, d64);                        // (hd/2)
+  const at::Tensor theta = at::pow(base, i * (-2.0 / static_cast<double>(hd)));
+  const at::Tensor pos = at::arange(pos0, pos0 + T, d64);              // (T)
+  const at::Tensor ang = at::outer(pos, theta);                        // (T, hd/2)
+  return {at::cos(ang).to(opts), at::sin(ang).to(opts)};
+}
+
+at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables) {
+  TORCH_CHECK(x.dim() == 4, "apply_rope: x must be (B, T, H, hd), got ", x.sizes());
+  const int64_t T = x.size(1), half = x.size(3) / 2;
+  TORCH_CHECK(tables.cos.size(0) == T && tables.cos.size(1) == half,
+              "apply_rope: tables must be (", T, ", ", half, "), got ", tables.cos.sizes());
+  const at::Tensor c = tables.cos.view({1, T, 1, half});
+  const at::Tensor s = tables.sin.view({1, T, 1, half});
+  const at::Tensor x1 = x.narrow(3, 0, half), x2 = x.narrow(3, half, half);
+  return at::cat({x1 * c - x2 * s, x2 * c + x1 * s}, 3);  // (B, T, H, hd)
+}
+
+}  // namespace pha::model

@@ -1,0 +1,65 @@
+// Sublayer: one set of branches with its DeepNorm residual x <- LayerNorm(alpha * x + f(x)).
+// One branch: f is that branch. Several branches (the PHA parallel mix): each branch output
+// goes through its own RMSNorm (eps cfg.norm_eps), then f = sum_b w_b * RMSNorm_b(branch_b(x))
+// with the softplus mixer weights w.
+// Parameter names: gss.*, attn.*, ffn.*, norm_gss.weight, norm_attn.weight, norm_ffn.weight,
+// mixer.p, post_norm.weight, post_norm.bias.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/normalization.h>
+#include <torch/nn/pimpl.h>
+
+#include "model/attention_branch.h"
+#include "model/decode_state.h"
+#include "model/dual_ffn.h"
+#include "model/gss_branch.h"
+#include "model/mixer.h"
+#include "model/model_config.h"
+#include "model/rms_norm.h"
+
+namespace pha::model {
+
+class SublayerImpl : public torch::nn::Module {
+ public:
+  SublayerImpl(const ModelConfig& cfg, const SubLayer& spec);
+
+  at::Tensor forward(const at::Tensor& x);                            // (B, T, d)
+  at::Tensor prefill(const at::Tensor& x, SublayerState& state);     // forward + state filled
+  at::Tensor step(const at::Tensor& x, SublayerState& state);        // (B, 1, d)
+
+  const std::vector<Branch>& branches() const { return branches_; }
+  bool has(Branch b) const;
+  bool mixed() const { return branches_.size() > 1; }
+  // Mixer weights in canonical order gss, attn, ffn (0 for an absent branch); undefined when
+  // the sublayer is not mixed.
+  at::Tensor mixer_weights_canonical() const;
+  // RMS of each branch output in the last forward (fp32 scalars; undefined if absent / no
+  // forward yet), canonical order.
+  const std::array<at::Tensor, kNumBranches>& last_rms() const { return last_rms_; }
+  void set_record_stats(bool on) { record_stats_ = on; }
+
+  GssBranch gss{nullptr};
+  AttentionBranch attn{nullptr};
+  DualFfn ffn{nullptr};
+  std::array<RMSNorm, kNumBranches> norms{RMSNorm{nullptr}, RMSNorm{nullptr}, RMSNorm{nullptr}};
+  Mixer mixer{nullptr};
+  torch::nn::LayerNorm post_norm{nullptr};
+
+ private:
+  enum class Mode { Forward, Prefill, Step };
+  at::Tensor run(const at::Tensor& x, Mode mode, SublayerState* state);
+  at::Tensor run_branch(Branch b, const at::Tensor& x, Mode mode, SublayerState* state);
+
+  std::vector<Branch> branches_;
+  double alpha_;
+  bool record_stats_ = true;
+  std::array<at::Tensor, kNumBranches> last_rms_;
+};
+TORCH_MODULE(Sublayer);
+
+}  // namespace pha::model

@@ -1,0 +1,130 @@
+// Variant and layer-pattern expansion into ModelConfig::layers.
+#include "model/variants.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace pha::model {
+namespace {
+
+SubLayer sub(std::vector<Branch> b) { return SubLayer{std::move(b)}; }
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& known_variants() {
+  static const std::vector<std::string> names = {"pha",        "pha-uniform", "pha-no-gss",
+                                                 "pha-no-attn", "pha-no-ffn", "sequential",
+                                                 "transformer", "gss-only"};
+  return names;
+}
+
+LayerSpec expand_block_kind(BlockKind kind) {
+  LayerSpec spec;
+  spec.kind = kind;
+  switch (kind) {
+    case BlockKind::Parallel:
+      spec.sublayers = {sub({Branch::Gss, Branch::Attention, Branch::Ffn})};
+      break;
+    case BlockKind::Sequential:
+      spec.sublayers = {sub({Branch::Gss}), sub({Branch::Attention}), sub({Branch::Ffn})};
+      break;
+    case BlockKind::Transformer:
+      spec.sublayers = {sub({Branch::Attention}), sub({Branch::Ffn})};
+      break;
+    case BlockKind::GssOnly:
+      spec.sublayers = {sub({Branch::Gss}), sub({Branch::Ffn})};
+      break;
+  }
+  return spec;
+}
+
+BlockKind parse_block_kind(const std::string& name, const std::string& field) {
+  if (name == "parallel") return BlockKind::Parallel;
+  if (name == "sequential") return BlockKind::Sequential;
+  if (name == "attn") return BlockKind::Transformer;
+  if (name == "gss") return BlockKind::GssOnly;
+  throw Error(field, "unknown block kind '" + name + "'; allowed: parallel, sequential, attn, gss");
+}
+
+std::vector<LayerSpec> expand_variant(const std::string& variant, int n_layers) {
+  if (n_layers < 1) throw Error("model.n_layers", "must be >= 1, got " + std::to_string(n_layers));
+  LayerSpec spec;
+  if (variant == "pha" || variant == "pha-uniform") {
+    spec = expand_block_kind(BlockKind::Parallel);
+  } else if (variant == "pha-no-gss" || variant == "pha-no-attn" || variant == "pha-no-ffn") {
+    const Branch removed = variant == "pha-no-gss"    ? Branch::Gss
+                           : variant == "pha-no-attn" ? Branch::Attention
+                                                      : Branch::Ffn;
+    spec = expand_block_kind(BlockKind::Parallel);
+    auto& b = spec.sublayers[0].branches;
+    b.erase(std::remove(b.begin(), b.end(), removed), b.end());
+  } else if (variant == "sequential") {
+    spec = expand_block_kind(BlockKind::Sequential);
+  } else if (variant == "transformer") {
+    spec = expand_block_kind(BlockKind::Transformer);
+  } else if (variant == "gss-only") {
+    spec = expand_block_kind(BlockKind::GssOnly);
+  } else {
+    throw Error("model.variant", "unknown variant '" + variant + "'; allowed: " +
+                                     join(known_variants()) + ", pattern");
+  }
+  return std::vector<LayerSpec>(static_cast<size_t>(n_layers), spec);
+}
+
+std::vector<LayerSpec> expand_pattern(const std::vector<std::string>& kinds) {
+  if (kinds.empty()) throw Error("model.layers", "a layer pattern needs at least one entry");
+  std::vector<LayerSpec> layers;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    layers.push_back(expand_block_kind(parse_block_kind(kinds[i], "model.layers[" + std::to_string(i) + "]")));
+  }
+  return layers;
+}
+
+MixerMode variant_mixer(const std::string& variant) {
+  return variant == "pha-uniform" ? MixerMode::Uniform : MixerMode::Learned;
+}
+
+void apply_variant(ModelConfig& cfg) {
+  if (cfg.variant == "pattern") {
+    if (cfg.layers.empty()) throw Error("model.layers", "variant 'pattern' needs a non-empty layer list");
+    cfg.n_layers = static_cast<int>(cfg.layers.size());
+    return;
+  }
+  cfg.layers = expand_variant(cfg.variant, cfg.n_layers);
+  cfg.mixer = variant_mixer(cfg.variant);
+}
+
+ModelConfig make_variant_config(const std::string& variant, int vocab, int d, int n_layers) {
+  ModelConfig cfg;
+  cfg.name = variant;
+  cfg.vocab_size = vocab;
+  cfg.d_model = d;
+  cfg.attention.heads = std::max(1, d / 32);
+  cfg.attention.kv_heads = cfg.attention.heads % 2 == 0 ? cfg.attention.heads / 2 : cfg.attention.heads;
+  cfg.gss.expanded = 2 * d;
+  cfg.gss.reduced = std::max(1, d / 2);
+  cfg.gss.state = 64;
+  cfg.ffn.d_ff = 4 * d;
+  if (variant.find(',') != std::string::npos) {
+    std::vector<std::string> kinds;
+    std::stringstream ss(variant);
+    for (std::string item; std::getline(ss, item, ',');) kinds.push_back(item);
+    cfg.variant = "pattern";
+    cfg.layers = expand_pattern(kinds);
+  } else {
+    cfg.variant = variant;
+    cfg.n_layers = n_layers;
+  }
+  apply_variant(cfg);
+  return cfg;
+}
+
+}  // namespace pha::model

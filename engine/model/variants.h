@@ -1,0 +1,49 @@
+// Variant expansion: turns a variant name or a per-layer pattern into the per-layer structure
+// ModelConfig::layers (plain data, no torch). The JSON loader and the presets call these; the
+// model builder only reads cfg.layers.
+//
+//   pha, pha-uniform           [{gss, attn, ffn}]        (pha-uniform also sets MixerMode::Uniform)
+//   pha-no-gss|-no-attn|-no-ffn the parallel block without that branch
+//   sequential                 [{gss}, {attn}, {ffn}]
+//   transformer                [{attn}, {ffn}]
+//   gss-only                   [{gss}, {ffn}]
+//   pattern kinds              "parallel" | "sequential" | "attn" | "gss" per layer
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/model_config.h"
+
+namespace pha::model {
+
+// Names accepted by expand_variant (every variant but "pattern").
+const std::vector<std::string>& known_variants();
+
+// The layer structure of one block kind (Parallel: all three branches).
+LayerSpec expand_block_kind(BlockKind kind);
+
+// BlockKind from a pattern entry ("parallel", "sequential", "attn", "gss"); throws pha::Error
+// naming `field` and the allowed names otherwise.
+BlockKind parse_block_kind(const std::string& name, const std::string& field = "model.layers");
+
+// n_layers copies of the variant's layer; throws pha::Error(field "model.variant") for an
+// unknown name or n_layers < 1.
+std::vector<LayerSpec> expand_variant(const std::string& variant, int n_layers);
+
+// One layer per entry of `kinds`.
+std::vector<LayerSpec> expand_pattern(const std::vector<std::string>& kinds);
+
+// Mixer mode a variant implies (Uniform for pha-uniform, else Learned).
+MixerMode variant_mixer(const std::string& variant);
+
+// Sets cfg.layers (and cfg.mixer) from cfg.variant and cfg.n_layers. For variant "pattern"
+// cfg.layers must already be filled (kept, n_layers set to its size).
+void apply_variant(ModelConfig& cfg);
+
+// A complete small config for tests and benches: widths from d (heads = max(1, d/32) query
+// heads, kv_heads = heads/2 when even, F = 2d, H = d/2, N = 64, d_ff = 4d), variant expanded.
+// `variant` may also be a comma-separated pattern, e.g. "gss,gss,attn" (then L = its length).
+ModelConfig make_variant_config(const std::string& variant, int vocab, int d, int n_layers);
+
+}  // namespace pha::model

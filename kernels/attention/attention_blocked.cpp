@@ -1,0 +1,126 @@
+// Query-blocked causal attention with recompute in backward (flash-attention's memory shape,
+// written with batched GEMMs). GQA without copies of K/V per query head: the r = Hq/G query
+// heads of a group are stacked as rows, so one bmm per group serves them all.
+//   grouped layouts: qg, og (B*G, T*r, hd) with row t*r + j; kg, vg (B*G, S, hd)
+#include "attention/attention_blocked.h"
+
+#include <limits>
+
+#include <torch/csrc/autograd/custom_function.h>
+
+namespace pha::kernels {
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+struct Dims {
+  int64_t B, T, S, Hq, G, r, hd, offset;
+};
+
+Dims dims_of(const at::Tensor& q, const at::Tensor& k) {
+  Dims d{q.size(0), q.size(1), k.size(1), q.size(2), k.size(2), 0, q.size(3), 0};
+  d.r = d.Hq / d.G;
+  d.offset = d.S - d.T;
+  return d;
+}
+
+at::Tensor group_queries(const at::Tensor& x, const Dims& d) {  // (B,T,Hq,hd) -> (BG, T*r, hd)
+  return x.reshape({d.B, d.T, d.G, d.r, d.hd}).permute({0, 2, 1, 3, 4}).reshape({d.B * d.G, d.T * d.r, d.hd});
+}
+at::Tensor ungroup_queries(const at::Tensor& x, const Dims& d) {  // inverse of group_queries
+  return x.view({d.B, d.G, d.T, d.r, d.hd}).permute({0, 2, 1, 3, 4}).reshape({d.B, d.T, d.Hq, d.hd});
+}
+at::Tensor group_keys(const at::Tensor& x, const Dims& d) {  // (B,S,G,hd) -> (BG, S, hd)
+  return x.permute({0, 2, 1, 3}).reshape({d.B * d.G, d.S, d.hd});
+}
+at::Tensor ungroup_keys(const at::Tensor& x, const Dims& d) {
+  return x.view({d.B, d.G, d.S, d.hd}).permute({0, 2, 1, 3}).contiguous();
+}
+
+// Scores of query rows [t0, t1) against keys [0, ke), causal entries set to -inf.
+// Returns (BG, (t1-t0)*r, ke).
+at::Tensor block_scores(const at::Tensor& qb, const at::Tensor& kb, const Dims& d, int64_t t0,
+                        int64_t t1) {
+  const int64_t ke = kb.size(1), nb = t1 - t0;
+  at::Tensor s = at::bmm(qb, kb.transpose(1, 2));  // (BG, nb*r, ke)
+  const int64_t first_masked = d.offset + t0 + 1;  // row i sees keys <= offset + t0 + i
+  if (first_masked < ke) {
+    const auto opts = at::TensorOptions().dtype(at::kLong).device(qb.device());
+    const at::Tensor key = at::arange(ke, opts).view({1, ke});
+    const at::Tensor row = at::arange(nb, opts).view({nb, 1}) + (d.offset + t0);
+    const at::Tensor mask = (key > row).view({1, nb, 1, ke});  // (1, nb, 1, ke)
+    s.view({s.size(0), nb, d.r, ke}).masked_fill_(mask, -std::numeric_limits<double>::infinity());
+  }
+  return s;
+}
+
+struct BlockedAttentionFn : public torch::autograd::Function<BlockedAttentionFn> {
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& q, const at::Tensor& k,
+                            const at::Tensor& v, int64_t block) {
+    const Dims d = dims_of(q, k);
+    const at::Tensor qg = group_queries(q, d);  // (BG, T*r, hd)
+    const at::Tensor kg = group_keys(k, d);     // (BG, S, hd)
+    const at::Tensor vg = group_keys(v, d);     // (BG, S, hd)
+    at::Tensor og = at::empty_like(qg);         // (BG, T*r, hd)
+    at::Tensor lse = at::empty({d.B * d.G, d.T * d.r}, qg.options());  // (BG, T*r)
+    for (int64_t t0 = 0; t0 < d.T; t0 += block) {
+      const int64_t t1 = std::min(d.T, t0 + block), ke = d.offset + t1;
+      const at::Tensor qb = qg.narrow(1, t0 * d.r, (t1 - t0) * d.r);
+      at::Tensor s = block_scores(qb, kg.narrow(1, 0, ke), d, t0, t1);  // (BG, nb*r, ke)
+      const at::Tensor m = std::get<0>(s.max(-1, /*keepdim=*/true));    // (BG, nb*r, 1)
+      s.sub_(m).exp_();
+      const at::Tensor denom = s.sum(-1, /*keepdim=*/true);              // (BG, nb*r, 1)
+      s.div_(denom);
+      lse.narrow(1, t0 * d.r, (t1 - t0) * d.r).copy_((m + denom.log()).squeeze(-1));
+      at::Tensor ob = og.narrow(1, t0 * d.r, (t1 - t0) * d.r);
+      at::bmm_out(ob, s, vg.narrow(1, 0, ke));
+    }
+    ctx->save_for_backward({qg, kg, vg, og, lse});
+    ctx->saved_data["block"] = block;
+    ctx->saved_data["T"] = d.T;
+    ctx->saved_data["Hq"] = d.Hq;
+    return ungroup_queries(og, d);  // (B, T, Hq, hd)
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad_out) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor &qg = saved[0], &kg = saved[1], &vg = saved[2], &og = saved[3], &lse = saved[4];
+    const int64_t block = ctx->saved_data["block"].toInt();
+    Dims d{0, ctx->saved_data["T"].toInt(), kg.size(1), ctx->saved_data["Hq"].toInt(), 0, 0,
+           qg.size(2), 0};
+    d.r = qg.size(1) / d.T;
+    d.G = d.Hq / d.r;
+    d.B = qg.size(0) / d.G;
+    d.offset = d.S - d.T;
+    const at::Tensor dog = group_queries(grad_out[0], d);            // (BG, T*r, hd)
+    const at::Tensor delta = (dog * og).sum(-1, /*keepdim=*/true);   // (BG, T*r, 1)
+    at::Tensor dqg = at::empty_like(qg);
+    at::Tensor dkg = at::zeros_like(kg);
+    at::Tensor dvg = at::zeros_like(vg);
+    for (int64_t t0 = 0; t0 < d.T; t0 += block) {
+      const int64_t t1 = std::min(d.T, t0 + block), ke = d.offset + t1;
+      const int64_t r0 = t0 * d.r, nr = (t1 - t0) * d.r;
+      const at::Tensor qb = qg.narrow(1, r0, nr), dob = dog.narrow(1, r0, nr);
+      const at::Tensor kb = kg.narrow(1, 0, ke), vb = vg.narrow(1, 0, ke);
+      at::Tensor p = block_scores(qb, kb, d, t0, t1);  // (BG, nr, ke)
+      p.sub_(lse.narrow(1, r0, nr).unsqueeze(-1)).exp_();
+      dvg.narrow(1, 0, ke).add_(at::bmm(p.transpose(1, 2), dob));
+      at::Tensor ds = at::bmm(dob, vb.transpose(1, 2));  // (BG, nr, ke) = dP
+      ds.sub_(delta.narrow(1, r0, nr)).mul_(p);
+      at::Tensor dqb = dqg.narrow(1, r0, nr);
+      at::bmm_out(dqb, ds, kb);
+      dkg.narrow(1, 0, ke).add_(at::bmm(ds.transpose(1, 2), qb));
+    }
+    return {ungroup_queries(dqg, d), ungroup_keys(dkg, d), ungroup_keys(dvg, d), at::Tensor()};
+  }
+};
+
+}  // namespace
+
+at::Tensor blocked_causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                    int64_t block) {
+  return BlockedAttentionFn::apply(q, k, v, block);
+}
+
+}  // namespace pha::kernels
