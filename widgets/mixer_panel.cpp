@@ -1,0 +1,86 @@
+#include "mixer_panel.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSlider>
+#include <QVBoxLayout>
+
+#include "mixer_heatmap.h"
+#include "sandwich.h"
+
+namespace pha::gui {
+
+MixerPanel::MixerPanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  m_heatmap = new MixerHeatmap(this);
+  layout->addWidget(m_heatmap, 1);
+  auto* row = new QHBoxLayout;
+  m_slider = new QSlider(Qt::Horizontal, this);
+  m_slider->setObjectName("mixerStepSlider");
+  m_slider->setEnabled(false);
+  m_slider->setToolTip(tr("Scrub through the training steps to replay how the mixer weights moved"));
+  m_stepLabel = new QLabel(this);
+  m_stepLabel->setMinimumWidth(90);
+  row->addWidget(m_slider, 1);
+  row->addWidget(m_stepLabel);
+  layout->addLayout(row);
+  m_readout = new QLabel(this);
+  m_readout->setObjectName("sandwichReadout");
+  m_readout->setWordWrap(true);
+  layout->addWidget(m_readout);
+  connect(m_slider, &QSlider::valueChanged, this, &MixerPanel::showFrame);
+}
+
+void MixerPanel::setFrames(std::vector<MixerFrame> frames) {
+  m_frames = std::move(frames);
+  m_current = -1;
+  if (m_frames.empty()) {
+    clear(tr("This run has no mixer snapshots."));
+    return;
+  }
+  m_slider->setEnabled(true);
+  QSignalBlocker block(m_slider);
+  m_slider->setRange(0, static_cast<int>(m_frames.size()) - 1);
+  m_slider->setValue(m_slider->maximum());
+  showFrame(m_slider->maximum());
+}
+
+void MixerPanel::appendFrame(MixerFrame frame) {
+  const bool following = m_frames.empty() || m_current == static_cast<int>(m_frames.size()) - 1;
+  m_frames.push_back(std::move(frame));
+  m_slider->setEnabled(true);
+  QSignalBlocker block(m_slider);
+  m_slider->setRange(0, static_cast<int>(m_frames.size()) - 1);
+  if (following) {
+    m_slider->setValue(m_slider->maximum());
+    showFrame(m_slider->maximum());
+  }
+}
+
+void MixerPanel::clear(const QString& message) {
+  m_frames.clear();
+  m_current = -1;
+  m_slider->setEnabled(false);
+  m_stepLabel->clear();
+  m_readout->clear();
+  m_heatmap->clear(message);
+}
+
+void MixerPanel::showFrame(int index) {
+  if (index < 0 || index >= static_cast<int>(m_frames.size())) return;
+  m_current = index;
+  const MixerFrame& f = m_frames[static_cast<size_t>(index)];
+  m_heatmap->setMatrix(f.layers, f.branches, f.weights);
+  m_stepLabel->setText(tr("step %1").arg(f.step));
+  m_readout->setText(QString::fromStdString(readSandwich(f.layers, f.branches, f.weights).summary));
+  if (m_slider->value() != index) {
+    QSignalBlocker block(m_slider);
+    m_slider->setValue(index);
+  }
+  emit frameShown(f.step);
+}
+
+QString MixerPanel::readout() const { return m_readout->text(); }
+
+}  // namespace pha::gui

@@ -1,0 +1,51 @@
+// MixerPanel: the mixer heatmap with a step scrubber that replays how the weights moved, and
+// the sandwich readout (where GSS and attention dominate by depth). Live snapshots append;
+// the view follows the newest one unless the user scrubbed back.
+#pragma once
+
+#include <QWidget>
+#include <cstdint>
+#include <vector>
+
+class QSlider;
+class QLabel;
+
+namespace pha::gui {
+
+class MixerHeatmap;
+
+struct MixerFrame {
+  std::int64_t step = 0;
+  int layers = 0;
+  int branches = 0;
+  std::vector<float> weights;  // layer-major
+};
+
+class MixerPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit MixerPanel(QWidget* parent = nullptr);
+
+  void setFrames(std::vector<MixerFrame> frames);  // replaces; shows the last
+  void appendFrame(MixerFrame frame);              // live
+  void clear(const QString& message);
+  void showFrame(int index);
+
+  int frameCount() const { return static_cast<int>(m_frames.size()); }
+  int currentFrame() const { return m_current; }
+  QString readout() const;
+  MixerHeatmap* heatmap() const { return m_heatmap; }
+
+ signals:
+  void frameShown(qint64 step);
+
+ private:
+  MixerHeatmap* m_heatmap = nullptr;
+  QSlider* m_slider = nullptr;
+  QLabel* m_stepLabel = nullptr;
+  QLabel* m_readout = nullptr;
+  std::vector<MixerFrame> m_frames;
+  int m_current = -1;
+};
+
+}  // namespace pha::gui
