@@ -35,13 +35,13 @@ double rfft_flops(double n) { return 2.5 * n * std::log2(n); }
 
 int64_t gss_branch_params(const ModelConfig& c) {
   int64_t d = c.d_model, f = c.gss_expanded(), h = c.gss.reduced, n = c.gss.state;
-  int64_t p = linear(d, f, false)   // W_u
-              + linear(d, h, false) // W_v
-              + linear(h, f, false) // W_g
-              + linear(f, d, true); // W_o
-  p += 2 * n;          // Lambda: Lre, Lim (shared across the H channels)
-  p += 2 * h * n;      // C: Cre, Cim
-  p += h;              // D skip
+  int64_t p = linear(d, f, false)    // W_u
+              + linear(d, h, false)  // W_v
+              + linear(h, f, false)  // W_g
+              + linear(f, d, true);  // W_o
+  p += 2 * n;                        // Lambda: Lre, Lim (shared across the H channels)
+  p += 2 * h * n;                    // C: Cre, Cim
+  p += h;                            // D skip
   if (c.gss.inner_norm) p += 2 * h;  // LayerNorm(H) weight + bias
   return p;
 }
@@ -75,9 +75,18 @@ ParamCount count_parameters(const ModelConfig& c) {
       }
       for (Branch b : s.branches) {
         switch (b) {
-          case Branch::Gss: lp.branches.gss += gss; pc.matmul += gss_matmul_weights(c); break;
-          case Branch::Attention: lp.branches.attention += attn; pc.matmul += attention_matmul_weights(c); break;
-          case Branch::Ffn: lp.branches.ffn += ffn; pc.matmul += ffn_matmul_weights(c); break;
+          case Branch::Gss:
+            lp.branches.gss += gss;
+            pc.matmul += gss_matmul_weights(c);
+            break;
+          case Branch::Attention:
+            lp.branches.attention += attn;
+            pc.matmul += attention_matmul_weights(c);
+            break;
+          case Branch::Ffn:
+            lp.branches.ffn += ffn;
+            pc.matmul += ffn_matmul_weights(c);
+            break;
         }
       }
     }
@@ -139,8 +148,8 @@ FlopsEstimate estimate_flops(const ModelConfig& c, int seq_len, int batch) {
   f.head = 2.0 * c.d_model * double(c.vocab_size);
   // Backward costs twice the forward for every term (gradients w.r.t. inputs and weights).
   e.training = f;
-  for (double* x : {&e.training.gss_matmul, &e.training.gss_conv, &e.training.gss_kernel,
-                    &e.training.attn_matmul, &e.training.attn_scores, &e.training.ffn, &e.training.head}) {
+  for (double* x : {&e.training.gss_matmul, &e.training.gss_conv, &e.training.gss_kernel, &e.training.attn_matmul,
+                    &e.training.attn_scores, &e.training.ffn, &e.training.head}) {
     *x *= 3.0;
   }
   return e;
@@ -162,17 +171,17 @@ MemoryEstimate estimate_memory(const ModelConfig& c, int batch, int seq_len, boo
   // Floats per token each branch keeps for backward (projections, activations, FFT buffers,
   // the materialized T x T scores and probabilities of eager attention).
   const int64_t gss_floats = 4 * f + 10 * h + d;
-  const int64_t attn_floats = (hq + 2 * g) * hd        // q, k, v
-                              + 2 * (hq + g) * hd      // after RoPE, after normalize
+  const int64_t attn_floats = (hq + 2 * g) * hd             // q, k, v
+                              + 2 * (hq + g) * hd           // after RoPE, after normalize
                               + (g < hq ? 2 * hq * hd : 0)  // k, v expanded to the query heads
-                              + 2 * hq * t             // logits and probabilities (B, H_q, T, T)
-                              + hq * hd + d;           // attention output, W_o output
+                              + 2 * hq * t                  // logits and probabilities (B, H_q, T, T)
+                              + hq * hd + d;                // attention output, W_o output
   const int64_t ffn_floats = 2 * c.d_ff() + 2 * c.d_aux() + 2 * d;
   int64_t per_token = d;  // embedding output
   int64_t peak_sublayer = 0;
   for (const auto& layer : c.layers) {
     for (const auto& s : layer.sublayers) {
-      int64_t sub = 2 * d;  // residual sum and LayerNorm output
+      int64_t sub = 2 * d;                                             // residual sum and LayerNorm output
       if (is_mixed(s)) sub += 2 * d * int64_t(s.branches.size()) + d;  // RMSNorm in/out, mix
       for (Branch br : s.branches) {
         sub += br == Branch::Gss ? gss_floats : br == Branch::Attention ? attn_floats : ffn_floats;

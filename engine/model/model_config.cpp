@@ -8,9 +8,8 @@
 #include <cstdint>
 #include <fstream>
 #include <limits>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/error.h"
 #include "model/variants.h"
@@ -27,15 +26,23 @@ std::string describe(const json& v) {
   std::string dumped = v.dump();
   if (dumped.size() > 40) dumped = dumped.substr(0, 37) + "...";
   switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "a boolean (" + dumped + ")";
-    case json::value_t::string: return "a string (" + dumped + ")";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "a boolean (" + dumped + ")";
+    case json::value_t::string:
+      return "a string (" + dumped + ")";
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "an integer (" + dumped + ")";
-    case json::value_t::number_float: return "a number (" + dumped + ")";
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    default: return "a value of unsupported type";
+    case json::value_t::number_unsigned:
+      return "an integer (" + dumped + ")";
+    case json::value_t::number_float:
+      return "a number (" + dumped + ")";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::object:
+      return "an object";
+    default:
+      return "a value of unsupported type";
   }
 }
 
@@ -97,11 +104,10 @@ class ObjectReader {
     const json& v = j_.at(key);
     if (!v.is_number_integer()) throw Error(field(key), "expected an integer, got " + describe(v));
     // Unsigned values above int64 range are read as int64 wrap-around; check both ways.
-    int64_t x = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX) ? INT64_MAX
-                                                                                    : v.get<int64_t>();
+    int64_t x = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX) ? INT64_MAX : v.get<int64_t>();
     if (x < min || x > max) {
-      throw Error(field(key), v.dump() + " is out of range; allowed: " + std::to_string(min) +
-                                  " to " + std::to_string(max));
+      throw Error(field(key),
+                  v.dump() + " is out of range; allowed: " + std::to_string(min) + " to " + std::to_string(max));
     }
     out = static_cast<int>(x);
   }
@@ -113,8 +119,8 @@ class ObjectReader {
     double x = v.get<double>();
     bool below = min_open ? !(x > min) : !(x >= min);
     if (!std::isfinite(x) || below || x > max) {
-      throw Error(field(key), v.dump() + " is out of range; allowed: " + (min_open ? "> " : ">= ") +
-                                  fmt_double(min) + " and <= " + fmt_double(max));
+      throw Error(field(key), v.dump() + " is out of range; allowed: " + (min_open ? "> " : ">= ") + fmt_double(min) +
+                                  " and <= " + fmt_double(max));
     }
     out = x;
   }
@@ -207,8 +213,8 @@ bool same_layers(const std::vector<LayerSpec>& a, const std::vector<LayerSpec>& 
 
 SubLayer read_sublayer(const json& j, const std::string& path) {
   if (!j.is_array() || j.empty()) {
-    throw Error(path, "expected a non-empty array of branch names (" + quoted_list(branch_names()) +
-                          "), got " + describe(j));
+    throw Error(path,
+                "expected a non-empty array of branch names (" + quoted_list(branch_names()) + "), got " + describe(j));
   }
   SubLayer s;
   for (size_t b = 0; b < j.size(); ++b) {
@@ -236,8 +242,7 @@ LayerSpec read_layer(const json& j, const std::string& path) {
     return expand_block_kind(block_kind_from(name));
   }
   if (!j.is_object()) {
-    throw Error(path, "expected a block kind name or an object {\"kind\", \"sublayers\"}, got " +
-                          describe(j));
+    throw Error(path, "expected a block kind name or an object {\"kind\", \"sublayers\"}, got " + describe(j));
   }
   ObjectReader r(j, path, {"kind", "sublayers"});
   LayerSpec layer;
@@ -275,17 +280,18 @@ bool uses(const ModelConfig& c, Branch branch) {
 
 void validate_layers(const ModelConfig& c, const std::string& path) {
   if (static_cast<int>(c.layers.size()) != c.n_layers) {
-    throw Error(path + ".layers", "has " + std::to_string(c.layers.size()) + " entries; it must have " +
-                                      path + ".n_layers = " + std::to_string(c.n_layers));
+    throw Error(path + ".layers", "has " + std::to_string(c.layers.size()) + " entries; it must have " + path +
+                                      ".n_layers = " + std::to_string(c.n_layers));
   }
   for (size_t i = 0; i < c.layers.size(); ++i) {
     const auto& layer = c.layers[i];
     std::string lp = path + ".layers[" + std::to_string(i) + "]";
     if (layer.sublayers.empty()) throw Error(lp, "has no sublayers; a layer needs at least one");
     if (layer.kind == BlockKind::Parallel && layer.sublayers.size() != 1) {
-      throw Error(lp + ".sublayers", "a \"parallel\" block has exactly one sublayer (a set of "
-                                     "branches mixed in parallel), got " +
-                                         std::to_string(layer.sublayers.size()));
+      throw Error(lp + ".sublayers",
+                  "a \"parallel\" block has exactly one sublayer (a set of "
+                  "branches mixed in parallel), got " +
+                      std::to_string(layer.sublayers.size()));
     }
     for (size_t s = 0; s < layer.sublayers.size(); ++s) {
       const auto& br = layer.sublayers[s].branches;
@@ -314,12 +320,13 @@ void validate_attention(const ModelConfig& c, const std::string& path) {
     for (int g = 1; g <= a.heads; ++g) {
       if (a.heads % g == 0) divisors.push_back(std::to_string(g));
     }
-    throw Error(ap + ".kv_heads", std::to_string(a.kv_heads) + " must divide " +
-                                      int_field(ap + ".heads", a.heads) + "; allowed: " + join(divisors));
+    throw Error(ap + ".kv_heads", std::to_string(a.kv_heads) + " must divide " + int_field(ap + ".heads", a.heads) +
+                                      "; allowed: " + join(divisors));
   }
   if (a.head_dim == 0 && c.d_model % a.heads != 0) {
     throw Error(ap + ".heads", std::to_string(a.heads) + " must divide " + int_field(path + ".d_model", c.d_model) +
-                                   " when " + ap + ".head_dim = 0 (head_dim = d_model / heads); "
+                                   " when " + ap +
+                                   ".head_dim = 0 (head_dim = d_model / heads); "
                                    "set head_dim explicitly or choose a divisor");
   }
   int hd = c.head_dim();
@@ -341,19 +348,26 @@ void validate_attention(const ModelConfig& c, const std::string& path) {
 
 const char* branch_name(Branch b) {
   switch (b) {
-    case Branch::Gss: return "gss";
-    case Branch::Attention: return "attn";
-    case Branch::Ffn: return "ffn";
+    case Branch::Gss:
+      return "gss";
+    case Branch::Attention:
+      return "attn";
+    case Branch::Ffn:
+      return "ffn";
   }
   return "?";
 }
 
 const char* block_kind_name(BlockKind k) {
   switch (k) {
-    case BlockKind::Parallel: return "parallel";
-    case BlockKind::Sequential: return "sequential";
-    case BlockKind::Transformer: return "attn";
-    case BlockKind::GssOnly: return "gss";
+    case BlockKind::Parallel:
+      return "parallel";
+    case BlockKind::Sequential:
+      return "sequential";
+    case BlockKind::Transformer:
+      return "attn";
+    case BlockKind::GssOnly:
+      return "gss";
   }
   return "?";
 }
@@ -382,8 +396,9 @@ void validate_model_config(const ModelConfig& c, const std::string& path) {
                                       "\" gives; set the variant to \"pattern\" for a custom layer list");
   }
   if (c.variant == "pha-uniform" && c.mixer != MixerMode::Uniform) {
-    throw Error(path + ".mixer", "\"learned\" contradicts " + path + ".variant = \"pha-uniform\"; "
-                                 "allowed: \"uniform\"");
+    throw Error(path + ".mixer", "\"learned\" contradicts " + path +
+                                     ".variant = \"pha-uniform\"; "
+                                     "allowed: \"uniform\"");
   }
   if (uses(c, Branch::Attention)) {
     positive("attention.heads", c.attention.heads);
@@ -399,8 +414,8 @@ void validate_model_config(const ModelConfig& c, const std::string& path) {
 
 ModelConfig model_config_from_json(const json& j, const std::string& path) {
   ObjectReader r(j, path,
-                 {"name", "variant", "vocab_size", "d_model", "n_layers", "context", "layers", "mixer",
-                  "gss", "attention", "ffn", "norm_eps", "tie_embeddings", "deepnorm"});
+                 {"name", "variant", "vocab_size", "d_model", "n_layers", "context", "layers", "mixer", "gss",
+                  "attention", "ffn", "norm_eps", "tie_embeddings", "deepnorm"});
   ModelConfig c;
   r.get("name", c.name);
   c.variant = r.get_choice("variant", variant_names(), c.variant);
@@ -469,8 +484,8 @@ json to_json(const ModelConfig& c) {
   j["n_layers"] = c.n_layers;
   j["context"] = c.context;
   // The layer list is written only when the variant does not determine it.
-  bool derived = c.variant != "pattern" && std::find(variant_names().begin(), variant_names().end(),
-                                                     c.variant) != variant_names().end() &&
+  bool derived = c.variant != "pattern" &&
+                 std::find(variant_names().begin(), variant_names().end(), c.variant) != variant_names().end() &&
                  c.n_layers >= 1 && same_layers(c.layers, expand_variant(c.variant, c.n_layers));
   if (!derived) {
     json layers = json::array();
@@ -482,8 +497,8 @@ json to_json(const ModelConfig& c) {
               {"reduced", c.gss.reduced},
               {"state", c.gss.state},
               {"inner_norm", c.gss.inner_norm}};
-  j["attention"] = {{"heads", c.attention.heads},          {"kv_heads", c.attention.kv_heads},
-                    {"head_dim", c.attention.head_dim},    {"rope_theta", c.attention.rope_theta},
+  j["attention"] = {{"heads", c.attention.heads},           {"kv_heads", c.attention.kv_heads},
+                    {"head_dim", c.attention.head_dim},     {"rope_theta", c.attention.rope_theta},
                     {"scale_init", c.attention.scale_init}, {"scale_max", c.attention.scale_max}};
   j["ffn"] = {{"d_ff", c.ffn.d_ff}, {"aux_ratio", c.ffn.aux_ratio}};
   j["norm_eps"] = c.norm_eps;
