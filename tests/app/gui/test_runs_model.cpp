@@ -1,0 +1,91 @@
+#include "runs_model.h"
+
+#include <QTemporaryDir>
+#include <gtest/gtest.h>
+
+#include "store/run_writer.h"
+#include "store/store.h"
+
+using namespace pha::gui;
+namespace st = pha::store;
+
+namespace {
+std::int64_t addRun(st::Store& s, const std::string& name, const std::string& variant, std::int64_t params,
+                    std::vector<double> valLoss, st::RunStatus status) {
+  st::NewRun nr;
+  nr.project = "p";
+  nr.name = name;
+  nr.variant = variant;
+  nr.n_params = params;
+  const auto id = s.create_run(nr);
+  s.set_status(id, st::RunStatus::Running);
+  {
+    st::RunWriter w(s, id);
+    for (size_t i = 0; i < valLoss.size(); ++i) {
+      w.metric("val/loss", static_cast<std::int64_t>(i + 1) * 10, 0, 0, valLoss[i]);
+      w.metric("train/loss", static_cast<std::int64_t>(i + 1) * 10, 0, 0, valLoss[i] + 0.1);
+    }
+    w.finish(status);
+  }
+  return id;
+}
+}  // namespace
+
+TEST(RunsModel, ShowsStoreRunsWithBestAndFinalMetrics) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("runs.sqlite");
+  {
+    auto s = st::Store::open(path.toStdString());
+    addRun(s, "pha-tiny", "pha", 1'500'000, {3.0, 2.5, 2.7}, st::RunStatus::Finished);
+    addRun(s, "transformer-tiny", "transformer", 1'200'000, {3.1, 2.9}, st::RunStatus::Diverged);
+  }
+  RunsModel m;
+  ASSERT_TRUE(m.reload(path)) << m.lastError().toStdString();
+  ASSERT_EQ(m.rowCount(), 2);
+  const int row = m.entry(0)->run.name == "pha-tiny" ? 0 : 1;
+  EXPECT_EQ(m.data(m.index(row, RunsModel::BestValLoss)).toString(), "2.5000");
+  EXPECT_EQ(m.data(m.index(row, RunsModel::FinalTrainLoss)).toString(), "2.8000");
+  EXPECT_EQ(m.data(m.index(row, RunsModel::Parameters)).toString(), "1.50 M");
+  EXPECT_EQ(m.data(m.index(1 - row, RunsModel::Status)).toString(), "diverged");
+}
+
+TEST(RunsModel, SortsOnNumbersAndFiltersByText) {
+  std::vector<pha::store::RunListEntry> runs;
+  for (int i = 0; i < 10000; ++i) {
+    pha::store::RunListEntry e;
+    e.run.id = i + 1;
+    e.run.name = (i % 2 ? "pha-" : "transformer-") + std::to_string(i);
+    e.run.variant = i % 2 ? "pha" : "transformer";
+    e.run.n_params = (i * 7919) % 10007;  // not in display-string order
+    runs.push_back(e);
+  }
+  RunsModel m;
+  m.setRuns(runs, "mem");
+  RunsFilterModel f;
+  f.setSourceModel(&m);
+  f.sort(RunsModel::Parameters, Qt::AscendingOrder);
+  ASSERT_EQ(f.rowCount(), 10000);
+  qint64 prev = -1;
+  for (int r = 0; r < f.rowCount(); r += 97) {
+    const qint64 v = f.data(f.index(r, RunsModel::Parameters), RunsModel::SortRole).toLongLong();
+    EXPECT_GE(v, prev);
+    prev = v;
+  }
+  f.setFilterText("transformer");
+  EXPECT_EQ(f.rowCount(), 5000);
+  f.setFilterText("pha-99");
+  EXPECT_EQ(f.rowCount(), 56);  // pha-99, pha-991..999 (odd), pha-9901..9999 (odd)
+}
+
+TEST(RunsModel, UnreadableStoreKeepsRowsAndSaysWhy) {
+  QTemporaryDir dir;
+  QFile junk(dir.filePath("junk.sqlite"));
+  ASSERT_TRUE(junk.open(QIODevice::WriteOnly));
+  junk.write("this is not a database at all, not even close........................................");
+  junk.close();
+  RunsModel m;
+  m.setRuns({pha::store::RunListEntry{}}, "x");
+  EXPECT_FALSE(m.reload(junk.fileName()));
+  EXPECT_TRUE(m.lastError().contains("junk.sqlite"));
+  EXPECT_EQ(m.rowCount(), 1);
+}
