@@ -35,3 +35,28 @@ TEST(MixerPanel, NoFramesShowsAMessage) {
   EXPECT_EQ(p.frameCount(), 0);
   EXPECT_FALSE(p.heatmap()->message().isEmpty());
 }
+
+#include "efficiency_panel.h"
+#include "plot_panel.h"
+
+TEST(EfficiencyPanel, OneCurvePerVariantAndARowPerMeasurement) {
+  EfficiencyPanel p;
+  auto row = [](int T, double tps, std::int64_t bytes, const char* phase) {
+    pha::store::PerfRow r;
+    r.seq_len = T;
+    r.batch = 4096 / T;
+    r.tokens_per_s = tps;
+    r.peak_bytes = bytes;
+    r.phase = phase;
+    r.method = "peak RSS of a fresh process";
+    return r;
+  };
+  p.setSeries({{"pha-tiny", {row(512, 3000, 900'000'000, "train"), row(1024, 2100, 1'100'000'000, "train"),
+                             row(512, 8000, 400'000'000, "forward")}},
+               {"transformer-tiny", {row(512, 4300, 700'000'000, "train")}}});
+  EXPECT_EQ(p.curveCount(), 2);  // train phase: both variants
+  EXPECT_EQ(p.tableRows(), 3);
+  p.setSeries({});
+  EXPECT_EQ(p.curveCount(), 0);
+  EXPECT_FALSE(p.throughputPlot()->emptyMessage().isEmpty());
+}

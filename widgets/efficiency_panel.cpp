@@ -1,0 +1,129 @@
+#include "efficiency_panel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <map>
+#include <qcustomplot.h>
+#include <set>
+
+#include "curve_plot.h"
+#include "plot_panel.h"
+
+namespace pha::gui {
+
+EfficiencyPanel::EfficiencyPanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto* row = new QHBoxLayout;
+  row->addWidget(new QLabel(tr("Phase:"), this));
+  m_phase = new QComboBox(this);
+  m_phase->setObjectName("efficiencyPhase");
+  row->addWidget(m_phase);
+  row->addStretch(1);
+  layout->addLayout(row);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  auto* plots = new QSplitter(Qt::Horizontal, split);
+  m_tps = new PlotPanel(tr("sequence length T"), tr("tokens / s"), plots);
+  m_mem = new PlotPanel(tr("sequence length T"), tr("peak memory (MB)"), plots);
+  for (PlotPanel* p : {m_tps, m_mem}) {
+    p->setLogX(true);
+    p->setLogY(true);
+    p->plot()->legend->setVisible(true);
+    p->plot()->legend->setFont(QFont(font().family(), 8));
+  }
+  m_table = new QTableWidget(split);
+  m_table->setObjectName("efficiencyTable");
+  m_table->setColumnCount(6);
+  m_table->setHorizontalHeaderLabels({tr("Variant"), tr("Phase"), tr("T"), tr("Batch"), tr("tokens/s"), tr("peak MB")});
+  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table->verticalHeader()->hide();
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->setSortingEnabled(true);
+  layout->addWidget(split, 1);
+  m_method = new QLabel(this);
+  m_method->setWordWrap(true);
+  layout->addWidget(m_method);
+  connect(m_phase, &QComboBox::currentTextChanged, this, [this] { redraw(); });
+  setSeries({});
+}
+
+void EfficiencyPanel::setSeries(std::vector<EfficiencySeries> series) {
+  m_series = std::move(series);
+  std::set<QString> phases;
+  for (auto& s : m_series)
+    for (auto& r : s.rows) phases.insert(QString::fromStdString(r.phase));
+  const QString keep = m_phase->currentText();
+  {
+    QSignalBlocker block(m_phase);
+    m_phase->clear();
+    for (auto& p : phases) m_phase->addItem(p);
+    const int i = m_phase->findText(keep.isEmpty() ? "train" : keep);
+    if (i >= 0) m_phase->setCurrentIndex(i);
+  }
+  redraw();
+}
+
+void EfficiencyPanel::redraw() {
+  const QString phase = m_phase->currentText();
+  m_tps->plot()->clearGraphs();
+  m_mem->plot()->clearGraphs();
+  m_table->setSortingEnabled(false);
+  m_table->setRowCount(0);
+  QStringList methods;
+  int color = 0;
+  for (auto& s : m_series) {
+    std::vector<store::PerfRow> rows;
+    for (auto& r : s.rows)
+      if (QString::fromStdString(r.phase) == phase) rows.push_back(r);
+    std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.seq_len < b.seq_len; });
+    if (rows.empty()) continue;
+    const QColor c = seriesColor(color++);
+    auto* g1 = m_tps->plot()->addGraph();
+    auto* g2 = m_mem->plot()->addGraph();
+    for (auto* g : {g1, g2}) {
+      g->setName(s.label);
+      g->setPen(QPen(c, 2));
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
+    }
+    for (auto& r : rows) {
+      g1->addData(static_cast<double>(r.seq_len), r.tokens_per_s);
+      if (r.peak_bytes > 0) g2->addData(static_cast<double>(r.seq_len), r.peak_bytes / 1e6);
+      const int row = m_table->rowCount();
+      m_table->insertRow(row);
+      auto num = [](double v) {
+        auto* it = new QTableWidgetItem;
+        it->setData(Qt::DisplayRole, v);
+        return it;
+      };
+      m_table->setItem(row, 0, new QTableWidgetItem(s.label));
+      m_table->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(r.phase)));
+      m_table->setItem(row, 2, num(static_cast<double>(r.seq_len)));
+      m_table->setItem(row, 3, num(static_cast<double>(r.batch)));
+      m_table->setItem(row, 4, num(std::round(r.tokens_per_s)));
+      m_table->setItem(row, 5, num(std::round(r.peak_bytes / 1e5) / 10.0));
+      const QString m = QString::fromStdString(r.method);
+      if (!m.isEmpty() && !methods.contains(m)) methods << m;
+    }
+  }
+  m_table->setSortingEnabled(true);
+  const bool empty = m_tps->plot()->graphCount() == 0;
+  m_tps->setEmptyMessage(empty ? tr("No efficiency measurements yet: run the profiler (pha bench, or "
+                                    "Run > Measure efficiency).")
+                               : QString());
+  for (PlotPanel* p : {m_tps, m_mem}) {
+    if (!empty) p->plot()->rescaleAxes();
+    p->plot()->replot(QCustomPlot::rpQueuedReplot);
+  }
+  m_method->setText(methods.isEmpty() ? QString() : tr("Method: %1").arg(methods.join("; ")));
+}
+
+int EfficiencyPanel::curveCount() const { return m_tps->plot()->graphCount(); }
+int EfficiencyPanel::tableRows() const { return m_table->rowCount(); }
+
+}  // namespace pha::gui

@@ -1,0 +1,47 @@
+// EfficiencyPanel: throughput (tokens/s) and peak memory against sequence length, one curve
+// per variant and phase, on log axes, with the measured rows in a table beneath. Input is the
+// run store's perf rows (what the profiler measured), never estimates.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <vector>
+
+#include "store/types.h"
+
+class QTableWidget;
+class QComboBox;
+class QLabel;
+
+namespace pha::gui {
+
+class PlotPanel;
+
+struct EfficiencySeries {
+  QString label;                          // variant (run name)
+  std::vector<pha::store::PerfRow> rows;  // any phases, any order
+};
+
+class EfficiencyPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit EfficiencyPanel(QWidget* parent = nullptr);
+
+  void setSeries(std::vector<EfficiencySeries> series);
+  int curveCount() const;        // curves drawn on the current plot
+  int tableRows() const;
+  PlotPanel* throughputPlot() const { return m_tps; }
+  PlotPanel* memoryPlot() const { return m_mem; }
+
+ private:
+  void redraw();
+
+  PlotPanel* m_tps = nullptr;
+  PlotPanel* m_mem = nullptr;
+  QComboBox* m_phase = nullptr;
+  QTableWidget* m_table = nullptr;
+  QLabel* m_method = nullptr;
+  std::vector<EfficiencySeries> m_series;
+};
+
+}  // namespace pha::gui
