@@ -1,6 +1,335 @@
-// `pha model` and `pha bench model` (filled in by the model step).
+// `pha model` (layers, branches, parameters, FLOPs per token and a memory estimate of a preset
+// or config file; --list for the presets) and `pha bench model` (training-step tokens/s and
+// model FLOP utilisation against the GEMM rate measured in the same process).
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <torch/optim/adamw.h>
+
 #include "commands.h"
+#include "core/error.h"
+#include "core/system_info.h"
+#include "model/flops.h"
+#include "model/pha_model.h"
+#include "model/presets.h"
 
 namespace pha::cli {
-void add_model_commands(CLI::App&, GlobalOptions&) {}
+
+namespace {
+
+using nlohmann::json;
+using namespace pha::model;
+
+std::string grouped(int64_t v) {  // 1234567 -> "1,234,567"
+  std::string s = std::to_string(v < 0 ? -v : v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return (v < 0 ? "-" : "") + s;
+}
+
+std::string mib(int64_t bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
+
+std::string sublayers_text(const LayerSpec& layer) {
+  std::string out;
+  for (const auto& s : layer.sublayers) {
+    std::string set;
+    for (Branch b : s.branches) set += (set.empty() ? "" : "+") + std::string(branch_name(b));
+    out += (out.empty() ? "" : " ") + ("{" + set + "}");
+  }
+  return out;
+}
+
+// ---- pha model ----------------------------------------------------------------------------
+
+struct ModelOptions {
+  std::string preset, config;
+  int seq_len = 0;  // 0: the config's context
+  int batch = 8;
+  bool json = false, list = false;
+};
+
+ModelConfig resolve_config(const std::string& preset_name, const std::string& config_file) {
+  if (!preset_name.empty() && !config_file.empty()) throw Error("--preset/--config", "give one, not both");
+  if (!config_file.empty()) return load_model_config(config_file);
+  return preset(preset_name.empty() ? "pha-tiny" : preset_name);
+}
+
+json report_json(const ModelConfig& c, int t, int b) {
+  const ParamCount pc = count_parameters(c);
+  const FlopsEstimate fe = estimate_flops(c, t, b);
+  const MemoryEstimate train = estimate_memory(c, b, t, true), infer = estimate_memory(c, b, t, false);
+  auto flops = [](const Flops& f) {
+    return json{{"gss_matmul", f.gss_matmul},   {"gss_conv", f.gss_conv},       {"gss_kernel", f.gss_kernel},
+                {"attn_matmul", f.attn_matmul}, {"attn_scores", f.attn_scores}, {"ffn", f.ffn},
+                {"head", f.head},               {"total", f.total()}};
+  };
+  auto memory = [](const MemoryEstimate& m) {
+    return json{{"weights", m.weights},         {"gradients", m.gradients}, {"optimizer", m.optimizer},
+                {"activations", m.activations}, {"logits", m.logits},       {"total", m.total()}};
+  };
+  json layers = json::array();
+  for (size_t i = 0; i < c.layers.size(); ++i) {
+    const auto& lp = pc.layers[i];
+    layers.push_back({{"kind", block_kind_name(c.layers[i].kind)},
+                      {"sublayers", sublayers_text(c.layers[i])},
+                      {"params", {{"gss", lp.branches.gss}, {"attn", lp.branches.attention}, {"ffn", lp.branches.ffn},
+                                  {"norms", lp.norms}, {"mixer", lp.mixer}, {"total", lp.total}}},
+                      {"forward_flops_per_token", fe.layer_forward[i]}});
+  }
+  return {{"config", to_json(c)},
+          {"layers", layers},
+          {"params",
+           {{"embedding", pc.embedding}, {"head", pc.head}, {"final_norm", pc.final_norm},
+            {"gss", pc.branches.gss}, {"attn", pc.branches.attention}, {"ffn", pc.branches.ffn},
+            {"norms", pc.norms}, {"mixer", pc.mixer}, {"non_embedding", pc.non_embedding}, {"total", pc.total}}},
+          {"seq_len", t},
+          {"batch", b},
+          {"flops_per_token", {{"forward", flops(fe.forward)}, {"training", flops(fe.training)}}},
+          {"memory_bytes", {{"training", memory(train)}, {"inference", memory(infer)}}}};
+}
+
+void print_report(const ModelConfig& c, int t, int b) {
+  const ParamCount pc = count_parameters(c);
+  const FlopsEstimate fe = estimate_flops(c, t, b);
+  std::printf("%s\n", fmt::format("model {} (variant {}): V {}, d {}, {} layers, context {}, mixer {}, {} embeddings",
+                                  c.name, c.variant, c.vocab_size, c.d_model, c.n_layers, c.context,
+                                  c.mixer == MixerMode::Learned ? "learned" : "uniform",
+                                  c.tie_embeddings ? "tied" : "untied")
+                          .c_str());
+  std::printf("%s\n", fmt::format("  attention: {} q heads, {} kv heads, head_dim {}; GSS: F {}, H {}, N {}; "
+                                  "FFN: d_ff {}, d_aux {}",
+                                  c.attention.heads, c.attention.kv_heads, c.head_dim(), c.gss_expanded(),
+                                  c.gss.reduced, c.gss.state, c.d_ff(), c.d_aux())
+                          .c_str());
+  std::printf("\n%-5s %-10s %-20s %12s %12s %12s %8s %6s %12s %12s\n", "layer", "kind", "sublayers", "gss", "attn",
+              "ffn", "norms", "mixer", "params", "MFLOP/tok");
+  for (size_t i = 0; i < c.layers.size(); ++i) {
+    const auto& lp = pc.layers[i];
+    std::printf("%-5zu %-10s %-20s %12s %12s %12s %8s %6s %12s %12.3f\n", i, block_kind_name(c.layers[i].kind),
+                sublayers_text(c.layers[i]).c_str(), grouped(lp.branches.gss).c_str(),
+                grouped(lp.branches.attention).c_str(), grouped(lp.branches.ffn).c_str(), grouped(lp.norms).c_str(),
+                grouped(lp.mixer).c_str(), grouped(lp.total).c_str(), fe.layer_forward[i] / 1e6);
+  }
+  std::printf("%-38s %12s %12s %12s %8s %6s %12s\n", "all layers", grouped(pc.branches.gss).c_str(),
+              grouped(pc.branches.attention).c_str(), grouped(pc.branches.ffn).c_str(), grouped(pc.norms).c_str(),
+              grouped(pc.mixer).c_str(), grouped(pc.non_embedding - pc.final_norm).c_str());
+  std::printf("\nparameters: %s total = embedding %s + head %s + final norm %s + layers %s (non-embedding %s)\n",
+              grouped(pc.total).c_str(), grouped(pc.embedding).c_str(),
+              c.tie_embeddings ? "(tied) 0" : grouped(pc.head).c_str(), grouped(pc.final_norm).c_str(),
+              grouped(pc.non_embedding - pc.final_norm).c_str(), grouped(pc.non_embedding).c_str());
+  const Flops& f = fe.forward;
+  std::printf("\nFLOPs per token at T = %d, B = %d (MFLOP): forward %.3f, training step %.3f\n", t, b, f.total() / 1e6,
+              fe.training.total() / 1e6);
+  std::printf("  forward: gss %.3f (matmul %.3f, FFT conv %.3f, kernel %.3f), attention %.3f (matmul %.3f, "
+              "scores %.3f), ffn %.3f, head %.3f\n",
+              f.gss() / 1e6, f.gss_matmul / 1e6, f.gss_conv / 1e6, f.gss_kernel / 1e6, f.attention() / 1e6,
+              f.attn_matmul / 1e6, f.attn_scores / 1e6, f.ffn / 1e6, f.head / 1e6);
+  for (bool training : {true, false}) {
+    const MemoryEstimate m = estimate_memory(c, b, t, training);
+    std::printf("memory estimate, %s, B = %d, T = %d (fp32): %s = weights %s + grads %s + AdamW %s + activations "
+                "%s + logits %s\n",
+                training ? "training " : "inference", b, t, mib(m.total()).c_str(), mib(m.weights).c_str(),
+                mib(m.gradients).c_str(), mib(m.optimizer).c_str(), mib(m.activations).c_str(),
+                mib(m.logits).c_str());
+  }
+}
+
+void run_model(const ModelOptions& o) {
+  if (o.list) {
+    if (o.json) {
+      json list = json::array();
+      for (const auto& n : preset_names()) {
+        list.push_back({{"name", n}, {"params", count_parameters(preset(n)).total}, {"description", preset_description(n)}});
+      }
+      std::printf("%s\n", list.dump(2).c_str());
+      return;
+    }
+    std::printf("%-18s %14s  %s\n", "preset", "parameters", "description");
+    for (const auto& n : preset_names()) {
+      std::printf("%-18s %14s  %s\n", n.c_str(), grouped(count_parameters(preset(n)).total).c_str(),
+                  preset_description(n).c_str());
+    }
+    return;
+  }
+  const ModelConfig c = resolve_config(o.preset, o.config);
+  const int t = o.seq_len > 0 ? o.seq_len : c.context;
+  if (o.json) {
+    std::printf("%s\n", report_json(c, t, o.batch).dump(2).c_str());
+  } else {
+    print_report(c, t, o.batch);
+  }
+}
+
+// ---- pha bench model ----------------------------------------------------------------------
+
+struct BenchOptions {
+  std::vector<std::string> presets = {"pha-tiny", "pha-d512"};
+  std::string config;
+  std::vector<int> seq_lens = {512, 2048};
+  int tokens = 4096;  // B * T per step
+  int steps = 10;
+  int warmup = 2;
+  int gemm_size = 2048;
+  bool json = false;
+};
+
+struct BenchResult {
+  std::string name;
+  int t = 0, b = 0;
+  double step_s = 0, forward_s = 0, backward_s = 0, optimizer_s = 0;
+  double tokens_per_s = 0, train_flops_per_token = 0, mfu = 0;
+  int64_t params = 0;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+BenchResult bench_one(const ModelConfig& c, int t, const BenchOptions& o, double gemm_gflops) {
+  using clock = std::chrono::steady_clock;
+  auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+  BenchResult r;
+  r.name = c.name;
+  r.t = t;
+  r.b = std::max(1, o.tokens / t);
+  at::manual_seed(0);
+  PhaModel model(c);
+  model->train();
+  torch::optim::AdamW opt(model->parameters(),
+                          torch::optim::AdamWOptions(3e-4).betas({0.9, 0.95}).weight_decay(0.1));
+  at::Tensor data = at::randint(0, c.vocab_size, {r.b, t + 1}, at::kLong);  // (B, T+1)
+  at::Tensor inputs = data.slice(1, 0, t), targets = data.slice(1, 1).reshape({-1});
+  std::vector<double> step, fwd, bwd, optim;
+  for (int i = 0; i < o.warmup + o.steps; ++i) {
+    auto t0 = clock::now();
+    at::Tensor logits = model->forward(inputs);  // (B, T, V)
+    at::Tensor loss = at::cross_entropy_loss(logits.reshape({-1, c.vocab_size}), targets);
+    auto t1 = clock::now();
+    opt.zero_grad();
+    loss.backward();
+    auto t2 = clock::now();
+    opt.step();
+    auto t3 = clock::now();
+    if (i < o.warmup) continue;
+    step.push_back(secs(t0, t3));
+    fwd.push_back(secs(t0, t1));
+    bwd.push_back(secs(t1, t2));
+    optim.push_back(secs(t2, t3));
+  }
+  r.step_s = median(step);
+  r.forward_s = median(fwd);
+  r.backward_s = median(bwd);
+  r.optimizer_s = median(optim);
+  r.tokens_per_s = double(r.b) * t / r.step_s;
+  r.train_flops_per_token = estimate_flops(c, t, r.b).training.total();
+  r.mfu = r.train_flops_per_token * r.tokens_per_s / (gemm_gflops * 1e9);
+  r.params = count_parameters(c).total;
+  return r;
+}
+
+int64_t peak_rss_bytes() {
+  struct rusage u {};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<int64_t>(u.ru_maxrss) * 1024;
+}
+
+void run_bench(const BenchOptions& o, const GlobalOptions& global) {
+  if (o.steps < 1) throw Error("--steps", "must be >= 1");
+  std::vector<ModelConfig> configs;
+  if (!o.config.empty()) {
+    configs.push_back(load_model_config(o.config));
+  } else {
+    for (const auto& p : o.presets) configs.push_back(preset(p));
+  }
+  const int threads = configure_threads(global.threads);
+  const double gemm = measure_gemm_gflops(o.gemm_size);
+  if (!o.json) {
+    std::printf("threads %d, BLAS %s, fp32 GEMM %dx%d: %.1f GFLOP/s (the MFU denominator)\n", threads,
+                blas_library().c_str(), o.gemm_size, o.gemm_size, gemm);
+    std::printf("training step = forward + cross-entropy + backward + AdamW; median of %d steps after %d warm-up\n\n",
+                o.steps, o.warmup);
+    std::printf("%-12s %6s %4s %10s %9s %9s %9s %9s %11s %12s %7s %10s\n", "model", "T", "B", "params", "step ms",
+                "fwd ms", "bwd ms", "adamw ms", "tokens/s", "GFLOP/tok", "MFU", "peak RSS");
+  }
+  json results = json::array();
+  for (const auto& c : configs) {
+    for (int t : o.seq_lens) {
+      BenchResult r = bench_one(c, t, o, gemm);
+      const int64_t rss = peak_rss_bytes();
+      if (o.json) {
+        results.push_back({{"model", r.name},
+                           {"seq_len", r.t},
+                           {"batch", r.b},
+                           {"params", r.params},
+                           {"step_s", r.step_s},
+                           {"forward_s", r.forward_s},
+                           {"backward_s", r.backward_s},
+                           {"optimizer_s", r.optimizer_s},
+                           {"tokens_per_s", r.tokens_per_s},
+                           {"train_flops_per_token", r.train_flops_per_token},
+                           {"mfu", r.mfu},
+                           {"peak_rss_bytes", rss}});
+      } else {
+        std::printf("%-12s %6d %4d %10s %9.1f %9.1f %9.1f %9.1f %11.0f %12.4f %6.1f%% %10s\n", r.name.c_str(), r.t,
+                    r.b, grouped(r.params).c_str(), r.step_s * 1e3, r.forward_s * 1e3, r.backward_s * 1e3,
+                    r.optimizer_s * 1e3, r.tokens_per_s, r.train_flops_per_token / 1e9, 100 * r.mfu,
+                    mib(rss).c_str());
+        std::fflush(stdout);
+      }
+    }
+  }
+  if (o.json) {
+    std::printf("%s\n", json{{"threads", threads}, {"blas", blas_library()}, {"gemm_gflops", gemm},
+                             {"steps", o.steps}, {"warmup", o.warmup}, {"results", results}}
+                            .dump(2)
+                            .c_str());
+  } else {
+    std::printf("\npeak RSS is the process's so far (it only grows across rows). FLOPs per token: docs/performance.md\n");
+  }
+}
+
+}  // namespace
+
+void add_model_commands(CLI::App& app, GlobalOptions& global) {
+  auto mo = std::make_shared<ModelOptions>();
+  auto* model = app.add_subcommand("model", "Show a model's layers, parameters, FLOPs per token and memory estimate");
+  model->add_option("--preset", mo->preset, "Preset name (pha model --list); default pha-tiny");
+  model->add_option("--config", mo->config, "Model config JSON file (docs/model-config.md) or a project file");
+  model->add_option("--seq-len,-T", mo->seq_len, "Sequence length T for FLOPs and memory (default: context)")
+      ->check(CLI::PositiveNumber);
+  model->add_option("--batch,-B", mo->batch, "Batch size B for the memory estimate")->check(CLI::PositiveNumber);
+  model->add_flag("--json", mo->json, "Print JSON instead of tables");
+  model->add_flag("--list", mo->list, "List the presets with their parameter counts");
+  model->callback([mo] { run_model(*mo); });
+
+  auto bo = std::make_shared<BenchOptions>();
+  // Other areas may add their own `bench` subcommands: share one `bench`.
+  CLI::App* bench = nullptr;
+  for (CLI::App* s : app.get_subcommands([](CLI::App* a) { return a->get_name() == "bench"; })) bench = s;
+  if (!bench) bench = app.add_subcommand("bench", "Benchmarks");
+  bench->require_subcommand(1);
+  auto* bm = bench->add_subcommand("model", "Training-step tokens/s and model FLOP utilisation (MFU)");
+  bm->add_option("--preset", bo->presets, "Presets to run (repeatable; default pha-tiny pha-d512)");
+  bm->add_option("--config", bo->config, "Model config JSON file instead of presets");
+  bm->add_option("--seq-len,-T", bo->seq_lens, "Sequence lengths (repeatable; default 512 2048)")
+      ->check(CLI::PositiveNumber);
+  bm->add_option("--tokens", bo->tokens, "Tokens per step B*T (B = max(1, tokens / T)); default 4096")
+      ->check(CLI::PositiveNumber);
+  bm->add_option("--steps", bo->steps, "Timed steps (median reported); default 10")->check(CLI::PositiveNumber);
+  bm->add_option("--warmup", bo->warmup, "Untimed warm-up steps; default 2")->check(CLI::NonNegativeNumber);
+  bm->add_option("--gemm-size", bo->gemm_size, "Size n of the n x n GEMM that measures the peak; default 2048")
+      ->check(CLI::PositiveNumber);
+  bm->add_flag("--json", bo->json, "Print JSON instead of a table");
+  bm->callback([bo, &global] { run_bench(*bo, global); });
+}
+
 }  // namespace pha::cli

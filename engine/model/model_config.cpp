@@ -517,7 +517,7 @@ ModelConfig load_model_config(const std::string& file) {
     throw Error(file, std::string("not valid JSON: ") + e.what());
   }
   try {
-    return model_config_from_json(j.contains("model") && j.size() == 1 ? j.at("model") : j, "model");
+    return model_config_from_json(j.is_object() && j.contains("model") ? j.at("model") : j, "model");
   } catch (const Error& e) {
     throw Error(file, e.what());
   }

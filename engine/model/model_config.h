@@ -93,7 +93,8 @@ nlohmann::json to_json(const ModelConfig& config);  // layers written only when 
                                                     // does not determine them
 // Checks a config built in code (presets, GUI edits); throws pha::Error naming the field.
 void validate_model_config(const ModelConfig& config, const std::string& path = "model");
-// Files: the config object itself or {"model": {...}}; errors name the file.
+// Files: the config object itself, or any object with a "model" section (a project file);
+// errors name the file.
 ModelConfig load_model_config(const std::string& file);
 void save_model_config(const std::string& file, const ModelConfig& config);
 
