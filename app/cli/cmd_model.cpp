@@ -315,8 +315,10 @@ void add_model_commands(CLI::App& app, GlobalOptions& global) {
   // Other areas may add their own `bench` subcommands: share one `bench`.
   CLI::App* bench = nullptr;
   for (CLI::App* s : app.get_subcommands([](CLI::App* a) { return a->get_name() == "bench"; })) bench = s;
-  if (!bench) bench = app.add_subcommand("bench", "Benchmarks");
-  bench->require_subcommand(1);
+  if (!bench) {
+    bench = app.add_subcommand("bench", "Benchmarks");
+    bench->require_subcommand(1);
+  }
   auto* bm = bench->add_subcommand("model", "Training-step tokens/s and model FLOP utilisation (MFU)");
   bm->add_option("--preset", bo->presets, "Presets to run (repeatable; default pha-tiny pha-d512)");
   bm->add_option("--config", bo->config, "Model config JSON file instead of presets");

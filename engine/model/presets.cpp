@@ -100,10 +100,18 @@ ModelConfig preset(const std::string& name) {
 std::string preset_description(const std::string& name) {
   const ModelConfig c = preset(name);
   const PresetDef* p = find(name);
-  std::ostringstream os;
-  os << c.variant << ", " << c.n_layers << " x d=" << c.d_model << ", heads " << c.attention.heads << "/"
-     << c.attention.kv_heads << ", d_ff " << c.d_ff() << ", GSS F " << c.gss_expanded() << " H " << c.gss.reduced
-     << " N " << c.gss.state << ", V " << c.vocab_size << " (" << p->purpose << ")";
+  bool gss = false, attn = false, ffn = false;
+  for (const auto& l : c.layers) {
+    for (const auto& s : l.sublayers) {
+      for (Branch b : s.branches) (b == Branch::Gss ? gss : b == Branch::Attention ? attn : ffn) = true;
+    }
+  }
+  std::ostringstream os;  // only the widths of the branches the preset has
+  os << c.variant << ", " << c.n_layers << " x d=" << c.d_model;
+  if (attn) os << ", heads " << c.attention.heads << "/" << c.attention.kv_heads;
+  if (ffn) os << ", d_ff " << c.d_ff();
+  if (gss) os << ", GSS F " << c.gss_expanded() << " H " << c.gss.reduced << " N " << c.gss.state;
+  os << ", V " << c.vocab_size << " (" << p->purpose << ")";
   return os.str();
 }
 
