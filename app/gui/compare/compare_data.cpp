@@ -1,0 +1,160 @@
+#include "compare_data.h"
+
+#include <QFileInfo>
+#include <QHash>
+#include <cmath>
+#include <QObject>
+#include <exception>
+#include <iterator>
+
+namespace pha::gui {
+
+namespace store = pha::store;
+
+StoreCache::StoreCache() = default;
+StoreCache::~StoreCache() = default;
+
+store::Store* StoreCache::store(const QString& path, QString* error) {
+  auto it = m_stores.find(path);
+  if (it != m_stores.end()) return it->second.get();
+  // Store::open would create a missing file; a compare view must not.
+  if (!QFileInfo(path).isFile()) {
+    if (error) *error = QObject::tr("Run store not found: %1").arg(path);
+    return nullptr;
+  }
+  try {
+    store::OpenOptions options;
+    options.recover_interrupted = false;
+    auto opened = std::make_unique<store::Store>(store::Store::open(path.toStdString(), options));
+    return m_stores.emplace(path, std::move(opened)).first->second.get();
+  } catch (const std::exception& e) {
+    if (error) *error = QObject::tr("Cannot open run store %1: %2").arg(path, QString::fromUtf8(e.what()));
+    return nullptr;
+  }
+}
+
+std::optional<BestValue> bestValue(const store::MetricSummary& summary,
+                                   const std::vector<store::MetricBucket>& buckets,
+                                   const std::string& key) {
+  if (summary.best_step < 0 || std::isnan(summary.min)) return std::nullopt;
+  if (summary.min == summary.max) return BestValue{summary.min, summary.best_step, false};
+  for (const auto& b : buckets) {
+    if (summary.best_step < b.step_first || summary.best_step > b.step_last) continue;
+    const bool holdsMin = b.min == summary.min;
+    const bool holdsMax = b.max == summary.max;
+    if (holdsMin && !holdsMax) return BestValue{summary.min, summary.best_step, false};
+    if (holdsMax && !holdsMin) return BestValue{summary.max, summary.best_step, true};
+    break;
+  }
+  // Both extremes in the bucket of best_step: decide by the key's name.
+  const QString name = QString::fromStdString(key).toLower();
+  const bool higher = name.contains("acc") || name.contains("exact_match") || name.contains("tokens_per_s");
+  return BestValue{higher ? summary.max : summary.min, summary.best_step, higher};
+}
+
+namespace {
+
+void readMetrics(store::Store& s, LoadedRun& run) {
+  run.keys = s.metric_keys(run.ref.runId);
+  for (const auto& key : run.keys) {
+    auto summary = s.summary(run.ref.runId, key);
+    if (!summary) continue;
+    run.summaries[key] = *summary;
+    // 512 step buckets: a run shorter than that has one step per bucket, so the test is exact.
+    if (auto best = bestValue(*summary, s.read_metric(run.ref.runId, key, 512), key)) run.best[key] = *best;
+  }
+}
+
+void parseConfig(LoadedRun& run) {
+  try {
+    run.config = nlohmann::json::parse(run.info.config_json.empty() ? std::string("{}") : run.info.config_json);
+  } catch (const std::exception& e) {
+    run.config = nullptr;
+    run.configError = QObject::tr("The run's configuration is not valid JSON: %1").arg(QString::fromUtf8(e.what()));
+  }
+}
+
+}  // namespace
+
+LoadedRun loadRun(StoreCache& cache, const RunRef& ref) {
+  LoadedRun run;
+  run.ref = ref;
+  run.label = QObject::tr("run %1").arg(ref.runId);
+  QString error;
+  store::Store* s = cache.store(ref.storePath, &error);
+  if (!s) {
+    run.error = error;
+    return run;
+  }
+  try {
+    auto info = s->get_run(ref.runId);
+    if (!info) {
+      run.error = QObject::tr("Run %1 is not in %2").arg(ref.runId).arg(ref.storePath);
+      return run;
+    }
+    run.info = *info;
+    if (!info->name.empty()) run.label = QString::fromStdString(info->name);
+    parseConfig(run);
+    readMetrics(*s, run);
+    run.mixers = s->read_mixer_all(ref.runId);
+    run.perf = s->perf(ref.runId);
+    run.evals = s->evals(ref.runId);
+  } catch (const std::exception& e) {
+    run.error = QObject::tr("Reading run %1 from %2 failed: %3").arg(ref.runId).arg(ref.storePath, QString::fromUtf8(e.what()));
+  }
+  return run;
+}
+
+std::shared_ptr<const LoadedRuns> loadRuns(StoreCache& cache, const QList<RunRef>& refs) {
+  auto runs = std::make_shared<LoadedRuns>();
+  QHash<QString, int> uses;
+  for (const auto& ref : refs) {
+    runs->push_back(loadRun(cache, ref));
+    uses[runs->back().label] += 1;
+  }
+  for (auto& run : *runs) {
+    if (uses.value(run.label) < 2) continue;
+    const QString project = QString::fromStdString(run.info.project);
+    run.label = project.isEmpty() ? QStringLiteral("%1 #%2").arg(run.label).arg(run.ref.runId)
+                                  : QStringLiteral("%1 (%2 #%3)").arg(run.label, project).arg(run.ref.runId);
+  }
+  return runs;
+}
+
+QStringList unionOfKeys(const LoadedRuns& runs) {
+  QStringList keys;
+  for (const auto& run : runs)
+    for (const auto& key : run.keys)
+      if (!keys.contains(QString::fromStdString(key))) keys << QString::fromStdString(key);
+  return keys;
+}
+
+QColor runColor(int index) {
+  static const QColor colors[] = {{0, 114, 178}, {213, 94, 0}, {0, 158, 115}, {204, 121, 167},
+                                  {230, 159, 0}, {86, 180, 233}, {0, 0, 0},   {240, 228, 66}};
+  return colors[index % static_cast<int>(std::size(colors))];
+}
+
+QString formatCount(double value) {
+  const double a = std::fabs(value);
+  if (a >= 1e9) return QString::number(value / 1e9, 'f', 2) + " G";
+  if (a >= 1e6) return QString::number(value / 1e6, 'f', 2) + " M";
+  if (a >= 1e3) return QString::number(value / 1e3, 'f', 1) + " k";
+  return QString::number(value, 'g', 4);
+}
+
+QString formatBytes(double bytes) {
+  if (bytes >= 1024.0 * 1024 * 1024) return QString::number(bytes / (1024.0 * 1024 * 1024), 'f', 2) + " GiB";
+  if (bytes >= 1024.0 * 1024) return QString::number(bytes / (1024.0 * 1024), 'f', 1) + " MiB";
+  if (bytes >= 1024.0) return QString::number(bytes / 1024.0, 'f', 1) + " KiB";
+  return QString::number(bytes, 'f', 0) + " B";
+}
+
+QString formatDuration(std::int64_t ms) {
+  const std::int64_t s = ms / 1000;
+  if (s < 60) return QString::number(ms / 1000.0, 'f', 1) + " s";
+  if (s < 3600) return QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+  return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QChar('0'));
+}
+
+}  // namespace pha::gui

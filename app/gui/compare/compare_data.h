@@ -1,0 +1,96 @@
+// What the Compare dock and the run report read from run stores: one LoadedRun per compared
+// run (info, parsed config, metric summaries with their best values, mixer snapshots, perf
+// and eval rows), and StoreCache, which opens each project's store once on the calling
+// thread (runs may come from different projects). Reading never throws: problems become
+// LoadedRun::error / configError, which the widgets show.
+#pragma once
+
+#include <QColor>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "store/store.h"
+#include "store/types.h"
+
+namespace pha::gui {
+
+// One saved run: the store file it lives in and its id there.
+struct RunRef {
+  QString storePath;
+  qint64 runId = 0;
+};
+
+// One store connection per file, opened lazily on the owner's thread (one Store per thread).
+// Opening never creates a file and never marks runs interrupted: comparing is read-only.
+class StoreCache {
+ public:
+  StoreCache();
+  ~StoreCache();
+  StoreCache(const StoreCache&) = delete;
+  StoreCache& operator=(const StoreCache&) = delete;
+
+  // nullptr with *error set when the file is missing or is not a run store.
+  pha::store::Store* store(const QString& path, QString* error);
+
+ private:
+  std::map<QString, std::unique_ptr<pha::store::Store>> m_stores;
+};
+
+// A metric key's best value: the store keeps min, max and best_step (the step of the min for
+// minimized keys, of the max for maximized ones); which of the two it is, is read from the
+// downsampled bucket that holds best_step.
+struct BestValue {
+  double value = 0.0;
+  std::int64_t step = -1;
+  bool higherIsBetter = false;
+};
+
+struct LoadedRun {
+  RunRef ref;
+  QString label;  // what legends, columns and point labels show
+  QString error;  // non-empty: the run could not be read at all
+  pha::store::RunInfo info;
+  nlohmann::json config;  // the parsed config_json (null when it did not parse)
+  QString configError;
+  std::vector<std::string> keys;
+  std::map<std::string, pha::store::MetricSummary> summaries;
+  std::map<std::string, BestValue> best;
+  std::vector<pha::store::MixerSnapshot> mixers;  // ordered by step
+  std::vector<pha::store::PerfRow> perf;
+  std::vector<pha::store::EvalRow> evals;
+
+  bool ok() const { return error.isEmpty(); }
+};
+
+using LoadedRuns = std::vector<LoadedRun>;
+
+// Reads everything the tabs need except metric curves (those are read per plot width).
+LoadedRun loadRun(StoreCache& cache, const RunRef& ref);
+// loadRun for each, then labels: the run name, with the project and id added where two
+// compared runs share a name.
+std::shared_ptr<const LoadedRuns> loadRuns(StoreCache& cache, const QList<RunRef>& refs);
+
+std::optional<BestValue> bestValue(const pha::store::MetricSummary& summary,
+                                   const std::vector<pha::store::MetricBucket>& buckets,
+                                   const std::string& key);
+
+// Metric keys of all runs (first-seen order), e.g. for a key selector.
+QStringList unionOfKeys(const LoadedRuns& runs);
+
+// A qualitative palette (Okabe-Ito), distinguishable by colour-blind readers; cycles.
+QColor runColor(int index);
+
+// "1.23 M", "45.6 k"; "2.0 GiB" for bytes; "1 h 02 min" for durations in ms.
+QString formatCount(double value);
+QString formatBytes(double bytes);
+QString formatDuration(std::int64_t ms);
+
+}  // namespace pha::gui

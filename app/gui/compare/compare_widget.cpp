@@ -1,0 +1,77 @@
+#include "compare_widget.h"
+
+#include <QLabel>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include "config_diff_view.h"
+#include "curves_tab.h"
+#include "length_tab.h"
+#include "metrics_tab.h"
+#include "mixer_tab.h"
+#include "pareto_tab.h"
+
+namespace pha::gui {
+
+CompareWidget::CompareWidget(QWidget* parent) : QWidget(parent) {
+  setObjectName("compareWidget");
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  m_message = new QLabel(this);
+  m_message->setObjectName("compareMessage");
+  m_message->setWordWrap(true);
+  m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_tabs = new QTabWidget(this);
+  m_curves = new CurvesTab(m_cache, m_tabs);
+  m_mixer = new MixerTab(m_tabs);
+  m_metrics = new MetricsTab(m_tabs);
+  m_diff = new ConfigDiffView(m_tabs);
+  m_pareto = new ParetoTab(m_tabs);
+  m_length = new LengthTab(m_tabs);
+  m_tabs->addTab(m_curves, tr("Curves"));
+  m_tabs->addTab(m_mixer, tr("Mixer"));
+  m_tabs->addTab(m_metrics, tr("Metrics"));
+  m_tabs->addTab(m_diff, tr("Config diff"));
+  m_tabs->addTab(m_pareto, tr("Pareto"));
+  m_tabs->addTab(m_length, tr("Length"));
+  layout->addWidget(m_message);
+  layout->addWidget(m_tabs, 1);
+  setRuns({});
+}
+
+CompareWidget::~CompareWidget() = default;
+
+void CompareWidget::setRuns(const QList<RunRef>& runs) {
+  m_refs = runs;
+  reload();
+}
+
+void CompareWidget::reload() {
+  m_loaded = loadRuns(m_cache, m_refs);
+  QStringList problems, labels, configProblems;
+  std::vector<nlohmann::json> configs;
+  for (const auto& run : *m_loaded) {
+    if (!run.ok()) problems << run.error;
+    if (!run.configError.isEmpty()) configProblems << QStringLiteral("%1: %2").arg(run.label, run.configError);
+    labels << run.label;
+    configs.push_back(run.config);
+  }
+  if (m_refs.isEmpty()) problems << tr("Select two or more saved runs (from any project) to compare them.");
+  else if (m_refs.size() == 1) problems << tr("One run selected: add another to compare.");
+  m_message->setText(problems.join('\n'));
+  m_message->setVisible(!problems.isEmpty());
+
+  m_curves->setRuns(m_loaded);
+  m_mixer->setRuns(m_loaded);
+  m_metrics->setRuns(m_loaded);
+  m_diff->setConfigs(labels, configs, configProblems);
+  m_pareto->setRuns(m_loaded);
+  m_length->setRuns(m_loaded);
+  emit runsLoaded(static_cast<int>(m_loaded->size()));
+}
+
+const LoadedRuns& CompareWidget::loadedRuns() const { return *m_loaded; }
+
+QString CompareWidget::message() const { return m_message->isHidden() ? QString() : m_message->text(); }
+
+}  // namespace pha::gui

@@ -1,0 +1,123 @@
+#include "length_tab.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <qcustomplot.h>
+
+#include "export_menu.h"
+#include "plot_export.h"
+#include "plot_panel.h"
+
+namespace pha::gui {
+
+LengthTab::LengthTab(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* top = new QHBoxLayout;
+  top->addWidget(new QLabel(tr("Evaluation"), this));
+  m_series = new QComboBox(this);
+  m_series->setObjectName("lengthSeries");
+  m_series->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  top->addWidget(m_series);
+  top->addStretch(1);
+  m_panel = new PlotPanel(tr("sequence length T"), tr("value"), this);
+  m_panel->setObjectName("compareLength");
+  m_panel->setLogX(true);
+  m_panel->plot()->legend->setVisible(true);
+  top->addWidget(makeExportButton(m_panel->plot(), "compare-length", {}, this));
+  installExportMenu(m_panel->plot(), "compare-length");
+  layout->addLayout(top);
+  layout->addWidget(m_panel, 1);
+  connect(m_series, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  redraw();
+}
+
+void LengthTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
+  m_runs = std::move(runs);
+  const QString previous = m_series->currentText();
+  {
+    QSignalBlocker block(m_series);
+    m_series->clear();
+    if (m_runs) {
+      for (const auto& run : *m_runs) {
+        for (const auto& e : run.evals) {
+          if (e.seq_len <= 0) continue;
+          const QString task = QString::fromStdString(e.task), metric = QString::fromStdString(e.metric);
+          const QString text = QStringLiteral("%1 · %2").arg(task, metric);
+          if (m_series->findText(text) < 0) m_series->addItem(text, QStringList{task, metric});
+        }
+      }
+    }
+    m_series->setCurrentIndex(std::max(0, m_series->findText(previous)));
+  }
+  redraw();
+}
+
+void LengthTab::setSeries(const QString& task, const QString& metric) {
+  m_series->setCurrentIndex(m_series->findText(QStringLiteral("%1 · %2").arg(task, metric)));
+}
+
+void LengthTab::redraw() {
+  QCustomPlot* plot = m_panel->plot();
+  plot->clearGraphs();
+  const QStringList pick = m_series->currentData().toStringList();
+  QStringList notes;
+  const int runCount = m_runs ? static_cast<int>(m_runs->size()) : 0;
+  if (pick.size() == 2) {
+    const std::string task = pick[0].toStdString(), metric = pick[1].toStdString();
+    for (int r = 0; r < runCount; ++r) {
+      const LoadedRun& run = (*m_runs)[static_cast<std::size_t>(r)];
+      // seq_len -> (step, value), keeping the latest step.
+      std::map<std::int64_t, std::pair<std::int64_t, double>> byLength;
+      for (const auto& e : run.evals) {
+        if (e.seq_len <= 0 || e.task != task || e.metric != metric) continue;
+        auto it = byLength.find(e.seq_len);
+        if (it == byLength.end() || e.step >= it->second.first) byLength[e.seq_len] = {e.step, e.value};
+      }
+      if (byLength.empty()) {
+        notes << (run.ok() ? tr("%1: no %2 evaluations").arg(run.label, m_series->currentText()) : run.error);
+        continue;
+      }
+      QCPGraph* g = plot->addGraph();
+      g->setName(run.label);
+      g->setPen(QPen(runColor(r), 2.0));
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, runColor(r), 7));
+      for (const auto& [len, sv] : byLength) g->addData(double(len), sv.second);
+    }
+    plot->yAxis->setLabel(pick[1]);
+  }
+  if (plot->graphCount() > 0) {
+    // Tick exactly the evaluated lengths (usually powers of two), not decades.
+    QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
+    for (int g = 0; g < plot->graphCount(); ++g)
+      for (auto it = plot->graph(g)->data()->constBegin(); it != plot->graph(g)->data()->constEnd(); ++it)
+        ticks->addTick(it->key, QString::number(qint64(it->key)));
+    plot->xAxis->setTicker(ticks);
+    plot->rescaleAxes();
+    const QCPRange x = plot->xAxis->range();
+    plot->xAxis->setRange(x.lower / 1.3, x.upper * 1.3);
+    padAxisRange(plot->yAxis, 0.08);
+  }
+  if (runCount == 0) notes << tr("Select two or more saved runs to compare length generalization.");
+  else if (m_series->count() == 0)
+    notes << tr("None of the compared runs has evaluations over sequence lengths (evals with seq_len > 0).");
+  m_panel->setEmptyMessage(notes.join('\n'));
+  plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int LengthTab::curveCount() const { return m_panel->plot()->graphCount(); }
+
+int LengthTab::pointCount(int curve) const {
+  QCustomPlot* plot = m_panel->plot();
+  return curve >= 0 && curve < plot->graphCount() ? plot->graph(curve)->dataCount() : 0;
+}
+
+QString LengthTab::emptyMessage() const { return m_panel->emptyMessage(); }
+QCustomPlot* LengthTab::plot() const { return m_panel->plot(); }
+
+}  // namespace pha::gui

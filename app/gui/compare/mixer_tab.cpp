@@ -1,0 +1,150 @@
+#include "mixer_tab.h"
+
+#include <QFile>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSlider>
+#include <QTextStream>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <set>
+#include <qcustomplot.h>
+
+#include "export_menu.h"
+#include "mixer_heatmap.h"
+#include "plot_export.h"
+
+namespace pha::gui {
+
+namespace {
+
+// The latest snapshot at or before step; the first one when all are later.
+const pha::store::MixerSnapshot* snapshotAt(const LoadedRun& run, qint64 step) {
+  const pha::store::MixerSnapshot* found = nullptr;
+  for (const auto& s : run.mixers) {
+    if (s.step > step) break;
+    found = &s;
+  }
+  return found ? found : (run.mixers.empty() ? nullptr : &run.mixers.front());
+}
+
+bool writeMixerCsv(const QString& path, const QString& label, const pha::store::MixerSnapshot* s, QString* error) {
+  if (!s) {
+    if (error) *error = QObject::tr("This run has no mixer snapshot to export.");
+    return false;
+  }
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
+    if (error) *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  QTextStream out(&file);
+  out << "run,step,layer,branch,weight\n";
+  for (int l = 0; l < s->layers; ++l)
+    for (int b = 0; b < s->branches; ++b)
+      out << csvField(label) << ',' << s->step << ',' << l << ',' << b << ','
+          << QString::number(s->weights[static_cast<std::size_t>(l * s->branches + b)], 'g', 9) << '\n';
+  return true;
+}
+
+}  // namespace
+
+MixerTab::MixerTab(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* top = new QHBoxLayout;
+  top->addWidget(new QLabel(tr("Training step"), this));
+  m_slider = new QSlider(Qt::Horizontal, this);
+  m_slider->setObjectName("mixerStepSlider");
+  top->addWidget(m_slider, 1);
+  m_stepLabel = new QLabel(this);
+  m_stepLabel->setMinimumWidth(90);
+  top->addWidget(m_stepLabel);
+  layout->addLayout(top);
+  m_row = new QHBoxLayout;
+  layout->addLayout(m_row, 1);
+  m_message = new QLabel(this);
+  m_message->setWordWrap(true);
+  m_message->setAlignment(Qt::AlignCenter);
+  layout->addWidget(m_message);
+  connect(m_slider, &QSlider::valueChanged, this, [this] { showStep(); });
+  setRuns(nullptr);
+}
+
+void MixerTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
+  m_runs = std::move(runs);
+  qDeleteAll(m_columns);
+  m_columns.clear();
+  m_heatmaps.clear();
+  m_titles.clear();
+  std::set<qint64> steps;
+  if (m_runs) {
+    for (const auto& run : *m_runs) {
+      for (const auto& s : run.mixers) steps.insert(s.step);
+      auto* column = new QWidget(this);
+      auto* v = new QVBoxLayout(column);
+      v->setContentsMargins(0, 0, 0, 0);
+      auto* title = new QLabel(run.label, column);
+      title->setAlignment(Qt::AlignCenter);
+      auto* heatmap = new MixerHeatmap(column);
+      v->addWidget(title);
+      v->addWidget(heatmap, 1);
+      m_row->addWidget(column, 1);
+      m_columns << column;
+      m_titles << title;
+      m_heatmaps << heatmap;
+      const int index = m_heatmaps.size() - 1;
+      const QString label = run.label;
+      installExportMenu(heatmap->plot(), "mixer-" + label, [this, index, label](const QString& path, QString* error) {
+        const auto& r = (*m_runs)[static_cast<std::size_t>(index)];
+        return writeMixerCsv(path, label, snapshotAt(r, m_shown.value(index, -1)), error);
+      });
+    }
+  }
+  m_steps.assign(steps.begin(), steps.end());
+  m_slider->blockSignals(true);
+  m_slider->setRange(0, std::max(0, static_cast<int>(m_steps.size()) - 1));
+  m_slider->setValue(m_slider->maximum());
+  m_slider->setEnabled(m_steps.size() > 1);
+  m_slider->blockSignals(false);
+  showStep();
+}
+
+void MixerTab::setStep(qint64 step) {
+  auto it = std::upper_bound(m_steps.begin(), m_steps.end(), step);
+  m_slider->setValue(it == m_steps.begin() ? 0 : static_cast<int>(it - m_steps.begin()) - 1);
+  showStep();
+}
+
+qint64 MixerTab::step() const {
+  return m_steps.empty() ? -1 : m_steps[static_cast<std::size_t>(m_slider->value())];
+}
+
+void MixerTab::showStep() {
+  const qint64 step = this->step();
+  m_stepLabel->setText(step < 0 ? tr("no snapshots") : tr("step %1").arg(step));
+  m_shown.clear();
+  QStringList problems;
+  for (int i = 0; i < m_heatmaps.size(); ++i) {
+    const LoadedRun& run = (*m_runs)[static_cast<std::size_t>(i)];
+    const auto* snapshot = run.ok() ? snapshotAt(run, step) : nullptr;
+    if (!run.ok()) {
+      m_heatmaps[i]->clear(run.error);
+    } else if (!snapshot) {
+      m_heatmaps[i]->clear(tr("This run recorded no mixer weights (no parallel mix, or none logged)."));
+    } else {
+      m_heatmaps[i]->setMatrix(snapshot->layers, snapshot->branches, snapshot->weights);
+    }
+    m_shown << (snapshot ? snapshot->step : -1);
+    m_titles[i]->setText(snapshot ? tr("%1 — step %2").arg(run.label).arg(snapshot->step) : run.label);
+  }
+  if (m_heatmaps.isEmpty()) problems << tr("Select two or more saved runs to compare their mixer weights.");
+  else if (m_steps.empty()) problems << tr("None of the compared runs recorded mixer weights.");
+  m_message->setText(problems.join('\n'));
+  m_message->setVisible(!problems.isEmpty());
+}
+
+qint64 MixerTab::shownStep(int index) const { return m_shown.value(index, -1); }
+
+QString MixerTab::message() const { return m_message->isHidden() ? QString() : m_message->text(); }
+
+}  // namespace pha::gui

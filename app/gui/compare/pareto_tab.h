@@ -1,0 +1,53 @@
+// Compare dock, Pareto tab: quality (the best value of a chosen metric) against a chosen cost
+// (parameters, FLOPs per token, tokens/s, peak memory), one labelled point per run, the
+// Pareto-optimal runs joined by a line. Runs lacking either value are listed, not guessed.
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "compare_data.h"
+#include "run_costs.h"
+
+class QComboBox;
+class QCustomPlot;
+
+namespace pha::gui {
+
+class PlotPanel;
+
+class ParetoTab : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ParetoTab(QWidget* parent = nullptr);
+
+  void setRuns(std::shared_ptr<const LoadedRuns> runs);
+  void setCostAxis(CostAxis axis);
+  void setQualityKey(const QString& key);
+
+  int pointCount() const { return static_cast<int>(m_points.size()); }
+  int frontCount() const;
+  QStringList pointLabels() const;
+  QString emptyMessage() const;
+  QCustomPlot* plot() const;
+
+ private:
+  struct Point {
+    QString label;
+    double cost = 0.0;
+    double quality = 0.0;
+    bool front = false;
+    int runIndex = 0;
+  };
+  void redraw();
+
+  std::shared_ptr<const LoadedRuns> m_runs;
+  QComboBox* m_cost = nullptr;
+  QComboBox* m_quality = nullptr;
+  PlotPanel* m_panel = nullptr;
+  std::vector<Point> m_points;
+};
+
+}  // namespace pha::gui
