@@ -33,10 +33,10 @@ AttentionBranchImpl::AttentionBranchImpl(const ModelConfig& cfg)
 AttentionBranchImpl::Qkv AttentionBranchImpl::project(const at::Tensor& x, int64_t pos0) {
   TORCH_CHECK(x.dim() == 3 && x.size(2) == d_, "AttentionBranch: x must be (B, T, ", d_, "), got ", x.sizes());
   const int64_t B = x.size(0), T = x.size(1);
-  const at::Tensor qkv = w_qkv(x).view({B, T, Hq_ + 2 * G_, hd_});  // (B, T, Hq + 2G, hd)
+  const auto qk_v = w_qkv(x).view({B, T, Hq_ + 2 * G_, hd_}).split_with_sizes({Hq_ + G_, G_}, 2);
   const RopeTables tables = rope_tables(pos0, T, hd_, rope_theta_, x.options());
-  const at::Tensor qk = apply_rope(qkv.narrow(2, 0, Hq_ + G_), tables);  // (B, T, Hq + G, hd)
-  return {qk.narrow(2, 0, Hq_), qk.narrow(2, Hq_, G_), qkv.narrow(2, Hq_ + G_, G_)};
+  const auto qk = apply_rope(qk_v[0], tables).split_with_sizes({Hq_, G_}, 2);  // RoPE on q and k at once
+  return {qk[0], qk[1], qk_v[1]};  // (B, T, Hq, hd), (B, T, G, hd), (B, T, G, hd)
 }
 
 at::Tensor AttentionBranchImpl::output(const at::Tensor& o) {

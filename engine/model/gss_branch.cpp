@@ -37,9 +37,9 @@ void GssBranchImpl::reset_dss_parameters() {
 
 GssBranchImpl::Projected GssBranchImpl::project(const at::Tensor& x) {
   TORCH_CHECK(x.dim() == 3 && x.size(2) == E_, "GssBranch: x must be (B, T, ", E_, "), got ", x.sizes());
-  const at::Tensor uv = at::gelu(w_uv(x));       // (B, T, F + H)
-  at::Tensor v = uv.narrow(2, F_, H_);           // (B, T, H)
-  return {uv.narrow(2, 0, F_), inner_norm ? inner_norm(v) : v.contiguous()};
+  // split (not two narrows): its backward is one cat instead of two zero-filled full copies
+  const auto uv = at::gelu(w_uv(x)).split_with_sizes({F_, H_}, 2);  // (B, T, F), (B, T, H)
+  return {uv[0], inner_norm ? inner_norm(uv[1]) : uv[1].contiguous()};
 }
 
 at::Tensor GssBranchImpl::output(const at::Tensor& y, const at::Tensor& u) {

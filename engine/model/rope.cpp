@@ -21,7 +21,8 @@ at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables) {
               "apply_rope: tables must be (", T, ", ", half, "), got ", tables.cos.sizes());
   const at::Tensor c = tables.cos.view({1, T, 1, half});
   const at::Tensor s = tables.sin.view({1, T, 1, half});
-  const at::Tensor x1 = x.narrow(3, 0, half), x2 = x.narrow(3, half, half);
+  const auto halves = x.chunk(2, 3);
+  const at::Tensor &x1 = halves[0], &x2 = halves[1];
   return at::cat({x1 * c - x2 * s, x2 * c + x1 * s}, 3);  // (B, T, H, hd)
 }
 

@@ -36,7 +36,7 @@ int64_t attention_query_block(int64_t B, int64_t Hq, int64_t T, int64_t S, int64
 }
 
 at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                            int64_t block) {
+                            int64_t block, AttentionBackward mode) {
   check_qkv(q, k, v);
   if (block <= 0) {
     block = attention_query_block(q.size(0), q.size(2), q.size(1), k.size(1), q.element_size());
@@ -45,7 +45,7 @@ at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::
   // Dispatch point for a fused CUDA attention op (q.is_cuda()); until one exists the blocked
   // ATen path serves CUDA tensors too.
 #endif
-  return blocked_causal_attention(q, k, v, block);
+  return blocked_causal_attention(q, k, v, block, mode);
 }
 
 at::Tensor cosine_queries(const at::Tensor& q, const at::Tensor& log_scale, double max_log_scale) {
@@ -63,9 +63,10 @@ at::Tensor cosine_keys(const at::Tensor& k) {
 }
 
 at::Tensor cosine_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                            const at::Tensor& log_scale, double max_log_scale, int64_t block) {
+                            const at::Tensor& log_scale, double max_log_scale, int64_t block,
+                            AttentionBackward mode) {
   check_qkv(q, k, v);
-  return causal_attention(cosine_queries(q, log_scale, max_log_scale), cosine_keys(k), v, block);
+  return causal_attention(cosine_queries(q, log_scale, max_log_scale), cosine_keys(k), v, block, mode);
 }
 
 }  // namespace pha::kernels

@@ -4,7 +4,9 @@
 //   grouped layouts: qg, og (B*G, T*r, hd) with row t*r + j; kg, vg (B*G, S, hd)
 #include "attention/attention_blocked.h"
 
+#include <algorithm>
 #include <limits>
+#include <vector>
 
 #include <torch/csrc/autograd/custom_function.h>
 
@@ -39,44 +41,60 @@ at::Tensor ungroup_keys(const at::Tensor& x, const Dims& d) {
 }
 
 // Scores of query rows [t0, t1) against keys [0, ke), causal entries set to -inf.
-// Returns (BG, (t1-t0)*r, ke).
+// Returns (BG, (t1-t0)*r, ke). Only the last (t1 - t0) key columns can be masked.
 at::Tensor block_scores(const at::Tensor& qb, const at::Tensor& kb, const Dims& d, int64_t t0,
                         int64_t t1) {
   const int64_t ke = kb.size(1), nb = t1 - t0;
   at::Tensor s = at::bmm(qb, kb.transpose(1, 2));  // (BG, nb*r, ke)
-  const int64_t first_masked = d.offset + t0 + 1;  // row i sees keys <= offset + t0 + i
-  if (first_masked < ke) {
+  const int64_t c0 = d.offset + t0;                // row i sees keys <= c0 + i
+  if (c0 + 1 < ke) {
     const auto opts = at::TensorOptions().dtype(at::kLong).device(qb.device());
-    const at::Tensor key = at::arange(ke, opts).view({1, ke});
-    const at::Tensor row = at::arange(nb, opts).view({nb, 1}) + (d.offset + t0);
-    const at::Tensor mask = (key > row).view({1, nb, 1, ke});  // (1, nb, 1, ke)
-    s.view({s.size(0), nb, d.r, ke}).masked_fill_(mask, -std::numeric_limits<double>::infinity());
+    const at::Tensor key = at::arange(ke - c0, opts).view({1, ke - c0});
+    const at::Tensor row = at::arange(nb, opts).view({nb, 1});
+    const at::Tensor mask = (key > row).view({1, nb, 1, ke - c0});  // (1, nb, 1, ke - c0)
+    s.view({s.size(0), nb, d.r, ke}).narrow(3, c0, ke - c0).masked_fill_(mask, -std::numeric_limits<double>::infinity());
   }
   return s;
 }
 
+int64_t probability_bytes(const Dims& d, int64_t block, int64_t elem) {
+  int64_t total = 0;
+  for (int64_t t0 = 0; t0 < d.T; t0 += block) {
+    const int64_t t1 = std::min(d.T, t0 + block);
+    total += d.B * d.G * (t1 - t0) * d.r * (d.offset + t1) * elem;
+  }
+  return total;
+}
+
 struct BlockedAttentionFn : public torch::autograd::Function<BlockedAttentionFn> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& q, const at::Tensor& k,
-                            const at::Tensor& v, int64_t block) {
+                            const at::Tensor& v, int64_t block, int64_t mode) {
     const Dims d = dims_of(q, k);
+    const auto m = static_cast<AttentionBackward>(mode);
+    const bool keep_p = m == AttentionBackward::SaveProbabilities ||
+                        (m == AttentionBackward::Auto &&
+                         probability_bytes(d, block, q.element_size()) <= kSaveProbabilitiesBytes);
     const at::Tensor qg = group_queries(q, d);  // (BG, T*r, hd)
     const at::Tensor kg = group_keys(k, d);     // (BG, S, hd)
     const at::Tensor vg = group_keys(v, d);     // (BG, S, hd)
     at::Tensor og = at::empty_like(qg);         // (BG, T*r, hd)
-    at::Tensor lse = at::empty({d.B * d.G, d.T * d.r}, qg.options());  // (BG, T*r)
+    at::Tensor lse;                             // (BG, T*r), only when recomputing
+    if (!keep_p) lse = at::empty({d.B * d.G, d.T * d.r}, qg.options());
+    std::vector<at::Tensor> saved = {qg, kg, vg, og, lse};
     for (int64_t t0 = 0; t0 < d.T; t0 += block) {
       const int64_t t1 = std::min(d.T, t0 + block), ke = d.offset + t1;
-      const at::Tensor qb = qg.narrow(1, t0 * d.r, (t1 - t0) * d.r);
-      at::Tensor s = block_scores(qb, kg.narrow(1, 0, ke), d, t0, t1);  // (BG, nb*r, ke)
-      const at::Tensor m = std::get<0>(s.max(-1, /*keepdim=*/true));    // (BG, nb*r, 1)
-      s.sub_(m).exp_();
-      const at::Tensor denom = s.sum(-1, /*keepdim=*/true);              // (BG, nb*r, 1)
-      s.div_(denom);
-      lse.narrow(1, t0 * d.r, (t1 - t0) * d.r).copy_((m + denom.log()).squeeze(-1));
-      at::Tensor ob = og.narrow(1, t0 * d.r, (t1 - t0) * d.r);
-      at::bmm_out(ob, s, vg.narrow(1, 0, ke));
+      const int64_t r0 = t0 * d.r, nr = (t1 - t0) * d.r;
+      const at::Tensor s = block_scores(qg.narrow(1, r0, nr), kg.narrow(1, 0, ke), d, t0, t1);
+      const at::Tensor p = at::softmax(s, -1);  // (BG, nr, ke)
+      if (keep_p) {
+        saved.push_back(p);
+      } else {
+        lse.narrow(1, r0, nr).copy_(at::logsumexp(s, -1));
+      }
+      at::Tensor ob = og.narrow(1, r0, nr);
+      at::bmm_out(ob, p, vg.narrow(1, 0, ke));
     }
-    ctx->save_for_backward({qg, kg, vg, og, lse});
+    ctx->save_for_backward(saved);
     ctx->saved_data["block"] = block;
     ctx->saved_data["T"] = d.T;
     ctx->saved_data["Hq"] = d.Hq;
@@ -86,6 +104,7 @@ struct BlockedAttentionFn : public torch::autograd::Function<BlockedAttentionFn>
   static variable_list backward(AutogradContext* ctx, variable_list grad_out) {
     const auto saved = ctx->get_saved_variables();
     const at::Tensor &qg = saved[0], &kg = saved[1], &vg = saved[2], &og = saved[3], &lse = saved[4];
+    const bool keep_p = saved.size() > 5;
     const int64_t block = ctx->saved_data["block"].toInt();
     Dims d{0, ctx->saved_data["T"].toInt(), kg.size(1), ctx->saved_data["Hq"].toInt(), 0, 0,
            qg.size(2), 0};
@@ -93,34 +112,45 @@ struct BlockedAttentionFn : public torch::autograd::Function<BlockedAttentionFn>
     d.G = d.Hq / d.r;
     d.B = qg.size(0) / d.G;
     d.offset = d.S - d.T;
-    const at::Tensor dog = group_queries(grad_out[0], d);            // (BG, T*r, hd)
-    const at::Tensor delta = (dog * og).sum(-1, /*keepdim=*/true);   // (BG, T*r, 1)
+    const at::Tensor dog = group_queries(grad_out[0], d);  // (BG, T*r, hd)
+    at::Tensor delta;                                      // (BG, T*r, 1), recompute path
+    if (!keep_p) delta = (dog * og).sum(-1, /*keepdim=*/true);
     at::Tensor dqg = at::empty_like(qg);
     at::Tensor dkg = at::zeros_like(kg);
     at::Tensor dvg = at::zeros_like(vg);
-    for (int64_t t0 = 0; t0 < d.T; t0 += block) {
+    size_t blk = 0;
+    for (int64_t t0 = 0; t0 < d.T; t0 += block, ++blk) {
       const int64_t t1 = std::min(d.T, t0 + block), ke = d.offset + t1;
       const int64_t r0 = t0 * d.r, nr = (t1 - t0) * d.r;
       const at::Tensor qb = qg.narrow(1, r0, nr), dob = dog.narrow(1, r0, nr);
       const at::Tensor kb = kg.narrow(1, 0, ke), vb = vg.narrow(1, 0, ke);
-      at::Tensor p = block_scores(qb, kb, d, t0, t1);  // (BG, nr, ke)
-      p.sub_(lse.narrow(1, r0, nr).unsqueeze(-1)).exp_();
+      at::Tensor p;  // (BG, nr, ke)
+      if (keep_p) {
+        p = saved[5 + blk];
+      } else {
+        p = block_scores(qb, kb, d, t0, t1);
+        p.sub_(lse.narrow(1, r0, nr).unsqueeze(-1)).exp_();
+      }
       dvg.narrow(1, 0, ke).add_(at::bmm(p.transpose(1, 2), dob));
       at::Tensor ds = at::bmm(dob, vb.transpose(1, 2));  // (BG, nr, ke) = dP
-      ds.sub_(delta.narrow(1, r0, nr)).mul_(p);
+      if (keep_p) {
+        ds = at::_softmax_backward_data(ds, p, -1, p.scalar_type());  // P * (dP - rowsum(dP * P))
+      } else {
+        ds.sub_(delta.narrow(1, r0, nr)).mul_(p);
+      }
       at::Tensor dqb = dqg.narrow(1, r0, nr);
       at::bmm_out(dqb, ds, kb);
       dkg.narrow(1, 0, ke).add_(at::bmm(ds.transpose(1, 2), qb));
     }
-    return {ungroup_queries(dqg, d), ungroup_keys(dkg, d), ungroup_keys(dvg, d), at::Tensor()};
+    return {ungroup_queries(dqg, d), ungroup_keys(dkg, d), ungroup_keys(dvg, d), at::Tensor(), at::Tensor()};
   }
 };
 
 }  // namespace
 
 at::Tensor blocked_causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                                    int64_t block) {
-  return BlockedAttentionFn::apply(q, k, v, block);
+                                    int64_t block, AttentionBackward mode) {
+  return BlockedAttentionFn::apply(q, k, v, block, static_cast<int64_t>(mode));
 }
 
 }  // namespace pha::kernels

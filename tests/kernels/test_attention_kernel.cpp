@@ -17,11 +17,11 @@ double rel_err(const at::Tensor& a, const at::Tensor& b) {
          b.to(at::kDouble).abs().max().item<double>();
 }
 
-// (Hq, G, block)
-class BlockedAttention : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+// (Hq, G, block, backward mode)
+class BlockedAttention : public ::testing::TestWithParam<std::tuple<int, int, int, AttentionBackward>> {};
 
 TEST_P(BlockedAttention, ForwardAndGradientsMatchReference) {
-  const auto [Hq, G, block] = GetParam();
+  const auto [Hq, G, block, mode] = GetParam();
   at::manual_seed(Hq * 100 + G * 10 + block);
   const auto o = at::TensorOptions().dtype(at::kDouble);
   const int64_t B = 2, T = 37, hd = 8;
@@ -30,7 +30,7 @@ TEST_P(BlockedAttention, ForwardAndGradientsMatchReference) {
   const at::Tensor v = at::randn({B, T, G, hd}, o).requires_grad_(true);
   const at::Tensor s = at::randn({Hq}, o).add_(2.0).requires_grad_(true);
   const at::Tensor w = at::randn({B, T, Hq, hd}, o);
-  const at::Tensor out = cosine_attention(q, k, v, s, 4.6, block);
+  const at::Tensor out = cosine_attention(q, k, v, s, 4.6, block, mode);
   (out * w).sum().backward();
   std::vector<at::Tensor> g;
   for (const at::Tensor* t : {&q, &k, &v, &s}) {
@@ -44,17 +44,24 @@ TEST_P(BlockedAttention, ForwardAndGradientsMatchReference) {
   for (const at::Tensor* t : {&q, &k, &v, &s}) EXPECT_LE(rel_err(g[i++], t->grad()), 1e-10) << i;
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, BlockedAttention,
-                         ::testing::Values(std::make_tuple(4, 4, 0), std::make_tuple(4, 2, 0),
-                                           std::make_tuple(4, 1, 5), std::make_tuple(6, 3, 16),
-                                           std::make_tuple(2, 2, 1), std::make_tuple(8, 2, 37),
-                                           std::make_tuple(3, 1, 100)));
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, BlockedAttention,
+    ::testing::Combine(::testing::Values(4), ::testing::Values(4, 2, 1), ::testing::Values(0, 1, 5, 16, 37, 100),
+                       ::testing::Values(AttentionBackward::SaveProbabilities, AttentionBackward::Recompute)));
+
+INSTANTIATE_TEST_SUITE_P(
+    KernelsOddGroups, BlockedAttention,
+    ::testing::Values(std::make_tuple(6, 3, 16, AttentionBackward::Recompute),
+                      std::make_tuple(6, 3, 7, AttentionBackward::Auto),
+                      std::make_tuple(8, 2, 37, AttentionBackward::Auto)));
 
 TEST(CausalAttention, Fp32MatchesReference) {
   at::manual_seed(7);
   const at::Tensor q = at::randn({2, 300, 4, 16}), k = at::randn({2, 300, 2, 16}), v = at::randn({2, 300, 2, 16});
   for (int64_t block : {0, 64, 300}) {
-    EXPECT_LE(rel_err(causal_attention(q, k, v, block), ref::causal_attention(q, k, v)), 1e-5) << block;
+    for (auto mode : {AttentionBackward::SaveProbabilities, AttentionBackward::Recompute}) {
+      EXPECT_LE(rel_err(causal_attention(q, k, v, block, mode), ref::causal_attention(q, k, v)), 1e-5) << block;
+    }
   }
 }
 
@@ -66,6 +73,18 @@ TEST(CausalAttention, KvOffsetQueriesSeeThePrefix) {
   // The last 6 queries against all 20 keys (decoding with a 14-token cache, 6 new tokens).
   const at::Tensor tail = causal_attention(q.narrow(1, 14, 6), k, v, /*block=*/4);
   EXPECT_LE(rel_err(tail, full.narrow(1, 14, 6)), 1e-12);
+  // Gradients with an offset, both backward modes, against the reference.
+  for (auto mode : {AttentionBackward::SaveProbabilities, AttentionBackward::Recompute}) {
+    at::Tensor qq = q.narrow(1, 14, 6).clone().requires_grad_(true);
+    at::Tensor kk = k.clone().requires_grad_(true);
+    causal_attention(qq, kk, v, /*block=*/4, mode).pow(2).sum().backward();
+    const at::Tensor gq = qq.grad().clone(), gk = kk.grad().clone();
+    qq.mutable_grad() = at::Tensor();
+    kk.mutable_grad() = at::Tensor();
+    ref::causal_attention(qq, kk, v).pow(2).sum().backward();
+    EXPECT_LE(rel_err(gq, qq.grad()), 1e-10);
+    EXPECT_LE(rel_err(gk, kk.grad()), 1e-10);
+  }
   EXPECT_LE(rel_err(tail, ref::causal_attention(q.narrow(1, 14, 6), k, v)), 1e-12);
 }
 
