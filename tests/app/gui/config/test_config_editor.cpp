@@ -222,3 +222,33 @@ TEST(ConfigEditor, PatternVariantEditsTheLayerList) {
   EXPECT_EQ(combo(e, "mixer")->currentText(), "uniform");
   EXPECT_FALSE(shownJson(e).contains("layers"));
 }
+
+TEST(ConfigEditor, CtrlZInAFormFieldUndoesTheSharedHistory) {
+  ConfigEditor e;
+  e.show();
+  spin(e, "n_layers")->setValue(6);
+  QSpinBox* d = spin(e, "d_model");
+  d->setValue(192);
+  ASSERT_EQ(e.undoStack()->count(), 2);
+  d->setFocus();
+  QTest::keySequence(d, QKeySequence::Undo);
+  EXPECT_EQ(d->value(), 128);
+  QTest::keySequence(d, QKeySequence::Undo);
+  EXPECT_EQ(spin(e, "n_layers")->value(), 4) << "the other field's edit is undone from here too";
+  QTest::keySequence(d, QKeySequence::Redo);
+  EXPECT_EQ(spin(e, "n_layers")->value(), 6);
+  EXPECT_EQ(e.undoStack()->index(), 1);
+}
+
+TEST(ConfigEditor, ASectionThatIsNotAnObjectIsAnErrorNotACrash) {
+  ConfigEditor e;
+  const json before = e.configJson();
+  e.setConfigJson(json::array({1, 2}));
+  EXPECT_FALSE(e.isValid());
+  EXPECT_TRUE(e.errorText().startsWith("model: expected an object")) << e.errorText().toStdString();
+  EXPECT_EQ(e.configJson(), before);
+  spin(e, "d_model")->setValue(256);  // a form edit starts a new object
+  EXPECT_EQ(shownJson(e), json({{"d_model", 256}}));
+  EXPECT_TRUE(e.isValid()) << e.errorText().toStdString();
+  EXPECT_EQ(e.configJson()["d_model"], 256);
+}
