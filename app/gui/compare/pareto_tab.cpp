@@ -15,6 +15,26 @@
 
 namespace pha::gui {
 
+// Points can lie anywhere: the legend goes to the corner quadrant holding the fewest.
+void ParetoTab::placeLegend(QCustomPlot* plot, const std::vector<Point>& points) {
+  const double xMid = plot->xAxis->range().center(), yMid = plot->yAxis->range().center();
+  const Qt::Alignment corners[] = {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
+                                   Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft};
+  Qt::Alignment best = corners[0];
+  std::size_t fewest = points.size() + 1;
+  for (Qt::Alignment corner : corners) {
+    const std::size_t n = static_cast<std::size_t>(std::count_if(points.begin(), points.end(), [&](const Point& p) {
+      const bool right = p.cost > xMid, top = p.quality > yMid;
+      return right == bool(corner & Qt::AlignRight) && top == bool(corner & Qt::AlignTop);
+    }));
+    if (n < fewest) {
+      fewest = n;
+      best = corner;
+    }
+  }
+  plot->axisRect()->insetLayout()->setInsetAlignment(0, best);
+}
+
 ParetoTab::ParetoTab(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   auto* top = new QHBoxLayout;
@@ -125,6 +145,7 @@ void ParetoTab::redraw() {
     padAxisRange(plot->xAxis, 0.2);  // room for the point labels
     padAxisRange(plot->yAxis, 0.2);
   }
+  placeLegend(plot, m_points);
   if (runCount == 0) missing << tr("Select two or more saved runs to compare quality against cost.");
   else if (m_points.empty()) missing.prepend(tr("No run has both values, so there is nothing to plot:"));
   m_panel->setEmptyMessage(missing.join('\n'));

@@ -42,6 +42,7 @@ class ParetoTab : public QWidget {
     int runIndex = 0;
   };
   void redraw();
+  static void placeLegend(QCustomPlot* plot, const std::vector<Point>& points);
 
   std::shared_ptr<const LoadedRuns> m_runs;
   QComboBox* m_cost = nullptr;
