@@ -16,12 +16,17 @@ int main(int argc, char** argv) {
   pha::cli::add_info_command(app, global);
   pha::cli::add_model_commands(app, global);
   pha::cli::add_data_commands(app, global);
+  pha::cli::add_train_commands(app, global);
+  pha::cli::add_runs_commands(app, global);
+  pha::cli::add_bench_commands(app, global);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : pha::cli::kUsage;
+  } catch (const pha::cli::ExitWith& e) {
+    return e.code;
   } catch (const pha::Error& e) {
     std::fprintf(stderr, "pha: error: %s\n", e.what());
     return pha::cli::kBadInput;

@@ -1,0 +1,119 @@
+#include "cmd_progress.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+
+namespace pha::cli {
+
+namespace {
+std::atomic<runtime::RunControl*> g_control{nullptr};
+std::atomic<int> g_signals{0};
+
+void on_signal(int) {
+  if (g_signals.fetch_add(1) >= 1) _exit(130);
+  if (auto* c = g_control.load()) c->request_cancel();
+  static const char msg[] = "\npha: stopping after this step (a checkpoint is written); press Ctrl-C again to quit now\n";
+  (void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+}
+}  // namespace
+
+std::string format_duration(double s) {
+  if (s < 0) return "?";
+  char buf[32];
+  const long t = static_cast<long>(s + 0.5);
+  if (t >= 3600) std::snprintf(buf, sizeof(buf), "%ldh%02ldm", t / 3600, (t / 60) % 60);
+  else if (t >= 60) std::snprintf(buf, sizeof(buf), "%ldm%02lds", t / 60, t % 60);
+  else std::snprintf(buf, sizeof(buf), "%lds", t);
+  return buf;
+}
+
+std::string format_bytes(int64_t b) {
+  char buf[32];
+  if (b >= (int64_t{1} << 30)) std::snprintf(buf, sizeof(buf), "%.2f GB", static_cast<double>(b) / 1e9);
+  else std::snprintf(buf, sizeof(buf), "%.0f MB", static_cast<double>(b) / 1e6);
+  return buf;
+}
+
+ProgressPrinter::ProgressPrinter(std::string label, bool quiet)
+    : label_(std::move(label)), quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0) {}
+
+ProgressPrinter::~ProgressPrinter() { end_line(); }
+
+void ProgressPrinter::end_line() {
+  if (line_open_) std::fputc('\n', stderr);
+  line_open_ = false;
+}
+
+void ProgressPrinter::on_step(const runtime::StepMetrics& m) {
+  if (quiet_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const bool last = m.step == m.total_steps;
+  char line[256];
+  std::snprintf(line, sizeof(line), "[%s] step %lld/%lld  loss %.4f  ppl %.2f  lr %.2e  |g| %.3f  %.0f tok/s  %s  ETA %s",
+                label_.c_str(), static_cast<long long>(m.step), static_cast<long long>(m.total_steps), m.loss,
+                m.perplexity, m.learning_rate, m.grad_norm, m.tokens_per_s, format_bytes(m.memory_bytes).c_str(),
+                format_duration(m.eta_s).c_str());
+  if (tty_) {
+    if (!last && now - last_print_ < std::chrono::milliseconds(100)) return;
+    std::fprintf(stderr, "\r%s\033[K", line);
+    line_open_ = true;
+  } else {
+    const int64_t bucket = m.total_steps > 0 ? m.step * 20 / m.total_steps : m.step;
+    if (!last && bucket == last_bucket_ && now - last_print_ < std::chrono::seconds(10)) return;
+    last_bucket_ = bucket;
+    std::fprintf(stderr, "%s\n", line);
+  }
+  last_print_ = now;
+  std::fflush(stderr);
+}
+
+void ProgressPrinter::on_eval(const runtime::EvalEvent& e) {
+  if (quiet_ || e.seq_len != 0) return;  // final / sweep results arrive as log lines and tables
+  end_line();
+  std::fprintf(stderr, "[%s] step %lld eval %s %s = %.4f\n", label_.c_str(), static_cast<long long>(e.step),
+               e.split.c_str(), e.metric.c_str(), e.value);
+}
+
+void ProgressPrinter::on_log(const runtime::LogEvent& e) {
+  if (quiet_ && e.level == runtime::LogEvent::Level::Info) return;
+  end_line();
+  const char* tag = e.level == runtime::LogEvent::Level::Error ? "error: " : e.level == runtime::LogEvent::Level::Warning ? "warning: " : "";
+  std::fprintf(stderr, "[%s] %s%s\n", label_.c_str(), tag, e.message.c_str());
+}
+
+void ProgressPrinter::on_status(const runtime::StatusEvent& e) {
+  if (quiet_ || e.status == runtime::JobStatus::Running) return;
+  end_line();
+  std::fprintf(stderr, "[%s] %s\n", label_.c_str(), runtime::job_status_name(e.status));
+}
+
+void ProgressPrinter::on_efficiency(const runtime::EfficiencyEvent& e) {
+  if (quiet_) return;
+  end_line();
+  std::fprintf(stderr, "[bench] %-18s T=%-5lld B=%-3lld %-7s %10.0f tok/s  peak %s\n", e.variant.c_str(),
+               static_cast<long long>(e.seq_len), static_cast<long long>(e.batch), e.phase.c_str(), e.tokens_per_s,
+               format_bytes(e.peak_bytes).c_str());
+}
+
+CancelOnSignal::CancelOnSignal(runtime::RunControl& control) {
+  g_control.store(&control);
+  g_signals.store(0);
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+CancelOnSignal::~CancelOnSignal() {
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  g_control.store(nullptr);
+}
+
+bool CancelOnSignal::triggered() const { return g_signals.load() > 0; }
+
+}  // namespace pha::cli

@@ -1,0 +1,45 @@
+// The CLI's RunObserver: a progress line with ETA on a terminal (rewritten in place, at most
+// ~10 times a second), plain lines when stderr is not a TTY (one per ~5% of the run or 10 s),
+// log and evaluation lines, and SIGINT / SIGTERM turned into a graceful cancel.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "runtime/events.h"
+
+namespace pha::cli {
+
+class ProgressPrinter : public runtime::RunObserver {
+ public:
+  explicit ProgressPrinter(std::string label, bool quiet = false);
+  ~ProgressPrinter() override;
+  void on_step(const runtime::StepMetrics& m) override;
+  void on_eval(const runtime::EvalEvent& e) override;
+  void on_log(const runtime::LogEvent& e) override;
+  void on_status(const runtime::StatusEvent& e) override;
+  void on_efficiency(const runtime::EfficiencyEvent& e) override;
+
+ private:
+  void end_line();
+  std::string label_;
+  bool quiet_;
+  bool tty_;
+  bool line_open_ = false;
+  std::chrono::steady_clock::time_point last_print_{};
+  int64_t last_bucket_ = -1;
+};
+
+// While alive, SIGINT and SIGTERM request a cancel on `control` (a second signal exits at once).
+class CancelOnSignal {
+ public:
+  explicit CancelOnSignal(runtime::RunControl& control);
+  ~CancelOnSignal();
+  bool triggered() const;
+};
+
+std::string format_duration(double seconds);  // "1h02m", "3m05s", "42s"
+std::string format_bytes(int64_t bytes);      // "978 MB"
+
+}  // namespace pha::cli

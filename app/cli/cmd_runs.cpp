@@ -1,0 +1,168 @@
+// `pha runs list|show` and `pha export`: read the run store (the same one the GUI reads).
+#include "cmd_runs.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cmd_progress.h"
+#include "commands.h"
+#include "core/error.h"
+#include "runtime/export.h"
+#include "runtime/trainer.h"
+
+namespace pha::cli {
+
+namespace fs = std::filesystem;
+
+std::string RunLocator::store_path() const {
+  std::string p = !store.empty() ? store : !project.empty() ? (fs::path(project) / "runs.sqlite").string() : "";
+  if (p.empty()) throw Error("--project", "give --project DIR or --store FILE");
+  if (!fs::exists(p)) throw Error(p, "no run store here (no runs.sqlite yet: train something first)");
+  return p;
+}
+
+void add_locator_options(CLI::App* cmd, RunLocator& where, bool needs_run) {
+  cmd->add_option("--project", where.project, "Project folder (its runs.sqlite)");
+  cmd->add_option("--store", where.store, "Run store file (instead of --project)");
+  auto* r = cmd->add_option("--run", where.run, "Run id (see `pha runs list`)");
+  if (needs_run) r->required();
+}
+
+store::RunInfo require_run(store::Store& s, int64_t id) {
+  auto r = s.get_run(id);
+  if (!r) throw Error(s.path(), "no run with id " + std::to_string(id) + " (see `pha runs list`)");
+  return *r;
+}
+
+namespace {
+
+std::string when(int64_t ms) {
+  if (ms <= 0) return "-";
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M", std::localtime(&t));
+  return buf;
+}
+
+std::string num(const std::optional<store::MetricSummary>& m) {
+  if (!m || std::isnan(m->last)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.4f", m->last);
+  return buf;
+}
+
+void list_runs(const RunLocator& where) {
+  auto s = store::Store::open(where.store_path());
+  store::RunListQuery q;
+  q.summary_keys = {"train/loss", "val/loss", "val/bpb", "val/accuracy"};
+  q.newest_first = false;
+  std::printf("%5s  %-28s %-12s %-11s %10s %9s %9s %8s %8s  %s\n", "id", "name", "variant", "status", "params",
+              "loss", "val loss", "val bpb", "val acc", "started");
+  for (const auto& e : s.list_runs(q))
+    std::printf("%5lld  %-28s %-12s %-11s %10lld %9s %9s %8s %8s  %s\n", static_cast<long long>(e.run.id),
+                e.run.name.c_str(), e.run.variant.c_str(), store::to_string(e.run.status),
+                static_cast<long long>(e.run.n_params), num(e.summaries[0]).c_str(), num(e.summaries[1]).c_str(),
+                num(e.summaries[2]).c_str(), num(e.summaries[3]).c_str(), when(e.run.started_at).c_str());
+}
+
+void show_run(const RunLocator& where, bool json_out) {
+  auto s = store::Store::open(where.store_path());
+  const store::RunInfo r = require_run(s, where.run);
+  if (json_out) {
+    std::cout << runtime::export_run_json(s, r.id, {"__none__"})["run"].dump(2) << "\n";
+    return;
+  }
+  std::printf("run %lld: %s (%s)\n  project  %s\n  status   %s%s%s\n  params   %lld\n  device   %s\n  started  %s\n  ended    %s\n",
+              static_cast<long long>(r.id), r.name.c_str(), r.variant.c_str(), r.project.c_str(),
+              store::to_string(r.status), r.error.empty() ? "" : ": ", r.error.c_str(),
+              static_cast<long long>(r.n_params), r.device.c_str(), when(r.started_at).c_str(), when(r.ended_at).c_str());
+  std::printf("metrics (last / min / max / best step / points):\n");
+  for (const auto& k : s.metric_keys(r.id)) {
+    auto m = s.summary(r.id, k);
+    if (m)
+      std::printf("  %-24s %12.5g %12.5g %12.5g %8lld %8lld\n", k.c_str(), m->last, m->min, m->max,
+                  static_cast<long long>(m->best_step), static_cast<long long>(m->count));
+  }
+  const auto evals = s.evals(r.id);
+  if (!evals.empty()) std::printf("evaluations:\n");
+  for (const auto& e : evals)
+    std::printf("  step %-7lld %-22s T=%-6lld %-15s %.5g\n", static_cast<long long>(e.step), e.task.c_str(),
+                static_cast<long long>(e.seq_len), e.metric.c_str(), e.value);
+  const auto steps = s.mixer_steps(r.id);
+  if (!steps.empty()) {
+    auto m = s.read_mixer(r.id, steps.back());
+    std::printf("mixer weights at step %lld (gss attn ffn):\n", static_cast<long long>(m->step));
+    for (int l = 0; l < m->layers; ++l) {
+      std::printf("  layer %2d:", l);
+      for (int b = 0; b < m->branches; ++b) std::printf(" %.3f", m->weights[static_cast<size_t>(l * m->branches + b)]);
+      std::printf("\n");
+    }
+  }
+  for (const auto& c : s.checkpoints(r.id))
+    std::printf("checkpoint step %lld: %s (%s, sha256 %s)\n", static_cast<long long>(c.step), c.path.c_str(),
+                format_bytes(c.bytes).c_str(), c.sha256.substr(0, 16).c_str());
+}
+
+}  // namespace
+
+void add_runs_commands(CLI::App& app, GlobalOptions&) {
+  auto* runs = app.add_subcommand("runs", "List runs or show one run's record");
+  runs->require_subcommand(1);
+  auto list_where = std::make_shared<RunLocator>();
+  auto* list = runs->add_subcommand("list", "Every run in the store: status, size, last losses");
+  add_locator_options(list, *list_where, false);
+  list->callback([list_where] { list_runs(*list_where); });
+
+  auto show_where = std::make_shared<RunLocator>();
+  auto show_json = std::make_shared<bool>(false);
+  auto* show = runs->add_subcommand("show", "One run: config summary, metrics, evaluations, mixer, checkpoints");
+  add_locator_options(show, *show_where, false);
+  show->add_option("id", show_where->run, "Run id");
+  show->add_flag("--json", *show_json, "The run's record as JSON (with its config)");
+  show->callback([show_where, show_json] {
+    if (show_where->run <= 0) throw CLI::ValidationError("runs show", "give the run id");
+    show_run(*show_where, *show_json);
+  });
+
+  struct ExportOpts {
+    RunLocator where;
+    std::string format = "csv", out, weights;
+    std::vector<std::string> keys;
+  };
+  auto e = std::make_shared<ExportOpts>();
+  auto* ex = app.add_subcommand("export", "Export a run: metrics as CSV or the full record as JSON (every point), "
+                                          "weights as safetensors");
+  add_locator_options(ex, e->where, true);
+  ex->add_option("--format", e->format, "csv | json")->check(CLI::IsMember({"csv", "json"}));
+  ex->add_option("--out", e->out, "Output file (default: stdout)");
+  ex->add_option("--key", e->keys, "Only these metric keys (repeatable)");
+  ex->add_option("--weights", e->weights, "Also write the last checkpoint's weights to this .safetensors file");
+  ex->callback([e] {
+    auto s = store::Store::open(e->where.store_path());
+    const store::RunInfo r = require_run(s, e->where.run);
+    std::string text;
+    if (e->format == "csv") {
+      std::ostringstream os;
+      runtime::export_metrics_csv(s, r.id, e->keys, os);
+      text = os.str();
+    } else {
+      text = runtime::export_run_json(s, r.id, e->keys).dump(1) + "\n";
+    }
+    if (e->out.empty()) std::cout << text;
+    else runtime::write_file_atomically(e->out, text);
+    if (!e->weights.empty()) {
+      std::string ckpt;
+      for (const auto& c : s.checkpoints(r.id)) ckpt = c.path;
+      if (ckpt.empty()) throw Error(s.path(), "run " + std::to_string(r.id) + " has no checkpoint to export weights from");
+      runtime::export_checkpoint_weights(ckpt, e->weights);
+      std::fprintf(stderr, "weights of %s written to %s\n", ckpt.c_str(), e->weights.c_str());
+    }
+  });
+}
+
+}  // namespace pha::cli

@@ -1,0 +1,24 @@
+// Shared by the commands that read a store: where it is (--project DIR or --store FILE) and
+// which run (--run ID).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "store/store.h"
+
+namespace pha::cli {
+
+struct RunLocator {
+  std::string project;  // project folder: its runs.sqlite
+  std::string store;    // or the store file itself
+  int64_t run = 0;
+  std::string store_path() const;  // pha::Error when neither is given or the store is missing
+};
+
+void add_locator_options(CLI::App* cmd, RunLocator& where, bool needs_run);
+store::RunInfo require_run(store::Store& store, int64_t run_id);
+
+}  // namespace pha::cli

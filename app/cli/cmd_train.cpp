@@ -1,0 +1,221 @@
+// `pha train`, `pha quickstart`, `pha generate`: run a project's runs headless into its store
+// (the same runs.sqlite the GUI reads), and sample text from a run's checkpoint.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "cmd_progress.h"
+#include "cmd_runs.h"
+#include "commands.h"
+#include "core/error.h"
+#include "core/paths.h"
+#include "core/system_info.h"
+#include "data/tokenizer.h"
+#include "runtime/job.h"
+#include "runtime/profiler.h"
+#include "runtime/project.h"
+#include "runtime/trainer.h"
+#include "store/store.h"
+
+namespace pha::cli {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct TrainOptions {
+  std::string project;
+  std::vector<std::string> runs;
+  int64_t resume = 0;
+  int64_t steps = 0;
+  std::string device;
+  bool quiet = false;
+};
+
+int exit_code_for(runtime::JobStatus s) {
+  switch (s) {
+    case runtime::JobStatus::Finished: return kOk;
+    case runtime::JobStatus::Diverged: return kDiverged;
+    case runtime::JobStatus::Cancelled:
+    case runtime::JobStatus::Interrupted: return kCancelled;
+    default: return kFailure;
+  }
+}
+
+// Runs the chosen runs one after another; returns the exit code of the worst outcome.
+int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_ids) {
+  const runtime::Project project = runtime::load_project(o.project);  // bad input: before any run
+  std::vector<std::string> names = o.runs.empty() ? runtime::run_names(project) : o.runs;
+  for (const auto& n : names) project.run(n);
+  if (o.resume > 0 && names.size() != 1) {
+    auto s = store::Store::open(project.store_path());
+    auto info = s.get_run(o.resume);
+    if (!info) throw Error(project.store_path(), "no run with id " + std::to_string(o.resume));
+    names = {info->name};
+  }
+  runtime::RunControl control;
+  CancelOnSignal signals(control);
+  int worst = kOk;
+  for (const auto& name : names) {
+    runtime::JobSpec spec;
+    spec.project = o.project;
+    spec.run = name;
+    spec.resume_run_id = o.resume;
+    spec.threads = threads;
+    spec.device = o.device;
+    if (o.steps > 0) {
+      spec.training_overrides["steps"] = o.steps;
+      const auto& t = project.run(name).training;
+      if (t.warmup_steps > o.steps) spec.training_overrides["warmup_steps"] = o.steps / 10;
+    }
+    ProgressPrinter printer(name, o.quiet);
+    const runtime::JobResult r = runtime::run_job(spec, printer, control);
+    if (run_ids) run_ids->push_back(r.run_id);
+    std::fprintf(stdout, "run %lld %s: %s after %lld steps (loss %.4f)%s%s\n", static_cast<long long>(r.run_id),
+                 name.c_str(), runtime::job_status_name(r.status), static_cast<long long>(r.steps_done), r.final_loss,
+                 r.reason.empty() ? "" : ": ", r.reason.c_str());
+    std::fflush(stdout);
+    const int code = exit_code_for(r.status);
+    if (code != kOk && (worst == kOk || code == kCancelled)) worst = code;
+    if (control.cancel_requested()) break;
+  }
+  return worst;
+}
+
+fs::path find_template(const std::string& name) {
+  std::vector<fs::path> candidates;
+  if (const char* env = std::getenv("PHA_PROJECTS_DIR")) candidates.push_back(fs::path(env) / name);
+  const fs::path exe_dir = fs::path(runtime::self_executable()).parent_path();
+  candidates.push_back(exe_dir / "../../../../projects" / name);  // build tree: build/<preset>/app/cli
+  candidates.push_back(exe_dir / "../share/pha-workbench/projects" / name);  // installed
+  candidates.push_back(fs::current_path() / "projects" / name);
+  for (const auto& c : candidates)
+    if (fs::exists(c / "project.json")) return fs::canonical(c);
+  throw Error("projects/" + name, "project template not found (looked next to the program, in ./projects and $PHA_PROJECTS_DIR)");
+}
+
+void print_quickstart_summary(const std::string& store_path, const std::vector<int64_t>& ids) {
+  auto s = store::Store::open(store_path);
+  std::printf("\n%-18s %9s %9s %9s %8s %10s  %s\n", "run", "params", "val loss", "val ppl", "val bpb", "tok/s", "status");
+  for (int64_t id : ids) {
+    auto r = s.get_run(id);
+    if (!r) continue;
+    auto val = [&](const char* k) {
+      auto m = s.summary(id, k);
+      return m ? m->last : std::nan("");
+    };
+    std::printf("%-18s %9lld %9.4f %9.3f %8.4f %10.0f  %s\n", r->name.c_str(), static_cast<long long>(r->n_params),
+                val("val/loss"), val("val/ppl"), val("val/bpb"), val("train/tokens_per_s"), store::to_string(r->status));
+  }
+  for (int64_t id : ids) {
+    auto steps = s.mixer_steps(id);
+    auto r = s.get_run(id);
+    if (steps.empty() || !r) continue;
+    auto first = s.read_mixer(id, steps.front());
+    auto last = s.read_mixer(id, steps.back());
+    if (!first || !last || std::isnan(last->weights.at(0))) continue;
+    std::printf("\nmixer weights of %s (gss / attn / ffn; 1/3 each means no preference), step %lld -> %lld:\n",
+                r->name.c_str(), static_cast<long long>(first->step), static_cast<long long>(last->step));
+    for (int l = 0; l < last->layers; ++l) {
+      const float* a = &first->weights[static_cast<size_t>(l * first->branches)];
+      const float* b = &last->weights[static_cast<size_t>(l * last->branches)];
+      std::printf("  layer %d: %.3f %.3f %.3f -> %.3f %.3f %.3f\n", l, a[0], a[1], a[2], b[0], b[1], b[2]);
+    }
+  }
+  std::printf("\nstore: %s (open the folder in pha-workbench, or `pha runs list --store %s`)\n", store_path.c_str(),
+              store_path.c_str());
+}
+
+void add_train(CLI::App& app, GlobalOptions& global) {
+  auto o = std::make_shared<TrainOptions>();
+  auto* cmd = app.add_subcommand("train", "Train a project's runs (all, or --run NAME) into its runs.sqlite");
+  cmd->add_option("project", o->project, "Project folder (or its project.json)")->required();
+  cmd->add_option("--run", o->runs, "Run name(s) from the project (default: every run, in order)");
+  cmd->add_option("--resume", o->resume, "Resume this run id from its last checkpoint");
+  cmd->add_option("--steps", o->steps, "Override training.steps (warmup shortened to fit)")->check(CLI::PositiveNumber);
+  cmd->add_option("--device", o->device, "cpu | cuda | auto (default: training.device)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  cmd->add_flag("--quiet", o->quiet, "Only the final line per run and errors");
+  cmd->callback([o, &global] {
+    const int code = train_project(*o, global.threads, nullptr);
+    if (code != kOk) throw ExitWith(code);
+  });
+}
+
+void add_quickstart(CLI::App& app, GlobalOptions& global) {
+  auto dir = std::make_shared<std::string>();
+  auto steps = std::make_shared<int64_t>(0);
+  auto* cmd = app.add_subcommand("quickstart",
+                                 "Train the quickstart project (pha-tiny vs transformer-tiny vs sequential-tiny on the "
+                                 "Gutenberg books), then print the comparison and the learned mixer weights");
+  cmd->add_option("--dir", *dir, "Working project folder (default: <data dir>/projects/quickstart)");
+  cmd->add_option("--steps", *steps, "Override training.steps (a shorter demonstration)")->check(CLI::PositiveNumber);
+  cmd->callback([dir, steps, &global] {
+    const fs::path work = dir->empty() ? pha::data_dir() / "projects" / "quickstart" : fs::path(*dir);
+    if (!fs::exists(work / "project.json")) {
+      const fs::path tmpl = find_template("quickstart");
+      fs::create_directories(work);
+      fs::copy_file(tmpl / "project.json", work / "project.json");
+      std::fprintf(stderr, "quickstart: copied %s to %s\n", (tmpl / "project.json").c_str(), work.c_str());
+    }
+    TrainOptions o;
+    o.project = work.string();
+    o.steps = *steps;
+    std::vector<int64_t> ids;
+    const int code = train_project(o, global.threads, &ids);
+    print_quickstart_summary((work / "runs.sqlite").string(), ids);
+    if (code != kOk) throw ExitWith(code);
+  });
+}
+
+void add_generate(CLI::App& app, GlobalOptions& global) {
+  struct Opts {
+    RunLocator where;
+    std::string checkpoint, prompt;
+    int tokens = 200;
+    runtime::SamplingSettings sampling;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("generate", "Sample text from a run's checkpoint");
+  add_locator_options(cmd, o->where, true);
+  cmd->add_option("--checkpoint", o->checkpoint, "Checkpoint file (default: the run's last)");
+  cmd->add_option("--prompt", o->prompt, "Prompt text")->required();
+  cmd->add_option("--tokens", o->tokens, "Tokens to generate")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--temperature", o->sampling.temperature, "Temperature (0: greedy)");
+  cmd->add_option("--top-k", o->sampling.top_k, "Top-k (0: off)");
+  cmd->add_option("--top-p", o->sampling.top_p, "Nucleus top-p (1: off)");
+  cmd->add_option("--seed", o->sampling.seed, "Sampling seed");
+  cmd->callback([o, &global] {
+    pha::configure_threads(global.threads);
+    auto s = store::Store::open(o->where.store_path());
+    const store::RunInfo run = require_run(s, o->where.run);
+    std::string ckpt = o->checkpoint;
+    if (ckpt.empty())
+      for (const auto& c : s.checkpoints(run.id)) ckpt = c.path;
+    if (ckpt.empty()) throw Error(s.path(), "run " + std::to_string(run.id) + " has no checkpoint");
+    const json cfg = runtime::checkpoint_config(ckpt);
+    const json run_cfg = json::parse(run.config_json);
+    const json data = run_cfg.value("data", json::object());
+    if (data.value("kind", std::string()) == "task") throw Error(ckpt, "generate needs a run trained on text, not a task");
+    auto tok = data::make_tokenizer(data.value("tokenizer", json{{"kind", "byte"}}), "data.tokenizer");
+    runtime::TrainingConfig tc;
+    tc.device = "cpu";
+    runtime::Trainer trainer(model::model_config_from_json(cfg.at("model")), tc, "cpu");
+    trainer.load_weights(ckpt);
+    const auto ids = trainer.generate(tok->encode(o->prompt), o->tokens, o->sampling);
+    std::printf("%s%s\n", o->prompt.c_str(), tok->decode(ids).c_str());
+  });
+}
+
+}  // namespace
+
+void add_train_commands(CLI::App& app, GlobalOptions& global) {
+  add_train(app, global);
+  add_quickstart(app, global);
+  add_generate(app, global);
+}
+
+}  // namespace pha::cli

@@ -1,0 +1,354 @@
+// The job loop: validate and open everything, then step the trainer, recording every metric in
+// the run store and reporting it to the observer; pause / cancel checked every step; NaN, Inf
+// or an exploding loss end the run as diverged; evaluation and checkpoints on schedule.
+#include "runtime/job.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <thread>
+
+#include "core/error.h"
+#include "core/system_info.h"
+#include "data/hash.h"
+#include "runtime/evaluator.h"
+#include "runtime/job_data.h"
+#include "runtime/process_stats.h"
+#include "runtime/project.h"
+#include "runtime/sha256.h"
+#include "runtime/trainer.h"
+#include "store/run_writer.h"
+#include "store/store.h"
+
+namespace pha::runtime {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+std::vector<std::string> runs_to_make(const std::string& project) { return run_names(load_project(project)); }
+
+namespace {
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+store::RunStatus to_store(JobStatus s) {
+  switch (s) {
+    case JobStatus::Finished: return store::RunStatus::Finished;
+    case JobStatus::Cancelled: return store::RunStatus::Cancelled;
+    case JobStatus::Diverged: return store::RunStatus::Diverged;
+    case JobStatus::Interrupted: return store::RunStatus::Interrupted;
+    default: return store::RunStatus::Failed;
+  }
+}
+
+class JobRunner {
+ public:
+  JobRunner(const JobSpec& spec, RunObserver& obs, RunControl& ctl) : spec_(spec), obs_(obs), ctl_(ctl) {}
+
+  JobResult run() {
+    prepare();  // throws before anything is written
+    try {
+      loop();
+    } catch (const std::exception& e) {
+      end(JobStatus::Failed, e.what());
+    }
+    return result_;
+  }
+
+ private:
+  void prepare();
+  void loop();
+  bool wait_while_paused();
+  void record_step(int64_t step, const TrainStepResult& r, double lr, double dt);
+  void record_mixer(int64_t step);
+  void periodic_eval(int64_t step);
+  void final_eval(int64_t step);
+  void checkpoint(int64_t step);
+  void end(JobStatus status, const std::string& reason);
+  void log(const std::string& msg, LogEvent::Level level = LogEvent::Level::Info) {
+    obs_.on_log({run_id_, level, msg});
+  }
+  void status(JobStatus s, const std::string& reason = {}) { obs_.on_status({run_id_, s, reason}); }
+  void metric(const std::string& key, int64_t step, double v) {
+    writer_->metric(key, step, tokens_, static_cast<int64_t>(wall_s() * 1000.0), v);
+  }
+  double wall_s() const {
+    return wall_offset_ + std::chrono::duration<double>(Clock::now() - started_).count() - paused_s_;
+  }
+
+  JobSpec spec_;
+  RunObserver& obs_;
+  RunControl& ctl_;
+  RunPlan plan_;
+  std::string store_path_, ckpt_dir_;
+  std::optional<JobData> data_;
+  std::optional<Trainer> trainer_;
+  std::optional<store::Store> store_;
+  std::optional<store::RunWriter> writer_;
+  int64_t run_id_ = 0, start_step_ = 0, steps_done_ = 0, tokens_ = 0, last_ckpt_step_ = -1;
+  Clock::time_point started_;
+  double wall_offset_ = 0.0, paused_s_ = 0.0, train_s_ = 0.0;
+  JobResult result_;
+};
+
+void JobRunner::prepare() {
+  const Project project = load_project(spec_.project);
+  plan_ = spec_.run.empty() ? project.runs.front() : project.run(spec_.run);
+  if (!spec_.training_overrides.is_null() && !spec_.training_overrides.empty()) {
+    json t = plan_.training.used;
+    t.merge_patch(spec_.training_overrides);
+    plan_.training = TrainingConfig::from_json(t, "training");
+    plan_.config["training"] = plan_.training.used;
+  }
+  if (!spec_.device.empty()) plan_.training.device = spec_.device;
+  const int threads = pha::configure_threads(spec_.threads > 0 ? spec_.threads : plan_.training.threads);
+  const std::string device = Trainer::resolve_device(plan_.training.device);
+  data_.emplace(plan_.data, plan_.training);
+  store_path_ = spec_.store_path.empty() ? project.store_path() : spec_.store_path;
+
+  store_.emplace(store::Store::open(store_path_));
+  std::string resume_from;
+  if (spec_.resume_run_id > 0) {
+    auto info = store_->get_run(spec_.resume_run_id);
+    if (!info) throw Error(store_path_, "no run with id " + std::to_string(spec_.resume_run_id) + " to resume");
+    if (info->name != plan_.name)
+      throw Error(store_path_, "run " + std::to_string(info->id) + " is \"" + info->name + "\", not \"" + plan_.name + "\"");
+    if (info->status == store::RunStatus::Running)
+      throw Error(store_path_, "run " + std::to_string(info->id) + " is still running");
+    for (const auto& c : store_->checkpoints(info->id))
+      if (fs::exists(c.path)) resume_from = c.path;
+    if (resume_from.empty())
+      throw Error(store_path_, "run " + std::to_string(info->id) + " has no checkpoint on disk to resume from");
+    run_id_ = info->id;
+  }
+  trainer_.emplace(plan_.model, plan_.training, device);
+  if (!resume_from.empty()) {
+    start_step_ = trainer_->load_checkpoint(resume_from);
+    const json rc = checkpoint_config(resume_from).value("run", json::object());
+    wall_offset_ = rc.value("wall_s", 0.0);
+    tokens_ = rc.value("tokens", int64_t{0});
+    last_ckpt_step_ = start_step_;
+  } else {
+    store::NewRun nr;
+    nr.project = project.name;
+    nr.name = plan_.name;
+    nr.variant = plan_.variant;
+    nr.config_json = plan_.config.dump();
+    nr.config_hash = hex64(data::fnv1a64(nr.config_json));
+    nr.n_params = trainer_->num_parameters();
+    nr.device = device;
+    run_id_ = store_->create_run(nr);
+  }
+  for (const char* k : {"val/accuracy", "val/macro_accuracy", "val/exact_match", "train/tokens_per_s"})
+    store_->define_metric_key(k, store::Goal::Maximize);
+  writer_.emplace(*store_, run_id_);
+  ckpt_dir_ = project.checkpoint_dir() + "/run-" + std::to_string(run_id_);
+  result_.run_id = run_id_;
+  steps_done_ = start_step_;
+  status(JobStatus::Running);
+  log("run " + std::to_string(run_id_) + " \"" + plan_.name + "\": " + std::to_string(trainer_->num_parameters()) +
+      " parameters, " + device + (trainer_->bf16_autocast() ? " (bf16 autocast)" : " (fp32)") + ", " +
+      std::to_string(threads) + " threads, " + std::to_string(plan_.training.steps) + " steps" +
+      (start_step_ > 0 ? ", resumed at step " + std::to_string(start_step_) : ""));
+}
+
+bool JobRunner::wait_while_paused() {
+  if (!ctl_.paused()) return !ctl_.cancel_requested();
+  const auto t0 = Clock::now();
+  writer_->flush();
+  status(JobStatus::Paused);
+  while (ctl_.paused() && !ctl_.cancel_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  paused_s_ += std::chrono::duration<double>(Clock::now() - t0).count();
+  if (ctl_.cancel_requested()) return false;
+  status(JobStatus::Running);
+  return true;
+}
+
+void JobRunner::loop() {
+  const TrainingConfig& cfg = plan_.training;
+  const double max_loss = cfg.max_loss > 0 ? cfg.max_loss : 4.0 * std::log(static_cast<double>(plan_.model.vocab_size));
+  started_ = Clock::now();
+  for (int64_t step = start_step_ + 1; step <= cfg.steps; ++step) {
+    if (!wait_while_paused()) {
+      if (steps_done_ > 0 && steps_done_ != last_ckpt_step_) checkpoint(steps_done_);
+      end(JobStatus::Cancelled, "cancelled at step " + std::to_string(steps_done_));
+      return;
+    }
+    const double scale = lr_factor(cfg, step);
+    const std::vector<data::Batch> batches = data_->train_batches(step);
+    const bool snapshot = step % cfg.mixer_every == 0 || step == cfg.steps;
+    trainer_->set_record_stats(snapshot);
+    const auto t0 = Clock::now();
+    const TrainStepResult r = trainer_->train_step(batches, scale);
+    const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+    trainer_->set_record_stats(false);
+    train_s_ += dt;
+    tokens_ += r.tokens;
+    steps_done_ = step;
+    record_step(step, r, trainer_->learning_rate(scale), dt);
+    if (!r.finite || r.loss > max_loss) {
+      char msg[256];
+      std::snprintf(msg, sizeof(msg), "%s at step %lld (loss %g, gradient norm %g, lr %g)",
+                    !r.finite ? "non-finite loss or gradient" : "loss exploded above training.max_loss",
+                    static_cast<long long>(step), r.loss, r.grad_norm, trainer_->learning_rate(scale));
+      end(JobStatus::Diverged, msg);
+      return;
+    }
+    if (snapshot) record_mixer(step);
+    if (cfg.eval_every > 0 && step % cfg.eval_every == 0 && step != cfg.steps) periodic_eval(step);
+    if (cfg.checkpoint_every > 0 && step % cfg.checkpoint_every == 0 && step != cfg.steps) checkpoint(step);
+    writer_->maybe_flush();
+  }
+  final_eval(cfg.steps);
+  if (last_ckpt_step_ != cfg.steps) checkpoint(cfg.steps);
+  end(JobStatus::Finished, "");
+}
+
+void JobRunner::record_step(int64_t step, const TrainStepResult& r, double lr, double dt) {
+  StepMetrics m;
+  m.run_id = run_id_;
+  m.step = step;
+  m.total_steps = plan_.training.steps;
+  m.tokens = tokens_;
+  m.wall_s = wall_s();
+  m.loss = r.loss;
+  m.perplexity = std::exp(r.loss);
+  m.learning_rate = lr;
+  m.grad_norm = r.grad_norm;
+  m.tokens_per_s = dt > 0 ? static_cast<double>(r.tokens) / dt : 0.0;
+  m.memory_bytes = peak_rss_bytes();
+  const int64_t done = step - start_step_;
+  m.eta_s = done > 0 ? train_s_ / static_cast<double>(done) * static_cast<double>(plan_.training.steps - step) : -1.0;
+  metric("train/loss", step, m.loss);
+  metric("train/ppl", step, m.perplexity);
+  metric("train/lr", step, m.learning_rate);
+  metric("train/grad_norm", step, m.grad_norm);
+  metric("train/tokens_per_s", step, m.tokens_per_s);
+  metric("train/memory_bytes", step, static_cast<double>(m.memory_bytes));
+  result_.final_loss = r.loss;
+  result_.steps_done = step;
+  obs_.on_step(m);
+}
+
+void JobRunner::record_mixer(int64_t step) {
+  const model::ModelIntrospection in = trainer_->introspect();
+  store::MixerSnapshot snap{step, in.mixer_weights.rows, in.mixer_weights.cols, in.mixer_weights.values};
+  writer_->mixer(snap);
+  obs_.on_mixer({run_id_, step, snap.layers, snap.branches, snap.weights});
+  obs_.on_branch_norms({run_id_, step, in.branch_rms.rows, in.branch_rms.cols, in.branch_rms.values});
+  for (int l = 0; l < in.branch_rms.rows; ++l)
+    for (int b = 0; b < in.branch_rms.cols; ++b) {
+      const float v = in.branch_rms.at(l, b);
+      if (!std::isnan(v)) metric("branch_rms/l" + std::to_string(l) + "/" + in.branch_names[static_cast<size_t>(b)], step, v);
+    }
+}
+
+void JobRunner::periodic_eval(int64_t step) {
+  const TrainingConfig& cfg = plan_.training;
+  if (!data_->is_task()) {
+    const TextEvalResult v = evaluate_text(*trainer_, data_->text().tokens(data::Split::Valid), data_->token_bytes(),
+                                           cfg.batch_size, cfg.seq_len, cfg.eval_tokens);
+    metric("val/loss", step, v.loss);
+    metric("val/ppl", step, v.perplexity);
+    metric("val/bpb", step, v.bpb);
+    obs_.on_eval({run_id_, step, "valid", "loss", 0, v.loss});
+    obs_.on_eval({run_id_, step, "valid", "perplexity", 0, v.perplexity});
+    obs_.on_eval({run_id_, step, "valid", "bpb", 0, v.bpb});
+    return;
+  }
+  const NamedTask& t = data_->test_tasks().front();
+  const data::AccuracyReport a = evaluate_task(*trainer_, *t.task, cfg.eval_examples, cfg.batch_size);
+  metric("val/accuracy", step, a.micro);
+  metric("val/macro_accuracy", step, a.macro);
+  metric("val/exact_match", step, a.exact_match);
+  obs_.on_eval({run_id_, step, t.name, "accuracy", 0, a.micro});
+  obs_.on_eval({run_id_, step, t.name, "exact_match", 0, a.exact_match});
+}
+
+void JobRunner::final_eval(int64_t step) {
+  const TrainingConfig& cfg = plan_.training;
+  auto record = [&](const std::string& set, int64_t T, const std::string& name, double v) {
+    writer_->eval({step, set, T, name, v});
+    obs_.on_eval({run_id_, step, set, name, T, v});
+  };
+  if (!data_->is_task()) {
+    for (data::Split s : {data::Split::Valid, data::Split::Test}) {
+      const auto& tokens = data_->text().tokens(s);
+      if (tokens.size() < 2) continue;
+      const TextEvalResult r =
+          evaluate_text(*trainer_, tokens, data_->token_bytes(), cfg.batch_size, cfg.seq_len, cfg.final_eval_tokens);
+      const std::string prefix = s == data::Split::Valid ? "val/" : "test/";
+      metric(prefix + "loss", step, r.loss);
+      metric(prefix + "ppl", step, r.perplexity);
+      metric(prefix + "bpb", step, r.bpb);
+      const std::string set = data::split_name(s);
+      record(set, cfg.seq_len, "loss", r.loss);
+      record(set, cfg.seq_len, "perplexity", r.perplexity);
+      record(set, cfg.seq_len, "bpb", r.bpb);
+      log(set + ": loss " + std::to_string(r.loss) + ", perplexity " + std::to_string(r.perplexity) + ", bpb " +
+          std::to_string(r.bpb) + " over " + std::to_string(r.tokens) + " tokens");
+    }
+    return;
+  }
+  auto record_acc = [&](const std::string& set, int64_t T, const data::AccuracyReport& a) {
+    record(set, T, "accuracy", a.micro);
+    record(set, T, "macro_accuracy", a.macro);
+    record(set, T, "exact_match", a.exact_match);
+  };
+  for (const NamedTask& t : data_->test_tasks()) {
+    const data::AccuracyReport a = evaluate_task(*trainer_, *t.task, t.task->info().num_examples, cfg.batch_size);
+    record_acc(t.name, t.task->info().seq_len, a);
+    metric("test/" + t.name + "/accuracy", step, a.micro);
+    if (&t == &data_->test_tasks().front()) metric("val/accuracy", step, a.micro);
+    log(t.name + ": accuracy " + std::to_string(a.micro) + ", exact match " + std::to_string(a.exact_match));
+  }
+  const json& train = plan_.data.train_task;
+  if (plan_.data.length_sweep)
+    for (const SweepPoint& p : length_sweep(*trainer_, train, 1000, cfg.batch_size)) record_acc("length", p.seq_len, p.accuracy);
+  if (plan_.data.ood_sweep)
+    for (const SweepPoint& p : ood_sweep(*trainer_, train, 1000, cfg.batch_size)) record_acc(p.set, p.seq_len, p.accuracy);
+}
+
+void JobRunner::checkpoint(int64_t step) {
+  fs::create_directories(ckpt_dir_);
+  char name[64];
+  std::snprintf(name, sizeof(name), "/step-%08lld.safetensors", static_cast<long long>(step));
+  const std::string path = ckpt_dir_ + name;
+  json rc = plan_.config;
+  rc["wall_s"] = wall_s();
+  rc["tokens"] = tokens_;
+  const int64_t bytes = trainer_->save_checkpoint(path, step, rc);
+  writer_->checkpoint({step, path, bytes, sha256_file(path)});
+  last_ckpt_step_ = step;
+  result_.last_checkpoint = path;
+  log("checkpoint at step " + std::to_string(step) + ": " + path);
+}
+
+void JobRunner::end(JobStatus s, const std::string& reason) {
+  result_.status = s;
+  result_.reason = reason;
+  result_.steps_done = steps_done_;
+  try {
+    writer_->finish(to_store(s), reason);
+  } catch (const std::exception& e) {
+    log(std::string("could not record the final status: ") + e.what(), LogEvent::Level::Error);
+  }
+  if (!reason.empty()) log(reason, s == JobStatus::Cancelled ? LogEvent::Level::Info : LogEvent::Level::Error);
+  status(s, reason);
+}
+
+}  // namespace
+
+JobResult run_job(const JobSpec& spec, RunObserver& observer, RunControl& control) {
+  JobRunner runner(spec, observer, control);
+  return runner.run();
+}
+
+}  // namespace pha::runtime

@@ -1,0 +1,51 @@
+// Running one run of a project: the API the GUI's worker thread and the headless CLI call. No
+// torch, no Qt here.
+//
+//   auto names = pha::runtime::runs_to_make("projects/quickstart");   // queue order
+//   pha::runtime::JobSpec spec{"projects/quickstart", names[0]};
+//   JobResult r = pha::runtime::run_job(spec, observer, control);      // blocks; call it in a worker
+//
+// run_job validates everything it can (project, data files, device) before it writes anything:
+// bad input throws pha::Error (naming the field or file) and leaves the store untouched. Once
+// the run exists in the store, failures do not throw: they end the run as failed (or diverged),
+// reported through the observer and the returned JobResult. The run is recorded in the
+// project's runs.sqlite and its checkpoints under checkpoints/run-<id>/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/events.h"
+
+namespace pha::runtime {
+
+struct JobSpec {
+  std::string project;              // project folder, or its project.json
+  std::string run;                  // a name from runs_to_make(); empty: the project's first run
+  std::int64_t resume_run_id = 0;   // continue this run (same store) from its last checkpoint
+  int threads = 0;                  // 0: training.threads, else all cores / $PHA_THREADS
+  std::string device;               // "": training.device
+  nlohmann::json training_overrides = nlohmann::json::object();  // merged over the run's "training"
+  std::string store_path;           // "": <project>/runs.sqlite
+};
+
+struct JobResult {
+  std::int64_t run_id = 0;
+  JobStatus status = JobStatus::Failed;
+  std::string reason;               // failure / divergence / cancellation message
+  std::int64_t steps_done = 0;
+  double final_loss = 0.0;          // last training loss
+  std::string last_checkpoint;      // path, empty when none was written
+};
+
+// The project's runs in queue order (variants x grid). Throws pha::Error for a bad project.
+std::vector<std::string> runs_to_make(const std::string& project);
+
+// Runs (or resumes) one run to its end, cancellation or divergence. Blocks; checks `control`
+// every step (pause waits, cancel writes a checkpoint, then ends the run as cancelled).
+JobResult run_job(const JobSpec& spec, RunObserver& observer, RunControl& control);
+
+}  // namespace pha::runtime

@@ -1,0 +1,57 @@
+// The data a job trains and evaluates on, behind one interface for text corpora and synthetic
+// tasks: deterministic training micro-batches from (seed, step) alone (so a resumed run sees
+// exactly the batches an uninterrupted one would), evaluation batches, and the per-token byte
+// lengths that bits per byte needs. No torch.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/batch.h"
+#include "data/tasks/task.h"
+#include "data/text_dataset.h"
+#include "runtime/project.h"
+
+namespace pha::runtime {
+
+struct NamedTask {
+  std::string name;
+  std::unique_ptr<data::TaskGenerator> task;
+};
+
+class JobData {
+ public:
+  // Loads (or tokenizes and caches) the corpus, or builds the task generators. Throws
+  // pha::Error naming the field or file; checks the split is long enough for one window.
+  JobData(const DataSpec& spec, const TrainingConfig& cfg);
+
+  bool is_task() const { return spec_.is_task; }
+  // training.grad_accum micro-batches of step `step` (1-based).
+  std::vector<data::Batch> train_batches(int64_t step) const;
+
+  // Text only.
+  const data::TextDataset& text() const { return *text_; }
+  // Bytes a predicted token stands for (0 for special tokens), for bits per byte.
+  const std::vector<int32_t>& token_bytes() const { return token_bytes_; }
+
+  // Tasks only: the held-out sets (the first one is the periodic validation set).
+  const std::vector<NamedTask>& test_tasks() const { return tests_; }
+  const data::TaskGenerator& train_task() const { return *train_task_; }
+
+  nlohmann::json describe() const;
+
+ private:
+  DataSpec spec_;
+  TrainingConfig cfg_;
+  std::optional<data::TextDataset> text_;
+  std::vector<int32_t> token_bytes_;
+  std::unique_ptr<data::TaskGenerator> train_task_;
+  std::vector<NamedTask> tests_;
+};
+
+}  // namespace pha::runtime

@@ -1,0 +1,70 @@
+// Efficiency profiler: training-step and forward tokens/s and peak memory against sequence
+// length, for chosen model variants. Each point runs in a fresh worker process (the `pha`
+// binary's hidden `__profile-point` command, started with posix_spawn, answering one JSON line
+// on stdout), so the peak resident memory of one point is not inflated by another's and the
+// parent never forks a process that runs torch threads. Method: docs/runtime.md. No torch here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/events.h"
+
+namespace pha::runtime {
+
+struct ProfilePointSpec {
+  std::string model = "pha-tiny";  // preset name, or a model config file (.json)
+  int seq_len = 512;
+  int batch = 8;
+  std::string phase = "train";     // "train" (forward, loss, backward, AdamW) or "forward"
+  int warmup = 1;                  // untimed steps first
+  int repeats = 3;                 // timed steps; the median is reported
+  int threads = 0;                 // 0: all cores
+  std::string device = "cpu";      // cpu | cuda | auto
+};
+
+struct ProfilePointResult {
+  ProfilePointSpec spec;
+  double tokens_per_s = 0.0;       // B * T / median step time
+  double median_step_s = 0.0;
+  int64_t peak_bytes = 0;          // peak RSS of the worker process (VmHWM)
+  int64_t baseline_bytes = 0;      // RSS after start-up, before the model is built
+  int64_t n_params = 0;
+  std::string device;
+  std::string method;              // how it was measured, in words
+  std::string error;               // non-empty: the point failed (e.g. out of memory, timeout)
+};
+
+nlohmann::json to_json(const ProfilePointSpec& s);
+ProfilePointSpec profile_spec_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const ProfilePointResult& r);
+ProfilePointResult profile_result_from_json(const nlohmann::json& j);
+
+// Measures one point in this process (the worker side).
+ProfilePointResult measure_point(const ProfilePointSpec& spec);
+
+// Runs `exe __profile-point --spec <json>` and parses its answer; a worker that crashes, is
+// killed or exceeds timeout_s gives a result with `error` set.
+ProfilePointResult measure_point_in_worker(const std::string& exe, const ProfilePointSpec& spec, int timeout_s);
+
+struct ProfileSweep {
+  std::vector<std::string> models = {"pha-tiny", "transformer-tiny", "sequential-tiny"};
+  std::vector<int> seq_lens = {512, 1024, 2048, 4096, 8192};
+  std::vector<std::string> phases = {"forward", "train"};
+  int64_t tokens_per_batch = 4096;  // B = max(1, tokens_per_batch / T)
+  int warmup = 1, repeats = 3, threads = 0, timeout_s = 600;
+  std::string device = "cpu";
+};
+
+// Every (model, T, phase) point in a worker; reports each through observer.on_efficiency and
+// stops early when control asks to cancel.
+std::vector<ProfilePointResult> profile_sweep(const std::string& exe, const ProfileSweep& sweep, RunObserver& observer,
+                                              RunControl& control);
+
+// Path of the running executable (/proc/self/exe).
+std::string self_executable();
+
+}  // namespace pha::runtime

@@ -1,0 +1,93 @@
+// Project files: a folder with project.json (data, base model, training settings, a list and/or
+// a grid of variants), runs.sqlite (the run store) and checkpoints/. Plain data, no torch and
+// no Qt: the GUI includes this header. Every error is a pha::Error naming the field
+// ("variants[1].training.lr") or the file. Format reference: docs/project-format.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/model_config.h"
+
+namespace pha::runtime {
+
+// The "training" section (defaults in docs/project-format.md).
+struct TrainingConfig {
+  int64_t steps = 300;            // optimizer steps
+  int batch_size = 8;             // sequences per micro-batch
+  int seq_len = 256;              // T of a training window (text); tasks use the task's T
+  int grad_accum = 1;             // micro-batches per optimizer step
+  double lr = 3e-3;               // peak learning rate
+  double min_lr_ratio = 0.1;      // cosine decays to lr * min_lr_ratio
+  int64_t warmup_steps = 30;      // linear warmup from 0
+  double weight_decay = 0.1;      // on matrices and embeddings only
+  double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
+  double dss_lr = 1e-3;           // peak lr of the DSS kernel parameters (same warmup + cosine)
+  double grad_clip = 0.0;         // global L2 clip; 0: off (DeepNorm needs none)
+  uint64_t seed = 0;
+  int64_t eval_every = 100;       // 0: only at the end
+  int64_t eval_tokens = 65536;    // validation tokens per periodic evaluation (text); 0: whole split
+  int64_t eval_examples = 256;    // task examples per periodic evaluation
+  int64_t final_eval_tokens = 0;  // validation / test tokens of the final evaluation; 0: whole splits
+  int64_t checkpoint_every = 0;   // 0: only at the end and on cancel
+  int64_t mixer_every = 10;       // mixer snapshot / branch norms every N steps
+  std::string device = "auto";    // auto | cpu | cuda
+  std::string precision = "auto"; // auto (bf16 autocast on CUDA, fp32 on CPU) | fp32 | bf16
+  int threads = 0;                // 0: all cores (or $PHA_THREADS)
+  double max_loss = 0.0;          // loss above this marks the run diverged; 0: 4 ln V
+  nlohmann::json used;            // every value in effect, defaults included
+
+  static TrainingConfig from_json(const nlohmann::json& section, const std::string& where = "training");
+};
+
+// The "data" section: a text corpus (TextDataset's section, kind wikitext|folder|file|gutenberg)
+// or synthetic tasks (kind "task").
+struct DataSpec {
+  bool is_task = false;
+  nlohmann::json text;                  // the TextDataset section (is_task false)
+  nlohmann::json train_task;            // make_task config (is_task true)
+  std::vector<std::pair<std::string, nlohmann::json>> test_tasks;  // name -> make_task config
+  bool length_sweep = false;            // accuracy against T after training (tasks)
+  bool ood_sweep = false;               // Bernoulli-p sweep after training (bit tasks)
+  nlohmann::json section;               // as written
+
+  static DataSpec from_json(const nlohmann::json& section, const std::string& where = "data");
+};
+
+// One run a project asks for: a variant (and grid point) with everything resolved.
+struct RunPlan {
+  std::string name;             // unique in the project, e.g. "pha-tiny" or "pha-tiny/lr=0.001"
+  std::string variant;          // model variant (pha, transformer, ...)
+  model::ModelConfig model;     // vocab size matched to the data
+  TrainingConfig training;
+  DataSpec data;
+  nlohmann::json config;        // what the store records: {"project", "run", "model", "training", "data"}
+};
+
+struct Project {
+  std::string dir;              // the project folder
+  std::string name;
+  std::string description;
+  nlohmann::json json;          // project.json as read
+  std::vector<RunPlan> runs;    // in the order the file lists them (variants x grid)
+
+  std::string file() const { return dir + "/project.json"; }
+  std::string store_path() const { return dir + "/runs.sqlite"; }
+  std::string checkpoint_dir() const { return dir + "/checkpoints"; }
+  const RunPlan& run(const std::string& name) const;  // pha::Error listing the names otherwise
+};
+
+// Reads and validates `dir`/project.json (or the file itself when `path` names a .json file):
+// JSON syntax, types, unknown keys, model dimensions, that data files exist and that the data
+// fits the model. Writes nothing.
+Project load_project(const std::string& path);
+// Same from JSON already in memory; `dir` is where the store and checkpoints live.
+Project parse_project(const nlohmann::json& json, const std::string& dir, const std::string& source);
+
+// Runs to make, in order (the GUI's queue): the names of project.runs.
+std::vector<std::string> run_names(const Project& project);
+
+}  // namespace pha::runtime

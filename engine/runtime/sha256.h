@@ -1,0 +1,12 @@
+// SHA-256 of a file (checkpoint rows in the run store record it). FIPS 180-4, no dependency.
+#pragma once
+
+#include <string>
+
+namespace pha::runtime {
+
+// Lower-case hex digest; throws pha::Error naming the file when it cannot be read.
+std::string sha256_file(const std::string& path);
+std::string sha256_hex(const std::string& bytes);
+
+}  // namespace pha::runtime

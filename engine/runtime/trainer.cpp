@@ -1,0 +1,277 @@
+// Trainer implementation: the one torch translation unit of the runtime (model, AdamW groups,
+// loss, evaluation forward passes, checkpoints, generation).
+#include "runtime/trainer.h"
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include <ATen/autocast_mode.h>
+#include <torch/cuda.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/adamw.h>
+#include <torch/utils.h>
+
+#include "core/error.h"
+#include "model/checkpoint.h"
+#include "model/generate.h"
+#include "model/pha_model.h"
+
+namespace pha::runtime {
+
+namespace F = torch::nn::functional;
+using nlohmann::json;
+
+double lr_factor(const TrainingConfig& cfg, int64_t step) {
+  if (cfg.warmup_steps > 0 && step <= cfg.warmup_steps)
+    return static_cast<double>(step) / static_cast<double>(cfg.warmup_steps);
+  const int64_t decay_steps = cfg.steps - cfg.warmup_steps;
+  if (decay_steps <= 0) return 1.0;
+  const double progress =
+      std::min(1.0, static_cast<double>(step - cfg.warmup_steps) / static_cast<double>(decay_steps));
+  const double cosine = 0.5 * (1.0 + std::cos(M_PI * progress));
+  return cfg.min_lr_ratio + (1.0 - cfg.min_lr_ratio) * cosine;
+}
+
+struct Trainer::Impl {
+  model::ModelConfig model_cfg;
+  TrainingConfig cfg;
+  std::string device;
+  bool autocast = false;
+  model::PhaModel model{nullptr};
+  std::unique_ptr<torch::optim::AdamW> optimizer;
+  std::vector<at::Tensor> params;
+  std::vector<std::string> group_names;  // per optimizer group
+  json groups = json::object();
+
+  // (B, T) int32 -> (B, T) int64 on the device
+  at::Tensor to_device(const std::vector<int32_t>& v, int B, int T) const {
+    if (static_cast<int64_t>(v.size()) != static_cast<int64_t>(B) * T)
+      throw Error("batch", "has " + std::to_string(v.size()) + " ids, expected B x T = " + std::to_string(B * T));
+    at::Tensor t = at::from_blob(const_cast<int32_t*>(v.data()), {B, T}, at::kInt).to(at::kLong);
+    return device == "cpu" ? t : t.to(at::Device(device));
+  }
+
+  // logits (B, T, V) with bf16 autocast on CUDA when asked
+  at::Tensor logits(const at::Tensor& inputs) {
+    if (!autocast) return model->forward(inputs);
+    at::autocast::set_enabled(true);
+    at::Tensor out;
+    try {
+      out = model->forward(inputs).to(at::kFloat);
+    } catch (...) {
+      at::autocast::set_enabled(false);
+      at::autocast::clear_cache();
+      throw;
+    }
+    at::autocast::set_enabled(false);
+    at::autocast::clear_cache();
+    return out;
+  }
+
+  void build_optimizer() {
+    std::vector<at::Tensor> decay, no_decay, dss;
+    const auto infos = model->parameter_info();
+    const auto named = model->named_parameters();
+    int64_t n_decay = 0, n_no = 0, n_dss = 0;
+    for (const auto& info : infos) {
+      at::Tensor p = named[info.name];
+      if (info.role == model::ParamRole::DssKernel) {
+        dss.push_back(p);
+        n_dss += info.numel;
+      } else if (info.weight_decay) {
+        decay.push_back(p);
+        n_decay += info.numel;
+      } else {
+        no_decay.push_back(p);
+        n_no += info.numel;
+      }
+      params.push_back(p);
+    }
+    auto opts = [&](double lr, double wd) {
+      auto o = std::make_unique<torch::optim::AdamWOptions>(lr);
+      o->betas({cfg.beta1, cfg.beta2}).eps(cfg.eps).weight_decay(wd);
+      return o;
+    };
+    std::vector<torch::optim::OptimizerParamGroup> g;
+    auto add = [&](std::vector<at::Tensor>& ps, const char* name, double lr, double wd) {
+      if (ps.empty()) return;
+      g.emplace_back(ps, opts(lr, wd));
+      group_names.push_back(name);
+    };
+    add(decay, "decay", cfg.lr, cfg.weight_decay);
+    add(no_decay, "no_decay", cfg.lr, 0.0);
+    add(dss, "dss", cfg.dss_lr, 0.0);
+    optimizer = std::make_unique<torch::optim::AdamW>(std::move(g), torch::optim::AdamWOptions(cfg.lr));
+    groups = {{"decay", n_decay}, {"no_decay", n_no}, {"dss", n_dss}};
+  }
+
+  void set_lr(double scale) {
+    auto& gs = optimizer->param_groups();
+    for (size_t i = 0; i < gs.size(); ++i) {
+      auto& o = static_cast<torch::optim::AdamWOptions&>(gs[i].options());
+      o.lr((group_names[i] == "dss" ? cfg.dss_lr : cfg.lr) * scale);
+    }
+  }
+};
+
+std::string Trainer::resolve_device(const std::string& setting) {
+  const bool gpu = torch::cuda::is_available();
+  if (setting == "cuda" && !gpu) throw Error("training.device", "\"cuda\" was asked for but no usable GPU was found");
+  if (setting == "cuda" || (setting == "auto" && gpu)) return "cuda";
+  return "cpu";
+}
+
+Trainer::Trainer(const model::ModelConfig& model_cfg, const TrainingConfig& cfg, const std::string& device)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->model_cfg = model_cfg;
+  impl_->cfg = cfg;
+  impl_->device = resolve_device(device);
+  impl_->autocast = impl_->device == "cuda" && cfg.precision != "fp32";
+  if (impl_->autocast) at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+  torch::manual_seed(cfg.seed);
+  impl_->model = model::PhaModel(model_cfg);
+  if (impl_->device != "cpu") impl_->model->to(at::Device(impl_->device));
+  impl_->build_optimizer();
+}
+
+Trainer::~Trainer() = default;
+
+const std::string& Trainer::device() const { return impl_->device; }
+bool Trainer::bf16_autocast() const { return impl_->autocast; }
+int64_t Trainer::num_parameters() const { return impl_->model->num_parameters(); }
+json Trainer::group_summary() const { return impl_->groups; }
+double Trainer::learning_rate(double lr_scale) const { return impl_->cfg.lr * lr_scale; }
+
+TrainStepResult Trainer::train_step(const std::vector<data::Batch>& micro, double lr_scale) {
+  Impl& m = *impl_;
+  TrainStepResult r;
+  m.model->train();
+  m.optimizer->zero_grad();
+  const double n = static_cast<double>(micro.size());
+  at::Tensor loss_sum = at::zeros({}, at::kDouble);
+  for (const auto& b : micro) {
+    at::Tensor inputs = m.to_device(b.inputs, b.B, b.T);    // (B, T)
+    at::Tensor targets = m.to_device(b.targets, b.B, b.T);  // (B, T)
+    at::Tensor logits = m.logits(inputs);                   // (B, T, V)
+    at::Tensor loss = F::cross_entropy(logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}),
+                                       F::CrossEntropyFuncOptions().ignore_index(data::kIgnore));
+    (loss / n).backward();
+    loss_sum += loss.detach().to(at::kCPU, at::kDouble);
+    r.tokens += static_cast<int64_t>(b.B) * b.T;
+  }
+  r.loss = loss_sum.item<double>() / n;
+  // Global L2 norm of the gradients (fp32 sums of squares).
+  std::vector<at::Tensor> sq;
+  for (const auto& p : m.params)
+    if (p.grad().defined()) sq.push_back(p.grad().detach().to(at::kFloat).pow(2).sum());
+  r.grad_norm = sq.empty() ? 0.0 : std::sqrt(at::stack(sq).sum().item<double>());
+  r.finite = std::isfinite(r.loss) && std::isfinite(r.grad_norm);
+  if (!r.finite) {
+    m.optimizer->zero_grad();
+    return r;
+  }
+  if (m.cfg.grad_clip > 0 && r.grad_norm > m.cfg.grad_clip) {
+    const double coef = m.cfg.grad_clip / (r.grad_norm + 1e-6);
+    for (auto& p : m.params)
+      if (p.grad().defined()) p.grad().mul_(coef);
+  }
+  m.set_lr(lr_scale);
+  m.optimizer->step();
+  return r;
+}
+
+LossSums Trainer::eval_loss(const data::Batch& b) {
+  Impl& m = *impl_;
+  torch::NoGradGuard no_grad;
+  m.model->eval();
+  at::Tensor logits = m.logits(m.to_device(b.inputs, b.B, b.T));  // (B, T, V)
+  at::Tensor targets = m.to_device(b.targets, b.B, b.T).reshape({-1});
+  at::Tensor nll = F::cross_entropy(logits.reshape({-1, logits.size(-1)}).to(at::kFloat), targets,
+                                    F::CrossEntropyFuncOptions().ignore_index(data::kIgnore).reduction(torch::kSum));
+  LossSums s;
+  s.nll = nll.to(at::kDouble).item<double>();
+  s.count = targets.ne(data::kIgnore).sum().item<int64_t>();
+  m.model->train();
+  return s;
+}
+
+std::vector<int32_t> Trainer::predict(const data::Batch& b) {
+  Impl& m = *impl_;
+  torch::NoGradGuard no_grad;
+  m.model->eval();
+  at::Tensor ids = m.logits(m.to_device(b.inputs, b.B, b.T)).argmax(-1).to(at::kCPU, at::kInt).contiguous();  // (B, T)
+  m.model->train();
+  return std::vector<int32_t>(ids.data_ptr<int32_t>(), ids.data_ptr<int32_t>() + ids.numel());
+}
+
+void Trainer::forward_only(const data::Batch& b) {
+  Impl& m = *impl_;
+  torch::NoGradGuard no_grad;
+  m.model->eval();
+  at::Tensor logits = m.logits(m.to_device(b.inputs, b.B, b.T));
+  (void)logits.sum().item<float>();  // synchronise before the clock stops
+  m.model->train();
+}
+
+void Trainer::set_record_stats(bool on) { impl_->model->set_record_stats(on); }
+model::ModelIntrospection Trainer::introspect() const { return impl_->model->introspect(); }
+
+int64_t Trainer::save_checkpoint(const std::string& path, int64_t step, const json& run_config) const {
+  Impl& m = *impl_;
+  model::TrainingCheckpoint ck;
+  ck.model = model::module_state(*m.model);
+  ck.optimizer = model::adamw_state(*m.optimizer, *m.model);
+  ck.step = step;
+  ck.rng_state = model::default_rng_state();
+  ck.config = {{"model", model::to_json(m.model_cfg)}, {"training", m.cfg.used}, {"run", run_config}};
+  ck.metadata["device"] = m.device;
+  model::save_checkpoint(path, ck);
+  return static_cast<int64_t>(std::filesystem::file_size(path));
+}
+
+int64_t Trainer::load_checkpoint(const std::string& path) {
+  Impl& m = *impl_;
+  model::TrainingCheckpoint ck = model::load_checkpoint(path);
+  model::load_module_state(*m.model, ck.model, path);
+  model::load_adamw_state(*m.optimizer, *m.model, ck.optimizer, path);
+  if (ck.rng_state.defined()) model::set_default_rng_state(ck.rng_state);
+  return ck.step;
+}
+
+void Trainer::load_weights(const std::string& path) {
+  model::TrainingCheckpoint ck = model::load_checkpoint(path);
+  model::load_module_state(*impl_->model, ck.model, path);
+}
+
+std::vector<int32_t> Trainer::generate(const std::vector<int32_t>& prompt, int max_new, const SamplingSettings& s) {
+  model::SamplingOptions o;
+  o.temperature = s.temperature;
+  o.top_k = s.top_k;
+  o.top_p = s.top_p;
+  o.seed = s.seed;
+  std::vector<int64_t> ids(prompt.begin(), prompt.end());
+  auto out = model::generate(*impl_->model, ids, max_new, o);
+  return std::vector<int32_t>(out.begin(), out.end());
+}
+
+json checkpoint_config(const std::string& path) {
+  const model::SafetensorsHeader h = model::read_safetensors_header(path);
+  auto it = h.metadata.find("pha.config");
+  if (it == h.metadata.end()) throw Error(path, "is not a PHA checkpoint (no pha.config metadata)");
+  try {
+    return json::parse(it->second);
+  } catch (const json::exception& e) {
+    throw Error(path, std::string("pha.config metadata is not valid JSON: ") + e.what());
+  }
+}
+
+void export_checkpoint_weights(const std::string& checkpoint, const std::string& out) {
+  model::TrainingCheckpoint ck = model::load_checkpoint(checkpoint);
+  model::Metadata meta;
+  meta["pha.config"] = ck.config.contains("model") ? ck.config["model"].dump() : "{}";
+  meta["pha.step"] = std::to_string(ck.step);
+  model::save_safetensors(out, ck.model, meta);
+}
+
+}  // namespace pha::runtime

@@ -1,0 +1,99 @@
+// Trainer: one model, its AdamW optimizer (three parameter groups) and the step / evaluation /
+// checkpoint operations the job loop needs. Torch stays behind a pimpl, so this header (and
+// the job loop, the evaluator and the CLI) never parse torch headers.
+//
+// Parameter groups (model-spec §7): "decay" (matrices, embedding; weight decay on), "no_decay"
+// (norms, biases, mixer p, attention log-scales), "dss" (DSS kernel parameters: no weight decay,
+// their own learning rate dss_lr). Every group follows the same warmup + cosine factor.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/batch.h"
+#include "model/model_config.h"
+#include "model/model_introspection.h"
+#include "runtime/project.h"
+
+namespace pha::runtime {
+
+// Linear warmup from 0 to 1 over warmup_steps, then cosine from 1 down to min_lr_ratio at
+// `steps`. `step` is the 1-based optimizer step about to be taken.
+double lr_factor(const TrainingConfig& cfg, int64_t step);
+
+struct TrainStepResult {
+  double loss = 0.0;       // mean token NLL over the micro-batches (nats)
+  double grad_norm = 0.0;  // global L2 norm before clipping
+  int64_t tokens = 0;      // input tokens processed
+  bool finite = true;      // false: loss or gradient NaN/Inf; the optimizer step was skipped
+};
+
+struct LossSums {
+  double nll = 0.0;        // summed over counted targets
+  int64_t count = 0;       // counted targets
+};
+
+struct SamplingSettings {
+  double temperature = 0.8;
+  int top_k = 0;
+  double top_p = 0.95;
+  uint64_t seed = 0;
+};
+
+class Trainer {
+ public:
+  // Seeds torch's default generator with cfg.seed, builds the model on `device` ("cpu" or
+  // "cuda") and the optimizer. Throws pha::Error for an unavailable device.
+  Trainer(const model::ModelConfig& model, const TrainingConfig& cfg, const std::string& device);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // "auto" -> "cuda" when a GPU is usable, else "cpu"; "cuda" without one: pha::Error.
+  static std::string resolve_device(const std::string& setting);
+
+  const std::string& device() const;
+  bool bf16_autocast() const;
+  int64_t num_parameters() const;
+  // Parameter counts per optimizer group: {"decay": n, "no_decay": n, "dss": n}.
+  nlohmann::json group_summary() const;
+
+  // One optimizer step over the micro-batches (gradient accumulation), learning rates scaled
+  // by lr_factor. Non-finite loss or gradient: no update, finite = false.
+  TrainStepResult train_step(const std::vector<data::Batch>& micro_batches, double lr_scale);
+  // Learning rate of the main groups at lr_scale.
+  double learning_rate(double lr_scale) const;
+
+  // No-grad evaluation.
+  LossSums eval_loss(const data::Batch& batch);
+  std::vector<int32_t> predict(const data::Batch& batch);  // argmax ids, (B*T)
+  void forward_only(const data::Batch& batch);             // logits, discarded (profiling)
+
+  void set_record_stats(bool on);
+  model::ModelIntrospection introspect() const;
+
+  // Full training checkpoint (weights, AdamW state, step, RNG), written atomically. Returns
+  // the file size in bytes.
+  int64_t save_checkpoint(const std::string& path, int64_t step, const nlohmann::json& run_config) const;
+  // Restores a checkpoint written by save_checkpoint; returns its step. Errors name the file.
+  int64_t load_checkpoint(const std::string& path);
+  // Model weights only (generation, evaluation).
+  void load_weights(const std::string& path);
+
+  std::vector<int32_t> generate(const std::vector<int32_t>& prompt, int max_new, const SamplingSettings& s);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The "model" and "training" JSON a checkpoint recorded (for rebuilding a model from it).
+nlohmann::json checkpoint_config(const std::string& path);
+// Writes a checkpoint's model weights (no optimizer state) to a safetensors file.
+void export_checkpoint_weights(const std::string& checkpoint, const std::string& out);
+
+}  // namespace pha::runtime
