@@ -1,15 +1,17 @@
 #include "docks.h"
 
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QStandardItemModel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include <qcustomplot.h>
-
-#include "mixer_heatmap.h"
-#include "plot_panel.h"
+#include "curve_plot.h"
+#include "efficiency_panel.h"
+#include "mixer_panel.h"
 
 namespace pha::gui {
 
@@ -24,71 +26,86 @@ QDockWidget* makeDock(const QString& title, const char* objectName, QWidget* con
   return dock;
 }
 
-QLabel* note(const QString& text, QWidget* parent) {
-  auto* label = new QLabel(text, parent);
-  label->setWordWrap(true);
-  label->setAlignment(Qt::AlignCenter);
-  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  return label;
+QVBoxLayout* host(QWidget*& box, QWidget* parent) {
+  box = new QWidget(parent);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(2, 2, 2, 2);
+  return layout;
 }
 
 }  // namespace
 
-QDockWidget* makeProjectDock(QWidget* parent) {
-  auto* box = new QWidget(parent);
-  auto* layout = new QVBoxLayout(box);
-  auto* table = new QTableView(box);
-  table->setObjectName("runsTable");
-  auto* model = new QStandardItemModel(0, 6, table);
-  model->setHorizontalHeaderLabels({"Status", "Run", "Variant", "Parameters", "Best metric", "Duration"});
-  table->setModel(model);
-  table->horizontalHeader()->setStretchLastSection(true);
-  table->setSortingEnabled(true);
-  table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  layout->addWidget(table, 1);
-  layout->addWidget(note(QObject::tr("No run store is open. Runs are stored once training exists "
-                                     "(roadmap step 4)."), box));
-  return makeDock(QObject::tr("Project and runs"), dock_names::kProject, box, parent);
-}
-
-QDockWidget* makeConfigDock(QWidget* parent) {
-  return makeDock(QObject::tr("Configuration"), dock_names::kConfig,
-                  note(QObject::tr("The model and training form arrives with the engine's configuration "
-                                   "(roadmap steps 2 and 5)."), parent),
-                  parent);
-}
-
-QDockWidget* makeCurvesDock(QWidget* parent) {
-  auto* panel = new PlotPanel(QObject::tr("step"), QObject::tr("loss"), parent);
-  panel->setObjectName("curvesPlot");
-  panel->setEmptyMessage(QObject::tr("Loss and perplexity curves appear here while a run trains."));
-  return makeDock(QObject::tr("Live curves"), dock_names::kCurves, panel, parent);
-}
-
-QDockWidget* makeMixerDock(QWidget* parent) {
-  auto* heatmap = new MixerHeatmap(parent);
-  heatmap->setObjectName("mixerHeatmap");
-  heatmap->clear(QObject::tr("Each layer's learned mixer weights (GSS / attention / FFN) appear here "
-                             "while a PHA run trains."));
-  return makeDock(QObject::tr("Mixer heatmap"), dock_names::kMixer, heatmap, parent);
-}
-
-QDockWidget* makeEfficiencyDock(QWidget* parent) {
-  auto* panel = new PlotPanel(QObject::tr("sequence length"), QObject::tr("tokens / s"), parent);
-  panel->setObjectName("efficiencyPlot");
-  panel->setLogX(true);
-  panel->setLogY(true);
-  panel->plot()->xAxis->setRange(256, 16384);
-  panel->plot()->yAxis->setRange(10, 1e5);
-  panel->setEmptyMessage(QObject::tr("Throughput and peak memory against sequence length appear here "
-                                     "after a profiler run."));
-  return makeDock(QObject::tr("Efficiency"), dock_names::kEfficiency, panel, parent);
-}
-
-QDockWidget* makeCompareDock(QWidget* parent) {
-  return makeDock(QObject::tr("Compare"), dock_names::kCompare,
-                  note(QObject::tr("Select two or more saved runs to compare them side by side."), parent),
-                  parent);
+Docks buildDocks(QWidget* parent) {
+  Docks d;
+  {  // Project and runs
+    QWidget* box = nullptr;
+    auto* layout = host(box, parent);
+    d.projectLabel = new QLabel(QObject::tr("No project open."), box);
+    d.projectLabel->setObjectName("projectLabel");
+    d.projectLabel->setWordWrap(true);
+    layout->addWidget(d.projectLabel);
+    d.runFilter = new QLineEdit(box);
+    d.runFilter->setObjectName("runFilter");
+    d.runFilter->setPlaceholderText(QObject::tr("Filter runs by name, variant or status"));
+    d.runFilter->setClearButtonEnabled(true);
+    layout->addWidget(d.runFilter);
+    d.runsTable = new QTableView(box);
+    d.runsTable->setObjectName("runsTable");
+    d.runsTable->setSortingEnabled(true);
+    d.runsTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    d.runsTable->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    d.runsTable->horizontalHeader()->setStretchLastSection(true);
+    d.runsTable->verticalHeader()->hide();
+    d.runsTable->setAlternatingRowColors(true);
+    layout->addWidget(d.runsTable, 1);
+    d.compareButton = new QPushButton(QObject::tr("Compare selected"), box);
+    d.compareButton->setObjectName("compareButton");
+    d.compareButton->setToolTip(QObject::tr("Select two or more runs (Ctrl/Shift-click) to compare them"));
+    layout->addWidget(d.compareButton);
+    d.projectDock = makeDock(QObject::tr("Project and runs"), dock_names::kProject, box, parent);
+  }
+  {  // Configuration: the config editor is placed in configHost by MainWindow
+    QWidget* box = nullptr;
+    d.configHost = host(box, parent);
+    d.configDock = makeDock(QObject::tr("Configuration"), dock_names::kConfig, box, parent);
+  }
+  {  // Live curves
+    QWidget* box = nullptr;
+    auto* layout = host(box, parent);
+    auto* split = new QSplitter(Qt::Vertical, box);
+    d.lossPlot = new CurvePlot(QObject::tr("loss (nats/token)"), split);
+    d.lossPlot->setObjectName("lossPlot");
+    d.lossPlot->setEmptyMessage(QObject::tr("Loss curves appear here while a run trains, or when you pick a run."));
+    d.qualityPlot = new CurvePlot(QObject::tr("perplexity"), split);
+    d.qualityPlot->setObjectName("qualityPlot");
+    layout->addWidget(split, 1);
+    d.liveReadout = new QLabel(box);
+    d.liveReadout->setObjectName("liveReadout");
+    d.liveReadout->setWordWrap(true);
+    layout->addWidget(d.liveReadout);
+    d.curvesDock = makeDock(QObject::tr("Live curves"), dock_names::kCurves, box, parent);
+  }
+  {  // Mixer heatmap
+    d.mixerPanel = new MixerPanel(parent);
+    d.mixerPanel->setObjectName("mixerPanel");
+    d.mixerPanel->clear(QObject::tr("Each layer's learned mixer weights (GSS / attention / FFN) appear here while "
+                                    "a PHA run trains, or when you pick a run."));
+    d.mixerDock = makeDock(QObject::tr("Mixer heatmap"), dock_names::kMixer, d.mixerPanel, parent);
+  }
+  {  // Efficiency
+    d.efficiencyPanel = new EfficiencyPanel(parent);
+    d.efficiencyPanel->setObjectName("efficiencyPanel");
+    d.efficiencyDock = makeDock(QObject::tr("Efficiency"), dock_names::kEfficiency, d.efficiencyPanel, parent);
+  }
+  {  // Compare and Generate: feature widgets placed by MainWindow
+    QWidget* box = nullptr;
+    d.compareHost = host(box, parent);
+    d.compareDock = makeDock(QObject::tr("Compare"), dock_names::kCompare, box, parent);
+    QWidget* gbox = nullptr;
+    d.generateHost = host(gbox, parent);
+    d.generateDock = makeDock(QObject::tr("Generate"), dock_names::kGenerate, gbox, parent);
+  }
+  return d;
 }
 
 }  // namespace pha::gui

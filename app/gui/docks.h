@@ -1,15 +1,22 @@
-// The workbench's docks: one factory per dock so MainWindow only wires them together.
+// The workbench's docks, built in one place; MainWindow wires them to the session, the queue
+// and the store. Each dock has an objectName (QSettings state, tests).
 #pragma once
 
 #include <QDockWidget>
 #include <QString>
 
+class QLabel;
+class QLineEdit;
+class QTableView;
+class QVBoxLayout;
+class QPushButton;
+
 namespace pha::gui {
 
-class MixerHeatmap;
-class PlotPanel;
+class CurvePlot;
+class MixerPanel;
+class EfficiencyPanel;
 
-// Object names (used by QSettings state and by tests).
 namespace dock_names {
 inline const char* const kProject = "dock.project";
 inline const char* const kConfig = "dock.configuration";
@@ -17,13 +24,36 @@ inline const char* const kCurves = "dock.curves";
 inline const char* const kMixer = "dock.mixer";
 inline const char* const kEfficiency = "dock.efficiency";
 inline const char* const kCompare = "dock.compare";
+inline const char* const kGenerate = "dock.generate";
 }  // namespace dock_names
 
-QDockWidget* makeProjectDock(QWidget* parent);
-QDockWidget* makeConfigDock(QWidget* parent);
-QDockWidget* makeCurvesDock(QWidget* parent);
-QDockWidget* makeMixerDock(QWidget* parent);
-QDockWidget* makeEfficiencyDock(QWidget* parent);
-QDockWidget* makeCompareDock(QWidget* parent);
+struct Docks {
+  QDockWidget* projectDock = nullptr;
+  QDockWidget* configDock = nullptr;
+  QDockWidget* curvesDock = nullptr;
+  QDockWidget* mixerDock = nullptr;
+  QDockWidget* efficiencyDock = nullptr;
+  QDockWidget* compareDock = nullptr;
+  QDockWidget* generateDock = nullptr;
+
+  // Project and runs
+  QLabel* projectLabel = nullptr;
+  QLineEdit* runFilter = nullptr;
+  QTableView* runsTable = nullptr;
+  QPushButton* compareButton = nullptr;
+  // Live curves
+  CurvePlot* lossPlot = nullptr;
+  CurvePlot* qualityPlot = nullptr;
+  QLabel* liveReadout = nullptr;
+  // Mixer, efficiency
+  MixerPanel* mixerPanel = nullptr;
+  EfficiencyPanel* efficiencyPanel = nullptr;
+  // Hosts for feature widgets (config editor, compare view, generate panel)
+  QVBoxLayout* configHost = nullptr;
+  QVBoxLayout* compareHost = nullptr;
+  QVBoxLayout* generateHost = nullptr;
+};
+
+Docks buildDocks(QWidget* parent);
 
 }  // namespace pha::gui

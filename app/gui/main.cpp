@@ -6,9 +6,11 @@
 #include <unistd.h>
 #include <QIcon>
 #include <QSettings>
+#include <QTimer>
 
 #include "core/system_info.h"
 #include "main_window.h"
+#include "project_session.h"
 #include "self_test.h"
 #include "theme.h"
 
@@ -39,6 +41,7 @@ int main(int argc, char** argv) {
   cli.addVersionOption();
   QCommandLineOption selfTest("self-test", "Check that the compiled-in resources load (icon, palettes), print the result and exit");
   cli.addOption(selfTest);
+  cli.addPositionalArgument("project", "Project folder to open (default: the last one, else the quickstart)", "[project]");
   cli.process(app);
   if (cli.isSet(selfTest)) return pha::gui::runSelfTest();
 
@@ -49,5 +52,15 @@ int main(int argc, char** argv) {
   pha::gui::MainWindow window;
   window.restoreSettings();
   window.show();
+  // Open after the event loop starts so the window paints first.
+  const QStringList args = cli.positionalArguments();
+  QTimer::singleShot(0, &window, [&window, args] {
+    if (!args.isEmpty()) {
+      window.openProject(args.first());
+      return;
+    }
+    const QStringList recent = window.session()->recentProjects();
+    if (recent.isEmpty() || !window.openProject(recent.first())) window.openDefaultProject();
+  });
   return app.exec();
 }

@@ -1,17 +1,27 @@
 #include "main_window.h"
 
 #include <QAction>
+#include <QItemSelectionModel>
+#include <QLineEdit>
+#include <QTableView>
+#include <QPushButton>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QToolBar>
 
 #include "core/system_info.h"
-#include "docks.h"
+#include "project_session.h"
+#include "run_monitor.h"
+#include "run_queue.h"
+#include "runs_model.h"
 #include "theme.h"
 
 #ifndef PHA_VERSION
@@ -24,34 +34,75 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName("mainWindow");
   setWindowTitle(tr("PHA Workbench"));
   setWindowIcon(QIcon(":/pha/icons/pha-workbench.svg"));
-  setDockNestingEnabled(true);
-  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks | QMainWindow::AllowTabbedDocks);
-
-  // Left column: project + configuration; middle: curves over efficiency; right: mixer, compare.
-  auto* project = makeProjectDock(this);
-  auto* config = makeConfigDock(this);
-  auto* curves = makeCurvesDock(this);
-  auto* mixer = makeMixerDock(this);
-  auto* efficiency = makeEfficiencyDock(this);
-  auto* compare = makeCompareDock(this);
-  addDockWidget(Qt::LeftDockWidgetArea, project);
-  splitDockWidget(project, curves, Qt::Horizontal);
-  splitDockWidget(curves, mixer, Qt::Horizontal);
-  splitDockWidget(project, config, Qt::Vertical);
-  splitDockWidget(curves, efficiency, Qt::Vertical);
-  splitDockWidget(mixer, compare, Qt::Vertical);
-  resizeDocks({project, curves, mixer}, {380, 700, 420}, Qt::Horizontal);
-
+  setAcceptDrops(true);
+  m_session = new ProjectSession(this);
+  m_queue = new RunQueue(this);
+  m_docks = buildDocks(this);
+  m_runs = new RunsModel(this);
+  m_runsProxy = new RunsFilterModel(this);
+  m_runsProxy->setSourceModel(m_runs);
+  m_docks.runsTable->setModel(m_runsProxy);
+  m_monitor = new RunMonitor(m_docks.lossPlot, m_docks.qualityPlot, m_docks.mixerPanel, m_docks.liveReadout, this);
+  buildLayout();
   buildMenus();
-  statusBar()->showMessage(tr("Ready"));
+  buildFeatureDocks();
+  buildStatusBar();
+  connectQueue();
+  connect(m_docks.runFilter, &QLineEdit::textChanged, m_runsProxy, &RunsFilterModel::setFilterText);
+  connect(m_docks.runsTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::onRunSelected);
+  connect(m_docks.compareButton, &QPushButton::clicked, this, &MainWindow::compareSelected);
+  updateActions();
   resize(1500, 920);
   m_defaultState = saveState();
 }
 
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildLayout() {
+  setDockNestingEnabled(true);
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks | QMainWindow::AllowTabbedDocks);
+  const Docks& d = m_docks;
+  // Left: project and configuration; middle: curves over efficiency; right: mixer over compare/generate.
+  addDockWidget(Qt::LeftDockWidgetArea, d.projectDock);
+  splitDockWidget(d.projectDock, d.curvesDock, Qt::Horizontal);
+  splitDockWidget(d.curvesDock, d.mixerDock, Qt::Horizontal);
+  splitDockWidget(d.projectDock, d.configDock, Qt::Vertical);
+  splitDockWidget(d.curvesDock, d.efficiencyDock, Qt::Vertical);
+  splitDockWidget(d.mixerDock, d.compareDock, Qt::Vertical);
+  tabifyDockWidget(d.compareDock, d.generateDock);
+  d.compareDock->raise();
+  resizeDocks({d.projectDock, d.curvesDock, d.mixerDock}, {420, 640, 440}, Qt::Horizontal);
+  resizeDocks({d.curvesDock, d.efficiencyDock}, {560, 300}, Qt::Vertical);
+}
+
 void MainWindow::buildMenus() {
   auto* file = menuBar()->addMenu(tr("&File"));
+  auto* newProject = file->addAction(tr("&New project from template..."), this, &MainWindow::newProjectFromTemplate);
+  newProject->setShortcut(QKeySequence::New);
+  auto* open = file->addAction(tr("&Open project..."), this, &MainWindow::openProjectDialog);
+  open->setShortcut(QKeySequence::Open);
+  m_recentMenu = file->addMenu(tr("Open &recent"));
+  connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::refreshRecentMenu);
+  file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
+
+  auto* run = menuBar()->addMenu(tr("&Run"));
+  m_runAction = run->addAction(tr("&Run project"), this, &MainWindow::runProject);
+  m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  m_runAction->setToolTip(tr("Train every run of the project, one after another"));
+  m_pauseAction = run->addAction(tr("&Pause"), this, &MainWindow::pauseOrResume);
+  m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+  m_cancelAction = run->addAction(tr("&Cancel"), this, &MainWindow::cancelRuns);
+  m_cancelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+  run->addSeparator();
+  run->addAction(tr("Re&load runs"), this, &MainWindow::reloadRuns)->setShortcut(QKeySequence::Refresh);
+
+  auto* tools = addToolBar(tr("Run"));
+  tools->setObjectName("toolbar.run");
+  tools->addAction(m_runAction);
+  tools->addAction(m_pauseAction);
+  tools->addAction(m_cancelAction);
 
   auto* view = menuBar()->addMenu(tr("&View"));
   for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
@@ -76,6 +127,27 @@ void MainWindow::buildMenus() {
   help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
+void MainWindow::buildStatusBar() {
+  m_statusLabel = new QLabel(this);
+  m_statusLabel->setObjectName("statusLabel");
+  m_progress = new QProgressBar(this);
+  m_progress->setObjectName("runProgress");
+  m_progress->setMaximumWidth(260);
+  m_progress->setTextVisible(true);
+  m_progress->hide();
+  statusBar()->addWidget(m_statusLabel, 1);
+  statusBar()->addPermanentWidget(m_progress);
+  statusBar()->showMessage(tr("Ready"), 3000);
+}
+
+void MainWindow::showError(const QString& message) {
+  m_lastError = message;
+  statusBar()->showMessage(message, 15000);
+  emit errorShown(message);
+  if (isVisible() && QApplication::platformName() != "offscreen")
+    QMessageBox::warning(this, tr("PHA Workbench"), message);
+}
+
 void MainWindow::showAbout() {
   const SystemInfo info = collect_system_info(/*measure_gemm=*/false);
   QMessageBox::about(
@@ -90,8 +162,7 @@ void MainWindow::showAbout() {
          "<tr><td>Data directory</td><td>%7</td></tr></table>")
           .arg(PHA_VERSION, qVersion(), QT_VERSION_STR, QString::fromStdString(info.torch_version))
           .arg(info.threads)
-          .arg(info.cuda_available ? tr("available") : tr("not available"),
-               QString::fromStdString(info.data_dir)));
+          .arg(info.cuda_available ? tr("available") : tr("not available"), QString::fromStdString(info.data_dir)));
 }
 
 void MainWindow::saveSettings() const {
@@ -118,6 +189,16 @@ void MainWindow::resetLayout() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (m_queue->isBusy()) {
+    if (QApplication::platformName() != "offscreen" &&
+        QMessageBox::question(this, tr("PHA Workbench"),
+                              tr("A run is training. Cancel it (a checkpoint is written) and quit?")) !=
+            QMessageBox::Yes) {
+      event->ignore();
+      return;
+    }
+    m_queue->cancelAll();
+  }
   saveSettings();
   event->accept();
 }

@@ -32,8 +32,6 @@ QColor statusColor(store::RunStatus s) {
     default: return QColor(128, 128, 128);
   }
 }
-}  // namespace
-
 QString formatCount(double n) {
   if (n < 0) return QString();
   if (n >= 1e9) return QString::number(n / 1e9, 'f', 2) + " G";
@@ -49,6 +47,7 @@ QString formatDuration(double s) {
   if (total < 3600) return QString("%1 m %2 s").arg(total / 60).arg(total % 60);
   return QString("%1 h %2 m").arg(total / 3600).arg((total % 3600) / 60);
 }
+}  // namespace
 
 RunsModel::RunsModel(QObject* parent) : QAbstractTableModel(parent) {}
 

@@ -59,7 +59,4 @@ class RunsFilterModel : public QSortFilterProxyModel {
   QString m_text;
 };
 
-QString formatCount(double n);       // 1.23 M, 456 k
-QString formatDuration(double seconds);  // 3 m 12 s
-
 }  // namespace pha::gui

@@ -135,21 +135,6 @@ QColor runColor(int index) {
   return colors[index % static_cast<int>(std::size(colors))];
 }
 
-QString formatCount(double value) {
-  const double a = std::fabs(value);
-  if (a >= 1e9) return QString::number(value / 1e9, 'f', 2) + " G";
-  if (a >= 1e6) return QString::number(value / 1e6, 'f', 2) + " M";
-  if (a >= 1e3) return QString::number(value / 1e3, 'f', 1) + " k";
-  return QString::number(value, 'g', 4);
-}
-
-QString formatBytes(double bytes) {
-  if (bytes >= 1024.0 * 1024 * 1024) return QString::number(bytes / (1024.0 * 1024 * 1024), 'f', 2) + " GiB";
-  if (bytes >= 1024.0 * 1024) return QString::number(bytes / (1024.0 * 1024), 'f', 1) + " MiB";
-  if (bytes >= 1024.0) return QString::number(bytes / 1024.0, 'f', 1) + " KiB";
-  return QString::number(bytes, 'f', 0) + " B";
-}
-
 QString formatDuration(std::int64_t ms) {
   const std::int64_t s = ms / 1000;
   if (s < 60) return QString::number(ms / 1000.0, 'f', 1) + " s";

@@ -5,6 +5,8 @@
 // LoadedRun::error / configError, which the widgets show.
 #pragma once
 
+#include "number_format.h"  // formatCount, formatBytes (widgets)
+
 #include <QColor>
 #include <QList>
 #include <QString>
@@ -89,8 +91,6 @@ QStringList unionOfKeys(const LoadedRuns& runs);
 QColor runColor(int index);
 
 // "1.23 M", "45.6 k"; "2.0 GiB" for bytes; "1 h 02 min" for durations in ms.
-QString formatCount(double value);
-QString formatBytes(double bytes);
 QString formatDuration(std::int64_t ms);
 
 }  // namespace pha::gui

@@ -20,7 +20,8 @@ QStringList dockNames(const QMainWindow& w) {
 TEST(MainWindow, HasEveryDockWithAnObjectName) {
   MainWindow w;
   QStringList expected{dock_names::kProject, dock_names::kConfig, dock_names::kCurves,
-                       dock_names::kMixer,   dock_names::kEfficiency, dock_names::kCompare};
+                       dock_names::kMixer,   dock_names::kEfficiency, dock_names::kCompare,
+                       dock_names::kGenerate};
   expected.sort();
   EXPECT_EQ(dockNames(w), expected);
 }

@@ -1,0 +1,142 @@
+// MainWindow: the feature docks (configuration editor, compare view) and the export actions.
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QItemSelectionModel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QTableView>
+#include <QUndoStack>
+#include <QVBoxLayout>
+#include <fstream>
+#include <qcustomplot.h>
+
+#include "compare_widget.h"
+#include "config_editor.h"
+#include "curve_plot.h"
+#include "export_menu.h"
+#include "main_window.h"
+#include "mixer_heatmap.h"
+#include "mixer_panel.h"
+#include "project_session.h"
+#include "run_report.h"
+#include "runs_model.h"
+#include "runtime/project.h"
+#include "store/store.h"
+
+namespace pha::gui {
+
+void MainWindow::buildFeatureDocks() {
+  m_config = new ConfigEditor(this);
+  m_config->setObjectName("configEditor");
+  m_docks.configHost->addWidget(m_config, 1);
+  auto* row = new QHBoxLayout;
+  auto* addVariant = new QPushButton(tr("Add to project as variant..."), this);
+  addVariant->setObjectName("addVariantButton");
+  addVariant->setToolTip(tr("Write this model and training configuration into project.json as a new variant"));
+  row->addStretch(1);
+  row->addWidget(addVariant);
+  m_docks.configHost->addLayout(row);
+  connect(addVariant, &QPushButton::clicked, this, &MainWindow::addConfigAsVariant);
+
+  m_compare = new CompareWidget(this);
+  m_compare->setObjectName("compareWidget");
+  m_docks.compareHost->addWidget(m_compare, 1);
+  connect(this, &MainWindow::compareRequested, this, [this](const QString& store, const QList<qint64>& ids) {
+    QList<RunRef> refs;
+    for (qint64 id : ids) refs.push_back(RunRef{store, id});
+    m_compare->setRuns(refs);
+  });
+
+  installExportMenu(m_docks.lossPlot->plot(), "loss");
+  installExportMenu(m_docks.qualityPlot->plot(), "quality");
+  installExportMenu(m_docks.mixerPanel->heatmap()->plot(), "mixer");
+
+  auto* edit = new QMenu(tr("&Edit"), this);
+  menuBar()->insertMenu(menuBar()->actions().at(1), edit);
+  edit->addAction(m_config->undoAction());
+  edit->addAction(m_config->redoAction());
+
+  auto* file = menuBar()->actions().at(0)->menu();
+  auto* report = new QAction(tr("Export run &report..."), this);
+  connect(report, &QAction::triggered, this, &MainWindow::exportSelectedReport);
+  file->insertAction(file->actions().at(3), report);
+}
+
+void MainWindow::showConfigOf(const QString& storePath, qint64 runId) {
+  try {
+    auto s = store::Store::open(storePath.toStdString());
+    auto run = s.get_run(runId);
+    if (!run) return;
+    const nlohmann::json cfg = nlohmann::json::parse(run->config_json, nullptr, false);
+    if (cfg.is_discarded() || !cfg.is_object()) return;
+    if (cfg.contains("model")) m_config->setConfigJson(cfg["model"]);
+    if (cfg.contains("training") && m_config->hasTrainingSection()) m_config->setTrainingJson(cfg["training"]);
+  } catch (const std::exception& e) {
+    showError(QString::fromUtf8(e.what()));
+  }
+}
+
+void MainWindow::addConfigAsVariant() {
+  if (!m_session->isOpen()) {
+    showError(tr("Open a project first."));
+    return;
+  }
+  if (!m_config->isValid()) {
+    showError(tr("The configuration is not valid: %1").arg(m_config->errorText()));
+    return;
+  }
+  const QString file = m_session->dir() + "/project.json";
+  try {
+    std::ifstream in(file.toStdString());
+    nlohmann::json j = nlohmann::json::parse(in);
+    nlohmann::json model = m_config->configJson();
+    std::string base = model.value("name", std::string("custom"));
+    std::string name = base;
+    for (int i = 2; std::find(m_session->runNames().begin(), m_session->runNames().end(),
+                              QString::fromStdString(name)) != m_session->runNames().end();
+         ++i)
+      name = base + "-" + std::to_string(i);
+    nlohmann::json variant = {{"name", name}, {"model", model}};
+    if (m_config->hasTrainingSection() && m_config->isTrainingValid()) variant["training"] = m_config->trainingJson();
+    if (!j.contains("variants") || !j["variants"].is_array()) j["variants"] = nlohmann::json::array();
+    j["variants"].push_back(variant);
+    runtime::parse_project(j, m_session->dir().toStdString(), file.toStdString());  // validate before writing
+    const QString tmp = file + ".tmp";
+    {
+      std::ofstream out(tmp.toStdString());
+      out << j.dump(2) << "\n";
+      if (!out) throw std::runtime_error("cannot write " + tmp.toStdString());
+    }
+    QFile::remove(file + ".bak");
+    QFile::copy(file, file + ".bak");
+    QFile::remove(file);
+    QFile::rename(tmp, file);
+    openProject(m_session->dir());
+    statusBar()->showMessage(tr("Added variant %1 to %2").arg(QString::fromStdString(name), file), 8000);
+  } catch (const std::exception& e) {
+    showError(tr("Cannot add the variant: %1").arg(QString::fromUtf8(e.what())));
+  }
+}
+
+void MainWindow::exportSelectedReport() {
+  const QModelIndexList rows = m_docks.runsTable->selectionModel()->selectedRows();
+  if (rows.size() != 1) {
+    showError(tr("Select one run to export its report."));
+    return;
+  }
+  const qint64 id = rows.first().data(RunsModel::RunIdRole).toLongLong();
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Report folder"), QDir::homePath());
+  if (dir.isEmpty()) return;
+  QString error;
+  const QString out = dir + QString("/run-%1-report").arg(id);
+  if (!writeRunReport(m_runs->storePath(), id, out, &error))
+    showError(error);
+  else
+    statusBar()->showMessage(tr("Report written to %1/index.html").arg(out), 8000);
+}
+
+}  // namespace pha::gui

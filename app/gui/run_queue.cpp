@@ -1,0 +1,151 @@
+#include "run_queue.h"
+
+#include <QMetaObject>
+#include <exception>
+
+#include "runtime/job.h"
+
+namespace pha::gui {
+
+bool EventBuffer::Batch::empty() const {
+  return steps.empty() && mixers.empty() && norms.empty() && evals.empty() && efficiency.empty() && logs.empty() &&
+         statuses.empty();
+}
+
+void EventBuffer::on_step(const runtime::StepMetrics& e) {
+  std::lock_guard lock(m_mutex);
+  m_batch.steps.push_back(e);
+}
+void EventBuffer::on_mixer(const runtime::MixerEvent& e) {
+  std::lock_guard lock(m_mutex);
+  m_batch.mixers.push_back(e);
+}
+void EventBuffer::on_branch_norms(const runtime::BranchNormEvent& e) {
+  std::lock_guard lock(m_mutex);
+  m_batch.norms.push_back(e);
+}
+void EventBuffer::on_eval(const runtime::EvalEvent& e) {
+  std::lock_guard lock(m_mutex);
+  m_batch.evals.push_back(e);
+}
+void EventBuffer::on_efficiency(const runtime::EfficiencyEvent& e) {
+  std::lock_guard lock(m_mutex);
+  m_batch.efficiency.push_back(e);
+}
+void EventBuffer::on_log(const runtime::LogEvent& e) {
+  std::lock_guard lock(m_mutex);
+  m_batch.logs.push_back(e);
+}
+void EventBuffer::on_status(const runtime::StatusEvent& e) {
+  std::lock_guard lock(m_mutex);
+  m_batch.statuses.push_back(e);
+}
+
+EventBuffer::Batch EventBuffer::take() {
+  std::lock_guard lock(m_mutex);
+  Batch out;
+  std::swap(out, m_batch);
+  return out;
+}
+
+RunQueue::RunQueue(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<pha::gui::EventBuffer::Batch>();
+  m_worker = new QObject;  // a context object: work is posted to it as functors
+  m_worker->moveToThread(&m_thread);
+  connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+  m_thread.setObjectName("pha-run-worker");
+  m_thread.start();
+  m_drainTimer.setInterval(33);  // <= ~30 GUI updates a second
+  connect(&m_drainTimer, &QTimer::timeout, this, &RunQueue::drain);
+}
+
+RunQueue::~RunQueue() {
+  cancelAll();
+  m_thread.quit();
+  m_thread.wait();
+}
+
+void RunQueue::enqueue(const QVector<QueuedRun>& runs) { m_pending += runs; }
+
+void RunQueue::start() {
+  if (!m_busy) startNext();
+}
+
+bool RunQueue::isPaused() const { return m_control && m_control->paused(); }
+
+void RunQueue::pause() {
+  if (m_control) m_control->set_paused(true);
+}
+
+void RunQueue::resume() {
+  if (m_control) m_control->set_paused(false);
+}
+
+void RunQueue::cancelCurrent() {
+  if (m_control) {
+    m_control->set_paused(false);
+    m_control->request_cancel();
+  }
+}
+
+void RunQueue::cancelAll() {
+  m_pending.clear();
+  cancelCurrent();
+}
+
+void RunQueue::startNext() {
+  if (m_pending.isEmpty()) {
+    m_busy = false;
+    emit queueFinished();
+    return;
+  }
+  m_current = m_pending.takeFirst();
+  m_busy = true;
+  m_buffer = std::make_shared<EventBuffer>();
+  m_control = std::make_shared<runtime::RunControl>();
+  runtime::JobSpec spec;
+  spec.project = m_current.project.toStdString();
+  spec.run = m_current.run.toStdString();
+  spec.threads = m_threads;
+  if (!m_overrides.isEmpty()) spec.training_overrides = nlohmann::json::parse(m_overrides.toStdString(), nullptr, false);
+  if (spec.training_overrides.is_discarded() || !spec.training_overrides.is_object())
+    spec.training_overrides = nlohmann::json::object();
+  emit runStarted(m_current.project, m_current.run);
+  m_drainTimer.start();
+
+  auto buffer = m_buffer;
+  auto control = m_control;
+  const QString name = m_current.run;
+  QMetaObject::invokeMethod(m_worker, [this, spec, buffer, control, name] {
+    qint64 runId = 0;
+    QString status = "failed", reason;
+    try {
+      const runtime::JobResult r = runtime::run_job(spec, *buffer, *control);
+      runId = r.run_id;
+      status = runtime::job_status_name(r.status);
+      reason = QString::fromStdString(r.reason);
+    } catch (const std::exception& e) {  // bad project or data: nothing was written
+      reason = QString::fromUtf8(e.what());
+    } catch (...) {
+      reason = "unknown error";
+    }
+    QMetaObject::invokeMethod(this, [this, name, runId, status, reason] { onWorkerDone(name, runId, status, reason); },
+                              Qt::QueuedConnection);
+  });
+}
+
+void RunQueue::drain() {
+  if (!m_buffer) return;
+  EventBuffer::Batch batch = m_buffer->take();
+  if (!batch.empty()) emit eventsArrived(batch);
+}
+
+void RunQueue::onWorkerDone(const QString& run, qint64 runId, const QString& status, const QString& reason) {
+  drain();  // the last events before the end
+  m_drainTimer.stop();
+  m_busy = false;
+  emit runEnded(run, runId, status, reason);
+  startNext();
+}
+
+}  // namespace pha::gui
