@@ -90,7 +90,7 @@ QStringList unionOfKeys(const LoadedRuns& runs);
 // A qualitative palette (Okabe-Ito), distinguishable by colour-blind readers; cycles.
 QColor runColor(int index);
 
-// "1.23 M", "45.6 k"; "2.0 GiB" for bytes; "1 h 02 min" for durations in ms.
+// "42.0 s", "3 min 07 s", "1 h 02 min" for a duration in ms.
 QString formatDuration(std::int64_t ms);
 
 }  // namespace pha::gui
