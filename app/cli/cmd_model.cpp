@@ -184,7 +184,7 @@ struct BenchResult {
   std::string name;
   int t = 0, b = 0;
   double step_s = 0, forward_s = 0, backward_s = 0, optimizer_s = 0;
-  double tokens_per_s = 0, train_flops_per_token = 0, mfu = 0;
+  double tokens_per_s = 0, train_flops_per_token = 0, mfu = 0, gemm_gflops = 0;
   int64_t params = 0;
 };
 
@@ -231,6 +231,7 @@ BenchResult bench_one(const ModelConfig& c, int t, const BenchOptions& o, double
   r.optimizer_s = median(optim);
   r.tokens_per_s = double(r.b) * t / r.step_s;
   r.train_flops_per_token = estimate_flops(c, t, r.b).training.total();
+  r.gemm_gflops = gemm_gflops;
   r.mfu = r.train_flops_per_token * r.tokens_per_s / (gemm_gflops * 1e9);
   r.params = count_parameters(c).total;
   return r;
@@ -251,19 +252,22 @@ void run_bench(const BenchOptions& o, const GlobalOptions& global) {
     for (const auto& p : o.presets) configs.push_back(preset(p));
   }
   const int threads = configure_threads(global.threads);
-  const double gemm = measure_gemm_gflops(o.gemm_size);
+  // The GEMM rate is measured again before every row, so that MFU compares the model with the
+  // machine as it was at that moment (shared machines drift).
   if (!o.json) {
-    std::printf("threads %d, BLAS %s, fp32 GEMM %dx%d: %.1f GFLOP/s (the MFU denominator)\n", threads,
-                blas_library().c_str(), o.gemm_size, o.gemm_size, gemm);
+    std::printf("threads %d, BLAS %s; MFU = training FLOPs/token x tokens/s / fp32 GEMM %dx%d rate measured "
+                "just before the row\n",
+                threads, blas_library().c_str(), o.gemm_size, o.gemm_size);
     std::printf("training step = forward + cross-entropy + backward + AdamW; median of %d steps after %d warm-up\n\n",
                 o.steps, o.warmup);
-    std::printf("%-12s %6s %4s %10s %9s %9s %9s %9s %11s %12s %7s %10s\n", "model", "T", "B", "params", "step ms",
-                "fwd ms", "bwd ms", "adamw ms", "tokens/s", "GFLOP/tok", "MFU", "peak RSS");
+    std::printf("%-12s %6s %4s %10s %9s %9s %9s %9s %11s %12s %8s %7s %10s\n", "model", "T", "B", "params",
+                "step ms", "fwd ms", "bwd ms", "adamw ms", "tokens/s", "GFLOP/tok", "GEMM GF", "MFU", "peak RSS");
+    std::fflush(stdout);
   }
   json results = json::array();
   for (const auto& c : configs) {
     for (int t : o.seq_lens) {
-      BenchResult r = bench_one(c, t, o, gemm);
+      BenchResult r = bench_one(c, t, o, measure_gemm_gflops(o.gemm_size));
       const int64_t rss = peak_rss_bytes();
       if (o.json) {
         results.push_back({{"model", r.name},
@@ -276,19 +280,20 @@ void run_bench(const BenchOptions& o, const GlobalOptions& global) {
                            {"optimizer_s", r.optimizer_s},
                            {"tokens_per_s", r.tokens_per_s},
                            {"train_flops_per_token", r.train_flops_per_token},
+                           {"gemm_gflops", r.gemm_gflops},
                            {"mfu", r.mfu},
                            {"peak_rss_bytes", rss}});
       } else {
-        std::printf("%-12s %6d %4d %10s %9.1f %9.1f %9.1f %9.1f %11.0f %12.4f %6.1f%% %10s\n", r.name.c_str(), r.t,
-                    r.b, grouped(r.params).c_str(), r.step_s * 1e3, r.forward_s * 1e3, r.backward_s * 1e3,
-                    r.optimizer_s * 1e3, r.tokens_per_s, r.train_flops_per_token / 1e9, 100 * r.mfu,
-                    mib(rss).c_str());
+        std::printf("%-12s %6d %4d %10s %9.1f %9.1f %9.1f %9.1f %11.0f %12.4f %8.1f %6.1f%% %10s\n",
+                    r.name.c_str(), r.t, r.b, grouped(r.params).c_str(), r.step_s * 1e3, r.forward_s * 1e3,
+                    r.backward_s * 1e3, r.optimizer_s * 1e3, r.tokens_per_s, r.train_flops_per_token / 1e9,
+                    r.gemm_gflops, 100 * r.mfu, mib(rss).c_str());
         std::fflush(stdout);
       }
     }
   }
   if (o.json) {
-    std::printf("%s\n", json{{"threads", threads}, {"blas", blas_library()}, {"gemm_gflops", gemm},
+    std::printf("%s\n", json{{"threads", threads}, {"blas", blas_library()}, {"gemm_size", o.gemm_size},
                              {"steps", o.steps}, {"warmup", o.warmup}, {"results", results}}
                             .dump(2)
                             .c_str());
