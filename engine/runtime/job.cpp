@@ -311,9 +311,9 @@ void JobRunner::final_eval(int64_t step) {
   }
   const json& train = plan_.data.train_task;
   if (plan_.data.length_sweep)
-    for (const SweepPoint& p : length_sweep(*trainer_, train, 1000, cfg.batch_size)) record_acc("length", p.seq_len, p.accuracy);
+    for (const SweepPoint& p : length_sweep(*trainer_, train, cfg.sweep_examples, cfg.batch_size)) record_acc("length", p.seq_len, p.accuracy);
   if (plan_.data.ood_sweep)
-    for (const SweepPoint& p : ood_sweep(*trainer_, train, 1000, cfg.batch_size)) record_acc(p.set, p.seq_len, p.accuracy);
+    for (const SweepPoint& p : ood_sweep(*trainer_, train, cfg.sweep_examples, cfg.batch_size)) record_acc(p.set, p.seq_len, p.accuracy);
 }
 
 void JobRunner::checkpoint(int64_t step) {

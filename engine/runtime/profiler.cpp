@@ -162,10 +162,17 @@ ProfilePointResult measure_point_in_worker(const std::string& exe, const Profile
     r.error = "worker killed by signal " + std::to_string(WTERMSIG(status)) + (WTERMSIG(status) == SIGKILL ? " (out of memory?)" : "");
     return r;
   }
-  const size_t line = out.rfind("{\"");
+  // The answer is the last line that holds a JSON object (the worker may log before it).
+  std::string answer;
+  for (size_t begin = 0; begin < out.size();) {
+    size_t end = out.find('\n', begin);
+    if (end == std::string::npos) end = out.size();
+    if (out[begin] == '{') answer = out.substr(begin, end - begin);
+    begin = end + 1;
+  }
   try {
-    if (line == std::string::npos) throw std::runtime_error("no JSON answer");
-    return profile_result_from_json(json::parse(out.substr(line)));
+    if (answer.empty()) throw std::runtime_error("no JSON answer");
+    return profile_result_from_json(json::parse(answer));
   } catch (const std::exception& e) {
     r.error = "worker exited with status " + std::to_string(WEXITSTATUS(status)) + ": " + e.what();
     return r;

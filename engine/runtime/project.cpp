@@ -132,6 +132,7 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
   c.eval_every = r.get_int("eval_every", c.eval_every, 0, int64_t{1} << 40);
   c.eval_tokens = r.get_int("eval_tokens", c.eval_tokens, 0, int64_t{1} << 40);
   c.eval_examples = r.get_int("eval_examples", c.eval_examples, 1, int64_t{1} << 30);
+  c.sweep_examples = r.get_int("sweep_examples", c.sweep_examples, 1, int64_t{1} << 30);
   c.final_eval_tokens = r.get_int("final_eval_tokens", c.final_eval_tokens, 0, int64_t{1} << 40);
   c.checkpoint_every = r.get_int("checkpoint_every", c.checkpoint_every, 0, int64_t{1} << 40);
   c.mixer_every = r.get_int("mixer_every", c.mixer_every, 1, int64_t{1} << 40);
@@ -193,7 +194,11 @@ DataSpec DataSpec::from_json(const json& section, const std::string& where) {
   for (const auto& s : r.get_string_list("sweeps")) {
     if (s == "length") {
       d.length_sweep = true;
-      data::length_generalization_sets(d.train_task);
+      try {
+        data::length_generalization_sets(d.train_task);
+      } catch (const Error& e) {
+        throw Error(r.field("sweeps"), std::string("\"length\" cannot remake data.train at every T: ") + e.what());
+      }
     } else if (s == "ood") {
       d.ood_sweep = true;
       try {

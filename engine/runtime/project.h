@@ -31,6 +31,7 @@ struct TrainingConfig {
   int64_t eval_every = 100;       // 0: only at the end
   int64_t eval_tokens = 65536;    // validation tokens per periodic evaluation (text); 0: whole split
   int64_t eval_examples = 256;    // task examples per periodic evaluation
+  int64_t sweep_examples = 1000;  // examples per point of the length / OOD sweeps
   int64_t final_eval_tokens = 0;  // validation / test tokens of the final evaluation; 0: whole splits
   int64_t checkpoint_every = 0;   // 0: only at the end and on cancel
   int64_t mixer_every = 10;       // mixer snapshot / branch norms every N steps

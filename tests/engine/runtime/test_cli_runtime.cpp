@@ -1,0 +1,156 @@
+// The headless CLI on the runtime: exit codes, kill -9 of a training process (store intact,
+// run interrupted, metrics up to the last flush, the last checkpoint loads), runs / export /
+// generate / bench, and the quickstart end to end at reduced size.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "cli_runner.h"
+#include "core/paths.h"
+#include "runtime/trainer.h"
+#include "runtime_test_util.h"
+#include "store/store.h"
+
+extern char** environ;
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+TEST(CliRuntime, BadProjectExitsWithBadInputNamingTheField) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  j["training"]["steps"] = "many";
+  p.write_project(j);
+  const CliResult r = run_cli("train '" + p.dir().string() + "'");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("training.steps"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(p.store()));
+}
+
+TEST(CliRuntime, AbsurdLearningRateExitsDiverged) {
+  pha::test::TempProject p;
+  p.write_project(p.text_project({{"steps", 30}, {"lr", 1e6}, {"warmup_steps", 0}, {"eval_every", 0}}));
+  const CliResult r = run_cli("train --quiet '" + p.dir().string() + "'");
+  EXPECT_EQ(r.exit_code, 4) << r.output;
+  EXPECT_NE(r.output.find("diverged"), std::string::npos) << r.output;
+}
+
+TEST(CliRuntime, KillMinus9LeavesAConsistentStoreAndALoadableCheckpoint) {
+  pha::test::TempProject p;
+  p.write_project(p.text_project({{"steps", 100000}, {"checkpoint_every", 2}, {"eval_every", 0}, {"mixer_every", 1}}));
+  std::vector<std::string> args = {PHA_CLI_PATH, "--threads", "1", "train", "--quiet", p.dir().string()};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, PHA_CLI_PATH, nullptr, nullptr, argv.data(), environ), 0);
+
+  // Wait until the run has written a couple of checkpoints.
+  int64_t run_id = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(4);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    if (!fs::exists(p.store())) continue;
+    pha::store::OpenOptions o;
+    o.recover_interrupted = false;
+    auto s = pha::store::Store::open(p.store(), o);
+    auto runs = s.list_runs();
+    if (runs.empty()) continue;
+    run_id = runs[0].run.id;
+    if (s.checkpoints(run_id).size() >= 2) break;
+  }
+  ASSERT_GT(run_id, 0);
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+
+  auto s = pha::store::Store::open(p.store());
+  EXPECT_EQ(s.integrity_check(), "ok");
+  const auto info = s.get_run(run_id);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->status, pha::store::RunStatus::Interrupted);
+  const auto ckpts = s.checkpoints(run_id);
+  ASSERT_GE(ckpts.size(), 2u);
+  const auto& last = ckpts.back();
+  // Metrics are flushed before each checkpoint row: every step up to it is there.
+  const auto losses = s.read_metric_full(run_id, "train/loss");
+  ASSERT_GE(static_cast<int64_t>(losses.size()), last.step);
+  for (int64_t i = 0; i < last.step; ++i) EXPECT_EQ(losses[static_cast<size_t>(i)].step, i + 1);
+  // The last checkpoint loads into a model built from its own config.
+  const json cfg = pha::runtime::checkpoint_config(last.path);
+  pha::runtime::TrainingConfig tc;
+  pha::runtime::Trainer t(pha::model::model_config_from_json(cfg.at("model")), tc, "cpu");
+  EXPECT_EQ(t.load_checkpoint(last.path), last.step);
+}
+
+TEST(CliRuntime, RunsExportGenerateAndBench) {
+  pha::test::TempProject p;
+  p.write_project(p.text_project());
+  const std::string dir = "'" + p.dir().string() + "'";
+  CliResult r = run_cli("--threads 1 train --quiet " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_cli("runs list --project " + dir);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("finished"), std::string::npos) << r.output;
+  r = run_cli("runs show 1 --project " + dir);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("mixer weights"), std::string::npos) << r.output;
+  EXPECT_EQ(run_cli("runs show 99 --project " + dir).exit_code, 3);
+
+  const std::string csv = (p.dir() / "m.csv").string(), weights = (p.dir() / "w.safetensors").string();
+  r = run_cli("export --project " + dir + " --run 1 --key train/loss --out '" + csv + "' --weights '" + weights + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(csv);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) ++lines;
+  EXPECT_EQ(lines, 1 + 6) << "header + one row per step";
+  EXPECT_GT(fs::file_size(weights), 1000u);
+  r = run_cli("export --project " + dir + " --run 1 --format json");
+  ASSERT_EQ(r.exit_code, 0);
+  const json j = json::parse(r.output);
+  EXPECT_EQ(j["metrics"]["train/loss"]["points"].size(), 6u);
+  EXPECT_FALSE(j["mixer"].empty());
+
+  r = run_cli("generate --project " + dir + " --run 1 --prompt 'the model' --tokens 20 --seed 3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("the model", 0), 0u) << r.output;
+  EXPECT_GT(r.output.size(), std::string("the model").size() + 5);
+
+  r = run_cli("--threads 1 bench --models pha-tiny --seq-lens 32 --phases forward,train --tokens-per-batch 64 "
+              "--repeats 1 --warmup 0");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("pha-tiny"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("peak RSS (VmHWM) of a fresh worker process"), std::string::npos) << r.output;
+}
+
+TEST(CliRuntime, QuickstartEndToEndReduced) {
+  if (!fs::exists(pha::gutenberg_dir())) GTEST_SKIP() << "Gutenberg corpus not installed at " << pha::gutenberg_dir();
+  const char* src = PHA_SOURCE_DIR;
+  pha::test::TempProject p;
+  std::ifstream tmpl(std::string(src) + "/projects/quickstart/project.json");
+  json j = json::parse(tmpl);
+  j["training"].merge_patch({{"steps", 4}, {"warmup_steps", 1}, {"batch_size", 2}, {"seq_len", 64}, {"eval_every", 2},
+                             {"eval_tokens", 256}, {"final_eval_tokens", 512}, {"mixer_every", 2}});
+  p.write_project(j);
+  const CliResult r = run_cli("quickstart --dir '" + p.dir().string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* name : {"pha-tiny", "transformer-tiny", "sequential-tiny", "mixer weights of pha-tiny"})
+    EXPECT_NE(r.output.find(name), std::string::npos) << name << "\n" << r.output;
+  auto s = pha::store::Store::open(p.store());
+  const auto runs = s.list_runs();
+  ASSERT_EQ(runs.size(), 3u);
+  for (const auto& e : runs) EXPECT_EQ(e.run.status, pha::store::RunStatus::Finished) << e.run.name;
+}
+
+}  // namespace

@@ -1,0 +1,146 @@
+// Project files: variants and grid expansion, and bad files that must fail with an error naming
+// the field or file while writing nothing (no store, no checkpoints).
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "runtime/job.h"
+#include "runtime/project.h"
+#include "runtime_test_util.h"
+
+using nlohmann::json;
+using pha::runtime::load_project;
+
+namespace {
+
+// The error load_project and run_job give for `j` (written as project.json), and checks that
+// nothing was written.
+std::string project_error(const pha::test::TempProject& p) {
+  std::string msg;
+  try {
+    load_project(p.dir().string());
+  } catch (const pha::Error& e) {
+    msg = e.what();
+  }
+  pha::runtime::RunObserver obs;
+  pha::runtime::RunControl ctl;
+  EXPECT_THROW(pha::runtime::run_job(pha::test::job_spec(p), obs, ctl), pha::Error);
+  EXPECT_FALSE(std::filesystem::exists(p.dir() / "runs.sqlite")) << "a bad project must write nothing";
+  EXPECT_FALSE(std::filesystem::exists(p.dir() / "checkpoints"));
+  return msg;
+}
+
+TEST(Project, VariantsAndGridExpandInOrder) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  j["variants"] = json::array({"pha", json{{"name", "attn"}, {"model", {{"variant", "transformer"}}}, {"training", {{"lr", 0.001}}}}});
+  j["grid"] = {{"model.d_model", {32, 64}}};
+  p.write_project(j);
+  const auto project = load_project(p.dir().string());
+  ASSERT_EQ(project.runs.size(), 4u);
+  EXPECT_EQ(project.runs[0].name, "pha/d_model=32");
+  EXPECT_EQ(project.runs[1].name, "pha/d_model=64");
+  EXPECT_EQ(project.runs[2].name, "attn/d_model=32");
+  EXPECT_EQ(project.runs[1].model.d_model, 64);
+  EXPECT_EQ(project.runs[2].variant, "transformer");
+  EXPECT_DOUBLE_EQ(project.runs[2].training.lr, 0.001);
+  EXPECT_DOUBLE_EQ(project.runs[0].training.lr, 0.003);
+  EXPECT_GE(project.runs[0].model.vocab_size, 256) << "vocabulary follows the byte tokenizer";
+  EXPECT_EQ(pha::runtime::runs_to_make(p.dir().string()).size(), 4u);
+}
+
+TEST(Project, PresetWithOverrides) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  j["model"] = {{"preset", "transformer-tiny"}, {"n_layers", 2}};
+  p.write_project(j);
+  const auto project = load_project(p.dir().string());
+  EXPECT_EQ(project.runs[0].model.variant, "transformer");
+  EXPECT_EQ(project.runs[0].model.n_layers, 2);
+  EXPECT_EQ(project.runs[0].model.d_model, 128);
+}
+
+TEST(Project, SyntaxErrorNamesTheFile) {
+  pha::test::TempProject p;
+  p.write_raw("{\"name\": \"x\", \"data\": {\"kind\": \"file\",, }");
+  const std::string msg = project_error(p);
+  EXPECT_NE(msg.find("project.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("JSON syntax error"), std::string::npos) << msg;
+}
+
+TEST(Project, WrongTypeNamesTheField) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  j["training"]["lr"] = "fast";
+  p.write_project(j);
+  const std::string msg = project_error(p);
+  EXPECT_NE(msg.find("training.lr"), std::string::npos) << msg;
+}
+
+TEST(Project, UnknownKeyNamesTheField) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  j["training"]["learning_rate"] = 0.1;
+  p.write_project(j);
+  EXPECT_NE(project_error(p).find("training.learning_rate"), std::string::npos);
+  j = p.text_project();
+  j["modle"] = json::object();
+  p.write_project(j);
+  EXPECT_NE(project_error(p).find("modle"), std::string::npos);
+}
+
+TEST(Project, ImpossibleDimensionsNameTheField) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  j["model"]["attention"]["kv_heads"] = 3;  // must divide heads = 2
+  p.write_project(j);
+  const std::string msg = project_error(p);
+  EXPECT_NE(msg.find("model.attention"), std::string::npos) << msg;
+  j = p.text_project();
+  j["variants"] = json::array({json{{"name", "big"}, {"model", {{"d_model", 0}}}}});
+  p.write_project(j);
+  EXPECT_NE(project_error(p).find("variants[0].model.d_model"), std::string::npos);
+}
+
+TEST(Project, MissingDatasetNamesTheFile) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  j["data"]["path"] = (p.dir() / "no-such-corpus.txt").string();
+  p.write_project(j);
+  const std::string msg = project_error(p);
+  EXPECT_NE(msg.find("no-such-corpus.txt"), std::string::npos) << msg;
+  j.erase("data");
+  p.write_project(j);
+  EXPECT_NE(project_error(p).find("data"), std::string::npos);
+}
+
+TEST(Project, TaskDataSetsTheSequenceLengthAndTests) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  j["data"] = {{"kind", "task"},
+               {"train", {{"task", "mqar"}, {"seq_len", 32}, {"num_kv_pairs", 2}, {"vocab_size", 64}}},
+               {"sweeps", {"length"}}};
+  p.write_project(j);
+  EXPECT_NE(project_error(p).find("data.sweeps"), std::string::npos) << "MQAR needs an even T: no sweep over 75";
+  j["data"].erase("sweeps");
+  p.write_project(j);
+  auto project = load_project(p.dir().string());
+  EXPECT_EQ(project.runs[0].training.seq_len, 32);
+  EXPECT_EQ(project.runs[0].model.vocab_size, 64);
+  ASSERT_EQ(project.runs[0].data.test_tasks.size(), 1u);
+  EXPECT_EQ(project.runs[0].data.test_tasks[0].second["seed"], 10);
+  j["data"]["train"]["num_kv_pairs"] = 20;  // 4 * kv > T
+  p.write_project(j);
+  EXPECT_NE(project_error(p).find("data.train.num_kv_pairs"), std::string::npos);
+}
+
+TEST(Project, TemplatesInTheRepositoryLoad) {
+  const char* src = PHA_SOURCE_DIR;
+  for (const char* name : {"mqar", "seed2"}) {
+    const auto project = load_project(std::string(src) + "/projects/" + name);
+    EXPECT_GE(project.runs.size(), 3u) << name;
+  }
+}
+
+}  // namespace
