@@ -44,7 +44,7 @@ CurvePlot::CurvePlot(const QString& yLabel, QWidget* parent) : QWidget(parent) {
   m_plot = new QCustomPlot(this);
   m_plot->yAxis->setLabel(yLabel);
   m_plot->xAxis->setLabel(tr("step"));
-  m_plot->legend->setVisible(true);
+  m_plot->legend->setVisible(false);
   m_plot->legend->setFont(QFont(font().family(), 8));
   m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -132,6 +132,7 @@ void CurvePlot::rebuild(Data& d) {
 
 void CurvePlot::replotLater() {
   for (auto& d : m_series) rebuild(d);
+  m_plot->legend->setVisible(!m_series.isEmpty());
   if (!m_series.isEmpty()) {
     m_plot->rescaleAxes();
     m_message->hide();

@@ -15,7 +15,7 @@ MixerHeatmap::MixerHeatmap(QWidget* parent) : QWidget(parent) {
   m_message->setAlignment(Qt::AlignCenter);
   m_plot = new QCustomPlot(this);
   layout->addWidget(m_plot, 1);
-  layout->addWidget(m_message);
+  layout->addWidget(m_message, 1);
 
   m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
   m_scale = new QCPColorScale(m_plot);
@@ -73,6 +73,7 @@ void MixerHeatmap::setMatrix(int layers, int branches, const std::vector<float>&
   m_plot->yAxis->setRange(-0.5, layers - 0.5);
   m_message->clear();
   m_message->hide();
+  m_plot->show();
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -82,6 +83,7 @@ void MixerHeatmap::clear(const QString& message) {
   m_map->data()->clear();
   m_message->setText(message);
   m_message->show();
+  m_plot->hide();  // empty axes say nothing; the message says why there is no matrix
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -35,6 +35,7 @@ class MixerPanel : public QWidget {
   int currentFrame() const { return m_current; }
   QString readout() const;
   MixerHeatmap* heatmap() const { return m_heatmap; }
+  QSize sizeHint() const override { return {420, 560}; }
 
  signals:
   void frameShown(qint64 step);

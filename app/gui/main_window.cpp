@@ -15,6 +15,9 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QScreen>
+#include <QShowEvent>
+#include <QTimer>
 #include <QToolBar>
 
 #include "core/system_info.h"
@@ -52,7 +55,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_docks.runsTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::onRunSelected);
   connect(m_docks.compareButton, &QPushButton::clicked, this, &MainWindow::compareSelected);
   updateActions();
-  resize(1500, 920);
+  // Fill most of the screen (there may be no window manager to do it, e.g. under Xvfb).
+  if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+    const QRect avail = screen->availableGeometry();
+    resize(std::min(1600, avail.width()), std::min(1000, avail.height()));
+    move(avail.topLeft());
+  } else {
+    resize(1500, 920);
+  }
   m_defaultState = saveState();
 }
 
@@ -63,16 +73,41 @@ void MainWindow::buildLayout() {
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks | QMainWindow::AllowTabbedDocks);
   const Docks& d = m_docks;
   // Left: project and configuration; middle: curves over efficiency; right: mixer over compare/generate.
+  // The left column runs full height; compare/efficiency/generate span the bottom under the
+  // curves and the mixer.
+  // A hidden central widget: every view is a dock, and QMainWindow::resizeDocks only takes
+  // effect when there is a central widget to give space to or take it from.
+  auto* central = new QWidget(this);
+  central->setObjectName("centralPlaceholder");
+  setCentralWidget(central);
+  central->hide();
   addDockWidget(Qt::LeftDockWidgetArea, d.projectDock);
-  splitDockWidget(d.projectDock, d.curvesDock, Qt::Horizontal);
-  splitDockWidget(d.curvesDock, d.mixerDock, Qt::Horizontal);
   splitDockWidget(d.projectDock, d.configDock, Qt::Vertical);
-  splitDockWidget(d.curvesDock, d.efficiencyDock, Qt::Vertical);
-  splitDockWidget(d.mixerDock, d.compareDock, Qt::Vertical);
-  tabifyDockWidget(d.compareDock, d.generateDock);
+  addDockWidget(Qt::RightDockWidgetArea, d.curvesDock);
+  splitDockWidget(d.curvesDock, d.compareDock, Qt::Vertical);
+  splitDockWidget(d.curvesDock, d.mixerDock, Qt::Horizontal);
+  tabifyDockWidget(d.compareDock, d.efficiencyDock);
+  tabifyDockWidget(d.efficiencyDock, d.generateDock);
   d.compareDock->raise();
-  resizeDocks({d.projectDock, d.curvesDock, d.mixerDock}, {420, 640, 440}, Qt::Horizontal);
-  resizeDocks({d.curvesDock, d.efficiencyDock}, {560, 300}, Qt::Vertical);
+}
+
+void MainWindow::applyDefaultSizes() {
+  const Docks& d = m_docks;
+  const int w = width();
+  resizeDocks({d.projectDock, d.curvesDock, d.mixerDock}, {w * 26 / 100, w * 46 / 100, w * 28 / 100}, Qt::Horizontal);
+  resizeDocks({d.curvesDock, d.compareDock}, {height() * 52 / 100, height() * 40 / 100}, Qt::Vertical);
+  resizeDocks({d.projectDock, d.configDock}, {height() * 40 / 100, height() * 60 / 100}, Qt::Vertical);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (!m_sized) {
+    m_sized = true;
+    if (!m_restored) QTimer::singleShot(0, this, [this] {
+        applyDefaultSizes();
+        m_defaultState = saveState();
+      });
+  }
 }
 
 void MainWindow::buildMenus() {
@@ -178,7 +213,10 @@ bool MainWindow::restoreSettings() {
   s.beginGroup("mainWindow");
   bool ok = true;
   if (s.contains("geometry")) ok = restoreGeometry(s.value("geometry").toByteArray()) && ok;
-  if (s.contains("state")) ok = restoreState(s.value("state").toByteArray()) && ok;
+  if (s.contains("state")) {
+    ok = restoreState(s.value("state").toByteArray()) && ok;
+    m_restored = ok;
+  }
   s.endGroup();
   return ok;
 }
@@ -186,6 +224,7 @@ bool MainWindow::restoreSettings() {
 void MainWindow::resetLayout() {
   restoreState(m_defaultState);
   for (auto* dock : findChildren<QDockWidget*>()) dock->show();
+  applyDefaultSizes();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -57,11 +57,13 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
  private:
   void buildLayout();
+  void applyDefaultSizes();
   void buildMenus();
   void buildStatusBar();
   void connectQueue();
@@ -95,6 +97,8 @@ class MainWindow : public QMainWindow {
   QByteArray m_defaultState;
   QString m_lastError;
   qint64 m_lastReloadMs = 0;
+  bool m_sized = false;
+  bool m_restored = false;
 };
 
 }  // namespace pha::gui
