@@ -1,0 +1,120 @@
+// End to end through the window, offscreen: the quickstart template (on a small corpus made by
+// the test, at reduced size) trains from the Run action in the worker thread; then the curves,
+// the mixer heatmap, the run table and the compare view hold what the runs wrote; a cancelled
+// run is `cancelled` and the store stays consistent.
+#include <QDockWidget>
+#include <QSignalSpy>
+#include <QTest>
+#include <cmath>
+#include <fstream>
+#include <gtest/gtest.h>
+
+#include "compare_widget.h"
+#include "config_diff_view.h"
+#include "curve_plot.h"
+#include "engine/runtime/runtime_test_util.h"
+#include "main_window.h"
+#include "mixer_heatmap.h"
+#include "mixer_panel.h"
+#include "project_session.h"
+#include "run_monitor.h"
+#include "run_queue.h"
+#include "runs_model.h"
+#include "store/store.h"
+
+using namespace pha::gui;
+
+namespace {
+
+// The quickstart template with its data pointed at the test corpus and its training shrunk.
+void writeReducedQuickstart(const pha::test::TempProject& tp, const nlohmann::json& training) {
+  std::ifstream in(std::string(PHA_SOURCE_PROJECTS_DIR) + "/quickstart/project.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  j["data"] = {{"kind", "file"}, {"path", tp.write_corpus()}, {"cache", false}, {"tokenizer", {{"kind", "byte"}}}};
+  j["training"].merge_patch(training);
+  tp.write_project(j);
+}
+
+bool waitIdle(MainWindow& w, int timeoutMs) {
+  return QTest::qWaitFor([&] { return !w.queue()->isBusy() && w.queue()->pendingCount() == 0; }, timeoutMs);
+}
+
+}  // namespace
+
+TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
+  pha::test::TempProject tp;
+  writeReducedQuickstart(tp, {{"steps", 6}, {"batch_size", 2}, {"seq_len", 32}, {"warmup_steps", 2},
+                              {"eval_every", 3}, {"eval_tokens", 256}, {"final_eval_tokens", 512},
+                              {"mixer_every", 2}, {"threads", 1}});
+  MainWindow w;
+  w.show();
+  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  ASSERT_EQ(w.session()->runNames(), (QStringList{"pha-tiny", "transformer-tiny", "sequential-tiny"}));
+
+  QSignalSpy ended(w.queue(), &RunQueue::runEnded);
+  w.runProject();
+  ASSERT_TRUE(w.queue()->isBusy());
+  ASSERT_TRUE(waitIdle(w, 300000)) << "the quickstart did not finish";
+  ASSERT_EQ(ended.count(), 3);
+  for (const auto& args : ended) EXPECT_EQ(args.at(2).toString(), "finished") << args.at(3).toString().toStdString();
+
+  // The live curves hold the last run's points (one per step).
+  EXPECT_EQ(w.docks().lossPlot->pointCount("train/loss"), 6);
+
+  // The run table lists the three runs; picking pha-tiny shows its stored curves and mixer.
+  RunsModel* runs = w.runsModel();
+  ASSERT_EQ(runs->rowCount(), 3);
+  qint64 phaId = 0, transformerId = 0;
+  for (int r = 0; r < runs->rowCount(); ++r) {
+    EXPECT_EQ(runs->entry(r)->run.status, pha::store::RunStatus::Finished);
+    if (runs->entry(r)->run.name == "pha-tiny") phaId = runs->entry(r)->run.id;
+    if (runs->entry(r)->run.name == "transformer-tiny") transformerId = runs->entry(r)->run.id;
+  }
+  ASSERT_GT(phaId, 0);
+  ASSERT_TRUE(w.monitor()->showStoredRun(runs->storePath(), phaId)) << w.monitor()->errorText().toStdString();
+  EXPECT_EQ(w.docks().lossPlot->pointCount("train/loss"), 6);
+  MixerHeatmap* heat = w.docks().mixerPanel->heatmap();
+  ASSERT_GT(w.docks().mixerPanel->frameCount(), 0);
+  ASSERT_EQ(heat->layers(), 4);
+  ASSERT_EQ(heat->branches(), 3);
+  for (int l = 0; l < 4; ++l) {
+    double sum = 0;
+    for (int b = 0; b < 3; ++b) {
+      EXPECT_GT(heat->cellValue(l, b), 0.0);
+      sum += heat->cellValue(l, b);
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5) << "layer " << l;
+  }
+
+  // Compare two runs: the config diff shows the variant, and nothing that is equal.
+  emit w.compareRequested(runs->storePath(), {phaId, transformerId});
+  ConfigDiffView* diff = w.compareWidget()->diffView();
+  ASSERT_GT(diff->rowCount(), 0) << diff->message().toStdString();
+  EXPECT_TRUE(diff->paths().contains("model.variant")) << diff->paths().join(", ").toStdString();
+  EXPECT_FALSE(diff->paths().contains("training.steps"));
+  EXPECT_FALSE(diff->paths().contains("model.d_model"));
+}
+
+TEST(WorkbenchEndToEnd, CancelMidRunLeavesItCancelledAndTheStoreConsistent) {
+  pha::test::TempProject tp;
+  writeReducedQuickstart(tp, {{"steps", 100000}, {"batch_size", 2}, {"seq_len", 32}, {"eval_every", 0},
+                              {"eval_tokens", 256}, {"final_eval_tokens", 256}, {"threads", 1}});
+  MainWindow w;
+  w.show();
+  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  QSignalSpy ended(w.queue(), &RunQueue::runEnded);
+  w.runProject();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.docks().lossPlot->pointCount("train/loss") >= 3; }, 120000));
+  w.cancelRuns();
+  ASSERT_TRUE(waitIdle(w, 120000));
+  ASSERT_EQ(ended.count(), 1);  // the pending runs were dropped with the cancel
+  EXPECT_EQ(ended.at(0).at(2).toString(), "cancelled");
+
+  auto store = pha::store::Store::open(tp.store());
+  EXPECT_EQ(store.integrity_check(), "ok");
+  auto list = store.list_runs();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].run.status, pha::store::RunStatus::Cancelled);
+  EXPECT_FALSE(store.checkpoints(list[0].run.id).empty()) << "cancel writes a checkpoint";
+  EXPECT_GE(store.read_metric_full(list[0].run.id, "train/loss").size(), 3u);
+}
