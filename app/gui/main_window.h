@@ -20,6 +20,7 @@ class RunsModel;
 class RunsFilterModel;
 class ConfigEditor;
 class CompareWidget;
+class GeneratePanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -49,6 +50,7 @@ class MainWindow : public QMainWindow {
   const Docks& docks() const { return m_docks; }
   ConfigEditor* configEditor() const { return m_config; }
   CompareWidget* compareWidget() const { return m_compare; }
+  GeneratePanel* generatePanel() const { return m_generate; }
   QString lastError() const { return m_lastError; }
 
  signals:
@@ -88,6 +90,7 @@ class MainWindow : public QMainWindow {
   RunsFilterModel* m_runsProxy = nullptr;
   ConfigEditor* m_config = nullptr;
   CompareWidget* m_compare = nullptr;
+  GeneratePanel* m_generate = nullptr;
   QAction* m_runAction = nullptr;
   QAction* m_pauseAction = nullptr;
   QAction* m_cancelAction = nullptr;

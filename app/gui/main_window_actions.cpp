@@ -21,6 +21,7 @@
 
 #include "config_editor.h"
 #include "efficiency_panel.h"
+#include "generate_panel.h"
 #include "main_window.h"
 #include "project_session.h"
 #include "run_monitor.h"
@@ -175,6 +176,8 @@ void MainWindow::onRunSelected() {
   const qint64 id = m_runsProxy->data(rows.first(), RunsModel::RunIdRole).toLongLong();
   if (!m_monitor->showStoredRun(m_runs->storePath(), id)) showError(m_monitor->errorText());
   showConfigOf(m_runs->storePath(), id);
+  const int row = m_runs->rowOfRun(id);
+  if (row >= 0) m_generate->setRun(m_runs->storePath(), id, QString::fromStdString(m_runs->entry(row)->run.name));
 }
 
 void MainWindow::loadEfficiency() {

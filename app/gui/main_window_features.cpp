@@ -18,6 +18,7 @@
 #include "config_editor.h"
 #include "curve_plot.h"
 #include "export_menu.h"
+#include "generate_panel.h"
 #include "main_window.h"
 #include "mixer_heatmap.h"
 #include "mixer_panel.h"
@@ -50,6 +51,10 @@ void MainWindow::buildFeatureDocks() {
     for (qint64 id : ids) refs.push_back(RunRef{store, id});
     m_compare->setRuns(refs);
   });
+
+  m_generate = new GeneratePanel(this);
+  m_generate->setObjectName("generatePanel");
+  m_docks.generateHost->addWidget(m_generate, 1);
 
   installExportMenu(m_docks.lossPlot->plot(), "loss");
   installExportMenu(m_docks.qualityPlot->plot(), "quality");

@@ -12,6 +12,7 @@
 #include "compare_widget.h"
 #include "config_diff_view.h"
 #include "curve_plot.h"
+#include "generate_panel.h"
 #include "engine/runtime/runtime_test_util.h"
 #include "main_window.h"
 #include "mixer_heatmap.h"
@@ -85,6 +86,14 @@ TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
     }
     EXPECT_NEAR(sum, 1.0, 1e-5) << "layer " << l;
   }
+
+  // Generate from the pha-tiny run's last checkpoint, in the panel's own thread.
+  w.generatePanel()->setRun(runs->storePath(), phaId, "pha-tiny");
+  QSignalSpy generated(w.generatePanel(), &GeneratePanel::generated);
+  w.generatePanel()->generate();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.generatePanel()->isBusy(); }, 60000));
+  ASSERT_EQ(generated.count(), 1) << w.generatePanel()->status().toStdString();
+  EXPECT_FALSE(w.generatePanel()->output().isEmpty());
 
   // Compare two runs: the config diff shows the variant, and nothing that is equal.
   emit w.compareRequested(runs->storePath(), {phaId, transformerId});
