@@ -13,5 +13,5 @@ if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
   exec "$ROOT/build/default/app/gui/pha-workbench" "$@"
 else
   echo "[run] no display (DISPLAY/WAYLAND_DISPLAY unset): running the headless job" >&2
-  exec "$ROOT/build/default/app/cli/pha" info
+  exec "$ROOT/build/default/app/cli/pha" quickstart
 fi
