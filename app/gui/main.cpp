@@ -41,6 +41,12 @@ int main(int argc, char** argv) {
   cli.addVersionOption();
   QCommandLineOption selfTest("self-test", "Check that the compiled-in resources load (icon, palettes), print the result and exit");
   cli.addOption(selfTest);
+  QCommandLineOption showRun("run", "Show this run of the project (by name; the newest when several)", "name");
+  QCommandLineOption compareAll("compare", "Compare the project's finished runs on start");
+  QCommandLineOption startRuns("start", "Start training the project's runs on start");
+  cli.addOption(showRun);
+  cli.addOption(compareAll);
+  cli.addOption(startRuns);
   cli.addPositionalArgument("project", "Project folder to open (default: the last one, else the quickstart)", "[project]");
   cli.process(app);
   if (cli.isSet(selfTest)) return pha::gui::runSelfTest();
@@ -54,13 +60,20 @@ int main(int argc, char** argv) {
   window.show();
   // Open after the event loop starts so the window paints first.
   const QStringList args = cli.positionalArguments();
-  QTimer::singleShot(0, &window, [&window, args] {
+  const QString runName = cli.value(showRun);
+  const bool compare = cli.isSet(compareAll), start = cli.isSet(startRuns);
+  QTimer::singleShot(0, &window, [&window, args, runName, compare, start] {
+    bool opened = false;
     if (!args.isEmpty()) {
-      window.openProject(args.first());
-      return;
+      opened = window.openProject(args.first());
+    } else {
+      const QStringList recent = window.session()->recentProjects();
+      opened = (!recent.isEmpty() && window.openProject(recent.first())) || window.openDefaultProject();
     }
-    const QStringList recent = window.session()->recentProjects();
-    if (recent.isEmpty() || !window.openProject(recent.first())) window.openDefaultProject();
+    if (!opened) return;
+    if (compare) window.compareFinishedRuns();
+    if (!runName.isEmpty()) window.selectRunByName(runName);
+    if (start) window.runProject();
   });
   return app.exec();
 }

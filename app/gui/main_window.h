@@ -42,6 +42,10 @@ class MainWindow : public QMainWindow {
   void cancelRuns();
   void reloadRuns();
   void compareSelected();
+  // Selects (and shows) the newest run of that name; false when there is none.
+  bool selectRunByName(const QString& name);
+  // Compares every finished run of the open project.
+  void compareFinishedRuns();
 
   ProjectSession* session() const { return m_session; }
   RunQueue* queue() const { return m_queue; }

@@ -208,6 +208,33 @@ void MainWindow::compareSelected() {
   m_docks.compareDock->raise();
 }
 
+bool MainWindow::selectRunByName(const QString& name) {
+  int best = -1;
+  for (int r = 0; r < m_runs->rowCount(); ++r)
+    if (QString::fromStdString(m_runs->entry(r)->run.name) == name &&
+        (best < 0 || m_runs->entry(r)->run.id > m_runs->entry(best)->run.id))
+      best = r;
+  if (best < 0) {
+    showError(tr("No run named %1 in this project.").arg(name));
+    return false;
+  }
+  m_docks.runsTable->selectRow(m_runsProxy->mapFromSource(m_runs->index(best, 0)).row());
+  return true;
+}
+
+void MainWindow::compareFinishedRuns() {
+  QList<qint64> ids;
+  for (int r = 0; r < m_runs->rowCount(); ++r)
+    if (m_runs->entry(r)->run.status == store::RunStatus::Finished) ids << m_runs->entry(r)->run.id;
+  if (ids.size() < 2) {
+    showError(tr("Compare needs two or more finished runs; this project has %1.").arg(ids.size()));
+    return;
+  }
+  emit compareRequested(m_runs->storePath(), ids);
+  m_docks.compareDock->show();
+  m_docks.compareDock->raise();
+}
+
 void MainWindow::newProjectFromTemplate() {
   const QStringList names = ProjectSession::templateNames();
   if (names.isEmpty()) {
