@@ -13,6 +13,7 @@
 #include "core/paths.h"
 #include "core/system_info.h"
 #include "data/tokenizer.h"
+#include "runtime/generation.h"
 #include "runtime/job.h"
 #include "runtime/profiler.h"
 #include "runtime/project.h"
@@ -190,23 +191,14 @@ void add_generate(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--seed", o->sampling.seed, "Sampling seed");
   cmd->callback([o, &global] {
     pha::configure_threads(global.threads);
-    auto s = store::Store::open(o->where.store_path());
-    const store::RunInfo run = require_run(s, o->where.run);
-    std::string ckpt = o->checkpoint;
-    if (ckpt.empty())
-      for (const auto& c : s.checkpoints(run.id)) ckpt = c.path;
-    if (ckpt.empty()) throw Error(s.path(), "run " + std::to_string(run.id) + " has no checkpoint");
-    const json cfg = runtime::checkpoint_config(ckpt);
-    const json run_cfg = json::parse(run.config_json);
-    const json data = run_cfg.value("data", json::object());
-    if (data.value("kind", std::string()) == "task") throw Error(ckpt, "generate needs a run trained on text, not a task");
-    auto tok = data::make_tokenizer(data.value("tokenizer", json{{"kind", "byte"}}), "data.tokenizer");
-    runtime::TrainingConfig tc;
-    tc.device = "cpu";
-    runtime::Trainer trainer(model::model_config_from_json(cfg.at("model")), tc, "cpu");
-    trainer.load_weights(ckpt);
-    const auto ids = trainer.generate(tok->encode(o->prompt), o->tokens, o->sampling);
-    std::printf("%s%s\n", o->prompt.c_str(), tok->decode(ids).c_str());
+    std::int64_t run_id = 0;
+    {
+      auto s = store::Store::open(o->where.store_path());
+      run_id = require_run(s, o->where.run).id;
+    }
+    const auto r = runtime::generate_from_run(o->where.store_path(), run_id, o->prompt, o->tokens, o->sampling,
+                                              o->checkpoint);
+    std::printf("%s%s\n", o->prompt.c_str(), r.text.c_str());
   });
 }
 
