@@ -41,3 +41,12 @@ gui=$!
 sleep 6
 DISPLAY=$display import -window root "$OUT/workbench-quickstart.png"
 echo "[screenshot] $OUT/workbench-quickstart.png"
+kill $gui 2>/dev/null || true
+# The Efficiency dock, when the project's store holds profiler rows (pha bench --project).
+if "$PHA" runs list --project "$PROJECT" 2>/dev/null | grep -q "profile: "; then
+  DISPLAY=$display "$GUI" "$PROJECT" --run pha-tiny --show-dock dock.efficiency >/dev/null 2>&1 &
+  gui=$!
+  sleep 6
+  DISPLAY=$display import -window root "$OUT/workbench-efficiency.png"
+  echo "[screenshot] $OUT/workbench-efficiency.png"
+fi

@@ -34,9 +34,11 @@ EfficiencyPanel::EfficiencyPanel(QWidget* parent) : QWidget(parent) {
   for (PlotPanel* p : {m_tps, m_mem}) {
     p->setLogX(true);
     p->setLogY(true);
-    p->plot()->legend->setVisible(true);
     p->plot()->legend->setFont(QFont(font().family(), 8));
   }
+  // One legend is enough: both plots draw the same series in the same colours.
+  m_tps->plot()->legend->setVisible(true);
+  m_mem->plot()->legend->setVisible(false);
   m_table = new QTableWidget(split);
   m_table->setObjectName("efficiencyTable");
   m_table->setColumnCount(6);
@@ -45,6 +47,8 @@ EfficiencyPanel::EfficiencyPanel(QWidget* parent) : QWidget(parent) {
   m_table->verticalHeader()->hide();
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->setSortingEnabled(true);
+  split->setStretchFactor(0, 3);  // the plots get most of the height, the table the rest
+  split->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
   m_method = new QLabel(this);
   m_method->setWordWrap(true);

@@ -14,6 +14,7 @@
 #include "cmd_progress.h"
 #include "commands.h"
 #include "core/error.h"
+#include "runtime/profile_store.h"
 #include "runtime/profiler.h"
 
 namespace pha::cli {
@@ -62,6 +63,7 @@ void add_bench_commands(CLI::App& app, GlobalOptions& global) {
     std::string phases = "forward,train";
     runtime::ProfileSweep sweep;
     std::string json_out;
+    std::string project_dir;
     bool store = false;
     std::string store_args;
   };
@@ -87,6 +89,9 @@ void add_bench_commands(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--timeout", o->sweep.timeout_s, "Seconds per point before the worker is killed");
   cmd->add_option("--device", o->sweep.device, "cpu | cuda | auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd->add_option("--json", o->json_out, "Also write the results as JSON to this file");
+  cmd->add_option("--project", o->project_dir,
+                  "Also record the results in this project's runs.sqlite (one 'profile: <model>' run per model; "
+                  "the workbench's Efficiency dock shows them)");
   cmd->add_flag("--store", o->store, "Also run pha-store-bench (store listing / downsampled-read timings)");
   cmd->add_option("--store-args", o->store_args, "Arguments passed to pha-store-bench");
   cmd->callback([o, cmd, &global] {
@@ -103,6 +108,8 @@ void add_bench_commands(CLI::App& app, GlobalOptions& global) {
     }
     for (const auto& p : o->sweep.phases)
       if (p != "forward" && p != "train") throw Error("--phases", "entries must be forward or train, got \"" + p + "\"");
+    if (!o->project_dir.empty() && !fs::exists(fs::path(o->project_dir) / "project.json"))
+      throw Error("--project", o->project_dir + " is not a project folder (no project.json)");
     o->sweep.threads = global.threads;
     runtime::RunControl control;
     CancelOnSignal signals(control);
@@ -113,6 +120,11 @@ void add_bench_commands(CLI::App& app, GlobalOptions& global) {
       nlohmann::json j = nlohmann::json::array();
       for (const auto& r : rows) j.push_back(runtime::to_json(r));
       std::ofstream(o->json_out) << j.dump(1) << "\n";
+    }
+    if (!o->project_dir.empty()) {
+      const auto ids = runtime::store_profile_results(o->project_dir + "/runs.sqlite",
+                                                      fs::path(o->project_dir).filename().string(), rows);
+      std::printf("recorded %zu profile run(s) in %s/runs.sqlite\n", ids.size(), o->project_dir.c_str());
     }
     if (o->store && run_store_bench(o->store_args) != 0) throw ExitWith(kFailure);
     if (control.cancel_requested()) throw ExitWith(kCancelled);

@@ -1,6 +1,7 @@
 // pha-workbench: the desktop program.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QDir>
 #include <QFile>
 #include <unistd.h>
@@ -47,6 +48,8 @@ int main(int argc, char** argv) {
   cli.addOption(showRun);
   cli.addOption(compareAll);
   cli.addOption(startRuns);
+  QCommandLineOption raiseDock("show-dock", "Bring this dock to the front (objectName, e.g. dock.efficiency)", "name");
+  cli.addOption(raiseDock);
   cli.addPositionalArgument("project", "Project folder to open (default: the last one, else the quickstart)", "[project]");
   cli.process(app);
   if (cli.isSet(selfTest)) return pha::gui::runSelfTest();
@@ -62,7 +65,8 @@ int main(int argc, char** argv) {
   const QStringList args = cli.positionalArguments();
   const QString runName = cli.value(showRun);
   const bool compare = cli.isSet(compareAll), start = cli.isSet(startRuns);
-  QTimer::singleShot(0, &window, [&window, args, runName, compare, start] {
+  const QString dockName = cli.value(raiseDock);
+  QTimer::singleShot(0, &window, [&window, args, runName, compare, start, dockName] {
     bool opened = false;
     if (!args.isEmpty()) {
       opened = window.openProject(args.first());
@@ -74,6 +78,10 @@ int main(int argc, char** argv) {
     if (compare) window.compareFinishedRuns();
     if (!runName.isEmpty()) window.selectRunByName(runName);
     if (start) window.runProject();
+    if (auto* dock = window.findChild<QDockWidget*>(dockName); dock && !dockName.isEmpty()) {
+      dock->show();
+      dock->raise();
+    }
   });
   return app.exec();
 }

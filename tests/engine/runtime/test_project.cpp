@@ -144,3 +144,41 @@ TEST(Project, TemplatesInTheRepositoryLoad) {
 }
 
 }  // namespace
+
+#include "runtime/profile_store.h"
+#include "store/store.h"
+
+TEST(ProfileStore, RecordsOneFinishedRunPerModelWithItsPerfRows) {
+  pha::test::TempProject p;
+  auto point = [](const std::string& model, int T, const std::string& phase, double tps, const std::string& error) {
+    pha::runtime::ProfilePointResult r;
+    r.spec.model = model;
+    r.spec.seq_len = T;
+    r.spec.batch = 4096 / T;
+    r.spec.phase = phase;
+    r.tokens_per_s = tps;
+    r.peak_bytes = 1000 * T;
+    r.n_params = 1286172;
+    r.device = "cpu";
+    r.method = "peak RSS of a fresh worker process";
+    r.error = error;
+    return r;
+  };
+  const std::vector<pha::runtime::ProfilePointResult> results = {
+      point("pha-tiny", 512, "train", 2500, ""), point("pha-tiny", 1024, "train", 1800, ""),
+      point("transformer-tiny", 512, "forward", 9000, ""), point("transformer-tiny", 8192, "train", 0, "timed out")};
+  const auto ids = pha::runtime::store_profile_results(p.store(), "proj", results);
+  ASSERT_EQ(ids.size(), 2u);
+  auto s = pha::store::Store::open(p.store());
+  const auto pha_run = s.get_run(ids[0]);
+  ASSERT_TRUE(pha_run);
+  EXPECT_EQ(pha_run->name, "profile: pha-tiny");
+  EXPECT_EQ(pha_run->status, pha::store::RunStatus::Finished);
+  const auto rows = s.perf(ids[0]);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows[0].tokens_per_s + rows[1].tokens_per_s, 4300.0);
+  const auto t_rows = s.perf(ids[1]);
+  ASSERT_EQ(t_rows.size(), 1u);  // the failed point is not a measurement
+  EXPECT_EQ(t_rows[0].phase, "forward");
+  EXPECT_NE(s.get_run(ids[1])->notes.find("timed out"), std::string::npos);
+}

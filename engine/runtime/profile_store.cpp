@@ -1,0 +1,65 @@
+#include "runtime/profile_store.h"
+
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "store/run_writer.h"
+#include "store/store.h"
+
+namespace pha::runtime {
+
+std::vector<std::int64_t> store_profile_results(const std::string& store_path, const std::string& project,
+                                                const std::vector<ProfilePointResult>& results) {
+  std::map<std::string, std::vector<const ProfilePointResult*>> by_model;  // keeps model order stable
+  std::vector<std::string> order;
+  for (const auto& r : results) {
+    if (!by_model.count(r.spec.model)) order.push_back(r.spec.model);
+    by_model[r.spec.model].push_back(&r);
+  }
+  auto store = store::Store::open(store_path);
+  std::vector<std::int64_t> ids;
+  for (const std::string& model : order) {
+    const auto& points = by_model[model];
+    nlohmann::json cfg = {{"profile", {{"model", model}, {"points", nlohmann::json::array()}}}};
+    std::int64_t n_params = 0;
+    std::string device, failures;
+    for (const auto* p : points) {
+      cfg["profile"]["points"].push_back(to_json(*p));
+      if (p->n_params > 0) n_params = p->n_params;
+      if (!p->device.empty()) device = p->device;
+      if (!p->error.empty())
+        failures += "T=" + std::to_string(p->spec.seq_len) + " " + p->spec.phase + ": " + p->error + "\n";
+    }
+    store::NewRun nr;
+    nr.project = project;
+    nr.name = "profile: " + model;
+    nr.variant = model;
+    nr.config_json = cfg.dump();
+    nr.n_params = n_params;
+    nr.device = device;
+    const std::int64_t id = store.create_run(nr);
+    store.set_status(id, store::RunStatus::Running);
+    {
+      store::RunWriter writer(store, id);
+      for (const auto* p : points) {
+        if (!p->error.empty()) continue;
+        store::PerfRow row;
+        row.seq_len = p->spec.seq_len;
+        row.batch = p->spec.batch;
+        row.tokens_per_s = p->tokens_per_s;
+        row.peak_bytes = p->peak_bytes;
+        row.device = p->device;
+        row.phase = p->spec.phase;
+        row.method = p->method;
+        writer.perf(row);
+      }
+      writer.finish(store::RunStatus::Finished);
+    }
+    if (!failures.empty()) store.set_notes(id, "points that failed:\n" + failures);
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+}  // namespace pha::runtime

@@ -1,0 +1,20 @@
+// Recording profiler results in a run store, so the workbench's Efficiency dock (and Compare's
+// Pareto chart) can show them: one finished run per profiled model, named "profile: <model>",
+// holding one perf row per measured (T, phase) point. Failed points are left out (their error
+// is kept in the run's notes). Plain C++, no torch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/profiler.h"
+
+namespace pha::runtime {
+
+// Returns the ids of the runs created (one per model with at least one point). Throws
+// pha::Error naming the store file when it cannot be opened.
+std::vector<std::int64_t> store_profile_results(const std::string& store_path, const std::string& project,
+                                                const std::vector<ProfilePointResult>& results);
+
+}  // namespace pha::runtime
