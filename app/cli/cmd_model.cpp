@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/optim/adamw.h>
 
 #include "commands.h"
@@ -178,6 +179,7 @@ struct BenchOptions {
   int warmup = 2;
   int gemm_size = 2048;
   bool json = false;
+  std::string trace;  // chrome-trace file of one extra profiled step (last row)
 };
 
 struct BenchResult {
@@ -224,6 +226,14 @@ BenchResult bench_one(const ModelConfig& c, int t, const BenchOptions& o, double
     fwd.push_back(secs(t0, t1));
     bwd.push_back(secs(t1, t2));
     optim.push_back(secs(t2, t3));
+  }
+  if (!o.trace.empty()) {  // one more step under the profiler, outside the timed ones
+    torch::autograd::profiler::RecordProfile guard(o.trace);
+    at::Tensor logits = model->forward(inputs);
+    at::Tensor loss = at::cross_entropy_loss(logits.reshape({-1, c.vocab_size}), targets);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
   }
   r.step_s = median(step);
   r.forward_s = median(fwd);
@@ -336,6 +346,8 @@ void add_model_commands(CLI::App& app, GlobalOptions& global) {
   bm->add_option("--gemm-size", bo->gemm_size, "Size n of the n x n GEMM that measures the peak; default 2048")
       ->check(CLI::PositiveNumber);
   bm->add_flag("--json", bo->json, "Print JSON instead of a table");
+  bm->add_option("--trace", bo->trace,
+                 "Write a chrome://tracing file of one extra profiled training step per row (last row wins)");
   bm->callback([bo, &global] { run_bench(*bo, global); });
 }
 

@@ -5,6 +5,8 @@
 #include <ATen/cuda/CUDAContext.h>
 #endif
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -25,14 +27,64 @@ namespace fs = std::filesystem;
 
 namespace pha {
 
-int configure_threads(int n) {
-  if (n <= 0) {
-    if (const char* e = std::getenv("PHA_THREADS")) n = std::atoi(e);
+namespace {
+
+// OpenBLAS's run-time interface, looked up in the already loaded libraries (libblas.so.3 is
+// whatever the Debian alternative points at; only OpenBLAS exports these).
+template <typename Fn>
+Fn blas_symbol(const char* name) {
+  return reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name));
+}
+
+std::string g_thread_policy = "LibTorch default (configure_threads not called)";
+
+}  // namespace
+
+BlasParallel blas_parallel() {
+  auto get_parallel = blas_symbol<int (*)()>("openblas_get_parallel");
+  if (!get_parallel) return BlasParallel::Unknown;
+  switch (get_parallel()) {
+    case 0: return BlasParallel::Sequential;
+    case 1: return BlasParallel::OwnThreads;
+    case 2: return BlasParallel::OpenMP;
+    default: return BlasParallel::Unknown;
   }
-  if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  at::set_num_threads(n);
+}
+
+int blas_threads() {
+  auto get = blas_symbol<int (*)()>("openblas_get_num_threads");
+  return get ? get() : 0;
+}
+
+int configure_threads(int n) {
+  bool explicit_request = n > 0;
+  if (!explicit_request) {
+    if (const char* e = std::getenv("PHA_THREADS")) n = std::atoi(e);
+    explicit_request = n > 0;
+  }
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto set_blas = blas_symbol<void (*)(int)>("openblas_set_num_threads");
+  if (explicit_request) {
+    at::set_num_threads(n);
+    if (set_blas) set_blas(n);
+    g_thread_policy = fmt::format("intra-op {}, BLAS {}: as requested (--threads or PHA_THREADS)", n, n);
+  } else if (cores <= kSmallMachineCores && blas_parallel() == BlasParallel::OwnThreads) {
+    at::set_num_threads(1);
+    if (set_blas) set_blas(cores);
+    g_thread_policy = fmt::format(
+        "intra-op 1, BLAS {}: default on a machine of <= {} cores with a pthread BLAS (the two pools "
+        "would contend; docs/performance.md)",
+        cores, kSmallMachineCores);
+  } else {
+    at::set_num_threads(cores);
+    if (set_blas && blas_parallel() == BlasParallel::OwnThreads) set_blas(cores);
+    g_thread_policy = fmt::format("intra-op {}, BLAS {}: default (all cores)", cores,
+                                  blas_threads() > 0 ? std::to_string(blas_threads()) : std::string("its own"));
+  }
   return at::get_num_threads();
 }
+
+std::string thread_policy_text() { return g_thread_policy; }
 
 double measure_gemm_gflops(int n, int repeats) {
   torch::NoGradGuard no_grad;
@@ -107,6 +159,8 @@ SystemInfo collect_system_info(bool measure_gemm) {
   s.engine_version = PHA_VERSION;
   s.torch_version = fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
   s.threads = at::get_num_threads();
+  s.blas_threads = blas_threads();
+  s.thread_policy = thread_policy_text();
   s.hardware_threads = static_cast<int>(std::thread::hardware_concurrency());
   if (measure_gemm) {
     s.gemm_size = 2048;
@@ -127,8 +181,10 @@ std::string format_system_info(const SystemInfo& s) {
   std::ostringstream o;
   o << fmt::format("PHA Workbench engine {}\n", s.engine_version);
   o << fmt::format("  LibTorch        {}\n", s.torch_version);
-  o << fmt::format("  threads         {} (of {} hardware threads; --threads or PHA_THREADS)\n", s.threads,
+  o << fmt::format("  threads         intra-op {}, BLAS {} (of {} hardware threads; --threads or PHA_THREADS)\n",
+                   s.threads, s.blas_threads > 0 ? std::to_string(s.blas_threads) : std::string("?"),
                    s.hardware_threads);
+  if (!s.thread_policy.empty()) o << fmt::format("  thread policy   {}\n", s.thread_policy);
   o << fmt::format("  BLAS            {}\n", s.blas_library);
   if (s.gemm_size > 0) {
     o << fmt::format("  fp32 GEMM       {:.1f} GFLOP/s ({}x{}, best of 5)\n", s.gemm_gflops, s.gemm_size,

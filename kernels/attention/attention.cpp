@@ -7,6 +7,7 @@
 #include <c10/util/Exception.h>
 
 #include "attention/attention_blocked.h"
+#include "attention/attention_cpu.h"
 
 namespace pha::kernels {
 namespace {
@@ -38,6 +39,10 @@ int64_t attention_query_block(int64_t B, int64_t Hq, int64_t T, int64_t S, int64
 at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                             int64_t block, AttentionBackward mode) {
   check_qkv(q, k, v);
+  if (mode == AttentionBackward::Auto && q.device().is_cpu() &&
+      (q.scalar_type() == at::kFloat || q.scalar_type() == at::kDouble)) {
+    return cpu_causal_attention(q, k, v, block);  // per-head GEMMs, in-place softmax, recompute
+  }
   if (block <= 0) {
     block = attention_query_block(q.size(0), q.size(2), q.size(1), k.size(1), q.element_size());
   }

@@ -7,7 +7,11 @@
 //   with a KV cache; S == T: training / prefill).
 //
 // causal_attention is the core softmax(q k^T + mask) v with no 1/sqrt(hd) (the cosine form
-// carries its own scale). The CPU path walks query blocks (keys beyond a block's last query are
+// carries its own scale). Two implementations:
+//  - CPU tensors in fp32/fp64 with mode Auto: attention_cpu.h (one (batch, head) pair at a
+//    time, BLAS GEMMs on strided views, in-place causal softmax, always recompute in backward).
+//  - Otherwise (CUDA, other dtypes, or an explicit backward mode): the query-blocked ATen path
+//    (attention_blocked.h), which walks query blocks (keys beyond a block's last query are
 // never touched: causal blocks cost about half of the full matrix). When all probabilities fit
 // in kSaveProbabilitiesBytes they are kept for backward; otherwise backward recomputes them
 // block by block from the saved log-sum-exp, so no more than one block of scores
@@ -25,7 +29,9 @@ constexpr int64_t kMinQueryBlock = 16;
 // Probabilities of all blocks are kept for backward up to this many bytes per call.
 constexpr int64_t kSaveProbabilitiesBytes = int64_t{64} << 20;
 
-// What the forward pass keeps for backward (Auto: probabilities when they fit the budget).
+// What the forward pass keeps for backward. Auto: the CPU kernel for CPU fp32/fp64 tensors,
+// else the blocked path keeping probabilities when they fit the budget. SaveProbabilities and
+// Recompute force the blocked ATen path with that choice.
 enum class AttentionBackward { Auto = 0, SaveProbabilities = 1, Recompute = 2 };
 
 // The query-block size causal_attention uses for these sizes (exposed for tests and benches).

@@ -8,6 +8,7 @@
 #include <torch/types.h>
 
 #include "attention/attention.h"
+#include "attention/attention_cpu.h"
 
 namespace pha::kernels {
 namespace {
@@ -54,6 +55,69 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(std::make_tuple(6, 3, 16, AttentionBackward::Recompute),
                       std::make_tuple(6, 3, 7, AttentionBackward::Auto),
                       std::make_tuple(8, 2, 37, AttentionBackward::Auto)));
+
+// The CPU kernel (per-head GEMMs on strided views, in-place causal softmax, recompute):
+// (Hq, G, block) against the reference, fp64, forward and gradients, with the cosine front end.
+class CpuAttention : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+TEST_P(CpuAttention, ForwardAndGradientsMatchReference) {
+  const auto [Hq, G, block] = GetParam();
+  at::manual_seed(Hq * 100 + G * 10 + block + 1);
+  const auto o = at::TensorOptions().dtype(at::kDouble);
+  const int64_t B = 2, T = 37, hd = 8;
+  // q, k, v as strided views of one fused projection, as the attention branch produces them
+  const at::Tensor qkv = at::randn({B, T, Hq + 2 * G, hd}, o).requires_grad_(true);
+  const auto parts = qkv.split_with_sizes({Hq, G, G}, 2);
+  const at::Tensor w = at::randn({B, T, Hq, hd}, o);
+  (cpu_causal_attention(parts[0], parts[1], parts[2], block) * w).sum().backward();
+  const at::Tensor g = qkv.grad().clone();
+  qkv.mutable_grad() = at::Tensor();
+  const at::Tensor out = cpu_causal_attention(parts[0], parts[1], parts[2], block);
+  const at::Tensor expected = ref::causal_attention(parts[0], parts[1], parts[2]);
+  (expected * w).sum().backward();
+  EXPECT_LE(rel_err(out, expected), 1e-10);
+  EXPECT_LE(rel_err(g, qkv.grad()), 1e-10);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, CpuAttention,
+                         ::testing::Combine(::testing::Values(4, 6), ::testing::Values(2, 1),
+                                            ::testing::Values(0, 1, 5, 16, 37, 100)));
+
+TEST(CpuAttention, KvOffsetAndFp32) {
+  at::manual_seed(9);
+  const auto o = at::TensorOptions().dtype(at::kDouble);
+  const at::Tensor q = at::randn({2, 20, 4, 8}, o), k = at::randn({2, 20, 2, 8}, o), v = at::randn({2, 20, 2, 8}, o);
+  at::Tensor qq = q.narrow(1, 14, 6).clone().requires_grad_(true);  // 6 new queries after a 14-token cache
+  at::Tensor kk = k.clone().requires_grad_(true), vv = v.clone().requires_grad_(true);
+  const at::Tensor out = cpu_causal_attention(qq, kk, vv, /*block=*/4);
+  out.pow(2).sum().backward();
+  const at::Tensor gq = qq.grad().clone(), gk = kk.grad().clone(), gv = vv.grad().clone();
+  for (at::Tensor* t : {&qq, &kk, &vv}) t->mutable_grad() = at::Tensor();
+  const at::Tensor expected = ref::causal_attention(qq, kk, vv);
+  expected.pow(2).sum().backward();
+  EXPECT_LE(rel_err(out, expected), 1e-12);
+  EXPECT_LE(rel_err(gq, qq.grad()), 1e-10);
+  EXPECT_LE(rel_err(gk, kk.grad()), 1e-10);
+  EXPECT_LE(rel_err(gv, vv.grad()), 1e-10);
+  const at::Tensor qf = at::randn({2, 300, 4, 16}), kf = at::randn({2, 300, 2, 16}), vf = at::randn({2, 300, 2, 16});
+  for (int64_t block : {0, 64, 300}) {
+    EXPECT_LE(rel_err(cpu_causal_attention(qf, kf, vf, block), ref::causal_attention(qf, kf, vf)), 1e-5) << block;
+  }
+  // Large logits: the per-row max keeps the softmax finite.
+  const at::Tensor big = cpu_causal_attention(qf * 30, kf * 30, vf);
+  EXPECT_TRUE(big.isfinite().all().item<bool>());
+  EXPECT_LE(rel_err(big, ref::causal_attention(qf * 30, kf * 30, vf)), 1e-4);
+  // The dispatcher sends CPU fp32/fp64 with mode Auto here.
+  EXPECT_LE(rel_err(causal_attention(qf, kf, vf), cpu_causal_attention(qf, kf, vf)), 1e-7);
+}
+
+TEST(CpuAttention, QueryBlockKeepsScratchWithinBudget) {
+  const int64_t block = cpu_attention_query_block(8192, 8192, 4);
+  EXPECT_LE(block * 8192 * 4, kCpuScoreBudgetBytes);
+  EXPECT_GE(block, kCpuMinQueryBlock);
+  EXPECT_EQ(cpu_attention_query_block(10, 10, 4), 10);
+  EXPECT_EQ(cpu_attention_query_block(512, 512, 4), kCpuMaxQueryBlock);
+}
 
 TEST(CausalAttention, Fp32MatchesReference) {
   at::manual_seed(7);

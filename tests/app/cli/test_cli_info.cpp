@@ -7,7 +7,8 @@ TEST(CliInfo, ReportsVersionsThreadsBlasAndAMeasuredGemmRate) {
   auto r = run_cli("--threads 2 info");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("LibTorch"), std::string::npos);
-  EXPECT_NE(r.output.find("threads         2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("threads         intra-op 2, BLAS 2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("thread policy"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("BLAS"), std::string::npos);
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.output, m, std::regex("fp32 GEMM +([0-9.]+) GFLOP/s"))) << r.output;

@@ -3,12 +3,32 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <thread>
 
 #include "core/paths.h"
 
 TEST(SystemInfo, ConfigureThreadsHonoursTheRequest) {
   EXPECT_EQ(pha::configure_threads(1), 1);
   EXPECT_EQ(pha::configure_threads(2), 2);
+  if (pha::blas_parallel() == pha::BlasParallel::OwnThreads) EXPECT_EQ(pha::blas_threads(), 2);
+  EXPECT_NE(pha::thread_policy_text().find("as requested"), std::string::npos);
+}
+
+TEST(SystemInfo, DefaultThreadPolicyFollowsTheBlas) {
+  unsetenv("PHA_THREADS");
+  const int n = pha::configure_threads(0);
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  if (cores <= pha::kSmallMachineCores && pha::blas_parallel() == pha::BlasParallel::OwnThreads) {
+    EXPECT_EQ(n, 1);                         // ATen's pool stays out of the BLAS pool's way
+    EXPECT_EQ(pha::blas_threads(), cores);   // and the products still use every core
+  } else {
+    EXPECT_EQ(n, cores);
+  }
+  setenv("PHA_THREADS", "2", 1);
+  EXPECT_EQ(pha::configure_threads(0), 2);
+  unsetenv("PHA_THREADS");
+  pha::SystemInfo s = pha::collect_system_info(/*measure_gemm=*/false);
+  EXPECT_NE(pha::format_system_info(s).find("thread policy"), std::string::npos);
 }
 
 TEST(SystemInfo, GemmRateIsMeasuredAndPositive) {
