@@ -1,31 +1,42 @@
 #!/usr/bin/env bash
 # Renders the workbench as a user sees it after the quickstart, into docs/images/:
-#   1. set-up and build (as README command 1), 2. `pha quickstart` headless (skipped when the
-#   quickstart's three runs already finished), 3. the window under Xvfb showing the pha-tiny
-#   run with the three runs compared, 4. screenshots with ImageMagick's `import`.
-# Options: --steps N (shorter quickstart), --out DIR (default docs/images).
+#   1. set-up and build (as README command 1; skipped with --build-dir), 2. `pha quickstart`
+#   headless (skipped when the quickstart's three runs already finished), 3. the window under
+#   Xvfb showing the pha-tiny run with the three runs compared, 4. the Efficiency dock: when the
+#   store has no profile runs yet, the window measures them itself (Run > Measure efficiency,
+#   the project's "profile" section) and the picture is taken once they are recorded.
+# Options: --steps N (shorter quickstart), --out DIR (default docs/images), --build-dir DIR (an
+# existing build: DIR/app/cli/pha, DIR/app/gui/pha-workbench), --project DIR (default: the
+# quickstart in the data directory).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/docs/images"
 STEPS=()
+BUILD=""
+PROJECT=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --steps) STEPS=(--steps "$2"); shift 2 ;;
     --out) OUT=$2; shift 2 ;;
-    *) echo "screenshot.sh: unknown option $1 (allowed: --steps N, --out DIR)" >&2; exit 2 ;;
+    --build-dir) BUILD=$(cd "$2" && pwd); shift 2 ;;
+    --project) PROJECT=$2; shift 2 ;;
+    *) echo "screenshot.sh: unknown option $1 (allowed: --steps N, --out DIR, --build-dir DIR, --project DIR)" >&2; exit 2 ;;
   esac
 done
-"$ROOT/installer/setup.sh"
-# shellcheck source=installer/build.sh
-source "$ROOT/installer/build.sh"
-pha_build default
-PHA="$ROOT/build/default/app/cli/pha"
-GUI="$ROOT/build/default/app/gui/pha-workbench"
+if [ -z "$BUILD" ]; then
+  "$ROOT/installer/setup.sh"
+  # shellcheck source=installer/build.sh
+  source "$ROOT/installer/build.sh"
+  pha_build default
+  BUILD="$ROOT/build/default"
+fi
+PHA="$BUILD/app/cli/pha"
+GUI="$BUILD/app/gui/pha-workbench"
 DATA=${PHA_DATA_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/pha-workbench}
 [ -n "${PHA_DATA_DIR:-}" ] && DATA=$PHA_DATA_DIR
-PROJECT="$DATA/projects/quickstart"
+[ -n "$PROJECT" ] || PROJECT="$DATA/projects/quickstart"
 
-finished=$("$PHA" runs list --project "$PROJECT" 2>/dev/null | grep -c finished || true)
+finished=$("$PHA" runs list --project "$PROJECT" 2>/dev/null | grep -v "profile: " | grep -c finished || true)
 if [ "${finished:-0}" -lt 3 ]; then
   "$PHA" quickstart --dir "$PROJECT" "${STEPS[@]}"
 fi
@@ -42,7 +53,18 @@ sleep 6
 DISPLAY=$display import -window root "$OUT/workbench-quickstart.png"
 echo "[screenshot] $OUT/workbench-quickstart.png"
 kill $gui 2>/dev/null || true
-# The Efficiency dock, when the project's store holds profiler rows (pha bench --project).
+# The Efficiency dock. Without profile runs in the store, the window measures them (the
+# worker processes are $PHA, found next to the window's program in the build tree).
+if ! "$PHA" runs list --project "$PROJECT" 2>/dev/null | grep -q "profile: "; then
+  DISPLAY=$display "$GUI" "$PROJECT" --measure-efficiency >/dev/null 2>&1 &
+  gui=$!
+  for _ in $(seq 1 180); do  # up to 15 min on a loaded machine
+    [ "$("$PHA" runs list --project "$PROJECT" 2>/dev/null | grep -c "profile: " || true)" -ge 3 ] && break
+    sleep 5
+  done
+  kill $gui 2>/dev/null || true
+  wait $gui 2>/dev/null || true
+fi
 if "$PHA" runs list --project "$PROJECT" 2>/dev/null | grep -q "profile: "; then
   DISPLAY=$display "$GUI" "$PROJECT" --run pha-tiny --show-dock dock.efficiency >/dev/null 2>&1 &
   gui=$!

@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include "replot_throttle.h"
 #include "smoothing.h"
 
 namespace pha::gui {
@@ -48,6 +49,10 @@ CurvePlot::CurvePlot(const QString& yLabel, QWidget* parent) : QWidget(parent) {
   m_plot->legend->setFont(QFont(font().family(), 8));
   m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  // Solid lines as separate segments instead of one stroked polyline with joins: the stroker's
+  // joins were most of a replot's time with ~2,000-point curves (docs/gui.md, responsiveness).
+  m_plot->setPlottingHint(QCP::phFastPolylines, true);
+  m_throttle = new ReplotThrottle(m_plot);
   layout->addWidget(m_plot, 1);
   m_message = new QLabel(this);
   m_message->setAlignment(Qt::AlignCenter);
@@ -137,7 +142,7 @@ void CurvePlot::replotLater() {
     m_plot->rescaleAxes();
     m_message->hide();
   }
-  m_plot->replot(QCustomPlot::rpQueuedReplot);
+  m_throttle->request();
 }
 
 void CurvePlot::setSmoothing(double weight) {

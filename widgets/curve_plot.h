@@ -19,6 +19,8 @@ class QLabel;
 
 namespace pha::gui {
 
+class ReplotThrottle;
+
 enum class CurveX { Step = 0, Tokens = 1, WallTime = 2 };
 
 class CurvePlot : public QWidget {
@@ -48,8 +50,8 @@ class CurvePlot : public QWidget {
   std::vector<double> drawnSmoothed(const QString& name) const;
   QCustomPlot* plot() const { return m_plot; }
 
-  // Rebuilds the drawn graphs from the data and queues a replot (cheap to call often; the
-  // owner calls it from a timer at most ~30 times a second).
+  // Rebuilds the drawn graphs from the data and queues a replot (cheap to call often: the plot
+  // redraws at most ~30 times a second, ReplotThrottle).
   void replotLater();
 
  private:
@@ -64,6 +66,7 @@ class CurvePlot : public QWidget {
   const std::vector<double>& xs(const Data& d) const;
 
   QCustomPlot* m_plot = nullptr;
+  ReplotThrottle* m_throttle = nullptr;
   QSlider* m_slider = nullptr;
   QComboBox* m_xCombo = nullptr;
   QCheckBox* m_logY = nullptr;

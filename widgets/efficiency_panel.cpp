@@ -36,6 +36,11 @@ EfficiencyPanel::EfficiencyPanel(QWidget* parent) : QWidget(parent) {
     p->setLogY(true);
     p->plot()->legend->setFont(QFont(font().family(), 8));
   }
+  // Throughput and memory side by side, equally wide (not by size hint: the empty-state message
+  // would make the first one wider for good).
+  plots->setStretchFactor(0, 1);
+  plots->setStretchFactor(1, 1);
+  plots->setSizes({1000, 1000});
   // One legend is enough: both plots draw the same series in the same colours.
   m_tps->plot()->legend->setVisible(true);
   m_mem->plot()->legend->setVisible(false);
@@ -121,7 +126,14 @@ void EfficiencyPanel::redraw() {
                                     "Run > Measure efficiency).")
                                : QString());
   for (PlotPanel* p : {m_tps, m_mem}) {
-    if (!empty) p->plot()->rescaleAxes();
+    if (!empty) {
+      p->plot()->rescaleAxes();
+      // Both axes are logarithmic: a factor of margin keeps the end points off the frame.
+      for (QCPAxis* axis : {p->plot()->xAxis, p->plot()->yAxis}) {
+        const QCPRange r = axis->range();
+        axis->setRange(r.lower / 1.1, r.upper * 1.1);
+      }
+    }
     p->plot()->replot(QCustomPlot::rpQueuedReplot);
   }
   m_method->setText(methods.isEmpty() ? QString() : tr("Method: %1").arg(methods.join("; ")));

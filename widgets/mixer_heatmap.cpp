@@ -2,8 +2,11 @@
 
 #include <QLabel>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
+
+#include "replot_throttle.h"
 
 namespace pha::gui {
 
@@ -14,6 +17,7 @@ MixerHeatmap::MixerHeatmap(QWidget* parent) : QWidget(parent) {
   m_message->setWordWrap(true);
   m_message->setAlignment(Qt::AlignCenter);
   m_plot = new QCustomPlot(this);
+  m_throttle = new ReplotThrottle(m_plot);
   layout->addWidget(m_plot, 1);
   layout->addWidget(m_message, 1);
 
@@ -71,15 +75,17 @@ void MixerHeatmap::setMatrix(int layers, int branches, const std::vector<float>&
   m_plot->yAxis->setTicker(yt);
   m_plot->xAxis->setRange(-0.5, branches - 0.5);
   m_plot->yAxis->setRange(-0.5, layers - 0.5);
+  setLabels(weights);
   m_message->clear();
   m_message->hide();
   m_plot->show();
-  m_plot->replot(QCustomPlot::rpQueuedReplot);
+  m_throttle->request();
 }
 
 void MixerHeatmap::clear(const QString& message) {
   m_layers = 0;
   m_branches = 0;
+  clearLabels();
   m_map->data()->clear();
   m_message->setText(message);
   m_message->show();
@@ -90,6 +96,47 @@ void MixerHeatmap::clear(const QString& message) {
 double MixerHeatmap::cellValue(int layer, int branch) const {
   if (layer < 0 || layer >= m_layers || branch < 0 || branch >= m_branches) return std::nan("");
   return m_map->data()->cell(branch, layer);
+}
+
+void MixerHeatmap::clearLabels() {
+  for (QCPItemText* t : m_labels) m_plot->removeItem(t);
+  m_labels.clear();
+}
+
+void MixerHeatmap::setLabels(const std::vector<float>& weights) {
+  const std::size_t cells = static_cast<std::size_t>(m_layers) * m_branches;
+  if (cells > static_cast<std::size_t>(kMaxLabelledCells)) {
+    clearLabels();
+    return;
+  }
+  if (m_labels.size() != cells) {  // reuse the items while the shape stays (live updates)
+    clearLabels();
+    QFont font = m_plot->font();
+    font.setPointSizeF(std::max(7.0, font.pointSizeF() * 0.9));
+    for (std::size_t i = 0; i < cells; ++i) {
+      auto* t = new QCPItemText(m_plot);
+      t->setClipToAxisRect(true);
+      t->position->setType(QCPItemPosition::ptPlotCoords);
+      t->setPositionAlignment(Qt::AlignCenter);
+      t->setFont(font);
+      t->setSelectable(false);
+      m_labels.push_back(t);
+    }
+  }
+  for (int l = 0; l < m_layers; ++l)
+    for (int b = 0; b < m_branches; ++b) {
+      const float w = weights[static_cast<std::size_t>(l) * m_branches + b];
+      QCPItemText* t = m_labels[static_cast<std::size_t>(l) * m_branches + b];
+      t->position->setCoords(b, l);
+      t->setText(std::isfinite(w) ? QString::number(w, 'f', 2) : QStringLiteral("-"));
+      // Dark text on the bright (yellow-green) end of the gradient, light text elsewhere.
+      t->setColor(std::isfinite(w) && w >= 0.62f ? QColor(20, 20, 20) : QColor(250, 250, 250));
+    }
+}
+
+QString MixerHeatmap::cellText(int layer, int branch) const {
+  if (layer < 0 || layer >= m_layers || branch < 0 || branch >= m_branches || m_labels.empty()) return {};
+  return m_labels[static_cast<std::size_t>(layer) * m_branches + branch]->text();
 }
 
 QString MixerHeatmap::message() const { return m_message->isHidden() ? QString() : m_message->text(); }

@@ -1,6 +1,8 @@
 // MixerHeatmap: the layers x branches matrix of a model's mixer weights (the paper's
 // "sandwich"), drawn on a fixed 0..1 colour scale with a colour bar. Rows without a mixer
-// (sequential / single-branch layers) arrive as NaN and are drawn grey.
+// (sequential / single-branch layers) arrive as NaN and are drawn grey. Each cell also prints
+// its weight (two decimals), so that movements of a few hundredths, faint on the fixed scale,
+// can be read; the numbers are left out when the cells are too many to hold them.
 #pragma once
 
 #include <QString>
@@ -11,9 +13,12 @@
 class QCustomPlot;
 class QCPColorMap;
 class QCPColorScale;
+class QCPItemText;
 class QLabel;
 
 namespace pha::gui {
+
+class ReplotThrottle;
 
 class MixerHeatmap : public QWidget {
   Q_OBJECT
@@ -29,14 +34,23 @@ class MixerHeatmap : public QWidget {
   int branches() const { return m_branches; }
   // The value drawn at (layer, branch), as held by the colour map (NaN when none).
   double cellValue(int layer, int branch) const;
+  // The number printed in that cell ("0.41", "-" for no mixer), empty when none is printed.
+  QString cellText(int layer, int branch) const;
+  // Matrices with more cells than this print no numbers (they would not fit).
+  static constexpr int kMaxLabelledCells = 96;
   QString message() const;
   QCustomPlot* plot() const { return m_plot; }
 
  private:
+  void setLabels(const std::vector<float>& weights);
+  void clearLabels();
+
   QCustomPlot* m_plot = nullptr;
+  ReplotThrottle* m_throttle = nullptr;  // live frames redraw at most ~30 times a second
   QCPColorMap* m_map = nullptr;
   QCPColorScale* m_scale = nullptr;
   QLabel* m_message = nullptr;
+  std::vector<QCPItemText*> m_labels;  // layer-major, one per cell when printed
   int m_layers = 0;
   int m_branches = 0;
 };

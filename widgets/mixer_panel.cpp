@@ -28,6 +28,10 @@ MixerPanel::MixerPanel(QWidget* parent) : QWidget(parent) {
   m_readout = new QLabel(this);
   m_readout->setObjectName("sandwichReadout");
   m_readout->setWordWrap(true);
+  m_readout->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  // Room for the readout's lines up front, so that its changing text does not re-lay out the
+  // heatmap (and redraw it) on every live frame.
+  m_readout->setMinimumHeight(3 * m_readout->fontMetrics().lineSpacing() + 4);
   layout->addWidget(m_readout);
   connect(m_slider, &QSlider::valueChanged, this, &MixerPanel::showFrame);
 }
@@ -73,7 +77,9 @@ void MixerPanel::showFrame(int index) {
   const MixerFrame& f = m_frames[static_cast<size_t>(index)];
   m_heatmap->setMatrix(f.layers, f.branches, f.weights);
   m_stepLabel->setText(tr("step %1").arg(f.step));
-  m_readout->setText(QString::fromStdString(readSandwich(f.layers, f.branches, f.weights).summary));
+  const std::string sandwich = readSandwich(f.layers, f.branches, f.weights).summary;
+  const std::string deviation = mixerDeviation(f.layers, f.branches, f.weights).summary;
+  m_readout->setText(QString::fromStdString(sandwich + "\n" + deviation));
   if (m_slider->value() != index) {
     QSignalBlocker block(m_slider);
     m_slider->setValue(index);

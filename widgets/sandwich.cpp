@@ -1,6 +1,7 @@
 #include "sandwich.h"
 
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 
 namespace pha::gui {
@@ -60,6 +61,53 @@ SandwichReadout readSandwich(int layers, int branches, const std::vector<float>&
   }
   r.summary = o.str();
   return r;
+}
+
+MixerDeviation mixerDeviation(int layers, int branches, const std::vector<float>& weights,
+                              const std::vector<std::string>& branchNames) {
+  MixerDeviation d;
+  if (layers <= 0 || branches < 2 || weights.size() != static_cast<std::size_t>(layers) * branches) {
+    d.summary = "no mixer weights";
+    return d;
+  }
+  for (int l = 0; l < layers; ++l) {
+    const float* row = weights.data() + static_cast<std::size_t>(l) * branches;
+    int k = 0;
+    float lo = 1.0f, hi = 0.0f;
+    for (int b = 0; b < branches; ++b)
+      if (std::isfinite(row[b]) && row[b] > 0.0f) {
+        ++k;
+        lo = std::min(lo, row[b]);
+        hi = std::max(hi, row[b]);
+      }
+    if (k < 2) continue;  // no mixer here, or a single branch left
+    if (hi - lo > d.maxSpread || d.spreadLayer < 0) {
+      d.maxSpread = hi - lo;
+      d.spreadLayer = l;
+    }
+    for (int b = 0; b < branches; ++b) {
+      if (!std::isfinite(row[b]) || row[b] <= 0.0f) continue;
+      const double dev = static_cast<double>(row[b]) - 1.0 / k;
+      if (std::abs(dev) > d.maxAbs || d.layer < 0) {
+        d.maxAbs = std::abs(dev);
+        d.signedAt = dev;
+        d.layer = l;
+        d.branch = b;
+      }
+    }
+  }
+  std::ostringstream o;
+  if (d.layer < 0) {
+    o << "no layer mixes two or more branches";
+  } else {
+    const std::string name = d.branch < static_cast<int>(branchNames.size()) ? branchNames[static_cast<std::size_t>(d.branch)]
+                                                                               : "branch " + std::to_string(d.branch);
+    o << std::fixed << std::setprecision(3) << "largest departure from uniform: " << name << " "
+      << (d.signedAt >= 0 ? "+" : "") << d.signedAt << " (layer " << d.layer << "); widest layer: " << d.spreadLayer
+      << " (max - min weight " << d.maxSpread << ")";
+  }
+  d.summary = o.str();
+  return d;
 }
 
 }  // namespace pha::gui

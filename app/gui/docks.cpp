@@ -82,6 +82,10 @@ Docks buildDocks(QWidget* parent) {
     d.liveReadout = new QLabel(box);
     d.liveReadout->setObjectName("liveReadout");
     d.liveReadout->setWordWrap(true);
+    d.liveReadout->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    // Two lines reserved: the per-step text changes length, and a re-wrap would resize (and
+    // redraw) both plots.
+    d.liveReadout->setMinimumHeight(2 * d.liveReadout->fontMetrics().lineSpacing() + 4);
     layout->addWidget(d.liveReadout);
     d.curvesDock = makeDock(QObject::tr("Live curves"), dock_names::kCurves, box, parent);
   }

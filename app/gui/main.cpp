@@ -8,10 +8,12 @@
 #include <QIcon>
 #include <QSettings>
 #include <QTimer>
+#include <algorithm>
 
 #include "core/system_info.h"
 #include "main_window.h"
 #include "project_session.h"
+#include "responsiveness_bench.h"
 #include "self_test.h"
 #include "theme.h"
 
@@ -50,9 +52,33 @@ int main(int argc, char** argv) {
   cli.addOption(startRuns);
   QCommandLineOption raiseDock("show-dock", "Bring this dock to the front (objectName, e.g. dock.efficiency)", "name");
   cli.addOption(raiseDock);
+  QCommandLineOption measure("measure-efficiency", "Measure the project's efficiency profile on start");
+  cli.addOption(measure);
+  QCommandLineOption bench("bench-responsiveness",
+                           "Benchmark: train a copy of the project (default: the quickstart template) in the shown "
+                           "window while measuring event-loop stalls and plot redraws; print the figures and exit");
+  QCommandLineOption benchSteps("bench-steps", "Benchmark: training steps per run (0: the project's; default 100)", "n",
+                                "100");
+  QCommandLineOption benchProbe("bench-probe-ms", "Benchmark: probe timer interval in ms (default 5)", "ms", "5");
+  QCommandLineOption benchNoProfile("bench-no-profile", "Benchmark: leave out the project's efficiency profile");
+  cli.addOption(bench);
+  cli.addOption(benchSteps);
+  cli.addOption(benchProbe);
+  cli.addOption(benchNoProfile);
   cli.addPositionalArgument("project", "Project folder to open (default: the last one, else the quickstart)", "[project]");
   cli.process(app);
   if (cli.isSet(selfTest)) return pha::gui::runSelfTest();
+
+  if (cli.isSet(bench)) {
+    pha::gui::ResponsivenessOptions o;
+    o.project = cli.positionalArguments().value(0);
+    o.steps = cli.value(benchSteps).toInt();
+    o.probeMs = std::max(1, cli.value(benchProbe).toInt());
+    o.profile = !cli.isSet(benchNoProfile);
+    pha::configure_threads(0);
+    pha::gui::applyTheme(pha::gui::Theme::Light);
+    return pha::gui::runResponsivenessBench(o);
+  }
 
   QSettings settings;
   pha::configure_threads(settings.value("engine/threads", 0).toInt());
@@ -64,9 +90,9 @@ int main(int argc, char** argv) {
   // Open after the event loop starts so the window paints first.
   const QStringList args = cli.positionalArguments();
   const QString runName = cli.value(showRun);
-  const bool compare = cli.isSet(compareAll), start = cli.isSet(startRuns);
+  const bool compare = cli.isSet(compareAll), start = cli.isSet(startRuns), profile = cli.isSet(measure);
   const QString dockName = cli.value(raiseDock);
-  QTimer::singleShot(0, &window, [&window, args, runName, compare, start, dockName] {
+  QTimer::singleShot(0, &window, [&window, args, runName, compare, start, profile, dockName] {
     bool opened = false;
     if (!args.isEmpty()) {
       opened = window.openProject(args.first());
@@ -78,6 +104,7 @@ int main(int argc, char** argv) {
     if (compare) window.compareFinishedRuns();
     if (!runName.isEmpty()) window.selectRunByName(runName);
     if (start) window.runProject();
+    else if (profile) window.measureEfficiency();
     if (auto* dock = window.findChild<QDockWidget*>(dockName); dock && !dockName.isEmpty()) {
       dock->show();
       dock->raise();

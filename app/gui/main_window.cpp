@@ -51,6 +51,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildFeatureDocks();
   buildStatusBar();
   connectQueue();
+  connectProfiler();
   connect(m_docks.runFilter, &QLineEdit::textChanged, m_runsProxy, &RunsFilterModel::setFilterText);
   connect(m_docks.runsTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::onRunSelected);
   connect(m_docks.compareButton, &QPushButton::clicked, this, &MainWindow::compareSelected);
@@ -126,6 +127,10 @@ void MainWindow::buildMenus() {
   m_runAction = run->addAction(tr("&Run project"), this, &MainWindow::runProject);
   m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   m_runAction->setToolTip(tr("Train every run of the project, one after another"));
+  m_measureAction = run->addAction(tr("&Measure efficiency"), this, &MainWindow::measureEfficiency);
+  m_measureAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  m_measureAction->setToolTip(tr("Measure tokens/s and peak memory against sequence length for the project's "
+                                 "models (each point in a fresh pha process); the Efficiency dock shows them"));
   m_pauseAction = run->addAction(tr("&Pause"), this, &MainWindow::pauseOrResume);
   m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
   m_cancelAction = run->addAction(tr("&Cancel"), this, &MainWindow::cancelRuns);
@@ -136,6 +141,7 @@ void MainWindow::buildMenus() {
   auto* tools = addToolBar(tr("Run"));
   tools->setObjectName("toolbar.run");
   tools->addAction(m_runAction);
+  tools->addAction(m_measureAction);
   tools->addAction(m_pauseAction);
   tools->addAction(m_cancelAction);
 

@@ -3,8 +3,13 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QStringList>
+#include <map>
+#include <vector>
 
 #include "docks.h"
+#include "efficiency_panel.h"
+#include "runtime/events.h"
 
 class QAction;
 class QLabel;
@@ -38,6 +43,8 @@ class MainWindow : public QMainWindow {
   bool openDefaultProject();
   // Queues every run of the open project and starts the queue.
   void runProject();
+  // Queues the project's efficiency profile (its "profile" section, or the defaults) and starts.
+  void measureEfficiency();
   void pauseOrResume();
   void cancelRuns();
   void reloadRuns();
@@ -81,6 +88,9 @@ class MainWindow : public QMainWindow {
   void updateActions();
   void onRunSelected();
   void loadEfficiency();
+  void showEfficiency();
+  void connectProfiler();
+  void onEfficiencyEvents(const std::vector<pha::runtime::EfficiencyEvent>& events);
   void buildFeatureDocks();
   void showConfigOf(const QString& storePath, qint64 runId);
   void addConfigAsVariant();
@@ -96,11 +106,18 @@ class MainWindow : public QMainWindow {
   CompareWidget* m_compare = nullptr;
   GeneratePanel* m_generate = nullptr;
   QAction* m_runAction = nullptr;
+  QAction* m_measureAction = nullptr;
   QAction* m_pauseAction = nullptr;
   QAction* m_cancelAction = nullptr;
   QMenu* m_recentMenu = nullptr;
   QProgressBar* m_progress = nullptr;
   QLabel* m_statusLabel = nullptr;
+  // Efficiency: the store's profile runs (newest per name), and the points of the profile
+  // being measured, shown in their place as they arrive.
+  std::vector<EfficiencySeries> m_storedEfficiency;
+  std::map<QString, std::vector<pha::store::PerfRow>> m_liveEfficiency;
+  int m_profilePoints = 0;
+  int m_profileDone = 0;
   QByteArray m_defaultState;
   QString m_lastError;
   qint64 m_lastReloadMs = 0;

@@ -20,7 +20,6 @@
 #include <QUndoStack>
 
 #include "config_editor.h"
-#include "efficiency_panel.h"
 #include "generate_panel.h"
 #include "main_window.h"
 #include "project_session.h"
@@ -93,6 +92,9 @@ void MainWindow::runProject() {
     showError(tr("The project lists no runs."));
     return;
   }
+  // A project with a "profile" section measures its models' efficiency once the runs are done.
+  if (m_session->profileSettings().present && m_session->profileSettings().after_runs)
+    runs.push_back(QueuedRun::profileOf(m_session->dir()));
   m_queue->setThreads(QSettings().value("engine/threads", 0).toInt());
   m_queue->enqueue(runs);
   m_queue->start();
@@ -120,6 +122,7 @@ void MainWindow::cancelRuns() {
 void MainWindow::updateActions() {
   const bool busy = m_queue->isBusy();
   m_runAction->setEnabled(m_session->isOpen() && !busy);
+  m_measureAction->setEnabled(m_session->isOpen() && !busy);
   m_pauseAction->setEnabled(busy);
   m_pauseAction->setText(m_queue->isPaused() ? tr("Res&ume") : tr("&Pause"));
   m_cancelAction->setEnabled(busy);
@@ -134,6 +137,8 @@ void MainWindow::connectQueue() {
     updateActions();
   });
   connect(m_queue, &RunQueue::eventsArrived, this, [this](const EventBuffer::Batch& batch) {
+    if (!batch.efficiency.empty()) onEfficiencyEvents(batch.efficiency);
+    if (m_queue->isProfiling()) return;  // the profile's events are efficiency points only
     m_monitor->addEvents(batch);
     if (!batch.steps.empty()) {
       const auto& s = batch.steps.back();
@@ -180,21 +185,6 @@ void MainWindow::onRunSelected() {
   if (row >= 0) m_generate->setRun(m_runs->storePath(), id, QString::fromStdString(m_runs->entry(row)->run.name));
 }
 
-void MainWindow::loadEfficiency() {
-  if (!m_session->isOpen()) return;
-  try {
-    auto s = store::Store::open(m_session->storePath().toStdString());
-    std::vector<EfficiencySeries> series;
-    for (const auto& e : s.list_runs()) {
-      auto rows = s.perf(e.run.id);
-      if (!rows.empty()) series.push_back({QString::fromStdString(e.run.name), std::move(rows)});
-    }
-    m_docks.efficiencyPanel->setSeries(std::move(series));
-  } catch (const std::exception& e) {
-    showError(QString::fromUtf8(e.what()));
-  }
-}
-
 void MainWindow::compareSelected() {
   const QModelIndexList rows = m_docks.runsTable->selectionModel()->selectedRows();
   if (rows.size() < 2) {
@@ -224,8 +214,11 @@ bool MainWindow::selectRunByName(const QString& name) {
 
 void MainWindow::compareFinishedRuns() {
   QList<qint64> ids;
-  for (int r = 0; r < m_runs->rowCount(); ++r)
-    if (m_runs->entry(r)->run.status == store::RunStatus::Finished) ids << m_runs->entry(r)->run.id;
+  for (int r = 0; r < m_runs->rowCount(); ++r) {
+    const auto& run = m_runs->entry(r)->run;
+    // Profile runs hold efficiency rows only (the Efficiency dock shows them), no curves.
+    if (run.status == store::RunStatus::Finished && run.name.rfind("profile: ", 0) != 0) ids << run.id;
+  }
   if (ids.size() < 2) {
     showError(tr("Compare needs two or more finished runs; this project has %1.").arg(ids.size()));
     return;

@@ -70,6 +70,7 @@ bool ProjectSession::open(const QString& path) {
       m_runs << QString::fromStdString(r.name);
       m_configs[QString::fromStdString(r.name)] = r.config;
     }
+    m_profile = p.profile;
     m_error.clear();
     addRecent(m_dir);
     emit projectOpened(m_dir);

@@ -10,6 +10,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "runtime/project.h"
+
 namespace pha::gui {
 
 class ProjectSession : public QObject {
@@ -41,6 +43,8 @@ class ProjectSession : public QObject {
   // The resolved config of a run ({"project","run","model","training","data"}), null if unknown.
   nlohmann::json runConfig(const QString& run) const;
   QString errorText() const { return m_error; }
+  // The project's "profile" section (defaults, present == false, when it has none).
+  const pha::runtime::ProfileSettings& profileSettings() const { return m_profile; }
 
   QStringList recentProjects() const;
 
@@ -53,6 +57,7 @@ class ProjectSession : public QObject {
   QString m_name;
   QStringList m_runs;
   std::map<QString, nlohmann::json> m_configs;
+  pha::runtime::ProfileSettings m_profile;
   QString m_error;
 };
 

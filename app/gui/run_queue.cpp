@@ -3,7 +3,10 @@
 #include <QMetaObject>
 #include <exception>
 
+#include "pha_program.h"
 #include "runtime/job.h"
+#include "runtime/profile_store.h"
+#include "runtime/profiler.h"
 
 namespace pha::gui {
 
@@ -103,6 +106,10 @@ void RunQueue::startNext() {
   m_busy = true;
   m_buffer = std::make_shared<EventBuffer>();
   m_control = std::make_shared<runtime::RunControl>();
+  if (m_current.profile) {
+    startProfile();
+    return;
+  }
   runtime::JobSpec spec;
   spec.project = m_current.project.toStdString();
   spec.run = m_current.run.toStdString();
@@ -132,6 +139,61 @@ void RunQueue::startNext() {
     QMetaObject::invokeMethod(this, [this, name, runId, status, reason] { onWorkerDone(name, runId, status, reason); },
                               Qt::QueuedConnection);
   });
+}
+
+void RunQueue::startProfile() {
+  QString error;
+  const QString exe = locatePhaProgram(&error);
+  if (exe.isEmpty()) {
+    // Reported like any other end, after the caller's own signal handling has run.
+    QMetaObject::invokeMethod(this, [this, error] { onProfileDone("failed", error, 0); }, Qt::QueuedConnection);
+    return;
+  }
+  m_drainTimer.start();
+  auto buffer = m_buffer;
+  auto control = m_control;
+  const std::string project = m_current.project.toStdString();
+  const int threads = m_threads;
+  QMetaObject::invokeMethod(m_worker, [this, exe, project, threads, buffer, control] {
+    QString status = "failed", message;
+    int stored = 0;
+    try {
+      // Loading validates the project (and its "profile" section) off the GUI thread.
+      const runtime::Project p = runtime::load_project(project);
+      runtime::ProfileSweep sweep = runtime::project_profile_sweep(p);
+      sweep.threads = threads;
+      QStringList models;
+      for (const auto& m : sweep.models) models << QString::fromStdString(m);
+      const int points = static_cast<int>(runtime::sweep_point_count(sweep));
+      const QString dir = QString::fromStdString(p.dir);
+      QMetaObject::invokeMethod(this, [this, dir, points, models] { emit profileStarted(dir, points, models); },
+                                Qt::QueuedConnection);
+      const auto rows = runtime::profile_sweep(exe.toStdString(), sweep, *buffer, *control);
+      int failed = 0;
+      for (const auto& r : rows) failed += r.error.empty() ? 0 : 1;
+      if (!rows.empty()) stored = static_cast<int>(runtime::store_profile_results(p.store_path(), p.name, rows).size());
+      status = control->cancel_requested() ? "cancelled" : "finished";
+      message = QObject::tr("%1 of %2 points measured%3")
+                    .arg(static_cast<int>(rows.size()) - failed)
+                    .arg(points)
+                    .arg(failed ? QObject::tr(", %1 failed (their reasons are in the profile runs' notes)").arg(failed)
+                                : QString());
+    } catch (const std::exception& e) {
+      message = QString::fromUtf8(e.what());
+    } catch (...) {
+      message = "unknown error";
+    }
+    QMetaObject::invokeMethod(this, [this, status, message, stored] { onProfileDone(status, message, stored); },
+                              Qt::QueuedConnection);
+  });
+}
+
+void RunQueue::onProfileDone(const QString& status, const QString& message, int storedRuns) {
+  drain();
+  m_drainTimer.stop();
+  m_busy = false;
+  emit profileEnded(status, message, storedRuns);
+  startNext();
 }
 
 void RunQueue::drain() {

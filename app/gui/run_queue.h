@@ -2,7 +2,9 @@
 // thread (QThread) through pha::runtime::run_job; the engine's events are buffered by a
 // thread-safe observer and drained on the GUI thread by a timer at most ~30 times a second,
 // so the event loop never waits on training. Start, pause, resume and cancel act on the
-// current run through RunControl (checked by the trainer every step).
+// current run through RunControl (checked by the trainer every step). A queue item can also be
+// the project's efficiency profile (runtime::profile_sweep in the same worker thread, each
+// point in a `pha __profile-point` process), recorded in the store like `pha bench --project`.
 #pragma once
 
 #include <QObject>
@@ -49,8 +51,11 @@ class EventBuffer : public pha::runtime::RunObserver {
 };
 
 struct QueuedRun {
-  QString project;  // project folder
-  QString run;      // run name from runs_to_make()
+  QString project;       // project folder
+  QString run;           // run name from runs_to_make(); empty for a profile item
+  bool profile = false;  // the project's efficiency profile instead of a training run
+
+  static QueuedRun profileOf(const QString& project) { return {project, QString(), true}; }
 };
 
 class RunQueue : public QObject {
@@ -68,6 +73,7 @@ class RunQueue : public QObject {
 
   bool isBusy() const { return m_busy; }
   bool isPaused() const;
+  bool isProfiling() const { return m_busy && m_current.profile; }
   int pendingCount() const { return m_pending.size(); }
   QString currentRun() const { return m_current.run; }
   void setThreads(int threads) { m_threads = threads; }
@@ -78,12 +84,18 @@ class RunQueue : public QObject {
   void eventsArrived(const pha::gui::EventBuffer::Batch& batch);
   // status: a runtime::job_status_name; runId 0 when the run never reached the store
   void runEnded(const QString& run, qint64 runId, const QString& status, const QString& reason);
+  // The profile item: its sweep is known (points = models x T x phases, models its labels)...
+  void profileStarted(const QString& project, int points, const QStringList& models);
+  // ... and it ended. status: finished | cancelled | failed; storedRuns: "profile: <model>" runs written.
+  void profileEnded(const QString& status, const QString& message, int storedRuns);
   void queueFinished();
 
  private:
   void startNext();
+  void startProfile();
   void drain();
   void onWorkerDone(const QString& run, qint64 runId, const QString& status, const QString& reason);
+  void onProfileDone(const QString& status, const QString& message, int storedRuns);
 
   QVector<QueuedRun> m_pending;
   QueuedRun m_current;

@@ -103,6 +103,10 @@ void JobRunner::prepare() {
   plan_ = spec_.run.empty() ? project.runs.front() : project.run(spec_.run);
   if (!spec_.training_overrides.is_null() && !spec_.training_overrides.empty()) {
     json t = plan_.training.used;
+    // mixer_lr defaults to lr: when it was left at that default, an override of lr moves it too.
+    if (spec_.training_overrides.contains("lr") && !spec_.training_overrides.contains("mixer_lr") &&
+        t.value("mixer_lr", -1.0) == t.value("lr", -2.0))
+      t.erase("mixer_lr");
     t.merge_patch(spec_.training_overrides);
     plan_.training = TrainingConfig::from_json(t, "training");
     plan_.config["training"] = plan_.training.used;

@@ -34,7 +34,9 @@ std::vector<std::int64_t> store_profile_results(const std::string& store_path, c
     store::NewRun nr;
     nr.project = project;
     nr.name = "profile: " + model;
-    nr.variant = model;
+    const nlohmann::json& mc = points.front()->spec.model_config;
+    nr.variant = mc.is_object() && mc.contains("variant") && mc["variant"].is_string() ? mc["variant"].get<std::string>()
+                                                                                        : model;
     nr.config_json = cfg.dump();
     nr.n_params = n_params;
     nr.device = device;

@@ -11,9 +11,11 @@
 #include <cerrno>
 #include <chrono>
 #include <random>
+#include <thread>
 
 #include "core/error.h"
 #include "core/system_info.h"
+#include "model/model_config.h"
 #include "model/presets.h"
 #include "runtime/process_stats.h"
 #include "runtime/trainer.h"
@@ -25,8 +27,10 @@ namespace pha::runtime {
 using nlohmann::json;
 
 json to_json(const ProfilePointSpec& s) {
-  return {{"model", s.model}, {"seq_len", s.seq_len}, {"batch", s.batch},     {"phase", s.phase},
-          {"warmup", s.warmup}, {"repeats", s.repeats}, {"threads", s.threads}, {"device", s.device}};
+  json j = {{"model", s.model},     {"seq_len", s.seq_len}, {"batch", s.batch},     {"phase", s.phase},
+            {"warmup", s.warmup},   {"repeats", s.repeats}, {"threads", s.threads}, {"device", s.device}};
+  if (!s.model_config.is_null()) j["model_config"] = s.model_config;
+  return j;
 }
 
 ProfilePointSpec profile_spec_from_json(const json& j) {
@@ -39,6 +43,10 @@ ProfilePointSpec profile_spec_from_json(const json& j) {
   s.repeats = j.value("repeats", s.repeats);
   s.threads = j.value("threads", s.threads);
   s.device = j.value("device", s.device);
+  if (j.contains("model_config") && !j["model_config"].is_null()) {
+    if (!j["model_config"].is_object()) throw Error("model_config", "must be a ModelConfig JSON object");
+    s.model_config = j["model_config"];
+  }
   if (s.phase != "train" && s.phase != "forward") throw Error("phase", "must be \"train\" or \"forward\"");
   if (s.seq_len < 2 || s.batch < 1 || s.repeats < 1 || s.warmup < 0) throw Error("seq_len", "invalid profile point");
   return s;
@@ -69,7 +77,9 @@ ProfilePointResult measure_point(const ProfilePointSpec& spec) {
   r.spec = spec;
   r.baseline_bytes = current_rss_bytes();
   pha::configure_threads(spec.threads);
-  model::ModelConfig mc = spec.model.size() > 5 && spec.model.substr(spec.model.size() - 5) == ".json"
+  model::ModelConfig mc = spec.model_config.is_object()
+                              ? model::model_config_from_json(spec.model_config, "model_config")
+                          : spec.model.size() > 5 && spec.model.substr(spec.model.size() - 5) == ".json"
                               ? model::load_model_config(spec.model)
                               : model::preset(spec.model);
   TrainingConfig tc;
@@ -98,13 +108,15 @@ ProfilePointResult measure_point(const ProfilePointSpec& spec) {
   r.median_step_s = times[times.size() / 2];
   r.tokens_per_s = static_cast<double>(b.B) * b.T / r.median_step_s;
   r.peak_bytes = peak_rss_bytes();
+  // B is left out: each row records its batch.
   r.method = "median of " + std::to_string(spec.repeats) + " " + spec.phase + " steps after " +
-             std::to_string(spec.warmup) + " warm-up, B=" + std::to_string(spec.batch) + "; peak RSS (VmHWM) of a fresh worker process";
+             std::to_string(spec.warmup) + " warm-up; peak RSS (VmHWM) of a fresh worker process";
   return r;
 }
 
 namespace {
-std::string read_with_timeout(int fd, pid_t pid, int timeout_s, bool& timed_out) {
+std::string read_with_timeout(int fd, pid_t pid, int timeout_s, const RunControl* control, bool& timed_out,
+                              bool& cancelled) {
   std::string out;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   char buf[4096];
@@ -115,8 +127,14 @@ std::string read_with_timeout(int fd, pid_t pid, int timeout_s, bool& timed_out)
       kill(pid, SIGKILL);
       break;
     }
+    if (control && control->cancel_requested()) {
+      cancelled = true;
+      kill(pid, SIGKILL);
+      break;
+    }
     pollfd p{fd, POLLIN, 0};
-    const int rc = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    // Short polls so that a cancel kills the worker within ~0.1 s.
+    const int rc = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 100)));
     if (rc < 0 && errno == EINTR) continue;
     if (rc <= 0) continue;
     const ssize_t n = read(fd, buf, sizeof(buf));
@@ -127,7 +145,8 @@ std::string read_with_timeout(int fd, pid_t pid, int timeout_s, bool& timed_out)
 }
 }  // namespace
 
-ProfilePointResult measure_point_in_worker(const std::string& exe, const ProfilePointSpec& spec, int timeout_s) {
+ProfilePointResult measure_point_in_worker(const std::string& exe, const ProfilePointSpec& spec, int timeout_s,
+                                           const RunControl* control) {
   ProfilePointResult r;
   r.spec = spec;
   int fds[2];
@@ -148,11 +167,15 @@ ProfilePointResult measure_point_in_worker(const std::string& exe, const Profile
     close(fds[0]);
     throw Error(exe, "cannot start a profiler worker (posix_spawn error " + std::to_string(rc) + ")");
   }
-  bool timed_out = false;
-  const std::string out = read_with_timeout(fds[0], pid, timeout_s, timed_out);
+  bool timed_out = false, cancelled = false;
+  const std::string out = read_with_timeout(fds[0], pid, timeout_s, control, timed_out, cancelled);
   close(fds[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (cancelled) {
+    r.error = "cancelled";
+    return r;
   }
   if (timed_out) {
     r.error = "timed out after " + std::to_string(timeout_s) + " s";
@@ -172,7 +195,11 @@ ProfilePointResult measure_point_in_worker(const std::string& exe, const Profile
   }
   try {
     if (answer.empty()) throw std::runtime_error("no JSON answer");
-    return profile_result_from_json(json::parse(answer));
+    ProfilePointResult got = profile_result_from_json(json::parse(answer));
+    // An older worker ignores an inline config and would measure the preset of that name.
+    if (!spec.model_config.is_null() && got.spec.model_config.is_null() && got.error.empty())
+      got.error = exe + " does not understand inline model configs (an older pha?); rebuild or reinstall it";
+    return got;
   } catch (const std::exception& e) {
     r.error = "worker exited with status " + std::to_string(WEXITSTATUS(status)) + ": " + e.what();
     return r;
@@ -181,13 +208,18 @@ ProfilePointResult measure_point_in_worker(const std::string& exe, const Profile
 
 std::vector<ProfilePointResult> profile_sweep(const std::string& exe, const ProfileSweep& sweep, RunObserver& observer,
                                               RunControl& control) {
+  if (!sweep.model_configs.empty() && sweep.model_configs.size() != sweep.models.size())
+    throw Error("profile", "model_configs must be empty or hold one config per model");
   std::vector<ProfilePointResult> out;
-  for (const auto& m : sweep.models)
+  for (size_t mi = 0; mi < sweep.models.size(); ++mi)
     for (int T : sweep.seq_lens)
       for (const auto& phase : sweep.phases) {
+        while (control.paused() && !control.cancel_requested())
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
         if (control.cancel_requested()) return out;
         ProfilePointSpec s;
-        s.model = m;
+        s.model = sweep.models[mi];
+        if (!sweep.model_configs.empty()) s.model_config = sweep.model_configs[mi];
         s.seq_len = T;
         s.batch = static_cast<int>(std::max<int64_t>(1, sweep.tokens_per_batch / T));
         s.phase = phase;
@@ -195,11 +227,40 @@ std::vector<ProfilePointResult> profile_sweep(const std::string& exe, const Prof
         s.repeats = sweep.repeats;
         s.threads = sweep.threads;
         s.device = sweep.device;
-        ProfilePointResult r = measure_point_in_worker(exe, s, sweep.timeout_s);
-        observer.on_efficiency({m, T, s.batch, phase, r.tokens_per_s, r.peak_bytes, r.error.empty() ? r.method : r.error});
+        ProfilePointResult r = measure_point_in_worker(exe, s, sweep.timeout_s, &control);
+        if (control.cancel_requested() && r.error == "cancelled") return out;
+        observer.on_efficiency({s.model, T, s.batch, phase, r.tokens_per_s, r.peak_bytes, r.error.empty() ? r.method : r.error});
         out.push_back(std::move(r));
       }
   return out;
+}
+
+std::size_t sweep_point_count(const ProfileSweep& sweep) {
+  return sweep.models.size() * sweep.seq_lens.size() * sweep.phases.size();
+}
+
+ProfileSweep project_profile_sweep(const Project& project) {
+  const ProfileSettings& ps = project.profile;
+  ProfileSweep sweep;
+  sweep.models.clear();
+  std::vector<json> seen;  // configs without their name (a custom model is named after its run)
+  for (const RunPlan& run : project.runs) {
+    const json cfg = model::to_json(run.model);
+    json unnamed = cfg;
+    unnamed.erase("name");
+    if (std::find(seen.begin(), seen.end(), unnamed) != seen.end()) continue;
+    seen.push_back(std::move(unnamed));
+    sweep.models.push_back(run.name);
+    sweep.model_configs.push_back(cfg);
+  }
+  sweep.seq_lens = ps.seq_lens;
+  sweep.phases = ps.phases;
+  sweep.tokens_per_batch = ps.tokens_per_batch;
+  sweep.warmup = ps.warmup;
+  sweep.repeats = ps.repeats;
+  sweep.timeout_s = ps.timeout_s;
+  sweep.device = ps.device;
+  return sweep;
 }
 
 std::string self_executable() {

@@ -12,11 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/events.h"
+#include "runtime/project.h"
 
 namespace pha::runtime {
 
 struct ProfilePointSpec {
-  std::string model = "pha-tiny";  // preset name, or a model config file (.json)
+  std::string model = "pha-tiny";  // preset name, or a model config file (.json); the label when model_config is set
+  nlohmann::json model_config;     // a ModelConfig JSON object to build instead (a project's variant); null: none
   int seq_len = 512;
   int batch = 8;
   std::string phase = "train";     // "train" (forward, loss, backward, AdamW) or "forward"
@@ -47,11 +49,15 @@ ProfilePointResult profile_result_from_json(const nlohmann::json& j);
 ProfilePointResult measure_point(const ProfilePointSpec& spec);
 
 // Runs `exe __profile-point --spec <json>` and parses its answer; a worker that crashes, is
-// killed or exceeds timeout_s gives a result with `error` set.
-ProfilePointResult measure_point_in_worker(const std::string& exe, const ProfilePointSpec& spec, int timeout_s);
+// killed or exceeds timeout_s gives a result with `error` set. When `control` asks to cancel,
+// the worker is killed and the result's error is "cancelled".
+ProfilePointResult measure_point_in_worker(const std::string& exe, const ProfilePointSpec& spec, int timeout_s,
+                                           const RunControl* control = nullptr);
 
 struct ProfileSweep {
   std::vector<std::string> models = {"pha-tiny", "transformer-tiny", "sequential-tiny"};
+  // Empty, or one ModelConfig JSON per entry of `models` (then models[i] is only its label).
+  std::vector<nlohmann::json> model_configs;
   std::vector<int> seq_lens = {512, 1024, 2048, 4096, 8192};
   std::vector<std::string> phases = {"forward", "train"};
   int64_t tokens_per_batch = 4096;  // B = max(1, tokens_per_batch / T)
@@ -59,10 +65,17 @@ struct ProfileSweep {
   std::string device = "cpu";
 };
 
-// Every (model, T, phase) point in a worker; reports each through observer.on_efficiency and
-// stops early when control asks to cancel.
+// Every (model, T, phase) point in a worker, in that nesting order; reports each through
+// observer.on_efficiency, waits between points while control is paused, and stops when it
+// asks to cancel (the point being measured is dropped).
 std::vector<ProfilePointResult> profile_sweep(const std::string& exe, const ProfileSweep& sweep, RunObserver& observer,
                                               RunControl& control);
+std::size_t sweep_point_count(const ProfileSweep& sweep);
+
+// The sweep a project's "profile" section asks for, over the models of the project's runs:
+// each distinct model config once (grid points that differ only in training settings share
+// one), labelled by the first run's name.
+ProfileSweep project_profile_sweep(const Project& project);
 
 // Path of the running executable (/proc/self/exe).
 std::string self_executable();

@@ -127,6 +127,7 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
   c.beta2 = r.get_double("beta2", c.beta2, 0.0, 0.999999999);
   c.eps = r.get_double("eps", c.eps, 1e-30, 1.0);
   c.dss_lr = r.get_double("dss_lr", c.dss_lr, 0.0, 1e12);
+  c.mixer_lr = r.get_double("mixer_lr", c.lr, 0.0, 1e12);  // default: the main lr
   c.grad_clip = r.get_double("grad_clip", c.grad_clip, 0.0, 1e12);
   c.seed = static_cast<uint64_t>(r.get_int("seed", 0, 0, int64_t{1} << 53));
   c.eval_every = r.get_int("eval_every", c.eval_every, 0, int64_t{1} << 40);
@@ -148,6 +149,43 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
     throw Error(r.field("precision"), "\"bf16\" autocast needs device \"cuda\" (CPU trains in fp32)");
   c.used = r.used();
   return c;
+}
+
+ProfileSettings ProfileSettings::from_json(const json& section, const std::string& where) {
+  data::ConfigReader r(section, where);
+  ProfileSettings p;
+  p.present = true;
+  p.after_runs = r.get_bool("after_runs", p.after_runs);
+  if (r.has("seq_lens")) {
+    const json& v = section["seq_lens"];
+    if (!v.is_array() || v.empty())
+      throw Error(r.field("seq_lens"), "must be a non-empty list of sequence lengths, got " + v.dump());
+    p.seq_lens.clear();
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_number_integer() || v[i].get<int64_t>() < 2 || v[i].get<int64_t>() > (1 << 20))
+        throw Error(r.field("seq_lens") + "[" + std::to_string(i) + "]", "must be an integer in [2, 1048576], got " + v[i].dump());
+      p.seq_lens.push_back(v[i].get<int>());
+    }
+  }
+  r.ignore("seq_lens");
+  if (r.has("phases")) {
+    p.phases = r.get_string_list("phases");
+    if (p.phases.empty()) throw Error(r.field("phases"), "must list \"train\" and/or \"forward\"");
+    for (const auto& ph : p.phases)
+      if (ph != "train" && ph != "forward")
+        throw Error(r.field("phases"), "entries must be \"train\" or \"forward\", got \"" + ph + "\"");
+  }
+  r.ignore("phases");
+  p.tokens_per_batch = r.get_int("tokens_per_batch", p.tokens_per_batch, 1, int64_t{1} << 30);
+  p.warmup = static_cast<int>(r.get_int("warmup", p.warmup, 0, 1000));
+  p.repeats = static_cast<int>(r.get_int("repeats", p.repeats, 1, 1000));
+  p.timeout_s = static_cast<int>(r.get_int("timeout_s", p.timeout_s, 1, 86400));
+  p.device = r.get_choice("device", p.device, {"auto", "cpu", "cuda"});
+  r.finish();
+  p.used = r.used();
+  p.used["seq_lens"] = p.seq_lens;
+  p.used["phases"] = p.phases;
+  return p;
 }
 
 DataSpec DataSpec::from_json(const json& section, const std::string& where) {
@@ -241,7 +279,9 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   r.ignore("training");
   r.ignore("variants");
   r.ignore("grid");
+  r.ignore("profile");
   r.finish();
+  if (j.contains("profile") && !j["profile"].is_null()) p.profile = ProfileSettings::from_json(j["profile"], "profile");
   if (!j.contains("data")) throw Error("data", "is required (the dataset: a text corpus or \"kind\": \"task\")");
   const DataSpec dataspec = DataSpec::from_json(j["data"], "data");
   const int32_t vocab = data_vocab(dataspec, "data");

@@ -26,6 +26,7 @@ struct TrainingConfig {
   double weight_decay = 0.1;      // on matrices and embeddings only
   double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
   double dss_lr = 1e-3;           // peak lr of the DSS kernel parameters (same warmup + cosine)
+  double mixer_lr = 3e-3;         // peak lr of the mixer logits p (same warmup + cosine); default: lr
   double grad_clip = 0.0;         // global L2 clip; 0: off (DeepNorm needs none)
   uint64_t seed = 0;
   int64_t eval_every = 100;       // 0: only at the end
@@ -58,6 +59,25 @@ struct DataSpec {
   static DataSpec from_json(const nlohmann::json& section, const std::string& where = "data");
 };
 
+// The "profile" section: the efficiency sweep (tokens/s and peak memory against T) the
+// workbench measures for the project's models, each point in a fresh `pha __profile-point`
+// worker (runtime/profiler.h). Absent: the workbench profiles only when asked (Run > Measure
+// efficiency), with these defaults.
+struct ProfileSettings {
+  bool present = false;                      // the project has a "profile" section
+  bool after_runs = true;                    // measure when the project's run queue finishes
+  std::vector<int> seq_lens = {128, 256, 512, 1024};
+  std::vector<std::string> phases = {"train"};  // "train" and/or "forward"
+  int64_t tokens_per_batch = 2048;           // B = max(1, tokens_per_batch / T)
+  int warmup = 1;                            // untimed steps per point
+  int repeats = 2;                           // timed steps per point (median)
+  int timeout_s = 300;                       // a point's worker is killed after this
+  std::string device = "auto";               // auto | cpu | cuda
+  nlohmann::json used;                       // every value in effect
+
+  static ProfileSettings from_json(const nlohmann::json& section, const std::string& where = "profile");
+};
+
 // One run a project asks for: a variant (and grid point) with everything resolved.
 struct RunPlan {
   std::string name;             // unique in the project, e.g. "pha-tiny" or "pha-tiny/lr=0.001"
@@ -74,6 +94,7 @@ struct Project {
   std::string description;
   nlohmann::json json;          // project.json as read
   std::vector<RunPlan> runs;    // in the order the file lists them (variants x grid)
+  ProfileSettings profile;      // the "profile" section (defaults when absent)
 
   std::string file() const { return dir + "/project.json"; }
   std::string store_path() const { return dir + "/runs.sqlite"; }

@@ -70,15 +70,18 @@ struct Trainer::Impl {
   }
 
   void build_optimizer() {
-    std::vector<at::Tensor> decay, no_decay, dss;
+    std::vector<at::Tensor> decay, no_decay, dss, mixer;
     const auto infos = model->parameter_info();
     const auto named = model->named_parameters();
-    int64_t n_decay = 0, n_no = 0, n_dss = 0;
+    int64_t n_decay = 0, n_no = 0, n_dss = 0, n_mixer = 0;
     for (const auto& info : infos) {
       at::Tensor p = named[info.name];
       if (info.role == model::ParamRole::DssKernel) {
         dss.push_back(p);
         n_dss += info.numel;
+      } else if (info.role == model::ParamRole::Mixer) {
+        mixer.push_back(p);
+        n_mixer += info.numel;
       } else if (info.weight_decay) {
         decay.push_back(p);
         n_decay += info.numel;
@@ -102,15 +105,23 @@ struct Trainer::Impl {
     add(decay, "decay", cfg.lr, cfg.weight_decay);
     add(no_decay, "no_decay", cfg.lr, 0.0);
     add(dss, "dss", cfg.dss_lr, 0.0);
+    add(mixer, "mixer", cfg.mixer_lr, 0.0);
     optimizer = std::make_unique<torch::optim::AdamW>(std::move(g), torch::optim::AdamWOptions(cfg.lr));
-    groups = {{"decay", n_decay}, {"no_decay", n_no}, {"dss", n_dss}};
+    groups = {{"decay", n_decay}, {"no_decay", n_no}, {"dss", n_dss}, {"mixer", n_mixer}};
+  }
+
+  // Peak learning rate of a group (before the warmup / cosine factor).
+  double base_lr(const std::string& group) const {
+    if (group == "dss") return cfg.dss_lr;
+    if (group == "mixer") return cfg.mixer_lr;
+    return cfg.lr;
   }
 
   void set_lr(double scale) {
     auto& gs = optimizer->param_groups();
     for (size_t i = 0; i < gs.size(); ++i) {
       auto& o = static_cast<torch::optim::AdamWOptions&>(gs[i].options());
-      o.lr((group_names[i] == "dss" ? cfg.dss_lr : cfg.lr) * scale);
+      o.lr(base_lr(group_names[i]) * scale);
     }
   }
 };
@@ -141,6 +152,21 @@ const std::string& Trainer::device() const { return impl_->device; }
 bool Trainer::bf16_autocast() const { return impl_->autocast; }
 int64_t Trainer::num_parameters() const { return impl_->model->num_parameters(); }
 json Trainer::group_summary() const { return impl_->groups; }
+
+std::vector<OptimizerGroup> Trainer::optimizer_groups() const {
+  std::vector<OptimizerGroup> out;
+  const auto& gs = impl_->optimizer->param_groups();
+  for (size_t i = 0; i < gs.size(); ++i) {
+    const auto& o = static_cast<const torch::optim::AdamWOptions&>(gs[i].options());
+    OptimizerGroup g;
+    g.name = impl_->group_names[i];
+    for (const auto& p : gs[i].params()) g.numel += p.numel();
+    g.lr = o.lr();
+    g.weight_decay = o.weight_decay();
+    out.push_back(std::move(g));
+  }
+  return out;
+}
 double Trainer::learning_rate(double lr_scale) const { return impl_->cfg.lr * lr_scale; }
 
 TrainStepResult Trainer::train_step(const std::vector<data::Batch>& micro, double lr_scale) {

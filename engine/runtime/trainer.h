@@ -3,8 +3,9 @@
 // the job loop, the evaluator and the CLI) never parse torch headers.
 //
 // Parameter groups (model-spec §7): "decay" (matrices, embedding; weight decay on), "no_decay"
-// (norms, biases, mixer p, attention log-scales), "dss" (DSS kernel parameters: no weight decay,
-// their own learning rate dss_lr). Every group follows the same warmup + cosine factor.
+// (norms, biases, attention log-scales), "dss" (DSS kernel parameters: no weight decay, their
+// own learning rate dss_lr), "mixer" (the mixers' softplus logits p: no weight decay, their own
+// learning rate mixer_lr). Every group follows the same warmup + cosine factor.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,14 @@ struct LossSums {
   int64_t count = 0;       // counted targets
 };
 
+// One AdamW parameter group as the optimizer holds it.
+struct OptimizerGroup {
+  std::string name;        // decay | no_decay | dss | mixer
+  int64_t numel = 0;       // parameters in the group
+  double lr = 0.0;         // the group's current learning rate (peak x the last step's factor)
+  double weight_decay = 0.0;
+};
+
 struct SamplingSettings {
   double temperature = 0.8;
   int top_k = 0;
@@ -59,8 +68,11 @@ class Trainer {
   const std::string& device() const;
   bool bf16_autocast() const;
   int64_t num_parameters() const;
-  // Parameter counts per optimizer group: {"decay": n, "no_decay": n, "dss": n}.
+  // Parameter counts per optimizer group: {"decay": n, "no_decay": n, "dss": n, "mixer": n}.
   nlohmann::json group_summary() const;
+  // The optimizer's groups with their current learning rate and weight decay (groups without
+  // parameters are left out).
+  std::vector<OptimizerGroup> optimizer_groups() const;
 
   // One optimizer step over the micro-batches (gradient accumulation), learning rates scaled
   // by lr_factor. Non-finite loss or gradient: no update, finite = false.

@@ -1,6 +1,7 @@
 #include "mixer_panel.h"
 
 #include <QSlider>
+#include <cmath>
 #include <gtest/gtest.h>
 
 #include "mixer_heatmap.h"
@@ -27,6 +28,31 @@ TEST(MixerPanel, FollowsLiveFramesAndScrubsBack) {
   p.showFrame(2);
   EXPECT_NEAR(p.heatmap()->cellValue(0, 0), 0.5, 1e-6);
   EXPECT_TRUE(p.readout().contains("GSS dominates layer 0"));
+}
+
+TEST(MixerHeatmap, PrintsEachWeightInItsCell) {
+  MixerHeatmap h;
+  const float nan = NAN;
+  h.setMatrix(2, 3, {0.414f, 0.3f, 0.286f, nan, nan, nan});
+  EXPECT_EQ(h.cellText(0, 0), "0.41");
+  EXPECT_EQ(h.cellText(0, 2), "0.29");
+  EXPECT_EQ(h.cellText(1, 1), "-");
+  h.setMatrix(2, 3, {0.2f, 0.5f, 0.3f, 0.6f, 0.2f, 0.2f});  // live update: same cells, new numbers
+  EXPECT_EQ(h.cellText(0, 1), "0.50");
+  EXPECT_EQ(h.cellText(1, 0), "0.60");
+  // Too many cells to print: colours only.
+  const int layers = MixerHeatmap::kMaxLabelledCells / 3 + 1;
+  h.setMatrix(layers, 3, std::vector<float>(static_cast<size_t>(layers) * 3, 1.0f / 3));
+  EXPECT_EQ(h.cellText(0, 0), "");
+  h.clear("none");
+  EXPECT_EQ(h.cellText(0, 0), "");
+}
+
+TEST(MixerPanel, ReadoutSaysHowFarTheWeightsMovedFromUniform) {
+  MixerPanel p;
+  p.appendFrame(MixerFrame{5, 2, 3, {0.45f, 0.25f, 0.30f, 0.34f, 0.33f, 0.33f}});
+  EXPECT_TRUE(p.readout().contains("largest departure from uniform: GSS +0.117 (layer 0)")) << p.readout().toStdString();
+  EXPECT_TRUE(p.readout().contains("max - min weight 0.200")) << p.readout().toStdString();
 }
 
 TEST(MixerPanel, NoFramesShowsAMessage) {

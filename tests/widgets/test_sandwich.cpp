@@ -33,3 +33,32 @@ TEST(Sandwich, LayersWithoutAMixerOrARemovedBranchAreSetAside) {
 }
 
 TEST(Sandwich, WrongSizeSaysSo) { EXPECT_EQ(readSandwich(2, 3, {0.1f}).summary, "no mixer weights"); }
+
+using pha::gui::mixerDeviation;
+
+TEST(MixerDeviation, FindsTheLargestDepartureFromUniformAndTheWidestLayer) {
+  const float nan = NAN;
+  std::vector<float> w = {0.34f, 0.33f, 0.33f,   // 0: nearly uniform
+                          nan, nan, nan,         // 1: no mixer
+                          0.45f, 0.24f, 0.31f,   // 2: GSS +0.117, spread 0.21
+                          0.0f, 0.62f, 0.38f};   // 3: GSS removed: uniform is 1/2, attention +0.12
+  auto d = mixerDeviation(4, 3, w);
+  EXPECT_EQ(d.layer, 3);
+  EXPECT_EQ(d.branch, 1);
+  EXPECT_NEAR(d.signedAt, 0.12, 1e-6);
+  EXPECT_NEAR(d.maxAbs, 0.12, 1e-6);
+  EXPECT_EQ(d.spreadLayer, 3);
+  EXPECT_NEAR(d.maxSpread, 0.24, 1e-6);
+  EXPECT_EQ(d.summary, "largest departure from uniform: attention +0.120 (layer 3); widest layer: 3 (max - min weight 0.240)");
+}
+
+TEST(MixerDeviation, UniformMixingIsZeroAndNoMixerSaysSo) {
+  const float third = 1.0f / 3.0f;
+  auto d = mixerDeviation(2, 3, {third, third, third, third, third, third});
+  EXPECT_NEAR(d.maxAbs, 0.0, 1e-7);
+  EXPECT_NEAR(d.maxSpread, 0.0, 1e-7);
+  EXPECT_EQ(d.layer, 0);
+  const float nan = NAN;
+  EXPECT_EQ(mixerDeviation(1, 3, {nan, nan, nan}).summary, "no layer mixes two or more branches");
+  EXPECT_EQ(mixerDeviation(2, 3, {0.1f}).summary, "no mixer weights");
+}

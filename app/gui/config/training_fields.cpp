@@ -45,6 +45,8 @@ void populateTrainingForm(JsonForm* form) {
   form->addDouble(QStringLiteral("min_lr_ratio"), QObject::tr("Final lr ratio"), 0.0, 1.0, 3, 0.05);
   form->addDouble(QStringLiteral("weight_decay"), QObject::tr("Weight decay"), 0.0, 10.0, 4, 0.01);
   form->addText(QStringLiteral("dss_lr"), QObject::tr("DSS kernel lr"), numberFromText, numberToText);
+  form->addText(QStringLiteral("mixer_lr"), QObject::tr("Mixer lr"), numberFromText, numberToText)
+      ->setToolTip(QObject::tr("Peak learning rate of the mixers' softplus logits (default: the learning rate)"));
   form->addDouble(QStringLiteral("grad_clip"), QObject::tr("Gradient clip"), 0.0, 1e6, 3, 0.1)
       ->setSpecialValueText(QObject::tr("off"));
   form->addInt(QStringLiteral("seed"), QObject::tr("Seed"), 0, kIntMax);

@@ -1,7 +1,8 @@
 // End to end through the window, offscreen: the quickstart template (on a small corpus made by
-// the test, at reduced size) trains from the Run action in the worker thread; then the curves,
-// the mixer heatmap, the run table and the compare view hold what the runs wrote; a cancelled
-// run is `cancelled` and the store stays consistent.
+// the test, at reduced size) trains from the Run action in the worker thread, then measures its
+// efficiency profile (a reduced sweep, each point in a `pha __profile-point` process); then the
+// curves, the mixer heatmap, the run table, the compare view and the Efficiency dock hold what
+// the runs wrote; a cancelled run is `cancelled` and the store stays consistent.
 #include <QDockWidget>
 #include <QSignalSpy>
 #include <QTest>
@@ -12,6 +13,7 @@
 #include "compare_widget.h"
 #include "config_diff_view.h"
 #include "curve_plot.h"
+#include "efficiency_panel.h"
 #include "generate_panel.h"
 #include "engine/runtime/runtime_test_util.h"
 #include "main_window.h"
@@ -27,14 +29,20 @@ using namespace pha::gui;
 
 namespace {
 
-// The quickstart template with its data pointed at the test corpus and its training shrunk.
+// The quickstart template with its data pointed at the test corpus, its training shrunk and its
+// efficiency profile cut to two short sequence lengths.
 void writeReducedQuickstart(const pha::test::TempProject& tp, const nlohmann::json& training) {
   std::ifstream in(std::string(PHA_SOURCE_PROJECTS_DIR) + "/quickstart/project.json");
   nlohmann::json j = nlohmann::json::parse(in);
   j["data"] = {{"kind", "file"}, {"path", tp.write_corpus()}, {"cache", false}, {"tokenizer", {{"kind", "byte"}}}};
   j["training"].merge_patch(training);
+  EXPECT_TRUE(j.contains("profile")) << "the quickstart measures its efficiency after the runs";
+  j["profile"].merge_patch({{"seq_lens", {16, 32}}, {"tokens_per_batch", 64}, {"warmup", 0}, {"repeats", 1}});
   tp.write_project(j);
 }
+
+// The profiler's workers are the `pha` program built with this test.
+void useBuiltPhaProgram() { qputenv("PHA_CLI", PHA_CLI_PATH); }
 
 bool waitIdle(MainWindow& w, int timeoutMs) {
   return QTest::qWaitFor([&] { return !w.queue()->isBusy() && w.queue()->pendingCount() == 0; }, timeoutMs);
@@ -47,24 +55,53 @@ TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
   writeReducedQuickstart(tp, {{"steps", 6}, {"batch_size", 2}, {"seq_len", 32}, {"warmup_steps", 2},
                               {"eval_every", 3}, {"eval_tokens", 256}, {"final_eval_tokens", 512},
                               {"mixer_every", 2}, {"threads", 1}});
+  useBuiltPhaProgram();
   MainWindow w;
   w.show();
   ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
   ASSERT_EQ(w.session()->runNames(), (QStringList{"pha-tiny", "transformer-tiny", "sequential-tiny"}));
+  EXPECT_EQ(w.docks().efficiencyPanel->tableRows(), 0);
 
   QSignalSpy ended(w.queue(), &RunQueue::runEnded);
+  QSignalSpy profiled(w.queue(), &RunQueue::profileEnded);
   w.runProject();
   ASSERT_TRUE(w.queue()->isBusy());
   ASSERT_TRUE(waitIdle(w, 300000)) << "the quickstart did not finish";
   ASSERT_EQ(ended.count(), 3);
   for (const auto& args : ended) EXPECT_EQ(args.at(2).toString(), "finished") << args.at(3).toString().toStdString();
 
+  // After the runs the queue measured the efficiency profile: 3 models x T in {16, 32}, train
+  // phase, one measured row each in the dock (read back from the store's profile runs).
+  ASSERT_EQ(profiled.count(), 1);
+  EXPECT_EQ(profiled.at(0).at(0).toString(), "finished") << profiled.at(0).at(1).toString().toStdString();
+  EXPECT_EQ(profiled.at(0).at(2).toInt(), 3);
+  EfficiencyPanel* eff = w.docks().efficiencyPanel;
+  EXPECT_EQ(eff->curveCount(), 3);
+  EXPECT_EQ(eff->tableRows(), 6);
+  {
+    auto store = pha::store::Store::open(tp.store());
+    int profileRuns = 0;
+    for (const auto& e : store.list_runs()) {
+      if (e.run.name.rfind("profile: ", 0) != 0) continue;
+      ++profileRuns;
+      const auto rows = store.perf(e.run.id);
+      ASSERT_EQ(rows.size(), 2u) << e.run.name;
+      for (const auto& r : rows) {
+        EXPECT_GT(r.tokens_per_s, 0.0) << e.run.name << " T=" << r.seq_len;
+        EXPECT_GT(r.peak_bytes, 0) << e.run.name << " T=" << r.seq_len;
+        EXPECT_EQ(r.batch, 64 / r.seq_len);
+      }
+    }
+    EXPECT_EQ(profileRuns, 3);
+  }
+
   // The live curves hold the last run's points (one per step).
   EXPECT_EQ(w.docks().lossPlot->pointCount("train/loss"), 6);
 
-  // The run table lists the three runs; picking pha-tiny shows its stored curves and mixer.
+  // The run table lists the three runs and the three profile runs; picking pha-tiny shows its
+  // stored curves and mixer.
   RunsModel* runs = w.runsModel();
-  ASSERT_EQ(runs->rowCount(), 3);
+  ASSERT_EQ(runs->rowCount(), 6);
   qint64 phaId = 0, transformerId = 0;
   for (int r = 0; r < runs->rowCount(); ++r) {
     EXPECT_EQ(runs->entry(r)->run.status, pha::store::RunStatus::Finished);
@@ -126,4 +163,49 @@ TEST(WorkbenchEndToEnd, CancelMidRunLeavesItCancelledAndTheStoreConsistent) {
   EXPECT_EQ(list[0].run.status, pha::store::RunStatus::Cancelled);
   EXPECT_FALSE(store.checkpoints(list[0].run.id).empty()) << "cancel writes a checkpoint";
   EXPECT_GE(store.read_metric_full(list[0].run.id, "train/loss").size(), 3u);
+}
+
+TEST(WorkbenchEndToEnd, MeasureEfficiencyCancelsBetweenPointsAndKeepsWhatWasMeasured) {
+  pha::test::TempProject tp;
+  writeReducedQuickstart(tp, {{"threads", 1}});
+  useBuiltPhaProgram();
+  MainWindow w;
+  w.show();
+  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  QSignalSpy started(w.queue(), &RunQueue::profileStarted);
+  QSignalSpy profiled(w.queue(), &RunQueue::profileEnded);
+  w.measureEfficiency();
+  ASSERT_TRUE(w.queue()->isProfiling());
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.docks().efficiencyPanel->tableRows() >= 1; }, 120000))
+      << "no efficiency point arrived";
+  ASSERT_EQ(started.count(), 1);
+  EXPECT_EQ(started.at(0).at(1).toInt(), 6);  // 3 models x 2 lengths x train
+  w.cancelRuns();
+  ASSERT_TRUE(waitIdle(w, 30000)) << "cancel did not stop the profile";
+  ASSERT_EQ(profiled.count(), 1);
+  EXPECT_EQ(profiled.at(0).at(0).toString(), "cancelled");
+  auto store = pha::store::Store::open(tp.store());
+  EXPECT_EQ(store.integrity_check(), "ok");
+  std::size_t rows = 0;
+  for (const auto& e : store.list_runs()) rows += store.perf(e.run.id).size();
+  EXPECT_GE(rows, 1u);
+  EXPECT_LT(rows, 6u);
+  EXPECT_EQ(static_cast<std::size_t>(w.docks().efficiencyPanel->tableRows()), rows);
+}
+
+TEST(WorkbenchEndToEnd, MissingPhaProgramIsReportedInTheWindow) {
+  pha::test::TempProject tp;
+  writeReducedQuickstart(tp, {{"threads", 1}});
+  qputenv("PHA_CLI", "/nonexistent/pha");
+  MainWindow w;
+  w.show();
+  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  QSignalSpy profiled(w.queue(), &RunQueue::profileEnded);
+  w.measureEfficiency();
+  ASSERT_TRUE(waitIdle(w, 10000));
+  ASSERT_EQ(profiled.count(), 1);
+  EXPECT_EQ(profiled.at(0).at(0).toString(), "failed");
+  EXPECT_TRUE(w.lastError().contains("PHA_CLI names /nonexistent/pha")) << w.lastError().toStdString();
+  EXPECT_EQ(w.docks().efficiencyPanel->tableRows(), 0);
+  qunsetenv("PHA_CLI");
 }

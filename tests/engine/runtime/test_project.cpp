@@ -1,11 +1,13 @@
 // Project files: variants and grid expansion, and bad files that must fail with an error naming
 // the field or file while writing nothing (no store, no checkpoints).
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
 #include "core/error.h"
 #include "runtime/job.h"
+#include "runtime/profiler.h"
 #include "runtime/project.h"
 #include "runtime_test_util.h"
 
@@ -133,6 +135,94 @@ TEST(Project, TaskDataSetsTheSequenceLengthAndTests) {
   j["data"]["train"]["num_kv_pairs"] = 20;  // 4 * kv > T
   p.write_project(j);
   EXPECT_NE(project_error(p).find("data.train.num_kv_pairs"), std::string::npos);
+}
+
+TEST(Project, MixerLrDefaultsToLrAndIsValidated) {
+  pha::test::TempProject p;
+  json j = p.text_project({{"lr", 0.002}});
+  j["grid"] = {{"training.lr", {0.001, 0.004}}};
+  j["variants"] = json::array({"pha", json{{"name", "fast-mixer"}, {"training", {{"mixer_lr", 0.03}}}}});
+  p.write_project(j);
+  const auto project = load_project(p.dir().string());
+  ASSERT_EQ(project.runs.size(), 4u);
+  EXPECT_DOUBLE_EQ(project.runs[0].training.mixer_lr, 0.001) << "absent: follows the run's lr";
+  EXPECT_DOUBLE_EQ(project.runs[1].training.mixer_lr, 0.004);
+  EXPECT_DOUBLE_EQ(project.runs[2].training.mixer_lr, 0.03);
+  EXPECT_DOUBLE_EQ(project.runs[2].training.lr, 0.001);
+  EXPECT_DOUBLE_EQ(project.runs[2].config["training"]["mixer_lr"].get<double>(), 0.03) << "recorded with the run";
+
+  j = p.text_project({{"mixer_lr", "fast"}});
+  p.write_project(j);
+  std::string msg = project_error(p);
+  EXPECT_NE(msg.find("training.mixer_lr: must be a number"), std::string::npos) << msg;
+  j = p.text_project({{"mixer_lr", -0.1}});
+  p.write_project(j);
+  msg = project_error(p);
+  EXPECT_NE(msg.find("training.mixer_lr: must be in [0"), std::string::npos) << msg;
+}
+
+TEST(Project, ProfileSectionIsReadWithDefaultsAndValidated) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  p.write_project(j);
+  auto project = load_project(p.dir().string());
+  EXPECT_FALSE(project.profile.present);
+  EXPECT_EQ(project.profile.seq_lens, (std::vector<int>{128, 256, 512, 1024}));
+
+  j["profile"] = {{"seq_lens", {64, 128}}, {"phases", {"train", "forward"}}, {"repeats", 3}, {"after_runs", false}};
+  p.write_project(j);
+  project = load_project(p.dir().string());
+  EXPECT_TRUE(project.profile.present);
+  EXPECT_FALSE(project.profile.after_runs);
+  EXPECT_EQ(project.profile.seq_lens, (std::vector<int>{64, 128}));
+  EXPECT_EQ(project.profile.phases, (std::vector<std::string>{"train", "forward"}));
+  EXPECT_EQ(project.profile.repeats, 3);
+  EXPECT_EQ(project.profile.warmup, 1);
+  EXPECT_EQ(project.profile.tokens_per_batch, 2048);
+
+  const std::vector<std::pair<json, std::string>> bad = {
+      {{{"seq_lens", {64, "long"}}}, "profile.seq_lens[1]"},
+      {{{"seq_lens", json::array()}}, "profile.seq_lens"},
+      {{{"phases", {"backward"}}}, "profile.phases"},
+      {{{"repeats", 0}}, "profile.repeats"},
+      {{{"device", "tpu"}}, "profile.device"},
+      {{{"after_run", true}}, "profile.after_run"},
+      {json("all"), "profile"}};
+  for (const auto& [section, field] : bad) {
+    j["profile"] = section;
+    p.write_project(j);
+    const std::string m = project_error(p);
+    EXPECT_NE(m.find(field + ":"), std::string::npos) << section.dump() << " -> " << m;
+  }
+}
+
+TEST(Project, ProfileSweepCoversEachDistinctModelOnceLabelledByItsRun) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  j["variants"] = json::array({"pha", "transformer"});
+  j["grid"] = {{"training.lr", {0.001, 0.003}}};  // same models, different training
+  j["profile"] = {{"seq_lens", {32, 64}}, {"phases", {"forward", "train"}}, {"tokens_per_batch", 256}};
+  p.write_project(j);
+  const auto sweep = pha::runtime::project_profile_sweep(load_project(p.dir().string()));
+  EXPECT_EQ(sweep.models, (std::vector<std::string>{"pha/lr=0.001", "transformer/lr=0.001"}));
+  ASSERT_EQ(sweep.model_configs.size(), 2u);
+  EXPECT_EQ(sweep.model_configs[1]["variant"], "transformer");
+  EXPECT_EQ(sweep.seq_lens, (std::vector<int>{32, 64}));
+  EXPECT_EQ(sweep.tokens_per_batch, 256);
+  EXPECT_EQ(pha::runtime::sweep_point_count(sweep), 8u);
+}
+
+TEST(Project, QuickstartTemplateTrainsTheMixerFasterAndProfilesAfterItsRuns) {
+  pha::test::TempProject p;
+  std::ifstream in(std::string(PHA_SOURCE_DIR) + "/projects/quickstart/project.json");
+  json j = json::parse(in);
+  j["data"] = p.text_project()["data"];  // the Gutenberg books may not be installed here
+  const auto project = pha::runtime::parse_project(j, p.dir().string(), "quickstart/project.json");
+  ASSERT_EQ(project.runs.size(), 3u);
+  for (const auto& run : project.runs) EXPECT_GT(run.training.mixer_lr, run.training.lr) << run.name;
+  EXPECT_TRUE(project.profile.present);
+  EXPECT_TRUE(project.profile.after_runs);
+  EXPECT_EQ(project.profile.phases, (std::vector<std::string>{"train"}));
 }
 
 TEST(Project, TemplatesInTheRepositoryLoad) {

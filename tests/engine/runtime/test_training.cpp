@@ -3,6 +3,7 @@
 #include <cmath>
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -63,7 +64,75 @@ TEST(Trainer, ParameterGroupsFollowTheRoles) {
   EXPECT_GT(g["decay"].get<int64_t>(), 0);
   EXPECT_GT(g["no_decay"].get<int64_t>(), 0);
   EXPECT_GT(g["dss"].get<int64_t>(), 0);
-  EXPECT_EQ(g["decay"].get<int64_t>() + g["no_decay"].get<int64_t>() + g["dss"].get<int64_t>(), t.num_parameters());
+  EXPECT_GT(g["mixer"].get<int64_t>(), 0);
+  EXPECT_EQ(g["decay"].get<int64_t>() + g["no_decay"].get<int64_t>() + g["dss"].get<int64_t>() + g["mixer"].get<int64_t>(),
+            t.num_parameters());
+}
+
+// A fixed random batch for the tiny model (vocabulary 64).
+pha::data::Batch random_batch(int B, int T) {
+  pha::data::Batch b;
+  b.B = B;
+  b.T = T;
+  uint64_t x = 99;
+  for (int i = 0; i < 2 * B * T; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    (i < B * T ? b.inputs : b.targets).push_back(static_cast<int32_t>((x >> 33) % 64));
+  }
+  return b;
+}
+
+double max_departure_from_uniform(const pha::model::ModelIntrospection& m) {
+  double worst = 0.0;
+  for (float w : m.mixer_weights.values) worst = std::max(worst, std::abs(static_cast<double>(w) - 1.0 / 3.0));
+  return worst;
+}
+
+TEST(Trainer, MixerLogitsHaveTheirOwnGroupAndLearningRate) {
+  json m = pha::test::TempProject::tiny_model();
+  m["vocab_size"] = 64;
+  const auto cfg = pha::model::model_config_from_json(m, "model");
+  TrainingConfig tc;
+  tc.lr = 1e-3;
+  tc.dss_lr = 2e-3;
+  tc.mixer_lr = 5e-2;
+  Trainer t(cfg, tc, "cpu");
+  EXPECT_EQ(t.group_summary()["mixer"].get<int64_t>(), 2 * 3) << "2 layers x 3 branches";
+  t.train_step({random_batch(2, 16)}, /*lr_scale=*/0.5);
+  std::map<std::string, OptimizerGroup> groups;
+  for (const auto& g : t.optimizer_groups()) groups[g.name] = g;
+  ASSERT_EQ(groups.size(), 4u);
+  EXPECT_DOUBLE_EQ(groups["mixer"].lr, 0.5 * 5e-2);
+  EXPECT_DOUBLE_EQ(groups["mixer"].weight_decay, 0.0);
+  EXPECT_EQ(groups["mixer"].numel, 6);
+  EXPECT_DOUBLE_EQ(groups["decay"].lr, 0.5 * 1e-3);
+  EXPECT_DOUBLE_EQ(groups["decay"].weight_decay, 0.1);
+  EXPECT_DOUBLE_EQ(groups["no_decay"].lr, 0.5 * 1e-3);
+  EXPECT_DOUBLE_EQ(groups["dss"].lr, 0.5 * 2e-3);
+}
+
+TEST(Trainer, OnlyMixerLrMovesTheMixerWeights) {
+  json m = pha::test::TempProject::tiny_model();
+  m["vocab_size"] = 64;
+  const auto cfg = pha::model::model_config_from_json(m, "model");
+  const auto batch = random_batch(2, 16);
+  {  // Everything frozen but the mixers: the mixer weights leave 1/3.
+    TrainingConfig tc;
+    tc.lr = 0.0;
+    tc.dss_lr = 0.0;
+    tc.mixer_lr = 0.1;
+    Trainer t(cfg, tc, "cpu");
+    for (int i = 0; i < 3; ++i) t.train_step({batch}, 1.0);
+    EXPECT_GT(max_departure_from_uniform(t.introspect()), 0.02);
+  }
+  {  // Everything trains but the mixers: they stay exactly uniform.
+    TrainingConfig tc;
+    tc.lr = 1e-2;
+    tc.mixer_lr = 0.0;
+    Trainer t(cfg, tc, "cpu");
+    for (int i = 0; i < 3; ++i) t.train_step({batch}, 1.0);
+    EXPECT_LT(max_departure_from_uniform(t.introspect()), 1e-7);
+  }
 }
 
 TEST(Training, RunRecordsMetricsMixerEvalsAndCheckpoint) {
