@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "runtime/profile_store.h"
 #include "runtime/profiler.h"
+#include "runtime/project.h"
 
 namespace pha::cli {
 
@@ -89,12 +90,13 @@ void add_bench_commands(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--timeout", o->sweep.timeout_s, "Seconds per point before the worker is killed");
   cmd->add_option("--device", o->sweep.device, "cpu | cuda | auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd->add_option("--json", o->json_out, "Also write the results as JSON to this file");
+  auto* models_opt = cmd->get_option("--models");
   cmd->add_option("--project", o->project_dir,
-                  "Also record the results in this project's runs.sqlite (one 'profile: <model>' run per model; "
-                  "the workbench's Efficiency dock shows them)");
+                  "Profile this project's models (its runs' configs; --models overrides) and record the results in "
+                  "its runs.sqlite (one 'profile: <run>' run per model; the workbench's Efficiency dock shows them)");
   cmd->add_flag("--store", o->store, "Also run pha-store-bench (store listing / downsampled-read timings)");
   cmd->add_option("--store-args", o->store_args, "Arguments passed to pha-store-bench");
-  cmd->callback([o, cmd, &global] {
+  cmd->callback([o, cmd, models_opt, &global] {
     if (!cmd->get_subcommands().empty()) return;  // `bench model`, `bench store`, ...
     o->sweep.models = split_list(o->models);
     o->sweep.phases = split_list(o->phases);
@@ -110,6 +112,12 @@ void add_bench_commands(CLI::App& app, GlobalOptions& global) {
       if (p != "forward" && p != "train") throw Error("--phases", "entries must be forward or train, got \"" + p + "\"");
     if (!o->project_dir.empty() && !fs::exists(fs::path(o->project_dir) / "project.json"))
       throw Error("--project", o->project_dir + " is not a project folder (no project.json)");
+    if (!o->project_dir.empty() && models_opt->count() == 0) {
+      // the project's own models (each distinct config once, labelled by its first run)
+      const runtime::ProfileSweep own = runtime::project_profile_sweep(runtime::load_project(o->project_dir));
+      o->sweep.models = own.models;
+      o->sweep.model_configs = own.model_configs;
+    }
     o->sweep.threads = global.threads;
     runtime::RunControl control;
     CancelOnSignal signals(control);

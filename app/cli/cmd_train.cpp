@@ -15,6 +15,7 @@
 #include "data/tokenizer.h"
 #include "runtime/generation.h"
 #include "runtime/job.h"
+#include "runtime/profile_store.h"
 #include "runtime/profiler.h"
 #include "runtime/project.h"
 #include "runtime/trainer.h"
@@ -34,6 +35,7 @@ struct TrainOptions {
   int64_t steps = 0;
   std::string device;
   bool quiet = false;
+  bool profile = true;  // run the project's efficiency profile after its runs (project.json "profile")
 };
 
 int exit_code_for(runtime::JobStatus s) {
@@ -44,6 +46,28 @@ int exit_code_for(runtime::JobStatus s) {
     case runtime::JobStatus::Interrupted: return kCancelled;
     default: return kFailure;
   }
+}
+
+// The project's efficiency profile after its runs, as the workbench does (project.json "profile"
+// with after_runs): each distinct model, each point in a fresh worker; stored as one
+// "profile: <run>" run per model.
+int profile_project(const runtime::Project& project, int threads, bool quiet, runtime::RunControl& control) {
+  runtime::ProfileSweep sweep = runtime::project_profile_sweep(project);
+  sweep.threads = threads;
+  std::printf("\nefficiency profile (project.json \"profile\"): %zu points, each in a fresh worker process\n",
+              runtime::sweep_point_count(sweep));
+  std::fflush(stdout);
+  ProgressPrinter printer("profile", quiet);
+  const auto rows = runtime::profile_sweep(runtime::self_executable(), sweep, printer, control);
+  std::printf("%-22s %6s %4s %-8s %12s %12s  %s\n", "model", "T", "B", "phase", "tokens/s", "peak RSS", "note");
+  for (const auto& r : rows)
+    std::printf("%-22s %6d %4d %-8s %12.0f %12s  %s\n", r.spec.model.c_str(), r.spec.seq_len, r.spec.batch,
+                r.spec.phase.c_str(), r.tokens_per_s, r.error.empty() ? format_bytes(r.peak_bytes).c_str() : "-",
+                r.error.c_str());
+  if (!rows.empty() && rows.front().error.empty()) std::printf("method: %s\n", rows.front().method.c_str());
+  const auto ids = runtime::store_profile_results(project.store_path(), project.name, rows);
+  std::printf("recorded %zu profile run(s) in %s\n", ids.size(), project.store_path().c_str());
+  return control.cancel_requested() ? kCancelled : kOk;
 }
 
 // Runs the chosen runs one after another; returns the exit code of the worst outcome.
@@ -82,6 +106,11 @@ int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_
     const int code = exit_code_for(r.status);
     if (code != kOk && (worst == kOk || code == kCancelled)) worst = code;
     if (control.cancel_requested()) break;
+  }
+  // Like the window: the profile follows a complete, successful pass over all of the runs.
+  if (worst == kOk && o.profile && o.runs.empty() && o.resume == 0 && project.profile.present &&
+      project.profile.after_runs && !control.cancel_requested()) {
+    worst = profile_project(project, threads, o.quiet, control);
   }
   return worst;
 }
@@ -140,6 +169,8 @@ void add_train(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--device", o->device, "cpu | cuda | auto (default: training.device)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd->add_flag("--quiet", o->quiet, "Only the final line per run and errors");
+  cmd->add_flag("--no-profile", [o](std::int64_t) { o->profile = false; },
+                "Skip the efficiency profile that project.json's \"profile\" section asks for after all runs");
   cmd->callback([o, &global] {
     const int code = train_project(*o, global.threads, nullptr);
     if (code != kOk) throw ExitWith(code);
@@ -154,7 +185,9 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
                                  "Gutenberg books), then print the comparison and the learned mixer weights");
   cmd->add_option("--dir", *dir, "Working project folder (default: <data dir>/projects/quickstart)");
   cmd->add_option("--steps", *steps, "Override training.steps (a shorter demonstration)")->check(CLI::PositiveNumber);
-  cmd->callback([dir, steps, &global] {
+  auto no_profile = std::make_shared<bool>(false);
+  cmd->add_flag("--no-profile", *no_profile, "Skip the efficiency profile after the runs");
+  cmd->callback([dir, steps, no_profile, &global] {
     const fs::path work = dir->empty() ? pha::data_dir() / "projects" / "quickstart" : fs::path(*dir);
     if (!fs::exists(work / "project.json")) {
       const fs::path tmpl = find_template("quickstart");
@@ -165,6 +198,7 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
     TrainOptions o;
     o.project = work.string();
     o.steps = *steps;
+    o.profile = !*no_profile;
     std::vector<int64_t> ids;
     const int code = train_project(o, global.threads, &ids);
     print_quickstart_summary((work / "runs.sqlite").string(), ids);

@@ -142,15 +142,51 @@ TEST(CliRuntime, QuickstartEndToEndReduced) {
   json j = json::parse(tmpl);
   j["training"].merge_patch({{"steps", 4}, {"warmup_steps", 1}, {"batch_size", 2}, {"seq_len", 64}, {"eval_every", 2},
                              {"eval_tokens", 256}, {"final_eval_tokens", 512}, {"mixer_every", 2}});
+  ASSERT_TRUE(j.contains("profile")) << "the quickstart template profiles its models after the runs";
+  j["profile"].merge_patch({{"seq_lens", {32, 64}}, {"tokens_per_batch", 64}, {"warmup", 0}, {"repeats", 1}});
   p.write_project(j);
   const CliResult r = run_cli("quickstart --dir '" + p.dir().string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* name : {"pha-tiny", "transformer-tiny", "sequential-tiny", "mixer weights of pha-tiny"})
+  for (const char* name : {"pha-tiny", "transformer-tiny", "sequential-tiny", "mixer weights of pha-tiny",
+                           "efficiency profile", "recorded 3 profile run(s)"})
     EXPECT_NE(r.output.find(name), std::string::npos) << name << "\n" << r.output;
   auto s = pha::store::Store::open(p.store());
   const auto runs = s.list_runs();
-  ASSERT_EQ(runs.size(), 3u);
-  for (const auto& e : runs) EXPECT_EQ(e.run.status, pha::store::RunStatus::Finished) << e.run.name;
+  ASSERT_EQ(runs.size(), 6u);  // three trained runs, then one "profile: <run>" per model
+  int profiles = 0;
+  for (const auto& e : runs) {
+    EXPECT_EQ(e.run.status, pha::store::RunStatus::Finished) << e.run.name;
+    if (e.run.name.rfind("profile: ", 0) != 0) continue;
+    ++profiles;
+    const auto rows = s.perf(e.run.id);
+    ASSERT_EQ(rows.size(), 2u) << e.run.name;  // T = 32 and 64, training step
+    for (const auto& row : rows) EXPECT_GT(row.tokens_per_s, 0.0) << e.run.name;
+  }
+  EXPECT_EQ(profiles, 3);
+
+  // --no-profile trains without measuring (a second project folder)
+  pha::test::TempProject q;
+  q.write_project(j);
+  const CliResult r2 = run_cli("quickstart --no-profile --dir '" + q.dir().string() + "'");
+  ASSERT_EQ(r2.exit_code, 0) << r2.output;
+  EXPECT_EQ(r2.output.find("efficiency profile"), std::string::npos) << r2.output;
+  EXPECT_EQ(pha::store::Store::open(q.store()).list_runs().size(), 3u);
+}
+
+TEST(CliRuntime, BenchProjectProfilesTheProjectsOwnModels) {
+  pha::test::TempProject p;
+  std::ifstream tmpl(std::string(PHA_SOURCE_DIR) + "/projects/quickstart/project.json");
+  json j = json::parse(tmpl);
+  j["variants"] = {"transformer-tiny"};
+  p.write_project(j);
+  const CliResult r = run_cli("--threads 1 bench --project '" + p.dir().string() +
+                              "' --seq-lens 32 --phases train --tokens-per-batch 64 --repeats 1 --warmup 0");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("transformer-tiny"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("pha-tiny"), std::string::npos) << "presets are not the project's models\n" << r.output;
+  const auto runs = pha::store::Store::open(p.store()).list_runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].run.name, "profile: transformer-tiny");
 }
 
 }  // namespace
