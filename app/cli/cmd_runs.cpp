@@ -39,6 +39,25 @@ store::RunInfo require_run(store::Store& s, int64_t id) {
   return *r;
 }
 
+int64_t resolve_run(store::Store& s, const std::string& ref) {
+  if (ref.empty()) throw Error("--run", "give a run id or name (see `pha runs list`)");
+  if (ref.find_first_not_of("0123456789") == std::string::npos && ref.size() < 18) {
+    const int64_t id = std::stoll(ref);
+    if (!s.get_run(id)) throw Error("--run", "no run with id " + ref + " in " + s.path() + " (see `pha runs list`)");
+    return id;
+  }
+  std::vector<int64_t> ids;
+  for (const auto& e : s.list_runs())
+    if (e.run.name == ref) ids.push_back(e.run.id);
+  if (ids.empty()) throw Error("--run", "no run named \"" + ref + "\" in " + s.path() + " (see `pha runs list`)");
+  if (ids.size() > 1) {
+    std::string list;
+    for (int64_t id : ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
+    throw Error("--run", std::to_string(ids.size()) + " runs are named \"" + ref + "\" (ids " + list + "): give the id");
+  }
+  return ids.front();
+}
+
 namespace {
 
 std::string when(int64_t ms) {

@@ -20,5 +20,8 @@ struct RunLocator {
 
 void add_locator_options(CLI::App* cmd, RunLocator& where, bool needs_run);
 store::RunInfo require_run(store::Store& store, int64_t run_id);
+// "12" -> run 12 (which must exist); otherwise a run name, which must name exactly one run of
+// the store. pha::Error naming --run otherwise (listing the ids when the name is ambiguous).
+int64_t resolve_run(store::Store& store, const std::string& id_or_name);
 
 }  // namespace pha::cli

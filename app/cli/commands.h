@@ -16,6 +16,7 @@ void add_data_commands(CLI::App& app, GlobalOptions& global);   // data preview|
 void add_train_commands(CLI::App& app, GlobalOptions& global);  // train, quickstart, generate
 void add_runs_commands(CLI::App& app, GlobalOptions& global);   // runs list|show, export
 void add_bench_commands(CLI::App& app, GlobalOptions& global);  // bench, __profile-point (hidden)
+void add_eval_command(CLI::App& app, GlobalOptions& global);    // eval
 
 // Exit codes (documented in README and docs/cli.md).
 enum ExitCode : int {

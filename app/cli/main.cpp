@@ -10,13 +10,14 @@ int main(int argc, char** argv) {
   CLI::App app{"pha: PHA Workbench headless engine (train, evaluate, benchmark, inspect)"};
   app.require_subcommand(1);
   pha::cli::GlobalOptions global;
-  app.add_option("--threads", global.threads, "Intra-op threads (default: all cores, or $PHA_THREADS)")
+  app.add_option("--threads", global.threads, "Threads for LibTorch and BLAS (default: $PHA_THREADS, else the policy `pha info` shows)")
       ->check(CLI::NonNegativeNumber);
 
   pha::cli::add_info_command(app, global);
   pha::cli::add_model_commands(app, global);
   pha::cli::add_data_commands(app, global);
   pha::cli::add_train_commands(app, global);
+  pha::cli::add_eval_command(app, global);
   pha::cli::add_runs_commands(app, global);
   pha::cli::add_bench_commands(app, global);
 

@@ -297,6 +297,28 @@ void Store::delete_run(std::int64_t run_id) {
   tx.commit();
 }
 
+void Store::record_evals(std::int64_t run_id, const std::vector<EvalRow>& rows) {
+  Transaction tx(db(), Transaction::Kind::Write);
+  {
+    StmtScope s(db().stmt("SELECT 1 FROM runs WHERE id = ?1"));
+    s->bind(1, run_id);
+    if (!s->step()) throw Error(path(), "no run with id " + std::to_string(run_id));
+  }
+  for (const EvalRow& e : rows) {
+    {
+      StmtScope d(db().stmt(
+          "DELETE FROM evals WHERE run_id = ?1 AND step = ?2 AND task = ?3 AND seq_len = ?4 AND metric = ?5"));
+      d->bind(1, run_id).bind(2, e.step).bind(3, e.task).bind(4, e.seq_len).bind(5, e.metric);
+      d->run();
+    }
+    StmtScope s(db().stmt(
+        "INSERT INTO evals(run_id, step, task, seq_len, metric, value) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
+    s->bind(1, run_id).bind(2, e.step).bind(3, e.task).bind(4, e.seq_len).bind(5, e.metric).bind(6, e.value);
+    s->run();
+  }
+  tx.commit();
+}
+
 void Store::define_metric_key(const std::string& name, Goal goal) {
   const int wanted = goal == Goal::Maximize ? 1 : 0;
   Transaction tx(db(), Transaction::Kind::Write);

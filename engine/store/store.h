@@ -77,6 +77,11 @@ class Store {
   std::vector<MixerSnapshot> read_mixer_all(std::int64_t run_id);
   std::vector<PerfRow> perf(std::int64_t run_id);
   std::vector<EvalRow> evals(std::int64_t run_id);
+  // Adds evaluation rows to a run in any state (e.g. a finished run evaluated again by
+  // `pha eval`), in one transaction, at once (no writer needed). A row with the same step,
+  // task, seq_len and metric as an existing one replaces it, so evaluating a checkpoint twice
+  // keeps one value per point. Throws pha::Error when the run does not exist.
+  void record_evals(std::int64_t run_id, const std::vector<EvalRow>& rows);
   std::vector<CheckpointRow> checkpoints(std::int64_t run_id);
 
   // PRAGMA integrity_check: "ok" or SQLite's list of problems.

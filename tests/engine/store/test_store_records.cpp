@@ -194,6 +194,33 @@ TEST(StoreRecords, MixerPerfEvalsCheckpointsRoundTrip) {
   EXPECT_EQ(ck[0].bytes, 1 << 20);
 }
 
+TEST(StoreRecords, RecordEvalsOnAFinishedRunReplacesTheSamePoint) {
+  TempDir dir;
+  ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
+  std::int64_t id = store.create_run(make_run("done"));
+  {
+    ps::RunWriter w(store, id);
+    w.eval({100, "test", 64, "accuracy", 0.25});
+    w.finish(ps::RunStatus::Finished);
+  }
+  // Later evaluation of the finished run: the status stays, new points are added, a point
+  // evaluated again (same step, task, T, metric) keeps only the newest value.
+  store.record_evals(id, {{100, "length", 50, "accuracy", 0.5}, {100, "length", 100, "accuracy", 0.125}});
+  store.record_evals(id, {{100, "length", 50, "accuracy", 0.75}, {100, "test", 64, "accuracy", 0.875}});
+  EXPECT_EQ(store.get_run(id)->status, ps::RunStatus::Finished);
+  const auto evals = store.evals(id);
+  ASSERT_EQ(evals.size(), 3u);
+  EXPECT_EQ(evals[0].task, "length");
+  EXPECT_EQ(evals[0].seq_len, 50);
+  EXPECT_DOUBLE_EQ(evals[0].value, 0.75);
+  EXPECT_EQ(evals[1].seq_len, 100);
+  EXPECT_DOUBLE_EQ(evals[1].value, 0.125);
+  EXPECT_EQ(evals[2].task, "test");
+  EXPECT_DOUBLE_EQ(evals[2].value, 0.875);
+  EXPECT_THROW(store.record_evals(id + 100, {{1, "test", 64, "accuracy", 1.0}}), pha::Error);
+  EXPECT_EQ(store.evals(id).size(), 3u);
+}
+
 TEST(StoreRecords, ListRunsWithSummaries) {
   TempDir dir;
   ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
