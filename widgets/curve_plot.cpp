@@ -1,5 +1,8 @@
 #include "curve_plot.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -140,6 +143,29 @@ void CurvePlot::replotLater() {
   m_plot->legend->setVisible(!m_series.isEmpty());
   if (!m_series.isEmpty()) {
     m_plot->rescaleAxes();
+    // One point (the first step of a live run) gives an empty range, which QCustomPlot would
+    // widen to an arbitrary span around it: show a small span instead.
+    // (QCustomPlot keeps the previous span around a single value.)
+    QCPRange keys, values;
+    bool any = false;
+    for (int i = 0; i < m_plot->graphCount(); ++i) {
+      bool found = false;
+      const QCPRange k = m_plot->graph(i)->getKeyRange(found);
+      if (!found) continue;
+      const QCPRange v = m_plot->graph(i)->getValueRange(found);
+      keys = any ? QCPRange(std::min(keys.lower, k.lower), std::max(keys.upper, k.upper)) : k;
+      values = any ? QCPRange(std::min(values.lower, v.lower), std::max(values.upper, v.upper)) : v;
+      any = true;
+    }
+    auto widen = [](QCPAxis* axis, const QCPRange& data, double minHalf) {
+      if (data.size() > 1e-12 * std::max(1.0, std::abs(data.center()))) return;
+      const double half = std::max(std::abs(data.center()) * 0.05, minHalf);
+      axis->setRange(data.center() - half, data.center() + half);
+    };
+    if (any) {
+      widen(m_plot->xAxis, keys, 1.0);
+      widen(m_plot->yAxis, values, 1e-3);
+    }
     m_message->hide();
   }
   m_throttle->request();

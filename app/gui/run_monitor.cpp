@@ -59,8 +59,12 @@ void RunMonitor::addEvents(const EventBuffer::Batch& batch) {
   }
   if (!batch.steps.empty()) m_readout->setText(readoutText(batch.steps.back()));
   for (const auto& e : batch.evals) {
-    if (e.seq_len != 0) continue;  // sweeps belong to the compare view
-    const QString split = QString::fromStdString(e.split);
+    // Text runs: the periodic (seq_len 0) and the final (seq_len = training T) validation
+    // losses, named as the store names them ("val/..."), so the live and the stored view of a
+    // run show the same series. Other evaluations with a length are sweeps: the compare view's.
+    const bool textValid = e.split == "valid";
+    if (e.seq_len != 0 && !textValid) continue;
+    const QString split = textValid ? QStringLiteral("val") : QString::fromStdString(e.split);
     const QString metric = QString::fromStdString(e.metric);
     if (metric == "loss") m_loss->appendPoint(split + "/loss", e.step, 0, 0, e.value, kVal);
     if (metric == "perplexity") m_quality->appendPoint(split + "/ppl", e.step, 0, 0, e.value, kVal);

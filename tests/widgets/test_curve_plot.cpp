@@ -50,3 +50,16 @@ TEST(CurvePlot, RemoveAndClearSeries) {
   EXPECT_EQ(p.seriesCount(), 0);
   EXPECT_EQ(p.plot()->graphCount(), 0);
 }
+
+TEST(CurvePlot, OnePointGetsASmallSpanAroundIt) {
+  CurvePlot p("loss");
+  p.appendPoint("train/loss", 1, 1024, 0.5, 10.53);
+  p.replotLater();
+  const QCPRange x = p.plot()->xAxis->range(), y = p.plot()->yAxis->range();
+  EXPECT_TRUE(x.contains(1.0));
+  EXPECT_LE(x.size(), 2.5);  // not QCustomPlot's arbitrary span of ~125 steps
+  EXPECT_GT(x.size(), 0.5);
+  EXPECT_TRUE(y.contains(10.53));
+  EXPECT_GT(y.size(), 0.1);  // the two tick labels differ
+  EXPECT_LT(y.size(), 2.0);
+}

@@ -95,8 +95,12 @@ TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
     EXPECT_EQ(profileRuns, 3);
   }
 
-  // The live curves hold the last run's points (one per step).
+  // The live curves hold the last run's points (one per step), and its validation losses under
+  // the store's name, the final evaluation included.
   EXPECT_EQ(w.docks().lossPlot->pointCount("train/loss"), 6);
+  const int liveVal = w.docks().lossPlot->pointCount("val/loss");
+  EXPECT_GT(liveVal, 0);
+  EXPECT_EQ(w.docks().lossPlot->pointCount("valid/loss"), 0);
 
   // The run table lists the three runs and the three profile runs; picking pha-tiny shows its
   // stored curves and mixer.
@@ -109,6 +113,11 @@ TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
     if (runs->entry(r)->run.name == "transformer-tiny") transformerId = runs->entry(r)->run.id;
   }
   ASSERT_GT(phaId, 0);
+  qint64 lastId = 0;  // the live view showed the last trained run: its stored view matches
+  for (int r = 0; r < runs->rowCount(); ++r)
+    if (runs->entry(r)->run.name == "sequential-tiny") lastId = runs->entry(r)->run.id;
+  ASSERT_TRUE(w.monitor()->showStoredRun(runs->storePath(), lastId)) << w.monitor()->errorText().toStdString();
+  EXPECT_EQ(w.docks().lossPlot->pointCount("val/loss"), liveVal);
   ASSERT_TRUE(w.monitor()->showStoredRun(runs->storePath(), phaId)) << w.monitor()->errorText().toStdString();
   EXPECT_EQ(w.docks().lossPlot->pointCount("train/loss"), 6);
   MixerHeatmap* heat = w.docks().mixerPanel->heatmap();
