@@ -19,4 +19,12 @@ class Error : public std::runtime_error {
   std::string where_;
 };
 
+// The message without its "where: " prefix.
+std::string message_of(const Error& e);
+
+// Re-raises an error whose field names a generic section ("task.seq_len", "model.d_model")
+// under the field where that section lives for the user ("data.train.seq_len", "--task.seq_len");
+// an error with no field gets `actual`.
+[[noreturn]] void rethrow_under(const Error& e, const std::string& generic, const std::string& actual);
+
 }  // namespace pha

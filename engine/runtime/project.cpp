@@ -24,18 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Re-raises an error whose field names a generic section ("task.seq_len", "model.d_model")
-// under the field where that section lives in the project ("data.train.seq_len").
-[[noreturn]] void rethrow_under(const Error& e, const std::string& generic, const std::string& actual) {
-  std::string where = e.where();
-  std::string msg = e.what();
-  if (!where.empty() && msg.rfind(where + ": ", 0) == 0) msg = msg.substr(where.size() + 2);
-  if (where == generic) where = actual;
-  else if (where.rfind(generic + ".", 0) == 0) where = actual + where.substr(generic.size());
-  else if (where.empty()) where = actual;
-  throw Error(where, msg);
-}
-
 std::unique_ptr<data::TaskGenerator> make_task_at(const json& config, const std::string& where) {
   try {
     return data::make_task(config);

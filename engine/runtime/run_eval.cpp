@@ -19,24 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-// "task.seq_len: ..." from a task generator -> "<where>.seq_len: ..." (the option the user gave).
-[[noreturn]] void rethrow_under(const Error& e, const std::string& generic, const std::string& actual) {
-  std::string where = e.where();
-  std::string msg = e.what();
-  if (!where.empty() && msg.rfind(where + ": ", 0) == 0) msg = msg.substr(where.size() + 2);
-  if (where == generic) where = actual;
-  else if (where.rfind(generic + ".", 0) == 0) where = actual + where.substr(generic.size());
-  else if (where.empty()) where = actual;
-  throw Error(where, msg);
-}
-
-// The error message without its "where: " prefix.
-std::string message_of(const Error& e) {
-  std::string msg = e.what();
-  if (!e.where().empty() && msg.rfind(e.where() + ": ", 0) == 0) msg = msg.substr(e.where().size() + 2);
-  return msg;
-}
-
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code ec;
   const bool eq = fs::equivalent(a, b, ec);
