@@ -15,7 +15,7 @@
 #include "curve_plot.h"
 #include "plot_panel.h"
 
-namespace pha::gui {
+namespace pha::widgets {
 
 EfficiencyPanel::EfficiencyPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -142,4 +142,4 @@ void EfficiencyPanel::redraw() {
 int EfficiencyPanel::curveCount() const { return m_tps->plot()->graphCount(); }
 int EfficiencyPanel::tableRows() const { return m_table->rowCount(); }
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

@@ -13,7 +13,7 @@ class QTableWidget;
 class QComboBox;
 class QLabel;
 
-namespace pha::gui {
+namespace pha::widgets {
 
 class PlotPanel;
 
@@ -44,4 +44,4 @@ class EfficiencyPanel : public QWidget {
   std::vector<EfficiencySeries> m_series;
 };
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

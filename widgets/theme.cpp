@@ -8,7 +8,7 @@
 #include <QStyle>
 #include <QStyleFactory>
 
-namespace pha::gui {
+namespace pha::widgets {
 
 QPalette loadPalette(Theme theme) {
   QPalette palette = QStyleFactory::create("Fusion")->standardPalette();
@@ -40,4 +40,4 @@ QString themeName(Theme theme) { return theme == Theme::Dark ? "dark" : "light";
 
 Theme themeFromName(const QString& name) { return name == "dark" ? Theme::Dark : Theme::Light; }
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

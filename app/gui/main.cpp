@@ -76,13 +76,13 @@ int main(int argc, char** argv) {
     o.probeMs = std::max(1, cli.value(benchProbe).toInt());
     o.profile = !cli.isSet(benchNoProfile);
     pha::configure_threads(0);
-    pha::gui::applyTheme(pha::gui::Theme::Light);
+    pha::widgets::applyTheme(pha::widgets::Theme::Light);
     return pha::gui::runResponsivenessBench(o);
   }
 
   QSettings settings;
   pha::configure_threads(settings.value("engine/threads", 0).toInt());
-  pha::gui::applyTheme(pha::gui::themeFromName(settings.value("ui/theme", "light").toString()));
+  pha::widgets::applyTheme(pha::widgets::themeFromName(settings.value("ui/theme", "light").toString()));
 
   pha::gui::MainWindow window;
   window.restoreSettings();

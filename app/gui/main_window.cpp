@@ -149,17 +149,17 @@ void MainWindow::buildMenus() {
   for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
   view->addSeparator();
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
-  auto* themes = view->addMenu(tr("&Theme"));
+  auto* themes = view->addMenu(tr("&widgets::Theme"));
   auto* group = new QActionGroup(this);
   const QString current = QSettings().value("ui/theme", "light").toString();
-  for (Theme t : {Theme::Light, Theme::Dark}) {
-    auto* a = themes->addAction(t == Theme::Light ? tr("Light") : tr("Dark"));
+  for (widgets::Theme t : {widgets::Theme::Light, widgets::Theme::Dark}) {
+    auto* a = themes->addAction(t == widgets::Theme::Light ? tr("Light") : tr("Dark"));
     a->setCheckable(true);
-    a->setChecked(themeName(t) == current);
+    a->setChecked(widgets::themeName(t) == current);
     group->addAction(a);
     connect(a, &QAction::triggered, this, [t] {
-      applyTheme(t);
-      QSettings().setValue("ui/theme", themeName(t));
+      widgets::applyTheme(t);
+      QSettings().setValue("ui/theme", widgets::themeName(t));
     });
   }
 

@@ -114,7 +114,7 @@ class MainWindow : public QMainWindow {
   QLabel* m_statusLabel = nullptr;
   // Efficiency: the store's profile runs (newest per name), and the points of the profile
   // being measured, shown in their place as they arrive.
-  std::vector<EfficiencySeries> m_storedEfficiency;
+  std::vector<widgets::EfficiencySeries> m_storedEfficiency;
   std::map<QString, std::vector<pha::store::PerfRow>> m_liveEfficiency;
   int m_profilePoints = 0;
   int m_profileDone = 0;

@@ -119,7 +119,7 @@ void MainWindow::loadEfficiency() {
 }
 
 void MainWindow::showEfficiency() {
-  std::vector<EfficiencySeries> series;
+  std::vector<widgets::EfficiencySeries> series;
   for (const auto& s : m_storedEfficiency)
     if (!m_liveEfficiency.count(s.label)) series.push_back(s);
   for (const auto& [label, rows] : m_liveEfficiency) series.push_back({label, rows});

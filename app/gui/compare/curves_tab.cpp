@@ -47,7 +47,7 @@ CurvesTab::CurvesTab(StoreCache& cache, QWidget* parent) : QWidget(parent), m_ca
   m_xAxis->addItem(tr("tokens"), static_cast<int>(store::XAxis::Tokens));
   m_xAxis->addItem(tr("wall time"), static_cast<int>(store::XAxis::WallMs));
   side->addWidget(m_xAxis);
-  m_panel = new PlotPanel(tr("step"), tr("value"), this);
+  m_panel = new widgets::PlotPanel(tr("step"), tr("value"), this);
   m_panel->setObjectName("compareCurvesPlot");
   m_panel->plot()->legend->setVisible(true);
   m_panel->plot()->legend->setFont(font());

@@ -13,9 +13,11 @@ class QComboBox;
 class QCustomPlot;
 class QListWidget;
 
-namespace pha::gui {
-
+namespace pha::widgets {
 class PlotPanel;
+}  // namespace pha::widgets
+
+namespace pha::gui {
 
 class CurvesTab : public QWidget {
   Q_OBJECT
@@ -41,7 +43,7 @@ class CurvesTab : public QWidget {
   std::shared_ptr<const LoadedRuns> m_runs;
   QListWidget* m_keys = nullptr;
   QComboBox* m_xAxis = nullptr;
-  PlotPanel* m_panel = nullptr;
+  widgets::PlotPanel* m_panel = nullptr;
 };
 
 }  // namespace pha::gui

@@ -25,7 +25,7 @@ LengthTab::LengthTab(QWidget* parent) : QWidget(parent) {
   m_series->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   top->addWidget(m_series);
   top->addStretch(1);
-  m_panel = new PlotPanel(tr("sequence length T"), tr("value"), this);
+  m_panel = new widgets::PlotPanel(tr("sequence length T"), tr("value"), this);
   m_panel->setObjectName("compareLength");
   m_panel->setLogX(true);
   m_panel->plot()->legend->setVisible(true);

@@ -97,7 +97,7 @@ void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
     return std::pair<QString, QVariant>{text, {}};
   });
   fieldRow(tr("parameters"), [](const LoadedRun& r) {
-    return r.info.n_params > 0 ? std::pair<QString, QVariant>{formatCount(double(r.info.n_params)), qint64(r.info.n_params)}
+    return r.info.n_params > 0 ? std::pair<QString, QVariant>{widgets::formatCount(double(r.info.n_params)), qint64(r.info.n_params)}
                                : std::pair<QString, QVariant>{tr("not recorded"), {}};
   });
   fieldRow(tr("device"), [](const LoadedRun& r) { return std::pair<QString, QVariant>{QString::fromStdString(r.info.device), {}}; });

@@ -85,7 +85,7 @@ void MixerTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
       v->setContentsMargins(0, 0, 0, 0);
       auto* title = new QLabel(run.label, column);
       title->setAlignment(Qt::AlignCenter);
-      auto* heatmap = new MixerHeatmap(column);
+      auto* heatmap = new widgets::MixerHeatmap(column);
       v->addWidget(title);
       v->addWidget(heatmap, 1);
       m_row->addWidget(column, 1);

@@ -53,7 +53,7 @@ ParetoTab::ParetoTab(QWidget* parent) : QWidget(parent) {
   note->setEnabled(false);
   top->addWidget(note);
   top->addStretch(1);
-  m_panel = new PlotPanel(costAxisName(CostAxis::Parameters), tr("best value"), this);
+  m_panel = new widgets::PlotPanel(costAxisName(CostAxis::Parameters), tr("best value"), this);
   m_panel->setObjectName("comparePareto");
   m_panel->plot()->legend->setVisible(true);
   top->addWidget(makeExportButton(m_panel->plot(), "compare-pareto", {}, this));

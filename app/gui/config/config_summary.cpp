@@ -143,25 +143,25 @@ void ConfigSummary::recompute() {
   const double forward[RowCount] = {fw.gss(), fw.attention(), fw.ffn, fw.head, 0.0, fw.total()};
   const double training[RowCount] = {step.gss(), step.attention(), step.ffn, step.head, 0.0, step.total()};
   for (int r = 0; r < RowCount; ++r) {
-    m_cells[r][Params]->setText(formatCount(params[r]));
+    m_cells[r][Params]->setText(widgets::formatCount(params[r]));
     // Norms and the mixer are elementwise work flops.h does not count.
-    m_cells[r][Forward]->setText(r == NormsMixer ? QStringLiteral("—") : formatFlops(forward[r]));
-    m_cells[r][Training]->setText(r == NormsMixer ? QStringLiteral("—") : formatFlops(training[r]));
+    m_cells[r][Forward]->setText(r == NormsMixer ? QStringLiteral("—") : widgets::formatFlops(forward[r]));
+    m_cells[r][Training]->setText(r == NormsMixer ? QStringLiteral("—") : widgets::formatFlops(training[r]));
   }
   m_cells[Total][Params]->setToolTip(tr("%1 parameters, %2 without embedding and head")
                                          .arg(m_params.total)
-                                         .arg(formatCount(double(m_params.non_embedding))));
+                                         .arg(widgets::formatCount(double(m_params.non_embedding))));
   m_cells[Embedding][Forward]->setToolTip(tr("The output head's matrix product (2 · d_model · vocabulary)"));
 
   m_memoryLabel->setText(tr("Memory for B × T = %1 × %2 (fp32): training %3, inference %4")
                              .arg(b)
                              .arg(t)
-                             .arg(formatBytes(double(m_memory.total())), formatBytes(double(inference.total()))));
+                             .arg(widgets::formatBytes(double(m_memory.total())), widgets::formatBytes(double(inference.total()))));
   m_memoryLabel->setToolTip(tr("Training: weights %1, gradients %2, AdamW state %3, activations %4, logits %5")
-                                .arg(formatBytes(double(m_memory.weights)), formatBytes(double(m_memory.gradients)),
-                                     formatBytes(double(m_memory.optimizer)),
-                                     formatBytes(double(m_memory.activations)),
-                                     formatBytes(double(m_memory.logits))));
+                                .arg(widgets::formatBytes(double(m_memory.weights)), widgets::formatBytes(double(m_memory.gradients)),
+                                     widgets::formatBytes(double(m_memory.optimizer)),
+                                     widgets::formatBytes(double(m_memory.activations)),
+                                     widgets::formatBytes(double(m_memory.logits))));
   emit recomputed();
 }
 

@@ -64,7 +64,7 @@ TEST(ConfigEditor, TypingDModelUpdatesJsonAndParameterCountInOneUndoStep) {
   EXPECT_EQ(e.config().d_model, 256);
   EXPECT_EQ(e.summary()->params().total, pm::count_parameters(expected).total);
   EXPECT_EQ(e.summary()->cellText(ConfigSummary::Total, ConfigSummary::Params),
-            formatCount(double(pm::count_parameters(expected).total)));
+            pha::widgets::formatCount(double(pm::count_parameters(expected).total)));
   EXPECT_EQ(e.undoStack()->count(), 1) << "keystrokes in one field merge into one step";
 }
 
@@ -180,9 +180,9 @@ TEST(ConfigEditor, BranchFlopsEqualEstimateFlops) {
     EXPECT_DOUBLE_EQ(s->flops().forward.gss(), f.forward.gss());
     EXPECT_DOUBLE_EQ(s->flops().forward.attention(), f.forward.attention());
     EXPECT_DOUBLE_EQ(s->flops().training.ffn, f.training.ffn);
-    EXPECT_EQ(s->cellText(ConfigSummary::Gss, ConfigSummary::Forward), formatFlops(f.forward.gss()));
-    EXPECT_EQ(s->cellText(ConfigSummary::Attention, ConfigSummary::Training), formatFlops(f.training.attention()));
-    EXPECT_EQ(s->cellText(ConfigSummary::Total, ConfigSummary::Forward), formatFlops(f.forward.total()));
+    EXPECT_EQ(s->cellText(ConfigSummary::Gss, ConfigSummary::Forward), pha::widgets::formatFlops(f.forward.gss()));
+    EXPECT_EQ(s->cellText(ConfigSummary::Attention, ConfigSummary::Training), pha::widgets::formatFlops(f.training.attention()));
+    EXPECT_EQ(s->cellText(ConfigSummary::Total, ConfigSummary::Forward), pha::widgets::formatFlops(f.forward.total()));
     EXPECT_EQ(s->trainingMemory().total(), pm::estimate_memory(cfg, b, t, true).total());
   };
   check(1024, 8);
