@@ -1,15 +1,16 @@
-// MainWindow: wires the docks, the project session, the run queue and the store together;
-// the work itself happens in those objects.
+// MainWindow: builds the docks and menus and wires the project session, the run browser, the
+// run queue, the efficiency profile and the feature docks together; the work is done by those
+// objects (ProjectSession, RunBrowser, QueueController, EfficiencyController, RunMonitor,
+// ConfigEditor, CompareWidget, GeneratePanel).
+//   main_window.cpp          construction, layout, settings, the window's public actions
+//   main_window_menus.cpp    every menu, the toolbar and the status bar, in one place
+//   main_window_project.cpp  opening and creating projects, the feature docks, variants, reports
 #pragma once
 
 #include <QMainWindow>
 #include <QStringList>
-#include <map>
-#include <vector>
 
 #include "docks.h"
-#include "efficiency_panel.h"
-#include "runtime/events.h"
 
 class QAction;
 class QLabel;
@@ -18,14 +19,16 @@ class QProgressBar;
 
 namespace pha::gui {
 
-class ProjectSession;
-class RunQueue;
-class RunMonitor;
-class RunsModel;
-class RunsFilterModel;
-class ConfigEditor;
 class CompareWidget;
+class ConfigEditor;
+class EfficiencyController;
 class GeneratePanel;
+class ProjectSession;
+class QueueController;
+class RunBrowser;
+class RunMonitor;
+class RunQueue;
+class RunsModel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -57,7 +60,7 @@ class MainWindow : public QMainWindow {
   ProjectSession* session() const { return m_session; }
   RunQueue* queue() const { return m_queue; }
   RunMonitor* monitor() const { return m_monitor; }
-  RunsModel* runsModel() const { return m_runs; }
+  RunsModel* runsModel() const;
   const Docks& docks() const { return m_docks; }
   ConfigEditor* configEditor() const { return m_config; }
   CompareWidget* compareWidget() const { return m_compare; }
@@ -75,23 +78,26 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  // main_window.cpp
   void buildLayout();
   void applyDefaultSizes();
-  void buildMenus();
-  void buildStatusBar();
-  void connectQueue();
+  void connectControllers();
   void showError(const QString& message);
+  void showMessage(const QString& message, int timeoutMs);
+  void updateActions();
+  void onRunChosen(const QString& storePath, qint64 runId, const QString& name);
+  void showCompare(const QList<qint64>& ids);
+  // main_window_menus.cpp
+  void buildMenus();
+  void buildRunMenu();
+  void buildViewMenu();
+  void buildStatusBar();
   void showAbout();
+  void refreshRecentMenu();
+  // main_window_project.cpp
+  void buildFeatureDocks();
   void newProjectFromTemplate();
   void openProjectDialog();
-  void refreshRecentMenu();
-  void updateActions();
-  void onRunSelected();
-  void loadEfficiency();
-  void showEfficiency();
-  void connectProfiler();
-  void onEfficiencyEvents(const std::vector<pha::runtime::EfficiencyEvent>& events);
-  void buildFeatureDocks();
   void showConfigOf(const QString& storePath, qint64 runId);
   void addConfigAsVariant();
   void exportSelectedReport();
@@ -100,8 +106,9 @@ class MainWindow : public QMainWindow {
   ProjectSession* m_session = nullptr;
   RunQueue* m_queue = nullptr;
   RunMonitor* m_monitor = nullptr;
-  RunsModel* m_runs = nullptr;
-  RunsFilterModel* m_runsProxy = nullptr;
+  RunBrowser* m_browser = nullptr;
+  EfficiencyController* m_efficiency = nullptr;
+  QueueController* m_queueControl = nullptr;
   ConfigEditor* m_config = nullptr;
   CompareWidget* m_compare = nullptr;
   GeneratePanel* m_generate = nullptr;
@@ -112,15 +119,8 @@ class MainWindow : public QMainWindow {
   QMenu* m_recentMenu = nullptr;
   QProgressBar* m_progress = nullptr;
   QLabel* m_statusLabel = nullptr;
-  // Efficiency: the store's profile runs (newest per name), and the points of the profile
-  // being measured, shown in their place as they arrive.
-  std::vector<widgets::EfficiencySeries> m_storedEfficiency;
-  std::map<QString, std::vector<pha::store::PerfRow>> m_liveEfficiency;
-  int m_profilePoints = 0;
-  int m_profileDone = 0;
   QByteArray m_defaultState;
   QString m_lastError;
-  qint64 m_lastReloadMs = 0;
   bool m_sized = false;
   bool m_restored = false;
 };

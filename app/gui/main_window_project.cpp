@@ -1,34 +1,123 @@
-// MainWindow: the feature docks (configuration editor, compare view) and the export actions.
+// MainWindow: opening and creating projects (dialogs, recent list, drag and drop), the feature
+// docks (configuration editor, compare view, generate panel, plot export menus), adding the
+// edited configuration to the project as a variant, and the run report export.
 #include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QItemSelectionModel>
-#include <QMenu>
-#include <QMenuBar>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMimeData>
 #include <QPushButton>
 #include <QStatusBar>
-#include <QTableView>
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <fstream>
-#include <qcustomplot.h>
 
 #include "compare_widget.h"
 #include "config_editor.h"
 #include "curve_plot.h"
+#include "efficiency_controller.h"
 #include "export_menu.h"
 #include "generate_panel.h"
 #include "main_window.h"
 #include "mixer_heatmap.h"
 #include "mixer_panel.h"
 #include "project_session.h"
+#include "queue_controller.h"
+#include "run_browser.h"
 #include "run_report.h"
-#include "runs_model.h"
 #include "runtime/project.h"
 #include "store/store.h"
 
 namespace pha::gui {
+
+bool MainWindow::openProject(const QString& path) {
+  if (m_queueControl->isBusy()) {
+    showError(tr("Finish or cancel the running queue before opening another project."));
+    return false;
+  }
+  if (!m_session->open(path)) {
+    showError(tr("Cannot open project %1:\n%2").arg(path, m_session->errorText()));
+    return false;
+  }
+  setWindowTitle(tr("PHA Workbench - %1").arg(m_session->name()));
+  m_docks.projectLabel->setText(tr("<b>%1</b><br>%2<br>runs to make: %3")
+                                    .arg(m_session->name().toHtmlEscaped(), m_session->dir().toHtmlEscaped(),
+                                         m_session->runNames().join(", ").toHtmlEscaped()));
+  reloadRuns();
+  m_efficiency->load(m_session->storePath());
+  updateActions();
+  if (!m_session->runNames().isEmpty()) {
+    const nlohmann::json cfg = m_session->runConfig(m_session->runNames().first());
+    if (cfg.contains("model")) m_config->setConfigJson(cfg["model"]);
+    if (cfg.contains("training") && m_config->hasTrainingSection()) m_config->setTrainingJson(cfg["training"]);
+    m_config->undoStack()->clear();
+  }
+  showMessage(tr("Opened %1").arg(m_session->dir()), 5000);
+  return true;
+}
+
+bool MainWindow::openDefaultProject() {
+  QString error;
+  const QString path = m_session->defaultProjectPath(&error);
+  if (path.isEmpty()) {
+    showError(tr("Cannot create the quickstart project: %1").arg(error));
+    return false;
+  }
+  return openProject(path);
+}
+
+void MainWindow::newProjectFromTemplate() {
+  const QStringList names = ProjectSession::templateNames();
+  if (names.isEmpty()) {
+    showError(tr("No project templates found in %1").arg(ProjectSession::templatesDir()));
+    return;
+  }
+  bool ok = false;
+  const QString name = QInputDialog::getItem(this, tr("New project"), tr("Template:"), names, 0, false, &ok);
+  if (!ok) return;
+  const QString dest = QFileDialog::getSaveFileName(this, tr("New project folder"), ProjectSession::workspaceDir() + "/" + name);
+  if (dest.isEmpty()) return;
+  QString error;
+  const QString dir = m_session->createFromTemplate(name, dest, &error);
+  if (dir.isEmpty())
+    showError(error);
+  else
+    openProject(dir);
+}
+
+void MainWindow::openProjectDialog() {
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Open project folder"), ProjectSession::workspaceDir());
+  if (!dir.isEmpty()) openProject(dir);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const QUrl& url : event->mimeData()->urls()) {
+    const QFileInfo info(url.toLocalFile());
+    if (info.isDir() || info.fileName() == "project.json") {
+      openProject(info.isDir() ? info.absoluteFilePath() : info.absolutePath());
+    } else if (info.suffix().compare("txt", Qt::CaseInsensitive) == 0) {
+      QString error;
+      const QString dir = m_session->createFromTextFile(info.absoluteFilePath(), &error);
+      if (dir.isEmpty())
+        showError(tr("Cannot make a project from %1: %2").arg(info.fileName(), error));
+      else
+        openProject(dir);
+    } else {
+      showError(tr("Drop a project folder, a project.json or a .txt corpus (got %1).").arg(info.fileName()));
+    }
+    event->acceptProposedAction();
+    return;
+  }
+}
 
 void MainWindow::buildFeatureDocks() {
   m_config = new ConfigEditor(this);
@@ -59,16 +148,6 @@ void MainWindow::buildFeatureDocks() {
   installExportMenu(m_docks.lossPlot->plot(), "loss");
   installExportMenu(m_docks.qualityPlot->plot(), "quality");
   installExportMenu(m_docks.mixerPanel->heatmap()->plot(), "mixer");
-
-  auto* edit = new QMenu(tr("&Edit"), this);
-  menuBar()->insertMenu(menuBar()->actions().at(1), edit);
-  edit->addAction(m_config->undoAction());
-  edit->addAction(m_config->redoAction());
-
-  auto* file = menuBar()->actions().at(0)->menu();
-  auto* report = new QAction(tr("Export run &report..."), this);
-  connect(report, &QAction::triggered, this, &MainWindow::exportSelectedReport);
-  file->insertAction(file->actions().at(3), report);
 }
 
 void MainWindow::showConfigOf(const QString& storePath, qint64 runId) {
@@ -101,10 +180,8 @@ void MainWindow::addConfigAsVariant() {
     nlohmann::json model = m_config->configJson();
     std::string base = model.value("name", std::string("custom"));
     std::string name = base;
-    for (int i = 2; std::find(m_session->runNames().begin(), m_session->runNames().end(),
-                              QString::fromStdString(name)) != m_session->runNames().end();
-         ++i)
-      name = base + "-" + std::to_string(i);
+    const QStringList taken = m_session->runNames();
+    for (int i = 2; taken.contains(QString::fromStdString(name)); ++i) name = base + "-" + std::to_string(i);
     nlohmann::json variant = {{"name", name}, {"model", model}};
     if (m_config->hasTrainingSection() && m_config->isTrainingValid()) variant["training"] = m_config->trainingJson();
     if (!j.contains("variants") || !j["variants"].is_array()) j["variants"] = nlohmann::json::array();
@@ -121,27 +198,27 @@ void MainWindow::addConfigAsVariant() {
     QFile::remove(file);
     QFile::rename(tmp, file);
     openProject(m_session->dir());
-    statusBar()->showMessage(tr("Added variant %1 to %2").arg(QString::fromStdString(name), file), 8000);
+    showMessage(tr("Added variant %1 to %2").arg(QString::fromStdString(name), file), 8000);
   } catch (const std::exception& e) {
     showError(tr("Cannot add the variant: %1").arg(QString::fromUtf8(e.what())));
   }
 }
 
 void MainWindow::exportSelectedReport() {
-  const QModelIndexList rows = m_docks.runsTable->selectionModel()->selectedRows();
-  if (rows.size() != 1) {
+  const QList<qint64> ids = m_browser->selectedRunIds();
+  if (ids.size() != 1) {
     showError(tr("Select one run to export its report."));
     return;
   }
-  const qint64 id = rows.first().data(RunsModel::RunIdRole).toLongLong();
+  const qint64 id = ids.first();
   const QString dir = QFileDialog::getExistingDirectory(this, tr("Report folder"), QDir::homePath());
   if (dir.isEmpty()) return;
   QString error;
   const QString out = dir + QString("/run-%1-report").arg(id);
-  if (!writeRunReport(m_runs->storePath(), id, out, &error))
+  if (!writeRunReport(m_browser->storePath(), id, out, &error))
     showError(error);
   else
-    statusBar()->showMessage(tr("Report written to %1/index.html").arg(out), 8000);
+    showMessage(tr("Report written to %1/index.html").arg(out), 8000);
 }
 
 }  // namespace pha::gui
