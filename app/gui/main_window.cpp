@@ -20,7 +20,7 @@
 #include <QTimer>
 #include <QToolBar>
 
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "project_session.h"
 #include "run_monitor.h"
 #include "run_queue.h"
