@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "error_message.h"
 #include "core/limits.h"
 #include "runtime/project.h"
 #include "runtime_test_util.h"
@@ -13,27 +14,19 @@ using pha::runtime::DataSpec;
 using pha::runtime::ProfileSettings;
 using pha::runtime::TrainingConfig;
 
-namespace {
+using pha::test::error_message;
 
-template <typename Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const pha::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+namespace {
 
 // The message of parse_project for the test project with `patch` merged over it.
 std::string project_error(const json& patch) {
   pha::test::TempProject p;
   json j = p.text_project();
   j.merge_patch(patch);
-  return error_of([&] { pha::runtime::parse_project(j, p.dir().string(), "project.json"); });
+  return error_message([&] { pha::runtime::parse_project(j, p.dir().string(), "project.json"); });
 }
 
-std::string training_error(const json& section) { return error_of([&] { TrainingConfig::from_json(section); }); }
+std::string training_error(const json& section) { return error_message([&] { TrainingConfig::from_json(section); }); }
 
 const json kMqar = {{"task", "mqar"}, {"seq_len", 32}, {"num_kv_pairs", 2}, {"vocab_size", 64}};
 
@@ -42,7 +35,7 @@ std::string task_error(const json& train_patch, const json& data_patch = json::o
   train.merge_patch(train_patch);
   json data = {{"kind", "task"}, {"train", train}};
   data.merge_patch(data_patch);
-  return error_of([&] { DataSpec::from_json(data); });
+  return error_message([&] { DataSpec::from_json(data); });
 }
 
 TEST(ConfigErrors, TrainingSection) {
@@ -102,11 +95,11 @@ TEST(ConfigErrors, TaskData) {
 }
 
 TEST(ConfigErrors, ProfileSection) {
-  EXPECT_EQ(error_of([] { ProfileSettings::from_json({{"repeat", 3}}); }),
+  EXPECT_EQ(error_message([] { ProfileSettings::from_json({{"repeat", 3}}); }),
             "profile.repeat: unknown key; did you mean \"repeats\"?");
-  EXPECT_EQ(error_of([] { ProfileSettings::from_json({{"seq_lens", {64, 1.5}}}); }),
+  EXPECT_EQ(error_message([] { ProfileSettings::from_json({{"seq_lens", {64, 1.5}}}); }),
             "profile.seq_lens[1]: expected an integer, got a number (1.5)");
-  EXPECT_EQ(error_of([] { ProfileSettings::from_json({{"device", "gpu"}}); }),
+  EXPECT_EQ(error_message([] { ProfileSettings::from_json({{"device", "gpu"}}); }),
             "profile.device: \"gpu\" is not allowed; allowed: \"auto\", \"cpu\", \"cuda\"");
 }
 
@@ -148,11 +141,11 @@ TEST(WorkLimits, TaskSetsAndProfileSizes) {
             "data.test[0].num_examples: 1000000 is out of range; allowed: 1 to 100000 for a test set" + note);
   EXPECT_EQ(task_error({{"num_examples", int64_t{1} << 40}}), "(no error)")
       << "a training task's examples are drawn by index: its size costs nothing";
-  EXPECT_EQ(error_of([] { ProfileSettings::from_json({{"repeats", 1000}}); }),
+  EXPECT_EQ(error_message([] { ProfileSettings::from_json({{"repeats", 1000}}); }),
             "profile.repeats: 1000 is out of range; allowed: 1 to 100" + note);
-  EXPECT_EQ(error_of([] { ProfileSettings::from_json({{"seq_lens", {128, 1 << 20}}}); }),
+  EXPECT_EQ(error_message([] { ProfileSettings::from_json({{"seq_lens", {128, 1 << 20}}}); }),
             "profile.seq_lens[1]: 1048576 is out of range; allowed: 2 to 131072" + note);
-  EXPECT_EQ(error_of([] { ProfileSettings::from_json({{"seq_lens", std::vector<int>(33, 64)}}); }),
+  EXPECT_EQ(error_message([] { ProfileSettings::from_json({{"seq_lens", std::vector<int>(33, 64)}}); }),
             "profile.seq_lens: has 33 entries; allowed: 1 to 32 integers, each from 2 to 131072");
 }
 

@@ -11,12 +11,15 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "error_message.h"
 #include "runtime/project.h"
 #include "runtime_test_util.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
 namespace rt = pha::runtime;
+
+using pha::test::error_message;
 
 namespace {
 
@@ -25,15 +28,6 @@ std::string read_text(const fs::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const pha::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 // $PHA_PROJECTS_DIR set for one test.
@@ -109,14 +103,14 @@ TEST(ProjectFiles, ARefusedVariantWritesNothing) {
   pha::test::TempProject p;
   const std::string before = handwritten_project(p);
   p.write_raw(before);
-  EXPECT_EQ(error_of([&] { rt::add_variant(p.dir().string(), "transformer", kWide); }),
+  EXPECT_EQ(error_message([&] { rt::add_variant(p.dir().string(), "transformer", kWide); }),
             "variants[2].name: \"transformer\" is taken; allowed: a name not in \"pha\", \"transformer\"");
-  EXPECT_NE(error_of([&] { rt::add_variant(p.dir().string(), "a/b", kWide); }).find("allowed: a non-empty name without '/'"),
+  EXPECT_NE(error_message([&] { rt::add_variant(p.dir().string(), "a/b", kWide); }).find("allowed: a non-empty name without '/'"),
             std::string::npos);
   json bad = kWide;
   bad["variant"] = "pha";
   bad["attention"] = {{"heads", 4}, {"kv_heads", 3}};
-  const std::string msg = error_of([&] { rt::add_variant(p.dir().string(), "bad", bad); });
+  const std::string msg = error_message([&] { rt::add_variant(p.dir().string(), "bad", bad); });
   EXPECT_EQ(msg.rfind("variants[2].model.attention.kv_heads: 3 must divide", 0), 0u) << msg;
   EXPECT_NE(msg.find("is unchanged"), std::string::npos) << msg;
   EXPECT_EQ(read_text(p.dir() / "project.json"), before);
@@ -140,7 +134,7 @@ TEST(ProjectFiles, TemplatesAreSearchedInOneOrder) {
   const auto names = rt::template_names();
   for (const char* n : {"mine", "mqar", "quickstart", "seed2"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
-  EXPECT_NE(error_of([] { rt::find_template("nope"); }).find("projects/nope: project template not found (looked in $PHA_PROJECTS_DIR"),
+  EXPECT_NE(error_message([] { rt::find_template("nope"); }).find("projects/nope: project template not found (looked in $PHA_PROJECTS_DIR"),
             std::string::npos);
 }
 
@@ -161,7 +155,7 @@ TEST(ProjectFiles, CopyTemplateLeavesResultsBehind) {
   EXPECT_FALSE(fs::exists(fs::path(dest) / "runs.sqlite"));
   EXPECT_FALSE(fs::exists(fs::path(dest) / "runs.sqlite-wal"));
   EXPECT_FALSE(fs::exists(fs::path(dest) / "checkpoints"));
-  EXPECT_NE(error_of([&] { rt::copy_template("demo", dest); }).find("already holds a project"), std::string::npos);
+  EXPECT_NE(error_message([&] { rt::copy_template("demo", dest); }).find("already holds a project"), std::string::npos);
 }
 
 TEST(ProjectFiles, AProjectFromATextFileOrAFolderTrainsTheQuickstartVariants) {
@@ -186,11 +180,11 @@ TEST(ProjectFiles, AProjectFromATextFileOrAFolderTrainsTheQuickstartVariants) {
   EXPECT_EQ(folder.json["data"]["kind"], "folder");
 
   fs::create_directories(p.dir() / "empty");
-  EXPECT_NE(error_of([&] { rt::create_project_from_text((p.dir() / "empty").string(), workspace.string()); })
+  EXPECT_NE(error_message([&] { rt::create_project_from_text((p.dir() / "empty").string(), workspace.string()); })
                 .find("no .txt files in this folder"),
             std::string::npos);
   EXPECT_FALSE(fs::exists(workspace / "empty")) << "a refused project writes nothing";
-  EXPECT_NE(error_of([&] { rt::create_project_from_text((p.dir() / "missing.txt").string(), workspace.string()); })
+  EXPECT_NE(error_message([&] { rt::create_project_from_text((p.dir() / "missing.txt").string(), workspace.string()); })
                 .find("allowed: a text file or a folder of .txt files"),
             std::string::npos);
 }
