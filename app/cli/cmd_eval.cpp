@@ -9,7 +9,7 @@
 #include "cmd_runs.h"
 #include "commands.h"
 #include "core/error.h"
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "runtime/run_eval.h"
 
 namespace pha::cli {

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "core/system_info.h"
+#include "device/system_info.h"
 
 namespace pha::cli {
 

@@ -17,7 +17,7 @@
 
 #include "commands.h"
 #include "core/error.h"
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "model/flops.h"
 #include "model/pha_model.h"
 #include "model/presets.h"

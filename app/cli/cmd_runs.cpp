@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "core/error.h"
 #include "runtime/export.h"
+#include "runtime/project_files.h"
 #include "runtime/trainer.h"
 
 namespace pha::cli {
@@ -20,9 +21,9 @@ namespace pha::cli {
 namespace fs = std::filesystem;
 
 std::string RunLocator::store_path() const {
-  std::string p = !store.empty() ? store : !project.empty() ? (fs::path(project) / "runs.sqlite").string() : "";
+  std::string p = !store.empty() ? store : !project.empty() ? runtime::store_path_in(project) : "";
   if (p.empty()) throw Error("--project", "give --project DIR or --store FILE");
-  if (!fs::exists(p)) throw Error(p, "no run store here (no runs.sqlite yet: train something first)");
+  if (!fs::exists(p)) throw Error(p, "no run store here yet (train something first)");
   return p;
 }
 

@@ -11,13 +11,14 @@
 #include "commands.h"
 #include "core/error.h"
 #include "core/paths.h"
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "data/tokenizer.h"
 #include "runtime/generation.h"
 #include "runtime/job.h"
 #include "runtime/profile_store.h"
 #include "runtime/profiler.h"
 #include "runtime/project.h"
+#include "runtime/project_files.h"
 #include "runtime/trainer.h"
 #include "store/store.h"
 
@@ -115,18 +116,6 @@ int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_
   return worst;
 }
 
-fs::path find_template(const std::string& name) {
-  std::vector<fs::path> candidates;
-  if (const char* env = std::getenv("PHA_PROJECTS_DIR")) candidates.push_back(fs::path(env) / name);
-  const fs::path exe_dir = fs::path(runtime::self_executable()).parent_path();
-  candidates.push_back(exe_dir / "../../../../projects" / name);  // build tree: build/<preset>/app/cli
-  candidates.push_back(exe_dir / "../share/pha-workbench/projects" / name);  // installed
-  candidates.push_back(fs::current_path() / "projects" / name);
-  for (const auto& c : candidates)
-    if (fs::exists(c / "project.json")) return fs::canonical(c);
-  throw Error("projects/" + name, "project template not found (looked next to the program, in ./projects and $PHA_PROJECTS_DIR)");
-}
-
 void print_quickstart_summary(const std::string& store_path, const std::vector<int64_t>& ids) {
   auto s = store::Store::open(store_path);
   std::printf("\n%-18s %9s %9s %9s %8s %10s  %s\n", "run", "params", "val loss", "val ppl", "val bpb", "tok/s", "status");
@@ -189,11 +178,10 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--no-profile", *no_profile, "Skip the efficiency profile after the runs");
   cmd->callback([dir, steps, no_profile, &global] {
     const fs::path work = dir->empty() ? pha::data_dir() / "projects" / "quickstart" : fs::path(*dir);
-    if (!fs::exists(work / "project.json")) {
-      const fs::path tmpl = find_template("quickstart");
-      fs::create_directories(work);
-      fs::copy_file(tmpl / "project.json", work / "project.json");
-      std::fprintf(stderr, "quickstart: copied %s to %s\n", (tmpl / "project.json").c_str(), work.c_str());
+    if (!fs::exists(runtime::project_file_in(work.string()))) {
+      runtime::copy_template("quickstart", work.string());
+      std::fprintf(stderr, "quickstart: copied the template %s to %s\n", runtime::find_template("quickstart").c_str(),
+                   work.c_str());
     }
     TrainOptions o;
     o.project = work.string();
@@ -201,7 +189,7 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
     o.profile = !*no_profile;
     std::vector<int64_t> ids;
     const int code = train_project(o, global.threads, &ids);
-    print_quickstart_summary((work / "runs.sqlite").string(), ids);
+    print_quickstart_summary(runtime::store_path_in(work.string()), ids);
     if (code != kOk) throw ExitWith(code);
   });
 }

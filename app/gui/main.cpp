@@ -10,7 +10,7 @@
 #include <QTimer>
 #include <algorithm>
 
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "main_window.h"
 #include "project_session.h"
 #include "responsiveness_bench.h"

@@ -13,7 +13,7 @@
 #include <QUndoStack>
 
 #include "config_editor.h"
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "main_window.h"
 #include "project_session.h"
 #include "theme.h"

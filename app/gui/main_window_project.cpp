@@ -10,12 +10,12 @@
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QPushButton>
 #include <QStatusBar>
 #include <QUndoStack>
 #include <QVBoxLayout>
-#include <fstream>
 
 #include "compare_widget.h"
 #include "config_editor.h"
@@ -30,7 +30,6 @@
 #include "queue_controller.h"
 #include "run_browser.h"
 #include "run_report.h"
-#include "runtime/project.h"
 #include "store/store.h"
 
 namespace pha::gui {
@@ -173,35 +172,22 @@ void MainWindow::addConfigAsVariant() {
     showError(tr("The configuration is not valid: %1").arg(m_config->errorText()));
     return;
   }
-  const QString file = m_session->dir() + "/project.json";
-  try {
-    std::ifstream in(file.toStdString());
-    nlohmann::json j = nlohmann::json::parse(in);
-    nlohmann::json model = m_config->configJson();
-    std::string base = model.value("name", std::string("custom"));
-    std::string name = base;
-    const QStringList taken = m_session->runNames();
-    for (int i = 2; taken.contains(QString::fromStdString(name)); ++i) name = base + "-" + std::to_string(i);
-    nlohmann::json variant = {{"name", name}, {"model", model}};
-    if (m_config->hasTrainingSection() && m_config->isTrainingValid()) variant["training"] = m_config->trainingJson();
-    if (!j.contains("variants") || !j["variants"].is_array()) j["variants"] = nlohmann::json::array();
-    j["variants"].push_back(variant);
-    runtime::parse_project(j, m_session->dir().toStdString(), file.toStdString());  // validate before writing
-    const QString tmp = file + ".tmp";
-    {
-      std::ofstream out(tmp.toStdString());
-      out << j.dump(2) << "\n";
-      if (!out) throw std::runtime_error("cannot write " + tmp.toStdString());
-    }
-    QFile::remove(file + ".bak");
-    QFile::copy(file, file + ".bak");
-    QFile::remove(file);
-    QFile::rename(tmp, file);
-    openProject(m_session->dir());
-    showMessage(tr("Added variant %1 to %2").arg(QString::fromStdString(name), file), 8000);
-  } catch (const std::exception& e) {
-    showError(tr("Cannot add the variant: %1").arg(QString::fromUtf8(e.what())));
+  // The engine validates the project with the new variant and writes project.json atomically
+  // (runtime::add_variant); here only the name is asked, proposed free.
+  const nlohmann::json model = m_config->configJson();
+  const QString proposed = m_session->suggestVariantName(QString::fromStdString(model.value("name", std::string("custom"))));
+  bool ok = false;
+  const QString name = QInputDialog::getText(this, tr("Add variant"), tr("Name of the new variant in project.json:"),
+                                             QLineEdit::Normal, proposed, &ok);
+  if (!ok) return;
+  const nlohmann::json training = m_config->hasTrainingSection() && m_config->isTrainingValid() ? m_config->trainingJson()
+                                                                                                : nlohmann::json();
+  if (!m_session->addVariant(name.trimmed(), model, training)) {
+    showError(tr("Cannot add the variant: %1").arg(m_session->errorText()));
+    return;
   }
+  openProject(m_session->dir());
+  showMessage(tr("Added variant %1 to %2").arg(name.trimmed(), m_session->dir() + "/project.json"), 8000);
 }
 
 void MainWindow::exportSelectedReport() {

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "core/error.h"
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "data/hash.h"
 #include "runtime/evaluator.h"
 #include "runtime/job_data.h"

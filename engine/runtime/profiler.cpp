@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "core/error.h"
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "model/model_config.h"
 #include "model/presets.h"
 #include "runtime/process_stats.h"

@@ -96,8 +96,8 @@ struct Project {
   std::vector<RunPlan> runs;    // in the order the file lists them (variants x grid)
   ProfileSettings profile;      // the "profile" section (defaults when absent)
 
-  std::string file() const { return dir + "/project.json"; }
-  std::string store_path() const { return dir + "/runs.sqlite"; }
+  std::string file() const;        // project_file_in(dir): <dir>/project.json
+  std::string store_path() const;  // store_path_in(dir): the run store (runtime/project_files.h)
   std::string checkpoint_dir() const { return dir + "/checkpoints"; }
   const RunPlan& run(const std::string& name) const;  // pha::Error listing the names otherwise
 };

@@ -14,9 +14,7 @@
 #include "model/presets.h"
 #include "model_fields.h"
 #include "section_editor.h"
-#if PHA_GUI_CONFIG_TRAINING
 #include "training_fields.h"
-#endif
 
 namespace pha::gui {
 
@@ -123,10 +121,8 @@ QWidget* ConfigEditor::buildModelTab() {
   return tab;
 }
 
-// The training section needs the runtime's validation (runtime/project.h); a build without
-// the runtime library has the model tab only.
+// The training section validates through the runtime (runtime/project.h).
 SectionEditor* ConfigEditor::buildTrainingTab() {
-#if PHA_GUI_CONFIG_TRAINING
   auto* form = new JsonForm;
   populateTrainingForm(form);
   SectionEditor::Rules rules;
@@ -140,9 +136,6 @@ SectionEditor* ConfigEditor::buildTrainingTab() {
   auto* editor = new SectionEditor(form, rules, m_undoStack, this);
   editor->setObjectName("trainingEditor");
   return editor;
-#else
-  return nullptr;
-#endif
 }
 
 void ConfigEditor::setConfigJson(const json& model) {

@@ -15,7 +15,7 @@
 #include <torch/optim/adamw.h>
 #include <torch/types.h>
 
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "model/pha_model.h"
 #include "model/variants.h"
 

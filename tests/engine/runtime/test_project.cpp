@@ -154,11 +154,11 @@ TEST(Project, MixerLrDefaultsToLrAndIsValidated) {
   j = p.text_project({{"mixer_lr", "fast"}});
   p.write_project(j);
   std::string msg = project_error(p);
-  EXPECT_NE(msg.find("training.mixer_lr: must be a number"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("training.mixer_lr: expected a number, got a string (\"fast\")"), std::string::npos) << msg;
   j = p.text_project({{"mixer_lr", -0.1}});
   p.write_project(j);
   msg = project_error(p);
-  EXPECT_NE(msg.find("training.mixer_lr: must be in [0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("training.mixer_lr: -0.1 is out of range; allowed: >= 0"), std::string::npos) << msg;
 }
 
 TEST(Project, ProfileSectionIsReadWithDefaultsAndValidated) {
@@ -183,7 +183,7 @@ TEST(Project, ProfileSectionIsReadWithDefaultsAndValidated) {
   const std::vector<std::pair<json, std::string>> bad = {
       {{{"seq_lens", {64, "long"}}}, "profile.seq_lens[1]"},
       {{{"seq_lens", json::array()}}, "profile.seq_lens"},
-      {{{"phases", {"backward"}}}, "profile.phases"},
+      {{{"phases", {"backward"}}}, "profile.phases[0]"},
       {{{"repeats", 0}}, "profile.repeats"},
       {{{"device", "tpu"}}, "profile.device"},
       {{{"after_run", true}}, "profile.after_run"},

@@ -1,4 +1,4 @@
-#include "core/system_info.h"
+#include "device/system_info.h"
 
 #include <torch/torch.h>
 #ifdef PHA_TORCH_HAS_CUDA

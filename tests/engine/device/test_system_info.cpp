@@ -1,4 +1,4 @@
-#include "core/system_info.h"
+#include "device/system_info.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,9 @@
 TEST(SystemInfo, ConfigureThreadsHonoursTheRequest) {
   EXPECT_EQ(pha::configure_threads(1), 1);
   EXPECT_EQ(pha::configure_threads(2), 2);
-  if (pha::blas_parallel() == pha::BlasParallel::OwnThreads) EXPECT_EQ(pha::blas_threads(), 2);
+  if (pha::blas_parallel() == pha::BlasParallel::OwnThreads) {
+    EXPECT_EQ(pha::blas_threads(), 2);
+  }
   EXPECT_NE(pha::thread_policy_text().find("as requested"), std::string::npos);
 }
 
