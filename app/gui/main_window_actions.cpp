@@ -217,7 +217,7 @@ void MainWindow::compareFinishedRuns() {
   for (int r = 0; r < m_runs->rowCount(); ++r) {
     const auto& run = m_runs->entry(r)->run;
     // Profile runs hold efficiency rows only (the Efficiency dock shows them), no curves.
-    if (run.status == store::RunStatus::Finished && run.name.rfind("profile: ", 0) != 0) ids << run.id;
+    if (run.status == store::RunStatus::Finished && run.kind == store::RunKind::Train) ids << run.id;
   }
   if (ids.size() < 2) {
     showError(tr("Compare needs two or more finished runs; this project has %1.").arg(ids.size()));

@@ -1,7 +1,7 @@
 // MainWindow: the efficiency profile (Run > Measure efficiency, or after the run queue when the
 // project has a "profile" section) and the Efficiency dock. The sweep runs in the queue's
 // worker thread; its points arrive as events, appear in the dock as they are measured, and are
-// read back from the store ("profile: <model>" runs) when it ends.
+// read back from the store (its runs of kind profile) when it ends.
 #include <QLabel>
 #include <QProgressBar>
 #include <QSettings>
@@ -13,6 +13,7 @@
 #include "main_window.h"
 #include "project_session.h"
 #include "run_queue.h"
+#include "runtime/profile_store.h"
 #include "store/store.h"
 
 namespace pha::gui {
@@ -72,7 +73,7 @@ void MainWindow::onEfficiencyEvents(const std::vector<runtime::EfficiencyEvent>&
       row.peak_bytes = e.peak_bytes;
       row.phase = e.phase;
       row.method = e.method;
-      m_liveEfficiency["profile: " + model].push_back(row);
+      m_liveEfficiency[QString::fromStdString(runtime::profile_run_name(e.variant))].push_back(row);
       m_statusLabel->setText(tr("Measuring efficiency %1/%2: %3, T = %4, %5: %6 tokens/s, peak %7 MB")
                                  .arg(m_profileDone)
                                  .arg(m_profilePoints)

@@ -152,11 +152,12 @@ TEST(CliRuntime, QuickstartEndToEndReduced) {
     EXPECT_NE(r.output.find(name), std::string::npos) << name << "\n" << r.output;
   auto s = pha::store::Store::open(p.store());
   const auto runs = s.list_runs();
-  ASSERT_EQ(runs.size(), 6u);  // three trained runs, then one "profile: <run>" per model
+  ASSERT_EQ(runs.size(), 6u);  // three trained runs, then one profile run per model
   int profiles = 0;
   for (const auto& e : runs) {
     EXPECT_EQ(e.run.status, pha::store::RunStatus::Finished) << e.run.name;
-    if (e.run.name.rfind("profile: ", 0) != 0) continue;
+    EXPECT_EQ(e.run.project, "quickstart") << e.run.name << ": every run under project.json's name";
+    if (e.run.kind != pha::store::RunKind::Profile) continue;
     ++profiles;
     const auto rows = s.perf(e.run.id);
     ASSERT_EQ(rows.size(), 2u) << e.run.name;  // T = 32 and 64, training step
@@ -187,6 +188,19 @@ TEST(CliRuntime, BenchProjectProfilesTheProjectsOwnModels) {
   const auto runs = pha::store::Store::open(p.store()).list_runs();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].run.name, "profile: transformer-tiny");
+  EXPECT_EQ(runs[0].run.kind, pha::store::RunKind::Profile);
+  // Recorded as the window and `pha train` record it: under project.json's name (not the
+  // folder's) in the project's store.
+  EXPECT_EQ(runs[0].run.project, "quickstart");
+  EXPECT_NE(p.dir().filename().string(), "quickstart");
+
+  // `pha runs list --kind` filters on the stored kind.
+  CliResult list = run_cli("runs list --kind profile --project '" + p.dir().string() + "'");
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find("profile: transformer-tiny"), std::string::npos) << list.output;
+  list = run_cli("runs list --kind train --project '" + p.dir().string() + "'");
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_EQ(list.output.find("transformer-tiny"), std::string::npos) << list.output;
 }
 
 }  // namespace
