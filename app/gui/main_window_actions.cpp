@@ -86,17 +86,13 @@ void MainWindow::runProject() {
     showError(tr("Open a project first (File > Open project)."));
     return;
   }
-  QVector<QueuedRun> runs;
-  for (const QString& name : m_session->runNames()) runs.push_back({m_session->dir(), name});
-  if (runs.isEmpty()) {
-    showError(tr("The project lists no runs."));
+  // The engine's queue: the runs, then the profile when project.json asks for it.
+  QString error;
+  if (!m_queue->enqueueProject(m_session->dir(), &error)) {
+    showError(tr("Cannot run the project: %1").arg(error));
     return;
   }
-  // A project with a "profile" section measures its models' efficiency once the runs are done.
-  if (m_session->profileSettings().present && m_session->profileSettings().after_runs)
-    runs.push_back(QueuedRun::profileOf(m_session->dir()));
   m_queue->setThreads(QSettings().value("engine/threads", 0).toInt());
-  m_queue->enqueue(runs);
   m_queue->start();
   updateActions();
 }

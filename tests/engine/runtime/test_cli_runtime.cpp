@@ -13,7 +13,9 @@
 #include <gtest/gtest.h>
 
 #include "cli_runner.h"
+#include "core/error.h"
 #include "core/paths.h"
+#include "runtime/profile_job.h"
 #include "runtime/trainer.h"
 #include "runtime_test_util.h"
 #include "store/store.h"
@@ -201,6 +203,50 @@ TEST(CliRuntime, BenchProjectProfilesTheProjectsOwnModels) {
   list = run_cli("runs list --kind train --project '" + p.dir().string() + "'");
   ASSERT_EQ(list.exit_code, 0) << list.output;
   EXPECT_EQ(list.output.find("transformer-tiny"), std::string::npos) << list.output;
+}
+
+// The engine job the window, `pha train` and `pha bench --project` share: it announces the
+// sweep, measures each point in a worker (here the built `pha`), and records kind-profile runs
+// under project.json's name in the project's store; a bad project fails before any store.
+TEST(ProfileJob, RecordsProfileRunsUnderTheProjectsNameInItsStore) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  j["name"] = "named-in-json";
+  j["variants"] = {"pha", "transformer"};
+  j["profile"] = {{"seq_lens", {16}}, {"tokens_per_batch", 32}, {"warmup", 0}, {"repeats", 1}};
+  p.write_project(j);
+  pha::runtime::ProfileJobSpec spec;
+  spec.project = p.dir().string();
+  spec.threads = 1;
+  spec.program = PHA_CLI_PATH;
+  size_t announced = 0;
+  spec.on_start = [&](const pha::runtime::ProfileSweep& s) { announced = pha::runtime::sweep_point_count(s); };
+  pha::runtime::RunObserver obs;
+  pha::runtime::RunControl ctl;
+  const auto r = pha::runtime::run_profile_job(spec, obs, ctl);
+  EXPECT_EQ(announced, 2u) << "2 models x 1 length x the train phase";
+  ASSERT_EQ(r.points.size(), 2u);
+  EXPECT_EQ(r.failed_points(), 0) << r.points[0].error;
+  EXPECT_EQ(r.project, "named-in-json");
+  EXPECT_EQ(r.store_path, p.store());
+  EXPECT_FALSE(r.cancelled);
+  ASSERT_EQ(r.run_ids.size(), 2u);
+  auto s = pha::store::Store::open(p.store());
+  for (int64_t id : r.run_ids) {
+    const auto run = s.get_run(id);
+    ASSERT_TRUE(run);
+    EXPECT_EQ(run->kind, pha::store::RunKind::Profile);
+    EXPECT_EQ(run->project, "named-in-json");
+    EXPECT_EQ(s.perf(id).size(), 1u);
+  }
+
+  pha::test::TempProject bad;
+  json b = bad.text_project();
+  b["profile"] = {{"seq_lens", "long"}};
+  bad.write_project(b);
+  spec.project = bad.dir().string();
+  EXPECT_THROW(pha::runtime::run_profile_job(spec, obs, ctl), pha::Error);
+  EXPECT_FALSE(fs::exists(bad.store())) << "a bad project writes nothing";
 }
 
 }  // namespace
