@@ -23,7 +23,7 @@ struct EvalOpts {
   int64_t step = -1;
   std::vector<std::string> splits, task_params;
   std::vector<int> lengths;
-  int64_t examples = 0, sweep_examples = 0, tokens = 0;
+  int64_t examples = 0, sweep_examples = 0, tokens = -1;  // tokens -1: the run's final_eval_tokens
   int batch_size = 0;
   std::string device = "auto";
   bool no_record = false, json_out = false;
@@ -166,8 +166,8 @@ void add_eval_command(CLI::App& app, GlobalOptions& global) {
                   "Tasks: examples per sweep point (default: the run's training.sweep_examples)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--tokens", o->tokens,
-                  "Text: tokens per split (default: the run's training.final_eval_tokens, as its final evaluation; "
-                  "0 there: the whole split)")
+                  "Text: tokens per split, 0 for the whole split (default: the run's training.final_eval_tokens, "
+                  "as its final evaluation)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--batch-size", o->batch_size, "Sequences per forward pass (default: the run's batch_size)")
       ->check(CLI::NonNegativeNumber);

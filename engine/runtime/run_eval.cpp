@@ -91,7 +91,7 @@ void check_task_vocab(const data::TaskGenerator& task, int64_t model_vocab, cons
 void check_options(const RunEvalOptions& o) {
   if (o.examples < 0) throw Error("--examples", "must be >= 0");
   if (o.sweep_examples < 0) throw Error("--sweep-examples", "must be >= 0");
-  if (o.max_tokens < 0) throw Error("--tokens", "must be >= 0");
+  if (o.max_tokens < -1) throw Error("--tokens", "must be >= 0 (0: the whole split)");
   if (o.batch_size < 0) throw Error("--batch-size", "must be >= 0");
   for (int T : o.lengths)
     if (T < 2) throw Error("--lengths", "every length must be at least 2, got " + std::to_string(T));
@@ -112,7 +112,7 @@ void check_fits_run(const RunEvalOptions& o, bool is_task, int64_t run_id) {
   if (!is_task && (o.examples > 0 || o.sweep_examples > 0))
     throw Error(o.examples > 0 ? "--examples" : "--sweep-examples",
                 "is for task runs; " + run + " was trained on text (give --tokens)");
-  if (is_task && o.max_tokens > 0)
+  if (is_task && o.max_tokens >= 0)
     throw Error("--tokens", "is for text runs; " + run + " was trained on a task (give --examples)");
 }
 
@@ -154,7 +154,7 @@ void apply_text_options(EvalPlan& plan, const RunEvalOptions& o) {
     }
   }
   if (!o.lengths.empty()) plan.text_lengths = o.lengths;
-  if (o.max_tokens > 0) plan.max_tokens = o.max_tokens;
+  if (o.max_tokens >= 0) plan.max_tokens = o.max_tokens;
 }
 
 // Task runs: the run's final-evaluation plan with --task, --sweeps, --lengths and the counts.

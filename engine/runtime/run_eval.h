@@ -42,7 +42,7 @@ struct RunEvalOptions {
   std::vector<int> lengths;
   int64_t examples = 0;        // tasks: examples per held-out set (0: the set's size)
   int64_t sweep_examples = 0;  // tasks: examples per sweep point (0: the run's training.sweep_examples)
-  int64_t max_tokens = 0;      // text: tokens per split (0: the run's training.final_eval_tokens)
+  int64_t max_tokens = -1;     // text: tokens per split (0: the whole split; -1: the run's training.final_eval_tokens)
   int batch_size = 0;          // 0: the run's training.batch_size
   std::string device = "auto"; // auto | cpu | cuda
   bool record = true;          // write the figures as eval rows of the run

@@ -62,6 +62,10 @@ TEST(Evaluation, TextRunFinalEvaluationEqualsEvaluateRunOnItsLastCheckpoint) {
   EXPECT_EQ(r.rows[0].set, "valid");
   EXPECT_EQ(r.rows[0].seq_len, 16);
   EXPECT_EQ(r.rows[0].tokens, 512) << "training.final_eval_tokens is the plan's default";
+  o.max_tokens = 0;  // --tokens 0: the whole split
+  const RunEvalResult whole = evaluate_run(p.store(), run, o);
+  ASSERT_EQ(whole.rows.size(), 1u);
+  EXPECT_GT(whole.rows[0].tokens, 512);
 }
 
 TEST(Evaluation, TaskRunWithLengthSweepFinalEvaluationEqualsEvaluateRun) {
