@@ -79,18 +79,63 @@ runtime::ProfileJobResult run_project_profile(const runtime::ProfileJobSpec& spe
   return r;
 }
 
+namespace {
+
+struct BenchOpts {
+  std::string models = "pha-tiny,transformer-tiny,sequential-tiny";
+  std::string seq_lens = "512,1024,2048,4096,8192";
+  std::string phases = "forward,train";
+  runtime::ProfileSweep sweep;
+  std::string json_out;
+  std::string project_dir;
+  bool store = false;
+  std::string store_args;
+};
+
+// `pha bench` without a sub-command: presets (or model files) measured and printed, or a
+// project's models measured and recorded in its store by the engine's profile job.
+void run_bench(BenchOpts& o, bool models_given, int threads) {
+  o.sweep.models = split_list(o.models);
+  o.sweep.phases = split_list(o.phases);
+  o.sweep.seq_lens.clear();
+  for (const auto& t : split_list(o.seq_lens)) {
+    try {
+      o.sweep.seq_lens.push_back(std::stoi(t));
+    } catch (const std::exception&) {
+      throw Error("--seq-lens", "\"" + t + "\" is not an integer");
+    }
+  }
+  for (const auto& p : o.sweep.phases)
+    if (p != "forward" && p != "train") throw Error("--phases", "entries must be forward or train, got \"" + p + "\"");
+  if (!o.project_dir.empty() && !models_given) o.sweep.models.clear();  // the project's own
+  o.sweep.threads = threads;
+  runtime::RunControl control;
+  CancelOnSignal signals(control);
+  std::vector<runtime::ProfilePointResult> rows;
+  if (o.project_dir.empty()) {
+    ProgressPrinter printer("bench");
+    rows = runtime::profile_sweep(runtime::self_executable(), o.sweep, printer, control);
+    print_profile_table(rows);
+  } else {
+    runtime::ProfileJobSpec spec;
+    spec.project = o.project_dir;
+    spec.sweep = o.sweep;
+    spec.threads = threads;
+    rows = run_project_profile(spec, false, control).points;
+  }
+  if (!o.json_out.empty()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : rows) j.push_back(runtime::to_json(r));
+    std::ofstream(o.json_out) << j.dump(1) << "\n";
+  }
+  if (o.store && run_store_bench(o.store_args) != 0) throw ExitWith(kFailure);
+  if (control.cancel_requested()) throw ExitWith(kCancelled);
+}
+
+}  // namespace
+
 void add_bench_commands(CLI::App& app, GlobalOptions& global) {
-  struct Opts {
-    std::string models = "pha-tiny,transformer-tiny,sequential-tiny";
-    std::string seq_lens = "512,1024,2048,4096,8192";
-    std::string phases = "forward,train";
-    runtime::ProfileSweep sweep;
-    std::string json_out;
-    std::string project_dir;
-    bool store = false;
-    std::string store_args;
-  };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<BenchOpts>();
   // `bench` is shared with other areas (`pha bench model`): without a sub-command it prints the
   // efficiency table.
   CLI::App* cmd = nullptr;
@@ -120,41 +165,7 @@ void add_bench_commands(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--store-args", o->store_args, "Arguments passed to pha-store-bench");
   cmd->callback([o, cmd, models_opt, &global] {
     if (!cmd->get_subcommands().empty()) return;  // `bench model`, `bench store`, ...
-    o->sweep.models = split_list(o->models);
-    o->sweep.phases = split_list(o->phases);
-    o->sweep.seq_lens.clear();
-    for (const auto& t : split_list(o->seq_lens)) {
-      try {
-        o->sweep.seq_lens.push_back(std::stoi(t));
-      } catch (const std::exception&) {
-        throw Error("--seq-lens", "\"" + t + "\" is not an integer");
-      }
-    }
-    for (const auto& p : o->sweep.phases)
-      if (p != "forward" && p != "train") throw Error("--phases", "entries must be forward or train, got \"" + p + "\"");
-    if (!o->project_dir.empty() && models_opt->count() == 0) o->sweep.models.clear();  // the project's own
-    o->sweep.threads = global.threads;
-    runtime::RunControl control;
-    CancelOnSignal signals(control);
-    std::vector<runtime::ProfilePointResult> rows;
-    if (o->project_dir.empty()) {
-      ProgressPrinter printer("bench");
-      rows = runtime::profile_sweep(runtime::self_executable(), o->sweep, printer, control);
-      print_profile_table(rows);
-    } else {
-      runtime::ProfileJobSpec spec;
-      spec.project = o->project_dir;
-      spec.sweep = o->sweep;
-      spec.threads = global.threads;
-      rows = run_project_profile(spec, false, control).points;
-    }
-    if (!o->json_out.empty()) {
-      nlohmann::json j = nlohmann::json::array();
-      for (const auto& r : rows) j.push_back(runtime::to_json(r));
-      std::ofstream(o->json_out) << j.dump(1) << "\n";
-    }
-    if (o->store && run_store_bench(o->store_args) != 0) throw ExitWith(kFailure);
-    if (control.cancel_requested()) throw ExitWith(kCancelled);
+    run_bench(*o, models_opt->count() > 0, global.threads);
   });
 
   auto spec = std::make_shared<std::string>();

@@ -38,12 +38,20 @@ TEST(CliRuntime, BadProjectExitsWithBadInputNamingTheField) {
   EXPECT_FALSE(fs::exists(p.store()));
 }
 
-TEST(CliRuntime, AbsurdLearningRateExitsDiverged) {
+TEST(CliRuntime, AbsurdLearningRateExitsDivergedAndSkipsTheProfile) {
   pha::test::TempProject p;
-  p.write_project(p.text_project({{"steps", 30}, {"lr", 1e6}, {"warmup_steps", 0}, {"eval_every", 0}}));
+  json j = p.text_project({{"steps", 30}, {"lr", 1e6}, {"warmup_steps", 0}, {"eval_every", 0}});
+  j["profile"] = {{"seq_lens", {16}}, {"tokens_per_batch", 32}, {"warmup", 0}, {"repeats", 1}};
+  p.write_project(j);
   const CliResult r = run_cli("train --quiet '" + p.dir().string() + "'");
   EXPECT_EQ(r.exit_code, 4) << r.output;
   EXPECT_NE(r.output.find("diverged"), std::string::npos) << r.output;
+  // The project queue's policy: the profile follows a complete pass only.
+  EXPECT_NE(r.output.find("efficiency profile skipped: 1 run of the queue did not finish"), std::string::npos)
+      << r.output;
+  pha::store::RunListQuery q;
+  q.kind = pha::store::RunKind::Profile;
+  EXPECT_TRUE(pha::store::Store::open(p.store()).list_runs(q).empty());
 }
 
 TEST(CliRuntime, KillMinus9LeavesAConsistentStoreAndALoadableCheckpoint) {
