@@ -76,16 +76,17 @@ std::string num(const std::optional<store::MetricSummary>& m) {
   return buf;
 }
 
-void list_runs(const RunLocator& where) {
+void list_runs(const RunLocator& where, const std::string& kind) {
   auto s = store::Store::open(where.store_path());
   store::RunListQuery q;
   q.summary_keys = {"train/loss", "val/loss", "val/bpb", "val/accuracy"};
   q.newest_first = false;
-  std::printf("%5s  %-28s %-12s %-11s %10s %9s %9s %8s %8s  %s\n", "id", "name", "variant", "status", "params",
-              "loss", "val loss", "val bpb", "val acc", "started");
+  if (!kind.empty()) q.kind = store::run_kind_from_string(kind);
+  std::printf("%5s  %-28s %-12s %-8s %-11s %10s %9s %9s %8s %8s  %s\n", "id", "name", "variant", "kind", "status",
+              "params", "loss", "val loss", "val bpb", "val acc", "started");
   for (const auto& e : s.list_runs(q))
-    std::printf("%5lld  %-28s %-12s %-11s %10lld %9s %9s %8s %8s  %s\n", static_cast<long long>(e.run.id),
-                e.run.name.c_str(), e.run.variant.c_str(), store::to_string(e.run.status),
+    std::printf("%5lld  %-28s %-12s %-8s %-11s %10lld %9s %9s %8s %8s  %s\n", static_cast<long long>(e.run.id),
+                e.run.name.c_str(), e.run.variant.c_str(), store::to_string(e.run.kind), store::to_string(e.run.status),
                 static_cast<long long>(e.run.n_params), num(e.summaries[0]).c_str(), num(e.summaries[1]).c_str(),
                 num(e.summaries[2]).c_str(), num(e.summaries[3]).c_str(), when(e.run.started_at).c_str());
 }
@@ -97,9 +98,9 @@ void show_run(const RunLocator& where, bool json_out) {
     std::cout << runtime::export_run_json(s, r.id, {"__none__"})["run"].dump(2) << "\n";
     return;
   }
-  std::printf("run %lld: %s (%s)\n  project  %s\n  status   %s%s%s\n  params   %lld\n  device   %s\n  started  %s\n  ended    %s\n",
+  std::printf("run %lld: %s (%s)\n  project  %s\n  kind     %s\n  status   %s%s%s\n  params   %lld\n  device   %s\n  started  %s\n  ended    %s\n",
               static_cast<long long>(r.id), r.name.c_str(), r.variant.c_str(), r.project.c_str(),
-              store::to_string(r.status), r.error.empty() ? "" : ": ", r.error.c_str(),
+              store::to_string(r.kind), store::to_string(r.status), r.error.empty() ? "" : ": ", r.error.c_str(),
               static_cast<long long>(r.n_params), r.device.c_str(), when(r.started_at).c_str(), when(r.ended_at).c_str());
   std::printf("metrics (last / min / max / best step / points):\n");
   for (const auto& k : s.metric_keys(r.id)) {
@@ -134,9 +135,12 @@ void add_runs_commands(CLI::App& app, GlobalOptions&) {
   auto* runs = app.add_subcommand("runs", "List runs or show one run's record");
   runs->require_subcommand(1);
   auto list_where = std::make_shared<RunLocator>();
-  auto* list = runs->add_subcommand("list", "Every run in the store: status, size, last losses");
+  auto list_kind = std::make_shared<std::string>();
+  auto* list = runs->add_subcommand("list", "Every run in the store: kind, status, size, last losses");
   add_locator_options(list, *list_where, false);
-  list->callback([list_where] { list_runs(*list_where); });
+  list->add_option("--kind", *list_kind, "Only runs of this kind: train (training runs) or profile (efficiency profiles)")
+      ->check(CLI::IsMember({"train", "profile"}));
+  list->callback([list_where, list_kind] { list_runs(*list_where, *list_kind); });
 
   auto show_where = std::make_shared<RunLocator>();
   auto show_json = std::make_shared<bool>(false);

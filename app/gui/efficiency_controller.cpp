@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "runtime/profile_store.h"
 #include "store/store.h"
 
 namespace pha::gui {
@@ -61,7 +62,7 @@ QString EfficiencyController::addEvents(const std::vector<runtime::EfficiencyEve
     row.peak_bytes = e.peak_bytes;
     row.phase = e.phase;
     row.method = e.method;
-    m_live["profile: " + model].push_back(row);
+    m_live[QString::fromStdString(runtime::profile_run_name(e.variant))].push_back(row);
     status = tr("Measuring efficiency %1/%2: %3, T = %4, %5: %6 tokens/s, peak %7 MB")
                  .arg(m_done)
                  .arg(m_points)

@@ -29,17 +29,13 @@ bool QueueController::runProject(const ProjectSession& session) {
     emit errorOccurred(tr("Open a project first (File > Open project)."));
     return false;
   }
-  QVector<QueuedRun> runs;
-  for (const QString& name : session.runNames()) runs.push_back({session.dir(), name});
-  if (runs.isEmpty()) {
-    emit errorOccurred(tr("The project lists no runs."));
+  // The engine's queue: the runs, then the profile when project.json asks for it.
+  QString error;
+  if (!m_queue->enqueueProject(session.dir(), &error)) {
+    emit errorOccurred(tr("Cannot run the project: %1").arg(error));
     return false;
   }
-  // A project with a "profile" section measures its models' efficiency once the runs are done.
-  if (session.profileSettings().present && session.profileSettings().after_runs)
-    runs.push_back(QueuedRun::profileOf(session.dir()));
   m_storePath = session.storePath();
-  m_queue->enqueue(runs);
   startQueue();
   return true;
 }

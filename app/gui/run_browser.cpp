@@ -49,7 +49,7 @@ QList<qint64> RunBrowser::finishedTrainingRunIds() const {
   QList<qint64> ids;
   for (int r = 0; r < m_model->rowCount(); ++r) {
     const auto& run = m_model->entry(r)->run;
-    if (run.status == store::RunStatus::Finished && run.name.rfind("profile: ", 0) != 0) ids << run.id;
+    if (run.status == store::RunStatus::Finished && run.kind == store::RunKind::Train) ids << run.id;
   }
   return ids;
 }

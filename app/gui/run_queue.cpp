@@ -5,8 +5,8 @@
 
 #include "pha_program.h"
 #include "runtime/job.h"
-#include "runtime/profile_store.h"
-#include "runtime/profiler.h"
+#include "runtime/profile_job.h"
+#include "runtime/project.h"
 
 namespace pha::gui {
 
@@ -70,6 +70,19 @@ RunQueue::~RunQueue() {
 
 void RunQueue::enqueue(const QVector<QueuedRun>& runs) { m_pending += runs; }
 
+bool RunQueue::enqueueProject(const QString& project, QString* error) {
+  try {
+    QVector<QueuedRun> runs;
+    for (auto& item : runtime::project_queue(runtime::load_project(project.toStdString()), {}))
+      runs.push_back({project, std::move(item)});
+    enqueue(runs);
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+}
+
 void RunQueue::start() {
   if (!m_busy) startNext();
 }
@@ -97,8 +110,16 @@ void RunQueue::cancelAll() {
 }
 
 void RunQueue::startNext() {
+  // The engine's policy: the profile after the runs only follows a complete pass.
+  while (!m_pending.isEmpty()) {
+    const std::string why = runtime::skip_reason(m_pending.first().item, m_unfinished);
+    if (why.empty()) break;
+    m_pending.removeFirst();
+    emit profileEnded("skipped", QString::fromStdString(why), 0);
+  }
   if (m_pending.isEmpty()) {
     m_busy = false;
+    m_unfinished = 0;
     emit queueFinished();
     return;
   }
@@ -106,23 +127,24 @@ void RunQueue::startNext() {
   m_busy = true;
   m_buffer = std::make_shared<EventBuffer>();
   m_control = std::make_shared<runtime::RunControl>();
-  if (m_current.profile) {
+  if (m_current.isProfile()) {
     startProfile();
     return;
   }
   runtime::JobSpec spec;
   spec.project = m_current.project.toStdString();
-  spec.run = m_current.run.toStdString();
+  spec.run = m_current.item.run;
+  spec.resume_run_id = m_current.item.resume_run_id;
   spec.threads = m_threads;
   if (!m_overrides.isEmpty()) spec.training_overrides = nlohmann::json::parse(m_overrides.toStdString(), nullptr, false);
   if (spec.training_overrides.is_discarded() || !spec.training_overrides.is_object())
     spec.training_overrides = nlohmann::json::object();
-  emit runStarted(m_current.project, m_current.run);
+  emit runStarted(m_current.project, m_current.run());
   m_drainTimer.start();
 
   auto buffer = m_buffer;
   auto control = m_control;
-  const QString name = m_current.run;
+  const QString name = m_current.run();
   QMetaObject::invokeMethod(m_worker, [this, spec, buffer, control, name] {
     qint64 runId = 0;
     QString status = "failed", reason;
@@ -152,29 +174,30 @@ void RunQueue::startProfile() {
   m_drainTimer.start();
   auto buffer = m_buffer;
   auto control = m_control;
-  const std::string project = m_current.project.toStdString();
-  const int threads = m_threads;
-  QMetaObject::invokeMethod(m_worker, [this, exe, project, threads, buffer, control] {
+  runtime::ProfileJobSpec spec;
+  spec.project = m_current.project.toStdString();
+  spec.threads = m_threads;
+  spec.program = exe.toStdString();
+  // Called in the worker thread once the sweep is known: only posts to the GUI thread.
+  spec.on_start = [this, dir = m_current.project](const runtime::ProfileSweep& sweep) {
+    QStringList models;
+    for (const auto& m : sweep.models) models << QString::fromStdString(m);
+    const int points = static_cast<int>(runtime::sweep_point_count(sweep));
+    QMetaObject::invokeMethod(this, [this, dir, points, models] { emit profileStarted(dir, points, models); },
+                              Qt::QueuedConnection);
+  };
+  QMetaObject::invokeMethod(m_worker, [this, spec, buffer, control] {
     QString status = "failed", message;
     int stored = 0;
     try {
       // Loading validates the project (and its "profile" section) off the GUI thread.
-      const runtime::Project p = runtime::load_project(project);
-      runtime::ProfileSweep sweep = runtime::project_profile_sweep(p);
-      sweep.threads = threads;
-      QStringList models;
-      for (const auto& m : sweep.models) models << QString::fromStdString(m);
-      const int points = static_cast<int>(runtime::sweep_point_count(sweep));
-      const QString dir = QString::fromStdString(p.dir);
-      QMetaObject::invokeMethod(this, [this, dir, points, models] { emit profileStarted(dir, points, models); },
-                                Qt::QueuedConnection);
-      const auto rows = runtime::profile_sweep(exe.toStdString(), sweep, *buffer, *control);
-      int failed = 0;
-      for (const auto& r : rows) failed += r.error.empty() ? 0 : 1;
-      if (!rows.empty()) stored = static_cast<int>(runtime::store_profile_results(p.store_path(), p.name, rows).size());
-      status = control->cancel_requested() ? "cancelled" : "finished";
+      const runtime::ProfileJobResult r = runtime::run_profile_job(spec, *buffer, *control);
+      const int points = static_cast<int>(runtime::sweep_point_count(r.sweep));
+      const int failed = r.failed_points();
+      stored = static_cast<int>(r.run_ids.size());
+      status = r.cancelled ? "cancelled" : "finished";
       message = QObject::tr("%1 of %2 points measured%3")
-                    .arg(static_cast<int>(rows.size()) - failed)
+                    .arg(static_cast<int>(r.points.size()) - failed)
                     .arg(points)
                     .arg(failed ? QObject::tr(", %1 failed (their reasons are in the profile runs' notes)").arg(failed)
                                 : QString());
@@ -206,6 +229,7 @@ void RunQueue::onWorkerDone(const QString& run, qint64 runId, const QString& sta
   drain();  // the last events before the end
   m_drainTimer.stop();
   m_busy = false;
+  if (status != runtime::job_status_name(runtime::JobStatus::Finished)) ++m_unfinished;
   emit runEnded(run, runId, status, reason);
   startNext();
 }

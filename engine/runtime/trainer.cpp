@@ -2,11 +2,13 @@
 // loss, evaluation forward passes, checkpoints, generation).
 #include "runtime/trainer.h"
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 
 #include <ATen/autocast_mode.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/cuda.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adamw.h>
@@ -38,6 +40,7 @@ struct Trainer::Impl {
   TrainingConfig cfg;
   std::string device;
   bool autocast = false;
+  bool phase_timing = false;
   model::PhaModel model{nullptr};
   std::unique_ptr<torch::optim::AdamW> optimizer;
   std::vector<at::Tensor> params;
@@ -117,6 +120,16 @@ struct Trainer::Impl {
     return cfg.lr;
   }
 
+  // Seconds since `t` (after the device finished, when timing phases); moves `t` to now.
+  double lap(std::chrono::steady_clock::time_point& t) const {
+    if (!phase_timing) return 0.0;
+    if (device != "cpu") torch::cuda::synchronize();
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - t).count();
+    t = now;
+    return s;
+  }
+
   void set_lr(double scale) {
     auto& gs = optimizer->param_groups();
     for (size_t i = 0; i < gs.size(); ++i) {
@@ -176,13 +189,16 @@ TrainStepResult Trainer::train_step(const std::vector<data::Batch>& micro, doubl
   m.optimizer->zero_grad();
   const double n = static_cast<double>(micro.size());
   at::Tensor loss_sum = at::zeros({}, at::kDouble);
+  auto t = std::chrono::steady_clock::now();
   for (const auto& b : micro) {
     at::Tensor inputs = m.to_device(b.inputs, b.B, b.T);    // (B, T)
     at::Tensor targets = m.to_device(b.targets, b.B, b.T);  // (B, T)
     at::Tensor logits = m.logits(inputs);                   // (B, T, V)
     at::Tensor loss = F::cross_entropy(logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}),
                                        F::CrossEntropyFuncOptions().ignore_index(data::kIgnore));
+    r.forward_s += m.lap(t);
     (loss / n).backward();
+    r.backward_s += m.lap(t);
     loss_sum += loss.detach().to(at::kCPU, at::kDouble);
     r.tokens += static_cast<int64_t>(b.B) * b.T;
   }
@@ -204,6 +220,7 @@ TrainStepResult Trainer::train_step(const std::vector<data::Batch>& micro, doubl
   }
   m.set_lr(lr_scale);
   m.optimizer->step();
+  r.optimizer_s = m.lap(t);
   return r;
 }
 
@@ -241,6 +258,7 @@ void Trainer::forward_only(const data::Batch& b) {
 }
 
 void Trainer::set_record_stats(bool on) { impl_->model->set_record_stats(on); }
+void Trainer::set_phase_timing(bool on) { impl_->phase_timing = on; }
 model::ModelIntrospection Trainer::introspect() const { return impl_->model->introspect(); }
 
 int64_t Trainer::save_checkpoint(const std::string& path, int64_t step, const json& run_config) const {
@@ -279,6 +297,11 @@ std::vector<int32_t> Trainer::generate(const std::vector<int32_t>& prompt, int m
   std::vector<int64_t> ids(prompt.begin(), prompt.end());
   auto out = model::generate(*impl_->model, ids, max_new, o);
   return std::vector<int32_t>(out.begin(), out.end());
+}
+
+void record_chrome_trace(const std::string& path, const std::function<void()>& fn) {
+  torch::autograd::profiler::RecordProfile guard(path);
+  fn();
 }
 
 json checkpoint_config(const std::string& path) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct TrainStepResult {
   double grad_norm = 0.0;  // global L2 norm before clipping
   int64_t tokens = 0;      // input tokens processed
   bool finite = true;      // false: loss or gradient NaN/Inf; the optimizer step was skipped
+  // Only with set_phase_timing(true) (the step benchmark): seconds in forward + loss, in
+  // backward, and in gradient norm + clipping + AdamW, summed over the micro-batches.
+  double forward_s = 0.0, backward_s = 0.0, optimizer_s = 0.0;
 };
 
 struct LossSums {
@@ -86,6 +90,9 @@ class Trainer {
   void forward_only(const data::Batch& batch);             // logits, discarded (profiling)
 
   void set_record_stats(bool on);
+  // Times the phases of train_step (TrainStepResult::forward_s, ...); on CUDA it synchronises
+  // the device at each phase boundary, so it is off in training.
+  void set_phase_timing(bool on);
   model::ModelIntrospection introspect() const;
 
   // Full training checkpoint (weights, AdamW state, step, RNG), written atomically. Returns
@@ -102,6 +109,10 @@ class Trainer {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Runs `fn` under torch's autograd profiler and writes what it ran to `path` as a
+// chrome://tracing file (the step benchmark's --trace).
+void record_chrome_trace(const std::string& path, const std::function<void()>& fn);
 
 // The "model" and "training" JSON a checkpoint recorded (for rebuilding a model from it).
 nlohmann::json checkpoint_config(const std::string& path);

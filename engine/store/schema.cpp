@@ -101,6 +101,19 @@ CREATE TABLE metric_rollups(
   PRIMARY KEY(run_id, key_id, level, bucket)) WITHOUT ROWID;
 )sql";
 
+// Version 3: what a run is (RunKind; the set is enforced by the code, docs/store.md). Legacy
+// rows are training runs, except the efficiency profiles that version-2 programs wrote: those
+// are recognised once, here, by what profile_store wrote for them (a name "profile: <model>"
+// AND a config {"profile": {"points": [...]}}), so that a training run whose name merely starts
+// with "profile: " stays a training run. Nothing reads names after this.
+constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'train';
+CREATE INDEX runs_kind ON runs(kind, id);
+UPDATE runs SET kind = 'profile'
+  WHERE substr(name, 1, 9) = 'profile: '
+    AND (CASE WHEN json_valid(config_json) THEN json_type(config_json, '$.profile.points') END) = 'array';
+)sql";
+
 void migrate_0_to_1(Db& db) { db.exec_script(kSchemaV1); }
 
 void migrate_1_to_2(Db& db) {
@@ -114,9 +127,15 @@ void migrate_1_to_2(Db& db) {
   for (const auto& [run, key] : series) rebuild_series(db, run, key, /*from_step=*/0);
 }
 
+void migrate_2_to_3(Db& db) { db.exec_script(kSchemaV3); }
+
+// A new version: a kSchemaV<n> script (ALTER TABLE ... ADD COLUMN with a default that is right
+// for the old rows, plus any UPDATE that classifies them), a migrate_<n-1>_to_<n>, one entry
+// here, and Store::kSchemaVersion.
 using Migration = void (*)(Db&);
 // kMigrations[v] takes a store from version v to v + 1.
-constexpr Migration kMigrations[] = {migrate_0_to_1, migrate_1_to_2};
+constexpr Migration kMigrations[] = {migrate_0_to_1, migrate_1_to_2, migrate_2_to_3};
+constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 
 bool table_exists(Db& db, const char* name) {
   StmtScope s(db.stmt("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1"));
@@ -146,8 +165,7 @@ int read_schema_version(Db& db) {
 }
 
 void ensure_schema(Db& db, int target_version) {
-  static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == 2,
-                "one migration per schema version");
+  static_assert(kMigrationCount == 3, "one migration per schema version (Store::kSchemaVersion)");
   auto check_newer = [&](int version) {
     if (version > target_version) {
       throw Error(db.path(), "run store schema version " + std::to_string(version) +

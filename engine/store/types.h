@@ -18,6 +18,17 @@ RunStatus run_status_from_string(const std::string& text);
 // Finished, failed, cancelled, diverged and interrupted are terminal.
 bool is_terminal(RunStatus status);
 
+// What a run is (runs.kind): a training run of a project (train), or the efficiency profile of
+// one model (profile: perf rows only, no curves). The set is enforced here, not by a CHECK in
+// SQL, so that a new kind needs no rebuild of the runs table; a program that adds a kind also
+// raises the schema version, so older programs refuse the store instead of misreading it.
+enum class RunKind { Train, Profile };
+
+// "train", "profile" as stored in runs.kind.
+const char* to_string(RunKind kind);
+// Throws pha::Error naming runs.kind and the allowed values for an unknown string.
+RunKind run_kind_from_string(const std::string& text);
+
 // Which way is better for a metric key; decides run_summary.best_step.
 enum class Goal { Minimize, Maximize };
 
@@ -33,6 +44,7 @@ struct NewRun {
   std::string config_hash;
   std::int64_t n_params = 0;
   std::string device;
+  RunKind kind = RunKind::Train;
 };
 
 // Times are milliseconds since the Unix epoch; 0 means "not set".
@@ -41,6 +53,7 @@ struct RunInfo {
   std::string project;
   std::string name;
   std::string variant;
+  RunKind kind = RunKind::Train;
   RunStatus status = RunStatus::Queued;
   std::string config_json;  // empty in list_runs() unless ListQuery::include_config
   std::string config_hash;
@@ -89,6 +102,7 @@ struct MetricBucket {
 
 struct RunListQuery {
   std::optional<std::string> project;        // all projects when empty
+  std::optional<RunKind> kind;               // every kind when empty
   std::vector<std::string> summary_keys;     // e.g. {"train/loss", "val/loss"}
   bool include_config = false;               // config_json is large; the browser rarely needs it
   bool newest_first = true;

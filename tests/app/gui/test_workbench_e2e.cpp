@@ -82,7 +82,7 @@ TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
     auto store = pha::store::Store::open(tp.store());
     int profileRuns = 0;
     for (const auto& e : store.list_runs()) {
-      if (e.run.name.rfind("profile: ", 0) != 0) continue;
+      if (e.run.kind != pha::store::RunKind::Profile) continue;
       ++profileRuns;
       const auto rows = store.perf(e.run.id);
       ASSERT_EQ(rows.size(), 2u) << e.run.name;

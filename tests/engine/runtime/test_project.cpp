@@ -262,7 +262,8 @@ TEST(ProfileStore, RecordsOneFinishedRunPerModelWithItsPerfRows) {
   auto s = pha::store::Store::open(p.store());
   const auto pha_run = s.get_run(ids[0]);
   ASSERT_TRUE(pha_run);
-  EXPECT_EQ(pha_run->name, "profile: pha-tiny");
+  EXPECT_EQ(pha_run->kind, pha::store::RunKind::Profile);
+  EXPECT_EQ(pha_run->name, pha::runtime::profile_run_name("pha-tiny"));
   EXPECT_EQ(pha_run->status, pha::store::RunStatus::Finished);
   const auto rows = s.perf(ids[0]);
   ASSERT_EQ(rows.size(), 2u);
