@@ -48,6 +48,8 @@ class MainWindow : public QMainWindow {
   void runProject();
   // Queues the project's efficiency profile (its "profile" section, or the defaults) and starts.
   void measureEfficiency();
+  // Evaluates the selected run again from its last checkpoint (Run > Evaluate selected run).
+  void evaluateSelected();
   void pauseOrResume();
   void cancelRuns();
   void reloadRuns();
@@ -114,6 +116,7 @@ class MainWindow : public QMainWindow {
   GeneratePanel* m_generate = nullptr;
   QAction* m_runAction = nullptr;
   QAction* m_measureAction = nullptr;
+  QAction* m_evaluateAction = nullptr;
   QAction* m_pauseAction = nullptr;
   QAction* m_cancelAction = nullptr;
   QMenu* m_recentMenu = nullptr;

@@ -58,6 +58,10 @@ void MainWindow::buildRunMenu() {
   m_measureAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   m_measureAction->setToolTip(tr("Measure tokens/s and peak memory against sequence length for the project's "
                                  "models (each point in a fresh pha process); the Efficiency dock shows them"));
+  m_evaluateAction = run->addAction(tr("&Evaluate selected run"), this, &MainWindow::evaluateSelected);
+  m_evaluateAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+  m_evaluateAction->setToolTip(tr("Evaluate the selected run again from its last checkpoint, with the plan of its "
+                                  "final evaluation (as `pha eval`); the figures are recorded as its eval rows"));
   m_pauseAction = run->addAction(tr("&Pause"), this, &MainWindow::pauseOrResume);
   m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
   m_cancelAction = run->addAction(tr("&Cancel"), this, &MainWindow::cancelRuns);
