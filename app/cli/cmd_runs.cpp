@@ -236,11 +236,7 @@ void show_run(const RunLocator& where, bool json_out) {
                 format_bytes(c.bytes).c_str(), c.sha256.substr(0, 16).c_str());
 }
 
-}  // namespace
-
-void add_runs_commands(CLI::App& app, GlobalOptions&) {
-  auto* runs = app.add_subcommand("runs", "List runs or show one run's record");
-  runs->require_subcommand(1);
+void add_list_command(CLI::App* runs) {
   struct ListOpts {
     RunLocator where;
     std::string kind, group;
@@ -255,6 +251,14 @@ void add_runs_commands(CLI::App& app, GlobalOptions&) {
   list->add_option("--group", lo->group, "Only this group's runs, each on its own line");
   list->add_flag("--replicas", lo->replicas, "List each group's runs under the group's line");
   list->callback([lo] { list_runs(lo->where, lo->kind, lo->group, lo->replicas); });
+}
+
+}  // namespace
+
+void add_runs_commands(CLI::App& app, GlobalOptions&) {
+  auto* runs = app.add_subcommand("runs", "List runs or show one run's record");
+  runs->require_subcommand(1);
+  add_list_command(runs);
 
   auto show_where = std::make_shared<RunLocator>();
   auto show_json = std::make_shared<bool>(false);

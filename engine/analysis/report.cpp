@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <limits>
 #include <map>
 #include <set>
@@ -240,6 +241,13 @@ std::string mean_std(const Stats& s) {
   if (s.n >= 2) out += " ± " + num(s.std);
   out += " (n=" + std::to_string(s.n) + ")";
   return out;
+}
+
+std::string local_time(int64_t ms) {
+  const std::time_t t = static_cast<std::time_t>(ms / 1000);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M", std::localtime(&t));
+  return buf;
 }
 
 std::string interval(double low, double high) {

@@ -3,7 +3,6 @@
 // page and export it as it is. XHTML-style (void elements closed) so XML tools can read it.
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <sstream>
 
 #include "analysis/report.h"
@@ -61,7 +60,8 @@ detail::ChartPoint point(double x, const Stats& s) {
 
 void claim_html(const ClaimReport& c, size_t i, std::ostringstream& os) {
   os << "<h3>" << i + 1 << ". " << html_escape(c.claim.title.empty() ? c.statement : c.claim.title) << "</h3>";
-  os << "<p><code>" << to_string(c.claim.kind) << "</code>: " << html_escape(c.statement) << "<br/>paper: "
+  os << "<p>claim: <code>" << to_string(c.claim.kind) << "</code>"
+     << (c.claim.title.empty() ? "" : ": " + html_escape(c.statement)) << "<br/>paper: "
      << html_escape(c.claim.paper.empty() ? "-" : c.claim.paper) << "<br/>verdict: " << badge(c.verdict, c.summary)
      << "</p>";
   os << "<table><tr><th>at</th><th>measured: mean ± std (n) [95% interval]</th><th>effect [95% interval]</th>"
@@ -158,14 +158,11 @@ void sweep_html(const SweepTable& t, std::ostringstream& os) {
 
 std::string render_html(const Report& r) {
   std::ostringstream os;
-  std::time_t t = static_cast<std::time_t>(r.generated_at_ms / 1000);
-  char when[32];
-  std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M", std::localtime(&t));
   os << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>Report: " << html_escape(r.project)
      << "</title><style>" << kStyle << "</style></head><body>";
   os << "<h1>Report: " << html_escape(r.project) << "</h1>";
   if (!r.description.empty()) os << "<p>" << html_escape(r.description) << "</p>";
-  os << "<p class=\"meta\">Store " << html_escape(r.store_path) << ", generated " << when
+  os << "<p class=\"meta\">Store " << html_escape(r.store_path) << ", generated " << detail::local_time(r.generated_at_ms)
      << ". Each group's replicas are its finished runs, one per seed; figures are mean ± sample std (n), 95% intervals "
         "Student t (a difference: Welch); a claim holds when the interval of its effect lies on the claimed side "
         "(docs/report.md).</p>";

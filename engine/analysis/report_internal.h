@@ -26,6 +26,8 @@ std::string num(double v);
 std::string mean_std(const Stats& s);
 // "[1.2001, 1.2690]", or "" without an interval.
 std::string interval(double low, double high);
+// "2026-12-01 11:57" (local time) of milliseconds since the epoch.
+std::string local_time(int64_t ms);
 
 }  // namespace pha::analysis::detail
 

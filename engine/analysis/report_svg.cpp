@@ -67,6 +67,10 @@ std::string svg_chart(const Chart& c) {
   for (double t : c.x_ticks) x_lo = std::min(x_lo, t), x_hi = std::max(x_hi, t);
   if (!std::isfinite(x_lo)) return "";  // nothing to draw
   if (x_hi <= x_lo) x_lo = c.x_log ? x_lo / 2 : x_lo - 1, x_hi = c.x_log ? x_hi * 2 : x_hi + 1;
+  if (c.x_ticks.empty()) {  // keep the outermost points off the frame
+    const double pad = c.x_log ? std::pow(x_hi / x_lo, 0.06) : 0.06 * (x_hi - x_lo);
+    x_lo = c.x_log ? x_lo / pad : x_lo - pad, x_hi = c.x_log ? x_hi * pad : x_hi + pad;
+  }
   auto tx = [&](double x) {
     const double u = c.x_log ? (std::log(x) - std::log(x_lo)) / (std::log(x_hi) - std::log(x_lo)) : (x - x_lo) / (x_hi - x_lo);
     return kLeft + u * (kW - kLeft - kRight);

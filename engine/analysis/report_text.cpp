@@ -1,7 +1,6 @@
 // The report as Markdown and as JSON (every number of the Report, NaN as null).
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <sstream>
 
 #include "analysis/report.h"
@@ -17,13 +16,6 @@ using detail::mean_std;
 using detail::num;
 
 namespace {
-
-std::string when(int64_t ms) {
-  std::time_t t = static_cast<std::time_t>(ms / 1000);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M", std::localtime(&t));
-  return buf;
-}
 
 // A table cell: '|' would end the cell, a newline the row.
 std::string cell(std::string s) {
@@ -55,7 +47,7 @@ void claims_md(const Report& r, std::ostringstream& os) {
   for (size_t i = 0; i < r.claims.size(); ++i) {
     const ClaimReport& c = r.claims[i];
     os << "### " << i + 1 << ". " << (c.claim.title.empty() ? c.statement : c.claim.title) << "\n\n";
-    os << "- claim: `" << to_string(c.claim.kind) << "`: " << c.statement << "\n";
+    os << "- claim: `" << to_string(c.claim.kind) << "`" << (c.claim.title.empty() ? "" : ": " + c.statement) << "\n";
     os << "- paper: " << (c.claim.paper.empty() ? "-" : c.claim.paper) << "\n";
     os << "- **verdict: " << c.summary << "**\n\n";
     os << "| at | measured (mean ± std (n) [95% interval]) | effect [95% interval] | verdict |\n";
@@ -167,7 +159,7 @@ std::string render_markdown(const Report& r) {
   std::ostringstream os;
   os << "# Report: " << r.project << "\n\n";
   if (!r.description.empty()) os << r.description << "\n\n";
-  os << "Store `" << r.store_path << "`, generated " << when(r.generated_at_ms)
+  os << "Store `" << r.store_path << "`, generated " << detail::local_time(r.generated_at_ms)
      << ". Each group's replicas are its finished runs, one per seed; figures are mean ± sample std (n), 95% "
         "intervals Student t; verdict rule in docs/report.md.\n\n";
   claims_md(r, os);

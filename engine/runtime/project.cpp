@@ -19,6 +19,7 @@
 #include "model/presets.h"
 #include "model/variants.h"
 #include "runtime/project_files.h"
+#include "runtime/project_replicas.h"
 
 namespace pha::runtime {
 
@@ -362,29 +363,6 @@ std::vector<std::pair<std::string, json>> read_grid(ConfigReader& r, size_t vari
   return axes;
 }
 
-// "seeds": [0, 1, 2] (the training seeds of every run's replicas) or "repeats": N (seeds
-// training.seed + 0 .. N-1 of each run): each run becomes seeded replicas of one group.
-void read_seeds(ConfigReader& r, Project& p) {
-  if (r.has("seeds") && r.has("repeats"))
-    throw Error("repeats", "is given with \"seeds\"; allowed: one of \"seeds\" (a list of training seeds) and "
-                           "\"repeats\" (N seeds counted from training.seed)");
-  if (r.has("seeds")) {
-    const auto list = r.get_int_list("seeds", {}, 0, int64_t{1} << 53, 1, limits::kMaxReplicas, limits::kNote);
-    for (size_t i = 0; i < list.size(); ++i) {
-      if (std::find(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(i), list[i]) != list.begin() + static_cast<std::ptrdiff_t>(i))
-        throw Error("seeds[" + std::to_string(i) + "]", std::to_string(list[i]) + " is listed twice; allowed: distinct seeds");
-      p.seeds.push_back(static_cast<uint64_t>(list[i]));
-    }
-  } else if (r.has("repeats")) {
-    const int64_t n = r.get_int("repeats", 1, 1, limits::kMaxReplicas, limits::kNote);
-    for (int64_t i = 0; i < n; ++i) p.seeds.push_back(static_cast<uint64_t>(i));
-    p.repeats = true;
-  } else {
-    r.ignore("seeds");
-    r.ignore("repeats");
-  }
-}
-
 // The runs of one variant at one grid point: one run named `group`, or one replica per seed
 // named "<group>/seed=N" ("<entry>/<point>,seed=N" on a grid), all of group `group`.
 void add_runs(Project& p, const Entry& e, const json& run, const std::string& point, const DataSpec& dataspec,
@@ -420,21 +398,6 @@ void add_runs(Project& p, const Entry& e, const json& run, const std::string& po
   }
 }
 
-// "claims": checked against the runs the project has (variant and group names) and its data.
-void read_project_claims(ConfigReader& r, Project& p, const DataSpec& dataspec) {
-  if (!r.has("claims")) {
-    r.ignore("claims");
-    return;
-  }
-  analysis::ClaimContext ctx;
-  ctx.is_task = dataspec.is_task;
-  if (dataspec.is_task && !dataspec.test_tasks.empty()) ctx.first_test_set = dataspec.test_tasks.front().first;
-  for (const RunPlan& plan : p.runs)
-    for (const std::string* n : {&plan.entry, &plan.group})
-      if (std::find(ctx.runs.begin(), ctx.runs.end(), *n) == ctx.runs.end()) ctx.runs.push_back(*n);
-  p.claims = analysis::read_claims(r.at("claims"), "claims", ctx);
-}
-
 }  // namespace
 
 Project parse_project(const json& j, const std::string& dir, const std::string& source) {
@@ -455,7 +418,7 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   const json base_model = r.get_object("model");
   const json base_training = r.get_object("training");
   const std::vector<Entry> entries = read_variants(r, p.name, base_model, base_training);
-  read_seeds(r, p);
+  detail::read_seeds(r, p);
   const auto axes = read_grid(r, entries.size(), std::max<size_t>(1, p.seeds.size()));
   for (const auto& a : axes)
     if (a.first == "training.seed" && !p.seeds.empty())
@@ -479,7 +442,7 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
       add_runs(p, e, run, suffix, dataspec, vocab, names);
     }
   }
-  read_project_claims(r, p, dataspec);
+  detail::read_project_claims(r, p, dataspec);
   return p;
 }
 
