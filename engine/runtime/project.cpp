@@ -1,6 +1,7 @@
 // project.json reading and validation: every section read through ConfigReader (unknown keys
-// rejected, types and ranges checked, errors naming the field), variants and grid expanded
-// into RunPlans, each model config validated and matched to the data's vocabulary.
+// rejected, types and ranges checked, errors naming the field), variants, grid and seeds expanded
+// into RunPlans (seeded replicas share a group), each model config validated and matched to the
+// data's vocabulary; the claims checked against the runs and the data.
 #include "runtime/project.h"
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "model/presets.h"
 #include "model/variants.h"
 #include "runtime/project_files.h"
+#include "runtime/project_replicas.h"
 
 namespace pha::runtime {
 
@@ -338,11 +340,12 @@ std::vector<Entry> read_variants(ConfigReader& r, const std::string& project_nam
   return entries;
 }
 
-// "grid": {"model.d_model": [64, 128], "training.lr": [...]}, crossed with every variant.
-std::vector<std::pair<std::string, json>> read_grid(ConfigReader& r, size_t variants) {
+// "grid": {"model.d_model": [64, 128], "training.lr": [...]}, crossed with every variant (and
+// with every seed: `replicas` runs per point).
+std::vector<std::pair<std::string, json>> read_grid(ConfigReader& r, size_t variants, size_t replicas) {
   const json grid = r.get_object("grid");
   std::vector<std::pair<std::string, json>> axes;
-  double runs = static_cast<double>(variants);
+  double runs = static_cast<double>(variants) * static_cast<double>(replicas);
   for (auto it = grid.begin(); it != grid.end(); ++it) {
     const std::string& key = it.key();
     if (key.rfind("model.", 0) != 0 && key.rfind("training.", 0) != 0)
@@ -354,9 +357,45 @@ std::vector<std::pair<std::string, json>> read_grid(ConfigReader& r, size_t vari
     runs *= static_cast<double>(it.value().size());
   }
   if (runs > static_cast<double>(limits::kMaxRuns))
-    ConfigReader::out_of_range("grid", "variants x grid points = " + format_number(runs) + " runs",
+    ConfigReader::out_of_range("grid", std::string(replicas > 1 ? "variants x grid points x seeds = " : "variants x grid points = ") +
+                                           format_number(runs) + " runs",
                                "at most " + std::to_string(limits::kMaxRuns), limits::kNote);
   return axes;
+}
+
+// The runs of one variant at one grid point: one run named `group`, or one replica per seed
+// named "<group>/seed=N" ("<entry>/<point>,seed=N" on a grid), all of group `group`.
+void add_runs(Project& p, const Entry& e, const json& run, const std::string& point, const DataSpec& dataspec,
+              int32_t vocab, std::set<std::string>& names) {
+  const std::string group = point.empty() ? e.name : e.name + "/" + point;
+  auto resolve = [&](const std::string& name, const json& training) {
+    try {
+      return resolve_run(p, run["model"], training, name, e.model_where, e.training_where, dataspec, vocab);
+    } catch (const Error& err) {
+      if (point.empty()) throw;
+      throw Error(err.where(), message_of(err) + " (grid point " + point + ")");
+    }
+  };
+  std::vector<std::pair<std::string, json>> replicas;  // name, training section
+  if (p.seeds.empty()) {
+    replicas.emplace_back(group, run["training"]);
+  } else {
+    const uint64_t base = p.repeats ? resolve(group, run["training"]).training.seed : 0;
+    for (uint64_t offset : p.seeds) {
+      json training = run["training"];
+      training["seed"] = base + offset;
+      replicas.emplace_back(group + (point.empty() ? "/" : ",") + "seed=" + std::to_string(base + offset), training);
+    }
+  }
+  for (const auto& [name, training] : replicas) {
+    if (!names.insert(name).second) throw Error("variants", "two runs are named \"" + name + "\"; names must be unique");
+    RunPlan plan = resolve(name, training);
+    plan.group = group;
+    plan.seed = plan.training.seed;
+    plan.entry = e.name;
+    plan.grid_point = point;
+    p.runs.push_back(std::move(plan));
+  }
 }
 
 }  // namespace
@@ -366,7 +405,8 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   p.dir = dir;
   p.json = j;
   if (!j.is_object()) throw Error(source, "expected a JSON object, got " + describe_json(j));
-  ConfigReader r(j, "", {"name", "description", "data", "model", "training", "variants", "grid", "profile"});
+  ConfigReader r(j, "", {"name", "description", "data", "model", "training", "variants", "grid", "seeds", "repeats",
+                         "profile", "claims"});
   p.name = r.get_string("name", fs::path(dir).filename().string());
   p.description = r.get_string("description", "");
   if (r.has("profile")) p.profile = ProfileSettings::from_json(r.at("profile"), "profile");
@@ -378,7 +418,12 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   const json base_model = r.get_object("model");
   const json base_training = r.get_object("training");
   const std::vector<Entry> entries = read_variants(r, p.name, base_model, base_training);
-  const auto axes = read_grid(r, entries.size());
+  detail::read_seeds(r, p);
+  const auto axes = read_grid(r, entries.size(), std::max<size_t>(1, p.seeds.size()));
+  for (const auto& a : axes)
+    if (a.first == "training.seed" && !p.seeds.empty())
+      throw Error("grid.training.seed", std::string("sets the seed that \"") + (p.repeats ? "repeats" : "seeds") +
+                                            "\" sets; allowed: one of the two");
 
   std::set<std::string> names;
   for (const Entry& e : entries) {
@@ -386,7 +431,6 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
     for (const auto& a : axes) combos *= a.second.size();
     for (size_t c = 0; c < combos; ++c) {
       json run = {{"model", e.model}, {"training", e.training}};
-      std::string name = e.name;
       std::string suffix;
       size_t rest = c;
       for (const auto& [key, values] : axes) {
@@ -395,17 +439,10 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
         set_dotted(run, key, v);
         suffix += (suffix.empty() ? "" : ",") + key.substr(key.find('.') + 1) + "=" + value_label(v);
       }
-      if (!suffix.empty()) name += "/" + suffix;
-      if (!names.insert(name).second) throw Error("variants", "two runs are named \"" + name + "\"; names must be unique");
-      try {
-        p.runs.push_back(
-            resolve_run(p, run["model"], run["training"], name, e.model_where, e.training_where, dataspec, vocab));
-      } catch (const Error& err) {
-        if (suffix.empty()) throw;
-        throw Error(err.where(), message_of(err) + " (grid point " + suffix + ")");
-      }
+      add_runs(p, e, run, suffix, dataspec, vocab, names);
     }
   }
+  detail::read_project_claims(r, p, dataspec);
   return p;
 }
 

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/claims.h"
 #include "model/model_config.h"
 
 namespace pha::runtime {
@@ -78,9 +79,13 @@ struct ProfileSettings {
   static ProfileSettings from_json(const nlohmann::json& section, const std::string& where = "profile");
 };
 
-// One run a project asks for: a variant (and grid point) with everything resolved.
+// One run a project asks for: a variant (and grid point, and seed) with everything resolved.
 struct RunPlan {
-  std::string name;             // unique in the project, e.g. "pha-tiny" or "pha-tiny/lr=0.001"
+  std::string name;             // unique in the project, e.g. "pha-tiny", "pha-tiny/lr=0.001", "pha-tiny/seed=1"
+  std::string group;            // the replicas' group: the name without the seed ("pha-tiny/lr=0.001")
+  uint64_t seed = 0;            // training.seed of this replica
+  std::string entry;            // the variants entry ("pha-tiny")
+  std::string grid_point;       // "lr=0.001" ("" without a grid)
   std::string variant;          // model variant (pha, transformer, ...)
   model::ModelConfig model;     // vocab size matched to the data
   TrainingConfig training;
@@ -93,8 +98,11 @@ struct Project {
   std::string name;
   std::string description;
   nlohmann::json json;          // project.json as read
-  std::vector<RunPlan> runs;    // in the order the file lists them (variants x grid)
+  std::vector<RunPlan> runs;    // in the order the file lists them (variants x grid x seeds)
   ProfileSettings profile;      // the "profile" section (defaults when absent)
+  std::vector<uint64_t> seeds;  // the "seeds" list (or repeats' offsets 0..N-1); empty: one run per point
+  bool repeats = false;         // seeds are offsets from each run's training.seed ("repeats": N)
+  std::vector<analysis::Claim> claims;  // the "claims" the report tests (analysis/claims.h)
 
   std::string file() const;        // project_file_in(dir): <dir>/project.json
   std::string store_path() const;  // store_path_in(dir): the run store (runtime/project_files.h)
