@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "core/allocator.h"
 #include "core/system_info.h"
 
 namespace pha::cli {
@@ -14,6 +15,7 @@ void add_info_command(CLI::App& app, GlobalOptions& global) {
     configure_threads(global.threads);
     auto info = collect_system_info(!*no_gemm);
     std::fputs(format_system_info(info).c_str(), stdout);
+    std::printf("%s\n", allocator_policy_text().c_str());
   });
 }
 
