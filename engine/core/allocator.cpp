@@ -52,13 +52,13 @@ void apply_allocator_policy_at_startup() {
 
 std::string allocator_policy_text() {
   const AllocatorPolicy& p = apply_allocator_policy();
-  if (p.allocator != "glibc") return "allocator: " + p.allocator + " (preloaded; PHA_ALLOCATOR has no effect)";
+  if (p.allocator != "glibc") return p.allocator + " (preloaded; PHA_ALLOCATOR has no effect)";
   if (p.applied) {
-    return "allocator: glibc malloc, mmap threshold 32 MiB, trim threshold 2 GiB (PHA_ALLOCATOR=tuned; "
-           "PHA_ALLOCATOR=system for glibc's defaults)";
+    return "glibc malloc, mmap threshold 32 MiB, trim threshold 2 GiB (PHA_ALLOCATOR=tuned; PHA_ALLOCATOR=system "
+           "for glibc's defaults)";
   }
-  if (p.policy == "tuned") return "allocator: glibc malloc, defaults (mallopt refused the tuned thresholds)";
-  return "allocator: glibc malloc, defaults or GLIBC_TUNABLES (PHA_ALLOCATOR=system)";
+  if (p.policy == "tuned") return "glibc malloc, defaults (mallopt refused the tuned thresholds)";
+  return "glibc malloc, defaults or GLIBC_TUNABLES (PHA_ALLOCATOR=system)";
 }
 
 }  // namespace pha

@@ -39,8 +39,8 @@ const AllocatorPolicy& apply_allocator_policy();
 // apply_allocator_policy(), printing its warning (if any) on stderr: the one call at start-up.
 void apply_allocator_policy_at_startup();
 
-// One line for `pha info`: "allocator: glibc malloc, mmap threshold 32 MiB, trim threshold
-// 2 GiB (PHA_ALLOCATOR=tuned; PHA_ALLOCATOR=system for glibc's defaults)".
+// For `pha info`: "glibc malloc, mmap threshold 32 MiB, trim threshold 2 GiB
+// (PHA_ALLOCATOR=tuned; PHA_ALLOCATOR=system for glibc's defaults)".
 std::string allocator_policy_text();
 
 }  // namespace pha

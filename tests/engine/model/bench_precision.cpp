@@ -2,6 +2,9 @@
 // precisions, interleaved step by step in one process so that the ratios hold on a noisy
 // machine, plus the fp32 and bf16 GEMM rates measured in the same process.
 //   bench_precision [--preset pha-d512] [-T 512] [-B 8] [--steps 5] [--warmup 2] [--precisions fp32,bf16]
+//                   [--trace FILE]   (chrome://tracing file of one more step of the last precision)
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +15,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <torch/csrc/autograd/profiler_legacy.h>
 
 #include "core/allocator.h"
 #include "core/system_info.h"
@@ -30,7 +35,7 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   pha::apply_allocator_policy_at_startup();
-  std::string preset = "pha-d512", precisions = "fp32,bf16";
+  std::string preset = "pha-d512", precisions = "fp32,bf16", trace;
   int T = 512, B = 8, steps = 5, warmup = 2;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
@@ -40,6 +45,7 @@ int main(int argc, char** argv) {
     else if (a == "--steps") steps = std::atoi(v.c_str());
     else if (a == "--warmup") warmup = std::atoi(v.c_str());
     else if (a == "--precisions") precisions = v;
+    else if (a == "--trace") trace = v;
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -79,11 +85,18 @@ int main(int argc, char** argv) {
       if (i >= warmup) times[k].push_back(dt);
     }
   }
+  if (!trace.empty()) {
+    torch::autograd::profiler::RecordProfile guard(trace);
+    trainers.back()->train_step({b}, 1.0);
+  }
   std::printf("%s T=%d B=%d, median of %d interleaved steps after %d warm-up\n", preset.c_str(), T, B, steps, warmup);
   for (size_t k = 0; k < trainers.size(); ++k) {
     const double s = median(times[k]);
     std::printf("  %-5s step %8.1f ms  %9.0f tokens/s  x%.2f vs %s  (last loss %.4f)\n", names[k].c_str(), s * 1e3,
                 B * T / s, median(times[0]) / s, names[0].c_str(), losses[k]);
   }
+  struct rusage u {};
+  getrusage(RUSAGE_SELF, &u);
+  std::printf("peak RSS of the process (all trainers together): %.0f MB\n", u.ru_maxrss / 1024.0);
   return 0;
 }
