@@ -2,10 +2,10 @@
 // as torch::optim::AdamW creates it) and runs one multi-tensor update per group.
 #include "model/fused_adamw.h"
 
-#include <c10/util/C++17.h>
 #include <torch/types.h>
 
 #include "adamw/adamw.h"
+#include "model/optimizer_state_key.h"
 
 namespace pha::model {
 
@@ -27,9 +27,7 @@ void fused_adamw_step(torch::optim::AdamW& optimizer) {
     std::vector<pha::kernels::AdamWTensors> tensors;
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      // the key torch::optim::AdamW uses for a parameter's state
-      const std::string key = c10::guts::to_string(p.unsafeGetTensorImpl());
-      auto& slot = states[key];
+      auto& slot = states[optimizer_state_key(states, p)];
       if (!slot) {
         auto s = std::make_unique<torch::optim::AdamWParamState>();
         s->step(0);

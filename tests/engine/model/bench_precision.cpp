@@ -2,8 +2,12 @@
 // precisions, interleaved step by step in one process so that the ratios hold on a noisy
 // machine, plus the fp32 and bf16 GEMM rates measured in the same process.
 //   bench_precision [--preset pha-d512] [-T 512] [-B 8] [--steps 5] [--warmup 2] [--precisions fp32,bf16]
-//                   [--trace FILE]   (chrome://tracing file of one more step of the last precision)
+//                   [--threads N] [--trace FILE]   (chrome://tracing file of one more step of the last precision)
+// Reports the median wall time per step and the median process CPU time per step (user + system,
+// all threads): on a shared machine the CPU time of a --threads 1 run moves much less than the
+// wall time.
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -26,6 +30,12 @@
 
 namespace {
 
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -36,7 +46,7 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   pha::apply_allocator_policy_at_startup();
   std::string preset = "pha-d512", precisions = "fp32,bf16", trace;
-  int T = 512, B = 8, steps = 5, warmup = 2;
+  int T = 512, B = 8, steps = 5, warmup = 2, threads = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--preset") preset = v;
@@ -46,12 +56,13 @@ int main(int argc, char** argv) {
     else if (a == "--warmup") warmup = std::atoi(v.c_str());
     else if (a == "--precisions") precisions = v;
     else if (a == "--trace") trace = v;
+    else if (a == "--threads") threads = std::atoi(v.c_str());
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
     }
   }
-  pha::configure_threads(0);
+  pha::configure_threads(threads);
   std::printf("%s\n%s\n", pha::thread_policy_text().c_str(), pha::allocator_policy_text().c_str());
   std::printf("GEMM 2048: fp32 %.1f GFLOP/s, bf16 %.1f GFLOP/s\n", pha::model::measure_gemm_gflops_as("fp32"),
               pha::model::measure_gemm_gflops_as("bf16"));
@@ -75,14 +86,18 @@ int main(int argc, char** argv) {
   std::uniform_int_distribution<int32_t> tok(0, mc.vocab_size - 1);
   for (int i = 0; i < B * T; ++i) b.inputs.push_back(tok(gen));
   for (int i = 0; i < B * T; ++i) b.targets.push_back(tok(gen));
-  std::vector<std::vector<double>> times(trainers.size());
+  std::vector<std::vector<double>> times(trainers.size()), cpu(trainers.size());
   std::vector<double> losses(trainers.size());
   for (int i = 0; i < warmup + steps; ++i) {
     for (size_t k = 0; k < trainers.size(); ++k) {
       const auto t0 = std::chrono::steady_clock::now();
+      const double c0 = cpu_seconds();
       losses[k] = trainers[k]->train_step({b}, 1.0).loss;
       const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (i >= warmup) times[k].push_back(dt);
+      if (i >= warmup) {
+        times[k].push_back(dt);
+        cpu[k].push_back(cpu_seconds() - c0);
+      }
     }
   }
   if (!trace.empty()) {
@@ -91,9 +106,10 @@ int main(int argc, char** argv) {
   }
   std::printf("%s T=%d B=%d, median of %d interleaved steps after %d warm-up\n", preset.c_str(), T, B, steps, warmup);
   for (size_t k = 0; k < trainers.size(); ++k) {
-    const double s = median(times[k]);
-    std::printf("  %-5s step %8.1f ms  %9.0f tokens/s  x%.2f vs %s  (last loss %.4f)\n", names[k].c_str(), s * 1e3,
-                B * T / s, median(times[0]) / s, names[0].c_str(), losses[k]);
+    const double s = median(times[k]), c = median(cpu[k]);
+    std::printf("  %-5s step %8.1f ms  %9.0f tokens/s  x%.2f vs %s | CPU %8.1f ms/step  x%.2f  (last loss %.4f)\n",
+                names[k].c_str(), s * 1e3, B * T / s, median(times[0]) / s, names[0].c_str(), c * 1e3,
+                median(cpu[0]) / c, losses[k]);
   }
   struct rusage u {};
   getrusage(RUSAGE_SELF, &u);
