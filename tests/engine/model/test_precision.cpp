@@ -2,7 +2,7 @@
 // bf16 stay within bf16 tolerance (1e-2 relative) of fp32 and really differ from it; every
 // variant runs forward, backward and decoding in bf16 with no dtype mismatch; master weights,
 // gradients and AdamW state stay fp32; 100 training steps of pha-tiny, sequential-tiny and
-// transformer-tiny (B 4, T 32) in bf16 end within 2% of the fp32 run's loss; auto resolves by the hardware.
+// transformer-tiny (B 4, T 64) in bf16 end within 2% of the fp32 run's loss; auto resolves by the hardware.
 // The same tests run on the GPU as test_precision_cuda (label cuda).
 #include <gtest/gtest.h>
 
@@ -130,7 +130,9 @@ data::Batch window_batch(const std::vector<int32_t>& text, int B, int T, std::mt
   return b;
 }
 
-// Mean loss of the last 10 of 100 steps (B 4, T 32, the same batches in both precisions).
+// Mean loss of the last 10 of 100 steps (B 4, T 64, the same batches in both precisions). At
+// T 32 the runs end nearer the data's entropy floor, where the two trajectories differ by up to
+// 1.7% (sequential-tiny); at T 64 by at most 0.6%.
 double final_loss(const std::string& preset_name, const std::string& precision, double* first) {
   runtime::TrainingConfig tc;
   tc.steps = 100;
@@ -138,7 +140,7 @@ double final_loss(const std::string& preset_name, const std::string& precision, 
   tc.lr = 3e-3;
   tc.mixer_lr = 1e-2;
   tc.batch_size = 4;
-  tc.seq_len = 32;
+  tc.seq_len = 64;
   tc.precision = precision;
   runtime::Trainer trainer(preset(preset_name), tc, test_device());
   EXPECT_EQ(trainer.precision().precision, precision);
