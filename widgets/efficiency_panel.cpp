@@ -35,7 +35,7 @@ EfficiencyPanel::EfficiencyPanel(QWidget* parent) : QWidget(parent) {
     p->setLogY(true);
     p->plot()->legend->setFont(QFont(font().family(), 8));
     // Under the axes, not over the curves; both plots keep one so their axes line up.
-    placeLegendBelow(p->plot(), 2);
+    placeLegendBelow(p->plot(), 3);
   }
   // Throughput and memory side by side, equally wide (not by size hint: the empty-state message
   // would make the first one wider for good).
@@ -90,10 +90,12 @@ void EfficiencyPanel::redraw() {
     std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.seq_len < b.seq_len; });
     if (rows.empty()) continue;
     const QColor c = m_colors.color(s.label);
+    // Every series here is a profile: "profile: pha-tiny" reads as "pha-tiny" in the legend and table.
+    const QString shown = s.label.startsWith(QLatin1String("profile: ")) ? s.label.mid(9) : s.label;
     auto* g1 = m_tps->plot()->addGraph();
     auto* g2 = m_mem->plot()->addGraph();
     for (auto* g : {g1, g2}) {
-      g->setName(s.label);
+      g->setName(shown);
       g->setPen(QPen(c, 2));
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
     }
@@ -107,7 +109,7 @@ void EfficiencyPanel::redraw() {
         it->setData(Qt::DisplayRole, v);
         return it;
       };
-      m_table->setItem(row, 0, new QTableWidgetItem(s.label));
+      m_table->setItem(row, 0, new QTableWidgetItem(shown));
       m_table->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(r.phase)));
       m_table->setItem(row, 2, num(static_cast<double>(r.seq_len)));
       m_table->setItem(row, 3, num(static_cast<double>(r.batch)));
@@ -138,8 +140,9 @@ void EfficiencyPanel::redraw() {
 }
 
 QColor EfficiencyPanel::colorOf(const QString& label) const {
+  const QString shown = label.startsWith(QLatin1String("profile: ")) ? label.mid(9) : label;
   for (int i = 0; i < m_tps->plot()->graphCount(); ++i)
-    if (m_tps->plot()->graph(i)->name() == label) return m_tps->plot()->graph(i)->pen().color();
+    if (m_tps->plot()->graph(i)->name() == shown) return m_tps->plot()->graph(i)->pen().color();
   return {};
 }
 

@@ -21,7 +21,7 @@ namespace pha::widgets {
 class PlotPanel;
 
 struct EfficiencySeries {
-  QString label;                          // variant (run name)
+  QString label;                          // run name ("profile: pha-tiny"; shown without "profile: ")
   std::vector<pha::store::PerfRow> rows;  // any phases, any order
 };
 
@@ -35,7 +35,7 @@ class EfficiencyPanel : public QWidget {
   int tableRows() const;
   PlotPanel* throughputPlot() const { return m_tps; }
   PlotPanel* memoryPlot() const { return m_mem; }
-  // The colour the series `label` is drawn in (invalid when it is not drawn).
+  // The colour the series `label` (as given to setSeries) is drawn in; invalid when not drawn.
   QColor colorOf(const QString& label) const;
 
  private:

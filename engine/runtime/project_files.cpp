@@ -10,6 +10,7 @@
 
 #include "core/config_reader.h"
 #include "core/error.h"
+#include "core/json_syntax.h"
 #include "data/file_io.h"
 #include "runtime/profiler.h"
 #include "runtime/project.h"
@@ -41,7 +42,7 @@ ordered_json parse_file(const std::string& file, const std::string& text) {
   try {
     return ordered_json::parse(text);
   } catch (const ordered_json::parse_error& e) {
-    throw Error(file, std::string("JSON syntax error: ") + e.what());
+    throw Error(file, "JSON syntax error, " + describe_json_syntax_error(text, e).text());
   }
 }
 

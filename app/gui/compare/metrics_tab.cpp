@@ -122,6 +122,7 @@ MetricsTab::MetricsTab(QWidget* parent) : QWidget(parent) {
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);  // runs side by side, equal
   m_table->verticalHeader()->setSectionsClickable(true);
+  m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);  // compact: more rows in view
   layout->addWidget(m_table, 1);
   auto* bottom = new QHBoxLayout;
   m_message = new QLabel(this);
