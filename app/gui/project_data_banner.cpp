@@ -46,8 +46,8 @@ void ProjectDataBanner::refresh() {
   const auto& missing = m_session->missingData();
   setVisible(m_session->isOpen() && !missing.empty());
   if (missing.empty()) return;
-  QString html = tr("<b>The runs can be browsed, but training and evaluation need this project's data, which is not "
-                    "on this machine:</b>");
+  QString html = tr("<b>Training and evaluation need this project's data, which is not on this machine</b> (its "
+                    "stored runs can still be browsed, compared and exported):");
   html += QStringLiteral("<ul style='margin: 2px 0 2px -20px'>");
   for (const auto& m : missing)
     html += tr("<li><code>%1</code> expected at <code>%2</code>%3</li>")
