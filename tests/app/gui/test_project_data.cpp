@@ -51,13 +51,6 @@ void writeServerRun(const pha::test::TempProject& tp) {
   w.finish(pha::store::RunStatus::Finished);
 }
 
-std::string fileText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // An environment variable set for one test.
 class ScopedEnv {
  public:
@@ -113,7 +106,7 @@ TEST(ProjectData, AProjectTrainedElsewhereOpensForBrowsingAndCanBeRelocated) {
   QAction* run = actionNamed(w, "&Run project");
   EXPECT_TRUE(run->isEnabled());
   EXPECT_FALSE(run->toolTip().contains("Unavailable")) << run->toolTip().toStdString();
-  EXPECT_EQ(json::parse(fileText((tp.dir() / "project.json").string()))["data"]["path"], corpus);
+  EXPECT_EQ(json::parse(pha::test::read_text_file(tp.dir() / "project.json"))["data"]["path"], corpus);
 }
 
 TEST(ProjectData, AFirstStartWithoutTheCorpusOffersTheInstallInADialog) {

