@@ -18,6 +18,8 @@
 #include "data/tokenizer.h"
 #include "model/presets.h"
 #include "model/variants.h"
+#include "core/paths.h"
+#include "runtime/data_install.h"
 #include "runtime/project_files.h"
 #include "runtime/project_replicas.h"
 
@@ -88,9 +90,12 @@ void set_dotted(json& j, const std::string& key, const json& value) {
 
 std::string value_label(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-int32_t data_vocab(const DataSpec& d, const std::string& where) {
+// The data's vocabulary; 0 when it is unknown (a bpe tokenizer whose files are missing).
+int32_t data_vocab(const DataSpec& d, const std::string& where, const std::vector<MissingData>& missing) {
   if (d.is_task) return make_task_at(d.train_task, where + ".train")->info().vocab_size;
   json tok = d.text.contains("tokenizer") ? d.text["tokenizer"] : json{{"kind", "byte"}};
+  for (const auto& m : missing)
+    if (m.field == where + ".tokenizer.dir") return tok.value("kind", "") == "gpt2" ? model::kGpt2VocabSize : 0;
   return data::make_tokenizer(tok, where + ".tokenizer")->vocab_size();
 }
 
@@ -102,6 +107,9 @@ RunPlan resolve_run(const Project& p, const json& entry_model, const json& entry
   plan.data = dataspec;
   json mj = expand_model_json(entry_model, model_where);
   const bool vocab_given = mj.contains("vocab_size");
+  if (!vocab_given && vocab == 0)
+    throw Error(model_where + ".vocab_size", "is needed: the bpe tokenizer (data.tokenizer.dir) is not on this machine, so "
+                                             "the data's vocabulary is unknown; give vocab_size or locate the tokenizer");
   if (!vocab_given) mj["vocab_size"] = vocab;
   plan.model = model::model_config_from_json(mj, model_where);
   if (plan.model.vocab_size < vocab)
@@ -189,6 +197,33 @@ ProfileSettings ProfileSettings::from_json(const json& section, const std::strin
 
 namespace {
 
+// A data check that failed: listed as missing (a load for browsing), else refused, saying how to
+// install it when a data package provides it.
+void data_unavailable(const Error& e, const std::string& field, const fs::path& path, const LoadOptions& options,
+                      std::vector<MissingData>* missing) {
+  const std::string package = package_providing(path);
+  if (!options.require_data && missing) {
+    missing->push_back({field, path.string(), e.what(), package});
+    return;
+  }
+  if (package.empty()) throw e;
+  throw Error(e.where(), message_of(e) + "; install it with `pha data install " + package + "`");
+}
+
+// A gpt2 / bpe tokenizer's files; its config errors are always refused.
+void check_tokenizer(const json& tok, const std::string& where, const LoadOptions& options,
+                     std::vector<MissingData>* missing) {
+  try {
+    data::make_tokenizer(tok, where);
+  } catch (const Error& e) {
+    const std::string kind = tok.is_object() && tok.contains("kind") && tok["kind"].is_string() ? tok["kind"].get<std::string>() : "";
+    if (e.where().rfind(where, 0) == 0 || (kind != "gpt2" && kind != "bpe")) throw;
+    const fs::path dir = tok.contains("dir") && tok["dir"].is_string() ? fs::path(tok["dir"].get<std::string>())
+                                                                       : pha::gpt2_tokenizer_dir();
+    data_unavailable(e, where + ".dir", dir, options, missing);
+  }
+}
+
 // data.test: a list of task configs with a "name"; each set is evaluated in full after training.
 void read_test_tasks(DataSpec& d, ConfigReader& r, const data::TaskGenerator& train) {
   if (!r.has("test")) {
@@ -222,7 +257,10 @@ void read_test_tasks(DataSpec& d, ConfigReader& r, const data::TaskGenerator& tr
 
 }  // namespace
 
-DataSpec DataSpec::from_json(const json& section, const std::string& where) {
+DataSpec DataSpec::from_json(const json& section, const std::string& where) { return from_json(section, where, {}, nullptr); }
+
+DataSpec DataSpec::from_json(const json& section, const std::string& where, const LoadOptions& options,
+                             std::vector<MissingData>* missing) {
   if (!section.is_object())
     throw Error(where, "expected an object, got " + describe_json(section) +
                            "; allowed: a text corpus {\"kind\": \"file\", \"path\": ...} or tasks {\"kind\": \"task\", "
@@ -234,8 +272,12 @@ DataSpec DataSpec::from_json(const json& section, const std::string& where) {
   if (kind != "task") {
     // A text corpus: TextSource validates the section and checks that every file exists.
     data::SourceConfig sc = data::SourceConfig::from_json(section, where);
-    data::TextSource source(sc);
-    data::make_tokenizer(sc.tokenizer, where + ".tokenizer");
+    try {
+      data::TextSource source(sc);
+    } catch (const Error& e) {
+      data_unavailable(e, where + ".path", sc.path, options, missing);
+    }
+    check_tokenizer(sc.tokenizer, where + ".tokenizer", options, missing);
     d.text = section;
     return d;
   }
@@ -400,7 +442,7 @@ void add_runs(Project& p, const Entry& e, const json& run, const std::string& po
 
 }  // namespace
 
-Project parse_project(const json& j, const std::string& dir, const std::string& source) {
+Project parse_project(const json& j, const std::string& dir, const std::string& source, const LoadOptions& options) {
   Project p;
   p.dir = dir;
   p.json = j;
@@ -413,8 +455,8 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   if (!r.has("data"))
     throw Error("data", "is required; allowed: a text corpus {\"kind\": \"file\", \"path\": ...} or tasks "
                         "{\"kind\": \"task\", \"train\": ...}");
-  const DataSpec dataspec = DataSpec::from_json(r.at("data"), "data");
-  const int32_t vocab = data_vocab(dataspec, "data");
+  const DataSpec dataspec = DataSpec::from_json(r.at("data"), "data", options, &p.missing_data);
+  const int32_t vocab = data_vocab(dataspec, "data", p.missing_data);
   const json base_model = r.get_object("model");
   const json base_training = r.get_object("training");
   const std::vector<Entry> entries = read_variants(r, p.name, base_model, base_training);
@@ -446,7 +488,7 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   return p;
 }
 
-Project load_project(const std::string& path) {
+Project load_project(const std::string& path, const LoadOptions& options) {
   fs::path file = path;
   if (fs::is_directory(file)) file = project_file_in(path);
   if (!fs::exists(file)) throw Error(file.string(), "no such file (a project is a folder with project.json)");
@@ -462,7 +504,7 @@ Project load_project(const std::string& path) {
   }
   fs::path dir = fs::absolute(file).parent_path();
   try {
-    return parse_project(j, dir.string(), file.string());
+    return parse_project(j, dir.string(), file.string(), options);
   } catch (const Error& e) {
     // Name the file as well as the field.
     throw Error(e.where(), message_of(e) + " (in " + file.string() + ")");
