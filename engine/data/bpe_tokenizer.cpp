@@ -131,6 +131,37 @@ struct PieceCache {
   }
 };
 
+// vocab.bpe: optional "#version" line, then one merge "left right" per line, best first. Returns
+// (left id, right id, merged id) per merge in rank order and marks each merged id in `produced`.
+std::vector<std::tuple<int32_t, int32_t, int32_t>> parse_merges(
+    const fs::path& bpe_path, const std::string& bpe_text,
+    const std::unordered_map<std::string, int32_t>& by_bytes, std::vector<bool>& produced) {
+  std::vector<std::tuple<int32_t, int32_t, int32_t>> merges;
+  size_t line_no = 0, pos = 0;
+  std::string left, right;
+  while (pos < bpe_text.size()) {
+    size_t eol = bpe_text.find('\n', pos);
+    if (eol == std::string::npos) eol = bpe_text.size();
+    std::string_view line(bpe_text.data() + pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
+    auto where = [&] { return bpe_path.string() + ":" + std::to_string(line_no); };
+    size_t sp = line.find(' ');
+    if (sp == std::string_view::npos || sp == 0 || sp + 1 >= line.size() || line.find(' ', sp + 1) != std::string_view::npos)
+      throw Error(where(), "expected \"left right\"");
+    if (!gpt2_unicode_to_bytes(line.substr(0, sp), left) || !gpt2_unicode_to_bytes(line.substr(sp + 1), right))
+      throw Error(where(), "has a character outside GPT-2's byte alphabet");
+    auto a = by_bytes.find(left), b = by_bytes.find(right), m = by_bytes.find(left + right);
+    if (a == by_bytes.end() || b == by_bytes.end() || m == by_bytes.end())
+      throw Error(where(), "merge uses or makes a token missing from encoder.json");
+    merges.emplace_back(a->second, b->second, m->second);
+    produced[static_cast<size_t>(m->second)] = true;
+  }
+  return merges;
+}
+
 PieceCache& thread_cache(uint64_t owner) {
   thread_local PieceCache cache;
   if (cache.owner != owner) cache.reset(owner);
@@ -184,31 +215,10 @@ std::unique_ptr<BpeTokenizer> BpeTokenizer::load(const fs::path& dir, const std:
     t->byte_id_[b] = it->second;
   }
 
-  // vocab.bpe: optional "#version" line, then one merge "left right" per line, best first.
+  // Every byte token is produced; merge results are marked by parse_merges.
   std::vector<bool> produced(t->token_bytes_.size(), false);
   for (int b = 0; b < 256; ++b) produced[static_cast<size_t>(t->byte_id_[b])] = true;
-  std::vector<std::tuple<int32_t, int32_t, int32_t>> merges;
-  size_t line_no = 0, pos = 0;
-  std::string left, right;
-  while (pos < bpe_text.size()) {
-    size_t eol = bpe_text.find('\n', pos);
-    if (eol == std::string::npos) eol = bpe_text.size();
-    std::string_view line(bpe_text.data() + pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
-    size_t sp = line.find(' ');
-    if (sp == std::string_view::npos || sp == 0 || sp + 1 >= line.size() || line.find(' ', sp + 1) != std::string_view::npos)
-      throw Error(bpe_path.string() + ":" + std::to_string(line_no), "expected \"left right\"");
-    if (!gpt2_unicode_to_bytes(line.substr(0, sp), left) || !gpt2_unicode_to_bytes(line.substr(sp + 1), right))
-      throw Error(bpe_path.string() + ":" + std::to_string(line_no), "has a character outside GPT-2's byte alphabet");
-    auto a = by_bytes.find(left), b = by_bytes.find(right), m = by_bytes.find(left + right);
-    if (a == by_bytes.end() || b == by_bytes.end() || m == by_bytes.end())
-      throw Error(bpe_path.string() + ":" + std::to_string(line_no), "merge uses or makes a token missing from encoder.json");
-    merges.emplace_back(a->second, b->second, m->second);
-    produced[static_cast<size_t>(m->second)] = true;
-  }
+  const auto merges = parse_merges(bpe_path, bpe_text, by_bytes, produced);
   t->merges_->init(merges.size());
   for (size_t r = 0; r < merges.size(); ++r) {
     auto [a, b, m] = merges[r];

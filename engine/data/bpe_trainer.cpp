@@ -34,6 +34,29 @@ void count_pairs(const Word& w, std::unordered_map<uint64_t, int64_t>& counts, i
   for (size_t i = 0; i + 1 < w.syms.size(); ++i) counts[pair_key(w.syms[i], w.syms[i + 1])] += sign * w.freq;
 }
 
+// The id of the token with these bytes, made (appended) when no merge has made it yet.
+int32_t intern_token(MergeState& st, const std::string& bytes) {
+  if (auto it = st.by_bytes.find(bytes); it != st.by_bytes.end()) return it->second;
+  const auto m = static_cast<int32_t>(st.token_bytes.size());
+  st.token_bytes.push_back(bytes);
+  st.by_bytes.emplace(bytes, m);
+  return m;
+}
+
+// Every (a, b) in syms, left to right without overlap, becomes m.
+void replace_pair(std::vector<int32_t>& syms, int32_t a, int32_t b, int32_t m) {
+  size_t j = 0;
+  for (size_t i = 0; i < syms.size();) {
+    if (i + 1 < syms.size() && syms[i] == a && syms[i + 1] == b) {
+      syms[j++] = m;
+      i += 2;
+    } else {
+      syms[j++] = syms[i++];
+    }
+  }
+  syms.resize(j);
+}
+
 MergeState learn(std::vector<Word>& words, int target_tokens, int min_frequency) {
   MergeState st;
   for (int b = 0; b < 256; ++b) {
@@ -61,15 +84,7 @@ MergeState learn(std::vector<Word>& words, int target_tokens, int min_frequency)
     if (c < min_frequency) break;
     const int32_t a = static_cast<int32_t>(static_cast<uint64_t>(k) >> 32);
     const int32_t b = static_cast<int32_t>(static_cast<uint64_t>(k) & 0xFFFFFFFFu);
-    std::string merged_bytes = st.token_bytes[static_cast<size_t>(a)] + st.token_bytes[static_cast<size_t>(b)];
-    int32_t m;
-    if (auto it = st.by_bytes.find(merged_bytes); it != st.by_bytes.end()) {
-      m = it->second;  // the same string was already made by another merge
-    } else {
-      m = static_cast<int32_t>(st.token_bytes.size());
-      st.token_bytes.push_back(merged_bytes);
-      st.by_bytes.emplace(merged_bytes, m);
-    }
+    const int32_t m = intern_token(st, st.token_bytes[static_cast<size_t>(a)] + st.token_bytes[static_cast<size_t>(b)]);
     st.merges.emplace_back(a, b);
     std::vector<uint32_t> affected = std::move(where[static_cast<uint64_t>(k)]);
     where.erase(static_cast<uint64_t>(k));
@@ -83,16 +98,7 @@ MergeState learn(std::vector<Word>& words, int target_tokens, int min_frequency)
       if (!has) continue;
       for (size_t i = 0; i + 1 < w.syms.size(); ++i) touched.insert(pair_key(w.syms[i], w.syms[i + 1]));
       count_pairs(w, counts, -1);
-      size_t j = 0;
-      for (size_t i = 0; i < w.syms.size();) {
-        if (i + 1 < w.syms.size() && w.syms[i] == a && w.syms[i + 1] == b) {
-          w.syms[j++] = m;
-          i += 2;
-        } else {
-          w.syms[j++] = w.syms[i++];
-        }
-      }
-      w.syms.resize(j);
+      replace_pair(w.syms, a, b, m);
       count_pairs(w, counts, +1);
       for (size_t i = 0; i + 1 < w.syms.size(); ++i) {
         uint64_t pk = pair_key(w.syms[i], w.syms[i + 1]);

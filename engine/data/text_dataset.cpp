@@ -11,6 +11,30 @@ TextDataset TextDataset::load(const nlohmann::json& data_section, const std::str
   return load(SourceConfig::from_json(data_section, where));
 }
 
+// The cache and each split's file and key in it.
+class TextDataset::TokenCacheFiles {
+ public:
+  TokenCache& cache;
+  const std::array<std::filesystem::path, 3>& files;
+  const std::array<nlohmann::json, 3>& keys;
+};
+
+bool TextDataset::load_cached(const TokenCacheFiles& c) {
+  bool all = true;
+  for (int s = 0; s < 3; ++s) {
+    std::string why;
+    auto hit = c.cache.open(c.files[s], c.keys[s], &why);
+    if (!hit) {
+      all = false;
+      cache_misses_.push_back(std::string(split_name(static_cast<Split>(s))) + ": " + why);
+      continue;
+    }
+    splits_[s] = hit->tokens;
+    text_bytes_[s] = hit->text_bytes;
+  }
+  return all;
+}
+
 TextDataset TextDataset::load(const SourceConfig& config) {
   TextDataset ds;
   ds.config_ = config;
@@ -27,26 +51,11 @@ TextDataset TextDataset::load(const SourceConfig& config) {
                               config.kind + "-" + tok_desc.value("kind", "tok") + "-" + name);
     keys[s] = {{"format", kTokenCacheVersion}, {"source", source.identity()}, {"tokenizer", tok_desc}, {"split", name}};
   }
-  if (config.cache) {
-    bool all = true;
-    for (int s = 0; s < 3; ++s) {
-      std::string why;
-      auto hit = cache.open(files[s], keys[s], &why);
-      if (!hit) {
-        all = false;
-        ds.cache_misses_.push_back(std::string(split_name(static_cast<Split>(s))) + ": " + why);
-        continue;
-      }
-      ds.splits_[s] = hit->tokens;
-      ds.text_bytes_[s] = hit->text_bytes;
-    }
-    if (all) {
-      ds.from_cache_ = true;
-      return ds;
-    }
-  } else {
-    ds.cache_misses_.push_back("disabled");
+  if (config.cache && ds.load_cached({cache, files, keys})) {
+    ds.from_cache_ = true;
+    return ds;
   }
+  if (!config.cache) ds.cache_misses_.push_back("disabled");
 
   std::array<std::vector<int32_t>, 3> ids;
   const int32_t eot = ds.tokenizer_->eot_id();

@@ -47,6 +47,9 @@ class TextDataset {
   nlohmann::json describe() const;
 
  private:
+  class TokenCacheFiles;  // defined in text_dataset.cpp
+  // Reads every split from the token cache; false (with the reasons in cache_misses_) when any misses.
+  bool load_cached(const TokenCacheFiles& files);
   SourceConfig config_;
   std::shared_ptr<const Tokenizer> tokenizer_;
   std::array<TokenArray, 3> splits_;

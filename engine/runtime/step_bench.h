@@ -21,7 +21,7 @@ struct StepBenchSpec {
   int warmup = 1;                  // untimed steps first
   int repeats = 3;                 // timed steps; the median is reported
   std::string device = "cpu";      // cpu | cuda | auto
-  std::string precision = "auto";  // TrainingConfig.precision: auto (bf16 autocast on CUDA) | fp32 | bf16
+  std::string precision = "auto";  // TrainingConfig.precision: auto (bf16 where the hardware has native bf16: model/precision.h) | fp32 | bf16
   bool phase_times = false;        // also time forward / backward / optimizer (synchronises a GPU)
   std::string trace;               // non-empty: a chrome://tracing file of one extra, untimed step
 };

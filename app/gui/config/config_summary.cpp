@@ -25,11 +25,7 @@ QLabel* cell(const QString& text, QWidget* parent, Qt::Alignment align) {
 
 }  // namespace
 
-ConfigSummary::ConfigSummary(QWidget* parent) : QWidget(parent) {
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  // A headline with the totals is always shown; the per-branch table folds away so that the
-  // form above keeps the dock's height (the choice is remembered).
+QLayout* ConfigSummary::makeHeader() {
   auto* header = new QHBoxLayout;
   m_toggle = new QToolButton(this);
   m_toggle->setObjectName("summaryToggle");
@@ -49,13 +45,10 @@ ConfigSummary::ConfigSummary(QWidget* parent) : QWidget(parent) {
                             "training memory estimate for a batch of B × T in fp32 (T and B: open the table)"));
   header->addWidget(m_toggle);
   header->addWidget(m_headline, 1);
-  layout->addLayout(header);
-  m_details = new QWidget(this);
-  m_details->setObjectName("summaryDetails");
-  auto* detailsLayout = new QVBoxLayout(m_details);
-  detailsLayout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(m_details);
+  return header;
+}
 
+QLayout* ConfigSummary::makeInputs() {
   auto* inputs = new QHBoxLayout;
   m_seqLen = new QSpinBox(this);
   m_seqLen->setObjectName("summarySeqLen");
@@ -74,8 +67,10 @@ ConfigSummary::ConfigSummary(QWidget* parent) : QWidget(parent) {
   inputs->addWidget(new QLabel(tr("Batch"), this));
   inputs->addWidget(m_batch, 1);
   inputs->addStretch(1);
-  detailsLayout->addLayout(inputs);
+  return inputs;
+}
 
+QLayout* ConfigSummary::makeGrid() {
   auto* grid = new QGridLayout;
   grid->setHorizontalSpacing(10);
   grid->setVerticalSpacing(2);
@@ -111,7 +106,24 @@ ConfigSummary::ConfigSummary(QWidget* parent) : QWidget(parent) {
   // Compact when wide (the empty last column takes the slack), names first when narrow.
   grid->setColumnStretch(ColumnCount + 1, 1);
   grid->setColumnMinimumWidth(0, 110);
-  detailsLayout->addLayout(grid);
+  return grid;
+}
+
+ConfigSummary::ConfigSummary(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  // A headline with the totals is always shown; the per-branch table folds away so that the
+  // form above keeps the dock's height (the choice is remembered).
+  layout->addLayout(makeHeader());
+  m_details = new QWidget(this);
+  m_details->setObjectName("summaryDetails");
+  auto* detailsLayout = new QVBoxLayout(m_details);
+  detailsLayout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_details);
+
+  detailsLayout->addLayout(makeInputs());
+
+  detailsLayout->addLayout(makeGrid());
 
   m_memoryLabel = new QLabel(this);
   m_memoryLabel->setObjectName("summaryMemory");

@@ -10,6 +10,7 @@
 #include "model/model_config.h"
 
 class QLabel;
+class QLayout;
 class QSpinBox;
 class QToolButton;
 
@@ -47,6 +48,11 @@ class ConfigSummary : public QWidget {
   void recomputed();
 
  private:
+  // The constructor's three parts: the headline row with the fold toggle, the T / batch inputs,
+  // and the per-branch table.
+  QLayout* makeHeader();
+  QLayout* makeInputs();
+  QLayout* makeGrid();
   void recompute();
 
   pha::model::ModelConfig m_config;

@@ -87,6 +87,19 @@ void fill_runs(ps::Store& store, int n) {
   }
 }
 
+// One long run written the way training writes: a point per step, flushed about once a second
+// by the writer's timer. Returns its id.
+std::int64_t write_long_run(ps::Store& store, long points) {
+  std::int64_t id = store.create_run({"bench", "long", "pha-hybrid", "{}", "", 0, "cpu"});
+  ps::RunWriter w(store, id);
+  for (long s = 0; s < points; ++s) {
+    double v = 4.0 * std::exp(-static_cast<double>(s) / 2e5) + 0.05 * std::sin(s * 0.01);
+    w.metric("train/loss", s, s * 4096, s / 10, v);
+  }
+  w.finish(ps::RunStatus::Finished);
+  return id;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,18 +119,8 @@ int main(int argc, char** argv) {
     fill_runs(store, args.runs);
     const double fill_ms = ms_since(t0);
 
-    // One long run written the way training writes: a point per step, flushed about once a
-    // second by the writer's timer.
-    std::int64_t long_id = store.create_run({"bench", "long", "pha-hybrid", "{}", "", 0, "cpu"});
     t0 = Clock::now();
-    {
-      ps::RunWriter w(store, long_id);
-      for (long s = 0; s < args.points; ++s) {
-        double v = 4.0 * std::exp(-static_cast<double>(s) / 2e5) + 0.05 * std::sin(s * 0.01);
-        w.metric("train/loss", s, s * 4096, s / 10, v);
-      }
-      w.finish(ps::RunStatus::Finished);
-    }
+    const std::int64_t long_id = write_long_run(store, args.points);
     const double write_ms = ms_since(t0);
 
     ps::RunListQuery q;

@@ -21,8 +21,13 @@ TEST(ConfigDock, TheModelFormShowsMostOfItsFieldsAtTheDefaultWindowSize) {
   MainWindow w;
   w.resize(1600, 1000);
   w.show();
-  QTest::qWait(100);  // the default dock sizes are applied on a timer after the first show
+  // The default dock sizes are applied on a timer after the first show, and the editor turns
+  // its splitter on the resize that follows: on a loaded machine that takes more than one pass
+  // of the event loop, so wait for the layout to settle (at most 5 s).
   SectionEditor* model = w.configEditor()->modelEditor();
+  for (int waited = 0; waited < 5000 && model->splitter()->orientation() != Qt::Vertical; waited += 50)
+    QTest::qWait(50);
+  QTest::qWait(100);
   auto* scroll = qobject_cast<QScrollArea*>(model->splitter()->widget(0));
   ASSERT_NE(scroll, nullptr);
   ASSERT_EQ(model->splitter()->orientation(), Qt::Vertical) << "the default dock is narrow: form above JSON";
