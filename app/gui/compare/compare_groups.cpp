@@ -37,9 +37,11 @@ std::map<std::size_t, GroupOf> replicaGroups(const LoadedRuns& runs) {
                     QString::fromStdString(g.name), QString::fromStdString(g.project), {}};
       std::set<std::int64_t> ids;
       for (std::size_t r : g.replicas) ids.insert(g.runs[r].run.id);
-      // The first compared copy of each replica (a run compared twice counts once).
+      // The first compared copy of each replica (a run compared twice counts once), by seed.
       for (std::size_t i : indexes)
         if (ids.erase(runs[i].info.id)) group.replicas.push_back(i);
+      std::stable_sort(group.replicas.begin(), group.replicas.end(),
+                       [&runs](std::size_t x, std::size_t y) { return runs[x].info.seed < runs[y].info.seed; });
       for (std::size_t i : group.replicas) out[i] = group;
     }
   }

@@ -19,7 +19,7 @@ namespace pha::gui {
 // What the Curves tab and the Metrics table show as one series / column.
 struct CompareUnit {
   QString label;                     // "pha/d_model=32 (3 seeds)", or the run's label
-  std::vector<std::size_t> members;  // indexes into LoadedRuns: the replicas, or the one run
+  std::vector<std::size_t> members;  // indexes into LoadedRuns: the replicas (by seed), or the one run
   bool grouped = false;              // a group of 2 or more replicas
 };
 

@@ -39,10 +39,24 @@ QTableWidget* makeTable(const QString& name, const QStringList& headers, QWidget
   t->verticalHeader()->hide();
   t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   t->horizontalHeader()->setStretchLastSection(true);
+  t->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   // The page scrolls, not each table: every row in view.
   t->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   t->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   return t;
+}
+
+// Rows as tall as their wrapped text, and the table as tall as its rows (the page scrolls).
+void fitRows(QTableWidget* t) {
+  t->resizeRowsToContents();
+  int h = t->horizontalHeader()->height() + 2 * t->frameWidth();
+  for (int r = 0; r < t->rowCount(); ++r) h += t->rowHeight(r);
+  t->setFixedHeight(h + 2);
+}
+
+// Wrapped text changes height with the column widths: fit again whenever a column resizes.
+void keepFitted(QTableWidget* t) {
+  QObject::connect(t->horizontalHeader(), &QHeaderView::sectionResized, t, [t] { fitRows(t); });
 }
 
 QTableWidgetItem* item(const QString& text, const QString& tip = {}) {
@@ -68,13 +82,6 @@ QString measuredText(const an::ClaimRow& row) {
     parts << s;
   }
   return parts.isEmpty() ? QStringLiteral("-") : parts.join('\n');
-}
-
-void fitRows(QTableWidget* t) {
-  t->resizeRowsToContents();
-  int h = t->horizontalHeader()->height() + 2 * t->frameWidth();
-  for (int r = 0; r < t->rowCount(); ++r) h += t->rowHeight(r);
-  t->setFixedHeight(h + 2);
 }
 
 }  // namespace
@@ -113,17 +120,25 @@ ReportView::ReportView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(l);
     return l;
   };
-  title(tr("Claims"));
-  m_claims = makeTable("reportClaims", {tr("claim"), tr("at"), tr("measured: mean ± std (n) [95% interval]"),
-                                        tr("effect"), tr("95% interval"), tr("verdict"), tr("paper")}, page);
+  title(tr("Claims")
+            + tr("</b>: measured as mean ± sample std (n) [95% interval] over each side's replicas; the effect is "
+                 "the difference of means with Welch's 95% interval<b>"));
+  m_claims = makeTable("reportClaims", {tr("claim"), tr("at"), tr("measured"), tr("effect"), tr("95% interval"),
+                                        tr("verdict"), tr("paper")}, page);
+  m_claims->horizontalHeaderItem(5)->setToolTip(tr("Hover a verdict for its reason"));
+  // The long texts (claim, measured, paper) share the width and wrap; the short ones fit.
+  for (int c : {0, 2, 6}) m_claims->horizontalHeader()->setSectionResizeMode(c, QHeaderView::Stretch);
   layout->addWidget(m_claims);
+  keepFitted(m_claims);
   m_efficiencyTitle = title(tr("Parameter efficiency"));
   m_efficiency = makeTable("reportEfficiency", {tr("family"), tr("group"), tr("parameters"),
                                                 tr("accuracy: mean ± std (n)"), tr("95% interval")}, page);
   layout->addWidget(m_efficiency);
+  keepFitted(m_efficiency);
   title(tr("Metrics per group (final values)"));
   m_groups = makeTable("reportGroups", {}, page);
   layout->addWidget(m_groups);
+  keepFitted(m_groups);
   m_notes = new QLabel(page);
   m_notes->setObjectName("reportNotes");
   m_notes->setWordWrap(true);

@@ -63,7 +63,8 @@ TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
   ASSERT_EQ(w.session()->runNames(), (QStringList{"pha-tiny", "transformer-tiny", "sequential-tiny"}));
   EXPECT_EQ(w.docks().efficiencyPanel->tableRows(), 0);
   ASSERT_TRUE(QTest::qWaitFor([&] { return !w.reportView()->isBuilding(); }, 20000));
-  EXPECT_EQ(w.reportView()->report(), nullptr) << "no run store yet";
+  ASSERT_NE(w.reportView()->report(), nullptr) << w.reportView()->message().toStdString();
+  for (const auto& g : w.reportView()->report()->groups) EXPECT_EQ(g.replicas.size(), 0u) << "not trained yet";
 
   QSignalSpy ended(w.queue(), &RunQueue::runEnded);
   QSignalSpy profiled(w.queue(), &RunQueue::profileEnded);
