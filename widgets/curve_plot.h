@@ -1,7 +1,8 @@
 // CurvePlot: metric curves (loss, perplexity, accuracy, ...) of one or more runs, with a
 // smoothing slider (debiased EMA over every point, then thinned to the plot width; the raw
 // curve stays faint behind), an x axis by step, tokens or wall time, and a log-scale toggle.
-// Points can be appended live; drawing is throttled by the caller (replotLater()).
+// Points can be appended live; drawing is throttled by the caller (replotLater()). A series may
+// have a shaded band (setBand: the Compare dock's spread of seeded replicas around their mean).
 #pragma once
 
 #include <QColor>
