@@ -105,11 +105,44 @@ void CurvePlot::appendPoint(const QString& name, double step, double tokens, dou
   d.value.push_back(value);
 }
 
+void CurvePlot::setBand(const QString& name, const std::vector<double>& low, const std::vector<double>& high) {
+  auto it = m_series.find(name);
+  if (it == m_series.end()) return;
+  Data& d = *it;
+  if (low.empty() || low.size() != d.value.size() || high.size() != d.value.size()) {
+    if (d.bandLow) m_plot->removeGraph(d.bandLow);
+    if (d.bandHigh) m_plot->removeGraph(d.bandHigh);
+    d.bandLow = d.bandHigh = nullptr;
+    d.low.clear();
+    d.high.clear();
+    return;
+  }
+  d.low = low;
+  d.high = high;
+  if (d.bandLow) return;
+  // On the grid layer: behind every line of the main layer, above the grid.
+  d.bandLow = m_plot->addGraph();
+  d.bandHigh = m_plot->addGraph();
+  QColor fill = d.color;
+  fill.setAlpha(50);
+  for (QCPGraph* g : {d.bandLow, d.bandHigh}) {
+    g->setLayer(QStringLiteral("grid"));
+    g->setPen(Qt::NoPen);
+    g->removeFromLegend();
+  }
+  d.bandLow->setName(name + QStringLiteral(" (band low)"));
+  d.bandHigh->setName(name + QStringLiteral(" (band high)"));
+  d.bandHigh->setBrush(fill);
+  d.bandHigh->setChannelFillGraph(d.bandLow);
+}
+
 void CurvePlot::removeSeries(const QString& name) {
   auto it = m_series.find(name);
   if (it == m_series.end()) return;
   m_plot->removeGraph(it->raw);
   m_plot->removeGraph(it->smooth);
+  if (it->bandLow) m_plot->removeGraph(it->bandLow);
+  if (it->bandHigh) m_plot->removeGraph(it->bandHigh);
   m_series.erase(it);
 }
 
@@ -136,6 +169,30 @@ void CurvePlot::rebuild(Data& d) {
   d.smooth->setData(QVector<double>(smooth.x.begin(), smooth.x.end()),
                     QVector<double>(smooth.y.begin(), smooth.y.end()), true);
   d.raw->setVisible(m_smoothing > 0.0);
+  if (d.bandLow) rebuildBand(d, maxPoints);
+}
+
+// The band's edges smoothed like the series, then thinned on one shared x per bucket (the
+// lower edge's min and the upper edge's max there), so the fill never narrows when zoomed out.
+void CurvePlot::rebuildBand(Data& d, std::size_t maxPoints) {
+  const std::vector<double>& x = xs(d);
+  const std::vector<double> lo = debiasedEma(d.low, m_smoothing), hi = debiasedEma(d.high, m_smoothing);
+  QVector<double> bx, blo, bhi;
+  const std::size_t n = std::min({x.size(), lo.size(), hi.size()});
+  const std::size_t buckets = n <= maxPoints ? n : maxPoints;
+  for (std::size_t b = 0; b < buckets; ++b) {
+    const std::size_t first = b * n / buckets, last = std::max(first + 1, (b + 1) * n / buckets);
+    double l = lo[first], h = hi[first];
+    for (std::size_t i = first; i < last; ++i) {
+      l = std::min(l, lo[i]);
+      h = std::max(h, hi[i]);
+    }
+    bx.push_back(x[first]);
+    blo.push_back(l);
+    bhi.push_back(h);
+  }
+  d.bandLow->setData(bx, blo, true);
+  d.bandHigh->setData(bx, bhi, true);
 }
 
 void CurvePlot::replotLater() {
@@ -211,6 +268,27 @@ void CurvePlot::setEmptyMessage(const QString& message) {
 int CurvePlot::pointCount(const QString& name) const {
   auto it = m_series.find(name);
   return it == m_series.end() ? 0 : static_cast<int>(it->value.size());
+}
+
+namespace {
+
+std::vector<double> valuesOf(const QCPGraph* graph) {
+  std::vector<double> out;
+  if (!graph) return out;
+  for (auto p = graph->data()->constBegin(); p != graph->data()->constEnd(); ++p) out.push_back(p->value);
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> CurvePlot::drawnBandLow(const QString& name) const {
+  auto it = m_series.find(name);
+  return it == m_series.end() ? std::vector<double>{} : valuesOf(it->bandLow);
+}
+
+std::vector<double> CurvePlot::drawnBandHigh(const QString& name) const {
+  auto it = m_series.find(name);
+  return it == m_series.end() ? std::vector<double>{} : valuesOf(it->bandHigh);
 }
 
 std::vector<double> CurvePlot::drawnSmoothed(const QString& name) const {

@@ -1,7 +1,8 @@
 // CurvePlot: metric curves (loss, perplexity, accuracy, ...) of one or more runs, with a
 // smoothing slider (debiased EMA over every point, then thinned to the plot width; the raw
 // curve stays faint behind), an x axis by step, tokens or wall time, and a log-scale toggle.
-// Points can be appended live; drawing is throttled by the caller (replotLater()).
+// Points can be appended live; drawing is throttled by the caller (replotLater()). A series may
+// have a shaded band (setBand: the Compare dock's spread of seeded replicas around their mean).
 #pragma once
 
 #include <QColor>
@@ -33,6 +34,9 @@ class CurvePlot : public QWidget {
                  const std::vector<double>& wallSeconds, const std::vector<double>& values, QColor color = {});
   void appendPoint(const QString& name, double step, double tokens, double wallSeconds, double value,
                    QColor color = {});
+  // A shaded band behind a series (low..high per point of the series, e.g. the spread of seeded
+  // replicas around their mean), smoothed and thinned as the series is. Empty vectors remove it.
+  void setBand(const QString& name, const std::vector<double>& low, const std::vector<double>& high);
   void removeSeries(const QString& name);
   void clearSeries();
 
@@ -48,6 +52,9 @@ class CurvePlot : public QWidget {
   int pointCount(const QString& name) const;
   // What is drawn for a series after smoothing and thinning (for tests and export).
   std::vector<double> drawnSmoothed(const QString& name) const;
+  // The band's drawn lower and upper edges (empty without a band).
+  std::vector<double> drawnBandLow(const QString& name) const;
+  std::vector<double> drawnBandHigh(const QString& name) const;
   QCustomPlot* plot() const { return m_plot; }
 
   // Rebuilds the drawn graphs from the data and queues a replot (cheap to call often: the plot
@@ -57,12 +64,16 @@ class CurvePlot : public QWidget {
  private:
   struct Data {
     std::vector<double> step, tokens, wall, value;
+    std::vector<double> low, high;  // the band (same length as value), or empty
     QColor color;
     QCPGraph* raw = nullptr;
     QCPGraph* smooth = nullptr;
+    QCPGraph* bandLow = nullptr;   // no pen; bandHigh fills down to it
+    QCPGraph* bandHigh = nullptr;
   };
   Data& ensure(const QString& name, QColor color);
   void rebuild(Data& d);
+  void rebuildBand(Data& d, std::size_t maxPoints);
   const std::vector<double>& xs(const Data& d) const;
 
   QCustomPlot* m_plot = nullptr;

@@ -101,13 +101,18 @@ Docks buildDocks(QWidget* parent) {
     d.efficiencyPanel->setObjectName("efficiencyPanel");
     d.efficiencyDock = makeDock(QObject::tr("Efficiency"), dock_names::kEfficiency, d.efficiencyPanel, parent);
   }
-  {  // Compare and Generate: feature widgets placed by MainWindow
+  {  // Compare, Generate and Report: feature widgets placed by MainWindow
     QWidget* box = nullptr;
     d.compareHost = host(box, parent);
     d.compareDock = makeDock(QObject::tr("Compare"), dock_names::kCompare, box, parent);
     QWidget* gbox = nullptr;
     d.generateHost = host(gbox, parent);
     d.generateDock = makeDock(QObject::tr("Generate"), dock_names::kGenerate, gbox, parent);
+    // The project's report: its own dock (it covers every run of the project, not the runs picked
+    // for Compare; docs/gui-compare.md).
+    QWidget* rbox = nullptr;
+    d.reportHost = host(rbox, parent);
+    d.reportDock = makeDock(QObject::tr("Report"), dock_names::kReport, rbox, parent);
   }
   return d;
 }

@@ -27,6 +27,7 @@ inline const char* const kMixer = "dock.mixer";
 inline const char* const kEfficiency = "dock.efficiency";
 inline const char* const kCompare = "dock.compare";
 inline const char* const kGenerate = "dock.generate";
+inline const char* const kReport = "dock.report";
 }  // namespace dock_names
 
 struct Docks {
@@ -37,6 +38,7 @@ struct Docks {
   QDockWidget* efficiencyDock = nullptr;
   QDockWidget* compareDock = nullptr;
   QDockWidget* generateDock = nullptr;
+  QDockWidget* reportDock = nullptr;
 
   // Project and runs
   QLabel* projectLabel = nullptr;
@@ -50,10 +52,11 @@ struct Docks {
   // Mixer, efficiency
   widgets::MixerPanel* mixerPanel = nullptr;
   widgets::EfficiencyPanel* efficiencyPanel = nullptr;
-  // Hosts for feature widgets (config editor, compare view, generate panel)
+  // Hosts for feature widgets (config editor, compare view, generate panel, report view)
   QVBoxLayout* configHost = nullptr;
   QVBoxLayout* compareHost = nullptr;
   QVBoxLayout* generateHost = nullptr;
+  QVBoxLayout* reportHost = nullptr;
 };
 
 Docks buildDocks(QWidget* parent);

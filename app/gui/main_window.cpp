@@ -17,6 +17,7 @@
 #include "generate_panel.h"
 #include "project_session.h"
 #include "queue_controller.h"
+#include "report_view.h"
 #include "run_browser.h"
 #include "run_monitor.h"
 #include "run_queue.h"
@@ -67,8 +68,10 @@ void MainWindow::connectControllers() {
   connect(m_queueControl, &QueueController::stateChanged, this, &MainWindow::updateActions);
   connect(m_queueControl, &QueueController::storeChanged, this, [this](bool now) {
     // The run browser follows the store at most every 2 s while training.
-    if (now)
+    if (now) {
       reloadRuns();
+      m_report->refresh();  // a run started or ended, or an evaluation was recorded
+    }
     else if (m_session->isOpen())
       m_browser->reloadThrottled(m_session->storePath(), m_monitor->shownRunId(), 2000);
   });
@@ -98,6 +101,7 @@ void MainWindow::buildLayout() {
   splitDockWidget(d.curvesDock, d.mixerDock, Qt::Horizontal);
   tabifyDockWidget(d.compareDock, d.efficiencyDock);
   tabifyDockWidget(d.efficiencyDock, d.generateDock);
+  tabifyDockWidget(d.compareDock, d.reportDock);
   d.compareDock->raise();
 }
 

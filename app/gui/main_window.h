@@ -1,7 +1,7 @@
 // MainWindow: builds the docks and menus and wires the project session, the run browser, the
 // run queue, the efficiency profile and the feature docks together; the work is done by those
 // objects (ProjectSession, RunBrowser, QueueController, EfficiencyController, RunMonitor,
-// ConfigEditor, CompareWidget, GeneratePanel).
+// ConfigEditor, CompareWidget, GeneratePanel, ReportView).
 //   main_window.cpp          construction, layout, settings, the window's public actions
 //   main_window_menus.cpp    every menu, the toolbar and the status bar, in one place
 //   main_window_project.cpp  opening and creating projects, the feature docks, variants, reports
@@ -27,6 +27,7 @@ class ProjectSession;
 class QueueController;
 class RunBrowser;
 class RunMonitor;
+class ReportView;
 class RunQueue;
 class RunsModel;
 
@@ -69,6 +70,7 @@ class MainWindow : public QMainWindow {
   ConfigEditor* configEditor() const { return m_config; }
   CompareWidget* compareWidget() const { return m_compare; }
   GeneratePanel* generatePanel() const { return m_generate; }
+  ReportView* reportView() const { return m_report; }
   ProjectDataBanner* dataBanner() const { return m_dataBanner; }
   QString lastError() const { return m_lastError; }
 
@@ -119,6 +121,7 @@ class MainWindow : public QMainWindow {
   ConfigEditor* m_config = nullptr;
   CompareWidget* m_compare = nullptr;
   GeneratePanel* m_generate = nullptr;
+  ReportView* m_report = nullptr;
   ProjectDataBanner* m_dataBanner = nullptr;
   QAction* m_runAction = nullptr;
   QAction* m_measureAction = nullptr;

@@ -1,6 +1,6 @@
 // MainWindow: opening and creating projects (dialogs, recent list, drag and drop; a project
 // whose data is not on this machine opens for browsing, with the Project dock's data banner),
-// the feature docks (configuration editor, compare view, generate panel, plot export menus),
+// the feature docks (configuration editor, compare view, generate panel, report view, plot export menus),
 // adding the edited configuration to the project as a variant, and the run report export.
 #include <QDir>
 #include <QDragEnterEvent>
@@ -30,6 +30,7 @@
 #include "mixer_panel.h"
 #include "project_data_banner.h"
 #include "project_session.h"
+#include "report_view.h"
 #include "queue_controller.h"
 #include "run_browser.h"
 #include "run_report.h"
@@ -53,6 +54,7 @@ bool MainWindow::openProject(const QString& path) {
   reloadRuns();
   m_efficiency->load(m_session->storePath());
   m_dataBanner->refresh();
+  m_report->setProject(m_session->dir());
   updateActions();
   if (!m_session->runNames().isEmpty()) {
     const nlohmann::json cfg = m_session->runConfig(m_session->runNames().first());
@@ -168,6 +170,9 @@ void MainWindow::buildFeatureDocks() {
   m_generate = new GeneratePanel(this);
   m_generate->setObjectName("generatePanel");
   m_docks.generateHost->addWidget(m_generate, 1);
+
+  m_report = new ReportView(this);
+  m_docks.reportHost->addWidget(m_report, 1);
 
   installExportMenu(m_docks.lossPlot->plot(), "loss");
   installExportMenu(m_docks.qualityPlot->plot(), "quality");

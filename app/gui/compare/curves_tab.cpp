@@ -1,5 +1,6 @@
 #include "curves_tab.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -53,6 +54,15 @@ CurvesTab::CurvesTab(StoreCache& cache, QWidget* parent) : QWidget(parent), m_ca
   m_keys->setMaximumWidth(220);
   m_keys->setToolTip(tr("Tick the metrics to overlay; each run has one colour, each metric one line style"));
   side->addWidget(m_keys, 1);
+  side->addWidget(new QLabel(tr("Seeded replicas"), this));
+  m_replicas = new QComboBox(this);
+  m_replicas->setObjectName("replicaBandCombo");
+  m_replicas->addItems({tr("mean, ±1 std band"), tr("mean, min–max band"), tr("each run")});
+  m_replicas->setToolTip(tr("Compared runs of one group (a project's seeds) are drawn as their mean at each step "
+                            "with a band of ±1 sample standard deviation or from the lowest to the highest "
+                            "replica; or each run as its own curve"));
+  m_replicas->setMaximumWidth(220);
+  side->addWidget(m_replicas);
   auto* right = new QVBoxLayout;
   m_plot = new widgets::CurvePlot(tr("value"), this);
   m_plot->setObjectName("compareCurvesPlot");
@@ -61,7 +71,12 @@ CurvesTab::CurvesTab(StoreCache& cache, QWidget* parent) : QWidget(parent), m_ca
   m_message->setWordWrap(true);
   m_message->setAlignment(Qt::AlignCenter);
   m_message->hide();
+  m_note = new QLabel(this);
+  m_note->setObjectName("compareCurvesNote");
+  m_note->setWordWrap(true);
+  m_note->hide();
   right->addWidget(m_plot, 1);
+  right->addWidget(m_note);
   right->addWidget(m_message);
   auto csv = [this](const QString& path, QString* error) { return writeCsv(path, error); };
   installExportMenu(m_plot->plot(), "compare-curves", csv);
@@ -69,6 +84,7 @@ CurvesTab::CurvesTab(StoreCache& cache, QWidget* parent) : QWidget(parent), m_ca
   layout->addLayout(side);
   layout->addLayout(right, 1);
   connect(m_keys, &QListWidget::itemChanged, this, [this] { redraw(); });
+  connect(m_replicas, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { redraw(); });
   redraw();
 }
 
@@ -117,53 +133,96 @@ void CurvesTab::setXAxis(store::XAxis axis) {
                                                   : widgets::CurveX::Step);
 }
 
+void CurvesTab::setReplicaView(ReplicaView view) { m_replicas->setCurrentIndex(static_cast<int>(view)); }
+
+ReplicaView CurvesTab::replicaView() const { return static_cast<ReplicaView>(m_replicas->currentIndex()); }
+
+bool CurvesTab::readCurve(const LoadedRun& run, const std::string& key, ReplicaCurve& out, QString* problem) const {
+  QString error;
+  store::Store* s = m_cache.store(run.ref.storePath, &error);
+  if (!s) {
+    *problem = error;
+    return false;
+  }
+  try {
+    // The same step buckets twice, once with tokens and once with wall time as x.
+    const auto tokens = s->read_metric(run.ref.runId, key, kBuckets, store::XAxis::Tokens);
+    const auto wall = s->read_metric(run.ref.runId, key, kBuckets, store::XAxis::WallMs);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      out.step.push_back(static_cast<double>(tokens[i].step_last));
+      out.tokens.push_back(tokens[i].x_last);
+      out.wall.push_back(i < wall.size() ? wall[i].x_last / 1000.0 : 0.0);
+      out.value.push_back(tokens[i].last);
+    }
+  } catch (const std::exception& e) {
+    *problem = tr("%1, %2: %3").arg(run.label, QString::fromStdString(key), QString::fromUtf8(e.what()));
+    return false;
+  }
+  return true;
+}
+
+QString CurvesTab::drawUnit(const CompareUnit& unit, int colorIndex, const QStringList& keys, int k,
+                            QStringList& problems) {
+  const std::string key = keys[k].toStdString();
+  std::vector<ReplicaCurve> curves;
+  for (std::size_t i : unit.members) {
+    const LoadedRun& run = (*m_runs)[i];
+    if (!run.summaries.count(key)) continue;
+    ReplicaCurve c;
+    QString problem;
+    if (readCurve(run, key, c, &problem)) curves.push_back(std::move(c));
+    else problems << problem;
+  }
+  if (curves.empty()) return {};
+  const QString name = keys.size() > 1 ? QStringLiteral("%1 · %2").arg(unit.label, keys[k]) : unit.label;
+  if (!unit.grouped) {
+    const ReplicaCurve& c = curves.front();
+    m_plot->setSeries(name, c.step, c.tokens, c.wall, c.value, runColor(colorIndex));
+  } else {
+    const BandKind band = replicaView() == ReplicaView::MeanMinMaxBand ? BandKind::MinMax : BandKind::Std;
+    const GroupCurve g = aggregateCurves(curves, band);
+    m_plot->setSeries(name, g.step, g.tokens, g.wall, g.mean, runColor(colorIndex));
+    m_plot->setBand(name, g.low, g.high);
+  }
+  // One line style per key: on the series' legend graph (the smoothed one).
+  for (int gi = 0; gi < m_plot->plot()->graphCount(); ++gi) {
+    QCPGraph* graph = m_plot->plot()->graph(gi);
+    if (graph->name() != name) continue;
+    QPen pen = graph->pen();
+    pen.setStyle(kKeyStyles[k % 4]);
+    graph->setPen(pen);
+  }
+  return name;
+}
+
 void CurvesTab::redraw() {
   m_plot->clearSeries();
   m_names.clear();
   const QStringList keys = selectedKeys();
   QStringList problems;
   const int runCount = m_runs ? static_cast<int>(m_runs->size()) : 0;
-  for (int r = 0; r < runCount; ++r) {
-    const LoadedRun& run = (*m_runs)[static_cast<std::size_t>(r)];
-    if (!run.ok()) {
-      problems << run.error;
+  const std::vector<CompareUnit> units = !m_runs ? std::vector<CompareUnit>{}
+                                         : replicaView() == ReplicaView::EachRun ? singleRunUnits(*m_runs)
+                                                                                 : compareUnits(*m_runs);
+  bool grouped = false;
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    const LoadedRun& first = (*m_runs)[units[u].members.front()];
+    if (!first.ok()) {
+      problems << first.error;
       continue;
     }
-    QString error;
-    store::Store* s = m_cache.store(run.ref.storePath, &error);
-    if (!s) problems << error;
-    for (int k = 0; k < keys.size() && s; ++k) {
-      const std::string key = keys[k].toStdString();
-      if (!run.summaries.count(key)) continue;
-      // The same step buckets twice, once with tokens and once with wall time as x.
-      std::vector<double> st, tk, wl, v;
-      try {
-        const auto tokens = s->read_metric(run.ref.runId, key, kBuckets, store::XAxis::Tokens);
-        const auto wall = s->read_metric(run.ref.runId, key, kBuckets, store::XAxis::WallMs);
-        for (std::size_t i = 0; i < tokens.size(); ++i) {
-          st.push_back(static_cast<double>(tokens[i].step_last));
-          tk.push_back(tokens[i].x_last);
-          wl.push_back(i < wall.size() ? wall[i].x_last / 1000.0 : 0.0);
-          v.push_back(tokens[i].last);
-        }
-      } catch (const std::exception& e) {
-        problems << tr("%1, %2: %3").arg(run.label, keys[k], QString::fromUtf8(e.what()));
-        continue;
-      }
-      const QString name = keys.size() > 1 ? QStringLiteral("%1 · %2").arg(run.label, keys[k]) : run.label;
-      m_plot->setSeries(name, st, tk, wl, v, runColor(r));
-      m_names << name;
-      // One line style per key: on the series' legend graph (the smoothed one).
-      for (int g = 0; g < m_plot->plot()->graphCount(); ++g) {
-        QCPGraph* graph = m_plot->plot()->graph(g);
-        if (graph->name() != name) continue;
-        QPen pen = graph->pen();
-        pen.setStyle(kKeyStyles[k % 4]);
-        graph->setPen(pen);
-      }
+    grouped = grouped || units[u].grouped;
+    for (int k = 0; k < keys.size(); ++k) {
+      const QString name = drawUnit(units[u], static_cast<int>(u), keys, k, problems);
+      if (!name.isEmpty()) m_names << name;
     }
   }
   m_plot->setYLabel(metricAxisTitle(keys));
+  m_note->setText(tr("Groups of seeded replicas: the mean over the replicas at each step (a replica's value between "
+                     "two of its points is interpolated), with a band of %1; the band closes where one replica "
+                     "remains.").arg(replicaView() == ReplicaView::MeanMinMaxBand ? tr("the lowest to the highest replica")
+                                                                                  : tr("±1 sample standard deviation")));
+  m_note->setVisible(grouped && !m_names.isEmpty());
   if (runCount == 0) problems << tr("Select two or more saved runs to compare their curves.");
   else if (keys.isEmpty()) problems << tr("Tick one or more metrics on the left.");
   else if (m_names.isEmpty()) problems << tr("None of the compared runs recorded %1.").arg(keys.join(", "));
@@ -179,6 +238,10 @@ int CurvesTab::pointCount(int curve) const { return m_plot->pointCount(curveName
 QString CurvesTab::curveName(int curve) const { return m_names.value(curve); }
 
 std::vector<double> CurvesTab::curveValues(int curve) const { return m_plot->drawnSmoothed(curveName(curve)); }
+
+std::vector<double> CurvesTab::bandLow(int curve) const { return m_plot->drawnBandLow(curveName(curve)); }
+
+std::vector<double> CurvesTab::bandHigh(int curve) const { return m_plot->drawnBandHigh(curveName(curve)); }
 
 QString CurvesTab::emptyMessage() const { return m_message->isHidden() ? QString() : m_message->text(); }
 

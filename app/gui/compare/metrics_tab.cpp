@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "plot_export.h"
 
@@ -165,7 +166,7 @@ void MetricsTab::addGroup(const QString& title) {
   if (m_table->columnCount() > 1) m_table->setSpan(r, 0, 1, m_table->columnCount());
 }
 
-void MetricsTab::addRow(const QString& name, const std::vector<std::pair<QString, QVariant>>& cells) {
+void MetricsTab::addRow(const QString& name, const std::vector<Cell>& cells) {
   const int r = m_table->rowCount();
   m_table->insertRow(r);
   auto* header = new QTableWidgetItem(name);
@@ -177,11 +178,12 @@ void MetricsTab::addRow(const QString& name, const std::vector<std::pair<QString
     }
   m_table->setVerticalHeaderItem(r, header);
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    auto* item = new QTableWidgetItem(cells[c].first);
-    if (cells[c].second.isValid()) {
-      item->setData(Qt::UserRole, cells[c].second);
+    auto* item = new QTableWidgetItem(cells[c].text);
+    if (cells[c].value.isValid()) {
+      item->setData(Qt::UserRole, cells[c].value);
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     }
+    if (!cells[c].tip.isEmpty()) item->setToolTip(cells[c].tip);
     m_table->setItem(r, static_cast<int>(c), item);
   }
 }
@@ -207,10 +209,30 @@ void MetricsTab::markBest(int row, bool higherIsBetter) {
     item->setFont(f);
     item->setBackground(QColor(0, 158, 115, 55));
     item->setData(kBestRole, true);
-    item->setToolTip(higherIsBetter ? tr("Best of the compared runs (higher is better)")
-                                    : tr("Best of the compared runs (lower is better)"));
+    const QString tip = higherIsBetter ? tr("Best of the compared runs (higher is better; a group by its mean)")
+                                       : tr("Best of the compared runs (lower is better; a group by its mean)");
+    item->setToolTip(item->toolTip().isEmpty() ? tip : tip + "\n" + item->toolTip());
   }
 }
+
+namespace {
+
+// A group's cell: mean ± std (n) of value(replica), each replica's value in the tooltip.
+template <typename Value>
+std::tuple<QString, QVariant, QString> groupCell(const LoadedRuns& list, const CompareUnit& u, Value value,
+                                                 QString (*text)(double)) {
+  const analysis::Stats st = unitStats(list, u, value);
+  QStringList tips;
+  for (std::size_t i : u.members) {
+    const LoadedRun& r = list[i];
+    tips << QObject::tr("seed %1 (run %2): %3").arg(r.info.seed).arg(r.info.id).arg(text(value(r)));
+  }
+  return {meanStdText(st), st.n ? QVariant(st.mean) : QVariant(), tips.join('\n')};
+}
+
+QString numberText(double v) { return valueText(v); }
+
+}  // namespace
 
 void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   m_table->clear();
@@ -218,37 +240,67 @@ void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   m_table->setRowCount(0);
   const LoadedRuns empty;
   const LoadedRuns& list = runs ? *runs : empty;
+  const std::vector<CompareUnit> units = compareUnits(list);
   QStringList labels;
-  for (const auto& run : list) labels << run.label;
+  for (const auto& u : units) labels << u.label;
   m_table->setColumnCount(labels.size());
   m_table->setHorizontalHeaderLabels(labels);
   if (list.empty()) {
     m_message->setText(tr("No runs to compare: select two or more saved runs in the run table and press Compare selected."));
     return;
   }
-  using Cell = std::pair<QString, QVariant>;
+  // A facts row: the first replica's value (replicas share project, variant, model and device).
   auto fieldRow = [&](const QString& name, auto text) {
     std::vector<Cell> cells;
-    for (const auto& run : list) cells.push_back(run.ok() ? text(run) : Cell{run.error, {}});
+    for (const auto& u : units) {
+      const LoadedRun& r = list[u.members.front()];
+      cells.push_back(r.ok() ? text(r) : Cell{r.error, {}, {}});
+    }
     addRow(name, cells);
   };
   addGroup(tr("Run"));
-  fieldRow(tr("project"), [](const LoadedRun& r) { return Cell{QString::fromStdString(r.info.project), {}}; });
-  fieldRow(tr("variant"), [](const LoadedRun& r) { return Cell{QString::fromStdString(r.info.variant), {}}; });
-  fieldRow(tr("status"), [](const LoadedRun& r) {
+  fieldRow(tr("project"), [](const LoadedRun& r) { return Cell{QString::fromStdString(r.info.project), {}, {}}; });
+  fieldRow(tr("variant"), [](const LoadedRun& r) { return Cell{QString::fromStdString(r.info.variant), {}, {}}; });
+  std::vector<Cell> status, seeds, duration;
+  for (const auto& u : units) {
+    const LoadedRun& r = list[u.members.front()];
+    QStringList seedList;
+    for (std::size_t i : u.members) seedList << (list[i].info.seed >= 0 ? QString::number(list[i].info.seed) : "—");
     QString text = QString::fromUtf8(store::to_string(r.info.status));
     if (!r.info.error.empty()) text += ": " + QString::fromStdString(r.info.error);
-    return Cell{text, {}};
-  });
+    if (u.grouped) text = tr("%1 replicas, %2").arg(u.members.size()).arg(text);
+    status.push_back(r.ok() ? Cell{text, {}, {}} : Cell{r.error, {}, {}});
+    seeds.push_back(Cell{seedList.join(", "), {}, {}});
+    const analysis::Stats d = unitStats(list, u, [](const LoadedRun& x) {
+      const bool done = x.info.started_at > 0 && x.info.ended_at > 0;
+      return done ? double(x.info.ended_at - x.info.started_at) : std::nan("");
+    });
+    if (!u.grouped || d.n < 2)
+      duration.push_back(Cell{durationText(r.info), d.n ? QVariant(qint64(d.mean)) : QVariant(), {}});
+    else
+      duration.push_back(Cell{tr("%1 ± %2 (%3)").arg(formatDuration(std::int64_t(d.mean)), formatDuration(std::int64_t(d.std))).arg(d.n),
+                              qint64(d.mean), {}});
+  }
+  addRow(tr("status"), status);
+  addRow(tr("seed"), seeds);
   fieldRow(tr("parameters"), [](const LoadedRun& r) {
-    return r.info.n_params > 0 ? Cell{widgets::formatCount(double(r.info.n_params)), qint64(r.info.n_params)}
-                               : Cell{tr("not recorded"), {}};
+    return r.info.n_params > 0 ? Cell{widgets::formatCount(double(r.info.n_params)), qint64(r.info.n_params), {}}
+                               : Cell{tr("not recorded"), {}, {}};
   });
-  fieldRow(tr("device"), [](const LoadedRun& r) { return Cell{QString::fromStdString(r.info.device), {}}; });
-  fieldRow(tr("duration"), [](const LoadedRun& r) {
-    const bool done = r.info.started_at > 0 && r.info.ended_at > 0;
-    return Cell{durationText(r.info), done ? QVariant(qint64(r.info.ended_at - r.info.started_at)) : QVariant()};
-  });
+  fieldRow(tr("device"), [](const LoadedRun& r) { return Cell{QString::fromStdString(r.info.device), {}, {}}; });
+  addRow(tr("duration"), duration);
+  addMetricRows(list, units);
+  m_message->setText(tr("Final: the value at the last recorded step. Best: the lowest (loss-like) or highest "
+                        "(accuracy-like) value recorded, as the run store ranks the key. A group of seeded replicas "
+                        "has one column: mean ± sample std (n) over its replicas (the newest finished run of each "
+                        "seed, as pha runs list and pha report count them; hover for each replica). Bold on green: "
+                        "the best run of a row (a group by its mean; losses, accuracies, efficiency). Click a "
+                        "group's name to fold or unfold it."));
+  applyVisibility();
+}
+
+// Per metric key, in table order: its final and best rows.
+void MetricsTab::addMetricRows(const LoadedRuns& list, const std::vector<CompareUnit>& units) {
   const QStringList keys = orderedMetricKeys(unionOfKeys(list));
   int group = -1;
   for (const QString& key : keys) {
@@ -261,23 +313,39 @@ void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
     bool higher = false;
     for (const auto& r : list)
       if (auto it = r.best.find(k); it != r.best.end()) higher = it->second.higherIsBetter;
-    fieldRow(tr("%1 final").arg(key), [&](const LoadedRun& r) {
+    auto finalOf = [&k](const LoadedRun& r) {
       auto it = r.summaries.find(k);
-      if (it == r.summaries.end()) return Cell{"—", {}};
-      return Cell{tr("%1 (step %2)").arg(valueText(it->second.last)).arg(it->second.last_step), it->second.last};
-    });
-    if (ranked(g)) markBest(m_table->rowCount() - 1, higher);
-    fieldRow(tr("%1 best").arg(key), [&](const LoadedRun& r) {
+      return it == r.summaries.end() ? std::nan("") : it->second.last;
+    };
+    auto bestOf = [&k](const LoadedRun& r) {
       auto it = r.best.find(k);
-      if (it == r.best.end()) return Cell{"—", {}};
-      return Cell{tr("%1 (step %2)").arg(valueText(it->second.value)).arg(it->second.step), it->second.value};
-    });
-    if (ranked(g)) markBest(m_table->rowCount() - 1, higher);
+      return it == r.best.end() ? std::nan("") : it->second.value;
+    };
+    for (const bool best : {false, true}) {
+      std::vector<Cell> cells;
+      for (const auto& u : units) {
+        const LoadedRun& r = list[u.members.front()];
+        if (!r.ok()) {
+          cells.push_back(Cell{r.error, {}, {}});
+        } else if (u.grouped) {
+          auto [text, value, tip] = best ? groupCell(list, u, bestOf, numberText) : groupCell(list, u, finalOf, numberText);
+          cells.push_back(Cell{text, value, tip});
+        } else if (!best) {
+          auto it = r.summaries.find(k);
+          cells.push_back(it == r.summaries.end() ? Cell{"—", {}, {}}
+                                                  : Cell{tr("%1 (step %2)").arg(valueText(it->second.last)).arg(it->second.last_step),
+                                                         it->second.last, {}});
+        } else {
+          auto it = r.best.find(k);
+          cells.push_back(it == r.best.end() ? Cell{"—", {}, {}}
+                                             : Cell{tr("%1 (step %2)").arg(valueText(it->second.value)).arg(it->second.step),
+                                                    it->second.value, {}});
+        }
+      }
+      addRow(best ? tr("%1 best").arg(key) : tr("%1 final").arg(key), cells);
+      if (ranked(g)) markBest(m_table->rowCount() - 1, higher);
+    }
   }
-  m_message->setText(tr("Final: the value at the last recorded step. Best: the lowest (loss-like) or highest "
-                        "(accuracy-like) value recorded, as the run store ranks the key. Bold on green: the best run "
-                        "of a row (losses, accuracies, efficiency). Click a group's name to fold or unfold it."));
-  applyVisibility();
 }
 
 void MetricsTab::setFilter(const QString& text) { m_filter->setText(text); }

@@ -5,7 +5,8 @@
 // groups the best run of each row is marked (bold on a green tint) by the key's direction. A
 // filter box keeps the rows whose name contains its text; clicking a group's header folds it
 // (branch statistics start folded). Cells hold the stored number in Qt::UserRole; CSV export
-// writes every row, folded or filtered or not.
+// writes every row, folded or filtered or not. Compared seeded replicas of one group share one
+// column (compare_groups.h): mean ± std (n) over the replicas, each replica's value in the tooltip.
 #pragma once
 
 #include <QSet>
@@ -15,6 +16,7 @@
 #include <memory>
 
 #include "compare_data.h"
+#include "compare_groups.h"
 
 class QLabel;
 class QLineEdit;
@@ -52,7 +54,13 @@ class MetricsTab : public QWidget {
 
  private:
   void addGroup(const QString& title);
-  void addRow(const QString& name, const std::vector<std::pair<QString, QVariant>>& cells);
+  struct Cell {
+    QString text;
+    QVariant value;  // the number behind the text (a group: its mean), when numeric
+    QString tip;
+  };
+  void addRow(const QString& name, const std::vector<Cell>& cells);
+  void addMetricRows(const LoadedRuns& list, const std::vector<CompareUnit>& units);
   void markBest(int row, bool higherIsBetter);
   int rowOf(const QString& name) const;
   void applyVisibility();

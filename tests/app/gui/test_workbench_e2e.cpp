@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "compare_widget.h"
+#include "report_view.h"
 #include "config_diff_view.h"
 #include "curve_plot.h"
 #include "efficiency_panel.h"
@@ -61,6 +62,9 @@ TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
   ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
   ASSERT_EQ(w.session()->runNames(), (QStringList{"pha-tiny", "transformer-tiny", "sequential-tiny"}));
   EXPECT_EQ(w.docks().efficiencyPanel->tableRows(), 0);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.reportView()->isBuilding(); }, 20000));
+  ASSERT_NE(w.reportView()->report(), nullptr) << w.reportView()->message().toStdString();
+  for (const auto& g : w.reportView()->report()->groups) EXPECT_EQ(g.replicas.size(), 0u) << "not trained yet";
 
   QSignalSpy ended(w.queue(), &RunQueue::runEnded);
   QSignalSpy profiled(w.queue(), &RunQueue::profileEnded);
@@ -72,6 +76,12 @@ TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
 
   // After the runs the queue measured the efficiency profile: 3 models x T in {16, 32}, train
   // phase, one measured row each in the dock (read back from the store's profile runs).
+  // The Report dock followed the runs: refreshed when they ended, it reports the three groups.
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.reportView()->isBuilding(); }, 20000));
+  ASSERT_NE(w.reportView()->report(), nullptr) << w.reportView()->message().toStdString();
+  ASSERT_EQ(w.reportView()->report()->groups.size(), 3u);
+  for (const auto& g : w.reportView()->report()->groups) EXPECT_EQ(g.replicas.size(), 1u) << g.group;
+
   ASSERT_EQ(profiled.count(), 1);
   EXPECT_EQ(profiled.at(0).at(0).toString(), "finished") << profiled.at(0).at(1).toString().toStdString();
   EXPECT_EQ(profiled.at(0).at(2).toInt(), 3);

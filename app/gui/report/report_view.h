@@ -1,0 +1,81 @@
+// ReportView: the Report dock's content. It shows the open project's report, the one `pha report`
+// prints (runtime::project_report, analysis::build_report): the claims table (claim, measured
+// mean ± std (n) per side, the effect with its 95% interval, verdict, the paper's figure), the
+// parameter-efficiency table (task projects), the metrics per group and the notes.
+// "Export report as HTML..." writes analysis::render_html of the shown report, the same bytes
+// `pha report --format html` writes for it. The report is built in a worker thread (it opens its
+// own store connection there); the window asks for a refresh when runs finish.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <memory>
+
+#include "analysis/report.h"
+
+class QLabel;
+class QPushButton;
+class QThread;
+class QTableWidget;
+
+namespace pha::gui {
+
+class ReportView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ReportView(QWidget* parent = nullptr);
+  ~ReportView() override;
+
+  // The project folder whose report to show ("" clears it); builds the report.
+  void setProject(const QString& projectDir);
+  QString project() const { return m_project; }
+  // Builds the report again (runs finished). A refresh asked while one is being built runs after it.
+  void refresh();
+  bool isBuilding() const;
+  qint64 lastBuildMs() const { return m_buildMs; }  // wall time of the last project_report call
+
+  // The report shown (null before the first one, or when it could not be built: see message()).
+  const analysis::Report* report() const { return m_report.get(); }
+  QString message() const;
+  bool exportHtml(const QString& path, QString* error) const;
+
+  QTableWidget* claimsTable() const { return m_claims; }
+  QTableWidget* efficiencyTable() const { return m_efficiency; }
+  QTableWidget* groupsTable() const { return m_groups; }
+
+ signals:
+  void reportReady();  // a build ended: a report is shown, or message() says why not
+
+ private:
+  void startBuild();
+  void showBuilt();
+  void fillClaims(const analysis::Report& r);
+  void fillEfficiency(const analysis::Report& r);
+  void fillGroups(const analysis::Report& r);
+  void exportDialog();
+
+  QString m_project;
+  std::shared_ptr<const analysis::Report> m_report;
+  // What a build gives; written by the worker thread only, read on the GUI thread once it ended.
+  struct Built {
+    std::shared_ptr<const analysis::Report> report;
+    QString error;
+    qint64 ms = 0;
+  };
+  QThread* m_thread = nullptr;  // the build in progress, or null
+  std::shared_ptr<Built> m_pending;
+  QString m_error;      // why the last build gave no report
+  qint64 m_buildMs = 0;
+  bool m_again = false;  // a refresh came while building
+  QLabel* m_header = nullptr;
+  QLabel* m_message = nullptr;
+  QPushButton* m_refresh = nullptr;
+  QPushButton* m_export = nullptr;
+  QLabel* m_efficiencyTitle = nullptr;
+  QTableWidget* m_claims = nullptr;
+  QTableWidget* m_efficiency = nullptr;
+  QTableWidget* m_groups = nullptr;
+  QLabel* m_notes = nullptr;
+};
+
+}  // namespace pha::gui
