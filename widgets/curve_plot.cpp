@@ -14,7 +14,7 @@
 #include "replot_throttle.h"
 #include "smoothing.h"
 
-namespace pha::gui {
+namespace pha::widgets {
 
 QColor seriesColor(int index) {
   static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
@@ -221,4 +221,4 @@ std::vector<double> CurvePlot::drawnSmoothed(const QString& name) const {
   return out;
 }
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

@@ -17,7 +17,7 @@ class QComboBox;
 class QCheckBox;
 class QLabel;
 
-namespace pha::gui {
+namespace pha::widgets {
 
 class ReplotThrottle;
 
@@ -80,4 +80,4 @@ class CurvePlot : public QWidget {
 // A qualitative colour per index (run or series), readable on light and dark backgrounds.
 QColor seriesColor(int index);
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

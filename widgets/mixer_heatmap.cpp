@@ -8,7 +8,7 @@
 
 #include "replot_throttle.h"
 
-namespace pha::gui {
+namespace pha::widgets {
 
 MixerHeatmap::MixerHeatmap(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -141,4 +141,4 @@ QString MixerHeatmap::cellText(int layer, int branch) const {
 
 QString MixerHeatmap::message() const { return m_message->isHidden() ? QString() : m_message->text(); }
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

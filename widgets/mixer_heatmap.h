@@ -16,7 +16,7 @@ class QCPColorScale;
 class QCPItemText;
 class QLabel;
 
-namespace pha::gui {
+namespace pha::widgets {
 
 class ReplotThrottle;
 
@@ -55,4 +55,4 @@ class MixerHeatmap : public QWidget {
   int m_branches = 0;
 };
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

@@ -8,7 +8,7 @@
 #include "mixer_heatmap.h"
 #include "sandwich.h"
 
-namespace pha::gui {
+namespace pha::widgets {
 
 MixerPanel::MixerPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -89,4 +89,4 @@ void MixerPanel::showFrame(int index) {
 
 QString MixerPanel::readout() const { return m_readout->text(); }
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

@@ -10,7 +10,7 @@
 class QSlider;
 class QLabel;
 
-namespace pha::gui {
+namespace pha::widgets {
 
 class MixerHeatmap;
 
@@ -49,4 +49,4 @@ class MixerPanel : public QWidget {
   int m_current = -1;
 };
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

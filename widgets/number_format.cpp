@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-namespace pha::gui {
+namespace pha::widgets {
 
 namespace {
 
@@ -49,4 +49,4 @@ QString formatBytes(double b) {
   return scaled(b, 1024.0, kPrefixes, 5, QStringLiteral("B"));
 }
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

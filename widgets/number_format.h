@@ -5,10 +5,10 @@
 #include <QString>
 #include <cstdint>
 
-namespace pha::gui {
+namespace pha::widgets {
 
 QString formatCount(double n);   // 1234567 -> "1.23 M", 950 -> "950"
 QString formatFlops(double f);   // 4.5e9 -> "4.5 GFLOP"
 QString formatBytes(double b);   // 1288490188 -> "1.2 GiB"
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

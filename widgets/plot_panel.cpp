@@ -4,7 +4,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-namespace pha::gui {
+namespace pha::widgets {
 
 PlotPanel::PlotPanel(const QString& xLabel, const QString& yLabel, QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -40,4 +40,4 @@ void PlotPanel::setEmptyMessage(const QString& message) {
 
 QString PlotPanel::emptyMessage() const { return m_message->isHidden() ? QString() : m_message->text(); }
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

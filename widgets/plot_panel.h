@@ -8,7 +8,7 @@
 class QCustomPlot;
 class QLabel;
 
-namespace pha::gui {
+namespace pha::widgets {
 
 class PlotPanel : public QWidget {
   Q_OBJECT
@@ -26,4 +26,4 @@ class PlotPanel : public QWidget {
   QLabel* m_message = nullptr;
 };
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

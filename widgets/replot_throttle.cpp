@@ -2,7 +2,7 @@
 
 #include <qcustomplot.h>
 
-namespace pha::gui {
+namespace pha::widgets {
 
 ReplotThrottle::ReplotThrottle(QCustomPlot* plot, int minIntervalMs)
     : QObject(plot), m_plot(plot), m_intervalMs(minIntervalMs) {
@@ -21,4 +21,4 @@ void ReplotThrottle::request() {
     m_pending.start(static_cast<int>(m_intervalMs - since));
 }
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

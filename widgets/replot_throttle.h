@@ -10,7 +10,7 @@
 
 class QCustomPlot;
 
-namespace pha::gui {
+namespace pha::widgets {
 
 class ReplotThrottle : public QObject {
   Q_OBJECT
@@ -28,4 +28,4 @@ class ReplotThrottle : public QObject {
   QTimer m_pending;
 };
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

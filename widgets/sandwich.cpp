@@ -4,7 +4,7 @@
 #include <iomanip>
 #include <sstream>
 
-namespace pha::gui {
+namespace pha::widgets {
 
 namespace {
 std::string ranges(const std::vector<int>& v) {
@@ -110,4 +110,4 @@ MixerDeviation mixerDeviation(int layers, int branches, const std::vector<float>
   return d;
 }
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

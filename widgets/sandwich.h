@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace pha::gui {
+namespace pha::widgets {
 
 struct SandwichReadout {
   std::vector<int> gssLayers;   // layers where w_gss > w_attn
@@ -35,4 +35,4 @@ struct MixerDeviation {
 MixerDeviation mixerDeviation(int layers, int branches, const std::vector<float>& weights,
                               const std::vector<std::string>& branchNames = {"GSS", "attention", "FFN"});
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

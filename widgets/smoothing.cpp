@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-namespace pha::gui {
+namespace pha::widgets {
 
 std::vector<double> debiasedEma(const std::vector<double>& values, double weight) {
   std::vector<double> out(values.size(), std::numeric_limits<double>::quiet_NaN());
@@ -55,4 +55,4 @@ Series thinMinMax(const Series& in, std::size_t maxPoints) {
   return out;
 }
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

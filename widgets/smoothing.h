@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace pha::gui {
+namespace pha::widgets {
 
 // weight in [0, 1): 0 returns the input. NaN/Inf inputs are skipped (their output repeats the
 // last smoothed value, or NaN before the first finite one).
@@ -23,4 +23,4 @@ struct Series {
 // survive) in x order, and always the last point. Returns the input when already small enough.
 Series thinMinMax(const Series& in, std::size_t maxPoints);
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

@@ -9,7 +9,7 @@
 #include <QStyleFactory>
 #include <memory>
 
-namespace pha::gui {
+namespace pha::widgets {
 
 QPalette loadPalette(Theme theme) {
   // The factory hands over ownership (LeakSanitizer found this style never freed).
@@ -43,4 +43,4 @@ QString themeName(Theme theme) { return theme == Theme::Dark ? "dark" : "light";
 
 Theme themeFromName(const QString& name) { return name == "dark" ? Theme::Dark : Theme::Light; }
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

@@ -4,7 +4,7 @@
 #include <QPalette>
 #include <QString>
 
-namespace pha::gui {
+namespace pha::widgets {
 
 enum class Theme { Light, Dark };
 
@@ -14,4 +14,4 @@ void applyTheme(Theme theme);
 QString themeName(Theme theme);
 Theme themeFromName(const QString& name);  // "dark" -> Dark, anything else -> Light
 
-}  // namespace pha::gui
+}  // namespace pha::widgets

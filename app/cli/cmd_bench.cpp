@@ -1,6 +1,9 @@
 // `pha bench`: the efficiency table (training-step and forward tokens/s and peak memory against
-// T, each point in a fresh worker process) for chosen presets, plus the run store's figures
+// T, each point in a fresh worker process) for chosen presets or a project's models (then
+// recorded in its store by runtime::run_profile_job), plus the run store's figures
 // (pha-store-bench, when built next to this program). `__profile-point` is the hidden worker.
+#include "cmd_bench.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,9 +17,7 @@
 #include "cmd_progress.h"
 #include "commands.h"
 #include "core/error.h"
-#include "runtime/profile_store.h"
 #include "runtime/profiler.h"
-#include "runtime/project.h"
 
 namespace pha::cli {
 
@@ -33,16 +34,6 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-void print_table(const std::vector<runtime::ProfilePointResult>& rows) {
-  std::printf("\n%-18s %6s %4s %-8s %12s %12s %10s  %s\n", "model", "T", "B", "phase", "tokens/s", "peak RSS",
-              "params", "note");
-  for (const auto& r : rows)
-    std::printf("%-18s %6d %4d %-8s %12.0f %12s %10lld  %s\n", r.spec.model.c_str(), r.spec.seq_len, r.spec.batch,
-                r.spec.phase.c_str(), r.tokens_per_s, r.error.empty() ? format_bytes(r.peak_bytes).c_str() : "-",
-                static_cast<long long>(r.n_params), r.error.c_str());
-  if (!rows.empty() && rows.front().error.empty()) std::printf("method: %s\n", rows.front().method.c_str());
-}
-
 int run_store_bench(const std::string& args) {
   const fs::path exe_dir = fs::path(runtime::self_executable()).parent_path();
   for (const fs::path& p : {exe_dir / "../../engine/store/pha-store-bench", exe_dir / "pha-store-bench"}) {
@@ -57,18 +48,94 @@ int run_store_bench(const std::string& args) {
 
 }  // namespace
 
-void add_bench_commands(CLI::App& app, GlobalOptions& global) {
-  struct Opts {
-    std::string models = "pha-tiny,transformer-tiny,sequential-tiny";
-    std::string seq_lens = "512,1024,2048,4096,8192";
-    std::string phases = "forward,train";
-    runtime::ProfileSweep sweep;
-    std::string json_out;
-    std::string project_dir;
-    bool store = false;
-    std::string store_args;
+void print_profile_table(const std::vector<runtime::ProfilePointResult>& rows) {
+  std::printf("\n%-22s %6s %4s %-8s %12s %12s %10s  %s\n", "model", "T", "B", "phase", "tokens/s", "peak RSS",
+              "params", "note");
+  for (const auto& r : rows)
+    std::printf("%-22s %6d %4d %-8s %12.0f %12s %10lld  %s\n", r.spec.model.c_str(), r.spec.seq_len, r.spec.batch,
+                r.spec.phase.c_str(), r.tokens_per_s, r.error.empty() ? format_bytes(r.peak_bytes).c_str() : "-",
+                static_cast<long long>(r.n_params), r.error.c_str());
+  for (const auto& r : rows)
+    if (r.error.empty()) {
+      std::printf("method: %s\n", r.method.c_str());
+      break;
+    }
+}
+
+runtime::ProfileJobResult run_project_profile(const runtime::ProfileJobSpec& spec, bool quiet,
+                                              runtime::RunControl& control) {
+  runtime::ProfileJobSpec s = spec;
+  s.on_start = [](const runtime::ProfileSweep& sweep) {
+    std::printf("\nefficiency profile: %zu points (%zu models x %zu lengths x %zu phases), each in a fresh worker "
+                "process\n",
+                runtime::sweep_point_count(sweep), sweep.models.size(), sweep.seq_lens.size(), sweep.phases.size());
+    std::fflush(stdout);
   };
-  auto o = std::make_shared<Opts>();
+  ProgressPrinter printer("profile", quiet);
+  const runtime::ProfileJobResult r = runtime::run_profile_job(s, printer, control);
+  print_profile_table(r.points);
+  std::printf("recorded %zu profile run(s) of project \"%s\" in %s\n", r.run_ids.size(), r.project.c_str(),
+              r.store_path.c_str());
+  return r;
+}
+
+namespace {
+
+struct BenchOpts {
+  std::string models = "pha-tiny,transformer-tiny,sequential-tiny";
+  std::string seq_lens = "512,1024,2048,4096,8192";
+  std::string phases = "forward,train";
+  runtime::ProfileSweep sweep;
+  std::string json_out;
+  std::string project_dir;
+  bool store = false;
+  std::string store_args;
+};
+
+// `pha bench` without a sub-command: presets (or model files) measured and printed, or a
+// project's models measured and recorded in its store by the engine's profile job.
+void run_bench(BenchOpts& o, bool models_given, int threads) {
+  o.sweep.models = split_list(o.models);
+  o.sweep.phases = split_list(o.phases);
+  o.sweep.seq_lens.clear();
+  for (const auto& t : split_list(o.seq_lens)) {
+    try {
+      o.sweep.seq_lens.push_back(std::stoi(t));
+    } catch (const std::exception&) {
+      throw Error("--seq-lens", "\"" + t + "\" is not an integer");
+    }
+  }
+  for (const auto& p : o.sweep.phases)
+    if (p != "forward" && p != "train") throw Error("--phases", "entries must be forward or train, got \"" + p + "\"");
+  if (!o.project_dir.empty() && !models_given) o.sweep.models.clear();  // the project's own
+  o.sweep.threads = threads;
+  runtime::RunControl control;
+  CancelOnSignal signals(control);
+  std::vector<runtime::ProfilePointResult> rows;
+  if (o.project_dir.empty()) {
+    ProgressPrinter printer("bench");
+    rows = runtime::profile_sweep(runtime::self_executable(), o.sweep, printer, control);
+    print_profile_table(rows);
+  } else {
+    runtime::ProfileJobSpec spec;
+    spec.project = o.project_dir;
+    spec.sweep = o.sweep;
+    spec.threads = threads;
+    rows = run_project_profile(spec, false, control).points;
+  }
+  if (!o.json_out.empty()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : rows) j.push_back(runtime::to_json(r));
+    std::ofstream(o.json_out) << j.dump(1) << "\n";
+  }
+  if (o.store && run_store_bench(o.store_args) != 0) throw ExitWith(kFailure);
+  if (control.cancel_requested()) throw ExitWith(kCancelled);
+}
+
+}  // namespace
+
+void add_bench_commands(CLI::App& app, GlobalOptions& global) {
+  auto o = std::make_shared<BenchOpts>();
   // `bench` is shared with other areas (`pha bench model`): without a sub-command it prints the
   // efficiency table.
   CLI::App* cmd = nullptr;
@@ -93,49 +160,12 @@ void add_bench_commands(CLI::App& app, GlobalOptions& global) {
   auto* models_opt = cmd->get_option("--models");
   cmd->add_option("--project", o->project_dir,
                   "Profile this project's models (its runs' configs; --models overrides) and record the results in "
-                  "its runs.sqlite (one 'profile: <run>' run per model; the workbench's Efficiency dock shows them)");
+                  "its store under its name (one profile run per model; the workbench's Efficiency dock shows them)");
   cmd->add_flag("--store", o->store, "Also run pha-store-bench (store listing / downsampled-read timings)");
   cmd->add_option("--store-args", o->store_args, "Arguments passed to pha-store-bench");
   cmd->callback([o, cmd, models_opt, &global] {
     if (!cmd->get_subcommands().empty()) return;  // `bench model`, `bench store`, ...
-    o->sweep.models = split_list(o->models);
-    o->sweep.phases = split_list(o->phases);
-    o->sweep.seq_lens.clear();
-    for (const auto& t : split_list(o->seq_lens)) {
-      try {
-        o->sweep.seq_lens.push_back(std::stoi(t));
-      } catch (const std::exception&) {
-        throw Error("--seq-lens", "\"" + t + "\" is not an integer");
-      }
-    }
-    for (const auto& p : o->sweep.phases)
-      if (p != "forward" && p != "train") throw Error("--phases", "entries must be forward or train, got \"" + p + "\"");
-    if (!o->project_dir.empty() && !fs::exists(fs::path(o->project_dir) / "project.json"))
-      throw Error("--project", o->project_dir + " is not a project folder (no project.json)");
-    if (!o->project_dir.empty() && models_opt->count() == 0) {
-      // the project's own models (each distinct config once, labelled by its first run)
-      const runtime::ProfileSweep own = runtime::project_profile_sweep(runtime::load_project(o->project_dir));
-      o->sweep.models = own.models;
-      o->sweep.model_configs = own.model_configs;
-    }
-    o->sweep.threads = global.threads;
-    runtime::RunControl control;
-    CancelOnSignal signals(control);
-    ProgressPrinter printer("bench");
-    const auto rows = runtime::profile_sweep(runtime::self_executable(), o->sweep, printer, control);
-    print_table(rows);
-    if (!o->json_out.empty()) {
-      nlohmann::json j = nlohmann::json::array();
-      for (const auto& r : rows) j.push_back(runtime::to_json(r));
-      std::ofstream(o->json_out) << j.dump(1) << "\n";
-    }
-    if (!o->project_dir.empty()) {
-      const auto ids = runtime::store_profile_results(o->project_dir + "/runs.sqlite",
-                                                      fs::path(o->project_dir).filename().string(), rows);
-      std::printf("recorded %zu profile run(s) in %s/runs.sqlite\n", ids.size(), o->project_dir.c_str());
-    }
-    if (o->store && run_store_bench(o->store_args) != 0) throw ExitWith(kFailure);
-    if (control.cancel_requested()) throw ExitWith(kCancelled);
+    run_bench(*o, models_opt->count() > 0, global.threads);
   });
 
   auto spec = std::make_shared<std::string>();

@@ -9,7 +9,7 @@
 #include "cmd_runs.h"
 #include "commands.h"
 #include "core/error.h"
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "runtime/run_eval.h"
 
 namespace pha::cli {
@@ -23,7 +23,7 @@ struct EvalOpts {
   int64_t step = -1;
   std::vector<std::string> splits, task_params;
   std::vector<int> lengths;
-  int64_t examples = 0, sweep_examples = 0, tokens = 0;
+  int64_t examples = 0, sweep_examples = 0, tokens = -1;  // tokens -1: the run's final_eval_tokens
   int batch_size = 0;
   std::string device = "auto";
   bool no_record = false, json_out = false;
@@ -154,7 +154,8 @@ void add_eval_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--set", o->task_params, "A parameter of --task, KEY=VALUE (repeatable), e.g. --set seq_len=128");
   cmd->add_option("--label", o->label, "Name the rows of --task are recorded under (default: the task name)");
   cmd->add_option("--sweeps", o->sweeps,
-                  "Task runs: length, ood, length,ood or none (default: length, plus ood when the task was trained on binary inputs, bits_p >= 0)");
+                  "Task runs: length, ood, length,ood or none (default: the run's own, as its final evaluation ran "
+                  "them: project.json data.sweeps; --lengths alone adds the length sweep)");
   cmd->add_option("--lengths", o->lengths,
                   "Tasks: T values of the length sweep (default 50,75,100,150,200,400); text: window lengths to "
                   "evaluate at (default: the run's seq_len)")
@@ -164,7 +165,9 @@ void add_eval_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--sweep-examples", o->sweep_examples,
                   "Tasks: examples per sweep point (default: the run's training.sweep_examples)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--tokens", o->tokens, "Text: tokens per split (default: the whole split)")
+  cmd->add_option("--tokens", o->tokens,
+                  "Text: tokens per split, 0 for the whole split (default: the run's training.final_eval_tokens, "
+                  "as its final evaluation)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--batch-size", o->batch_size, "Sequences per forward pass (default: the run's batch_size)")
       ->check(CLI::NonNegativeNumber);

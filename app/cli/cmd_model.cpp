@@ -1,10 +1,8 @@
 // `pha model` (layers, branches, parameters, FLOPs per token and a memory estimate of a preset
-// or config file; --list for the presets) and `pha bench model` (training-step tokens/s and
-// model FLOP utilisation against the GEMM rate measured in the same process).
-#include <sys/resource.h>
-
+// or config file; --list for the presets) and `pha bench model` (training-step tokens/s of
+// runtime::bench_steps, the engine's step benchmark through Trainer, and model FLOP
+// utilisation against the GEMM rate measured in the same process).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -12,15 +10,13 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <torch/csrc/autograd/profiler_legacy.h>
-#include <torch/optim/adamw.h>
 
 #include "commands.h"
 #include "core/error.h"
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "model/flops.h"
-#include "model/pha_model.h"
 #include "model/presets.h"
+#include "runtime/step_bench.h"
 
 namespace pha::cli {
 
@@ -178,6 +174,7 @@ struct BenchOptions {
   int steps = 10;
   int warmup = 2;
   int gemm_size = 2048;
+  std::string precision = "fp32";  // TrainingConfig.precision; MFU is against the fp32 GEMM rate
   bool json = false;
   std::string trace;  // chrome-trace file of one extra profiled step (last row)
 };
@@ -185,72 +182,29 @@ struct BenchOptions {
 struct BenchResult {
   std::string name;
   int t = 0, b = 0;
-  double step_s = 0, forward_s = 0, backward_s = 0, optimizer_s = 0;
-  double tokens_per_s = 0, train_flops_per_token = 0, mfu = 0, gemm_gflops = 0;
-  int64_t params = 0;
+  runtime::StepBenchResult step;
+  double train_flops_per_token = 0, mfu = 0, gemm_gflops = 0;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 BenchResult bench_one(const ModelConfig& c, int t, const BenchOptions& o, double gemm_gflops) {
-  using clock = std::chrono::steady_clock;
-  auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   BenchResult r;
   r.name = c.name;
   r.t = t;
   r.b = std::max(1, o.tokens / t);
-  at::manual_seed(0);
-  PhaModel model(c);
-  model->train();
-  torch::optim::AdamW opt(model->parameters(),
-                          torch::optim::AdamWOptions(3e-4).betas({0.9, 0.95}).weight_decay(0.1));
-  at::Tensor data = at::randint(0, c.vocab_size, {r.b, t + 1}, at::kLong);  // (B, T+1)
-  at::Tensor inputs = data.slice(1, 0, t), targets = data.slice(1, 1).reshape({-1});
-  std::vector<double> step, fwd, bwd, optim;
-  for (int i = 0; i < o.warmup + o.steps; ++i) {
-    auto t0 = clock::now();
-    at::Tensor logits = model->forward(inputs);  // (B, T, V)
-    at::Tensor loss = at::cross_entropy_loss(logits.reshape({-1, c.vocab_size}), targets);
-    auto t1 = clock::now();
-    opt.zero_grad();
-    loss.backward();
-    auto t2 = clock::now();
-    opt.step();
-    auto t3 = clock::now();
-    if (i < o.warmup) continue;
-    step.push_back(secs(t0, t3));
-    fwd.push_back(secs(t0, t1));
-    bwd.push_back(secs(t1, t2));
-    optim.push_back(secs(t2, t3));
-  }
-  if (!o.trace.empty()) {  // one more step under the profiler, outside the timed ones
-    torch::autograd::profiler::RecordProfile guard(o.trace);
-    at::Tensor logits = model->forward(inputs);
-    at::Tensor loss = at::cross_entropy_loss(logits.reshape({-1, c.vocab_size}), targets);
-    opt.zero_grad();
-    loss.backward();
-    opt.step();
-  }
-  r.step_s = median(step);
-  r.forward_s = median(fwd);
-  r.backward_s = median(bwd);
-  r.optimizer_s = median(optim);
-  r.tokens_per_s = double(r.b) * t / r.step_s;
+  runtime::StepBenchSpec spec;
+  spec.model = c;
+  spec.seq_len = t;
+  spec.batch = r.b;
+  spec.warmup = o.warmup;
+  spec.repeats = o.steps;
+  spec.precision = o.precision;
+  spec.phase_times = true;
+  spec.trace = o.trace;
+  r.step = runtime::bench_steps(spec);
   r.train_flops_per_token = estimate_flops(c, t, r.b).training.total();
   r.gemm_gflops = gemm_gflops;
-  r.mfu = r.train_flops_per_token * r.tokens_per_s / (gemm_gflops * 1e9);
-  r.params = count_parameters(c).total;
+  r.mfu = r.train_flops_per_token * r.step.tokens_per_s / (gemm_gflops * 1e9);
   return r;
-}
-
-int64_t peak_rss_bytes() {
-  struct rusage u {};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<int64_t>(u.ru_maxrss) * 1024;
 }
 
 void run_bench(const BenchOptions& o, const GlobalOptions& global) {
@@ -268,35 +222,38 @@ void run_bench(const BenchOptions& o, const GlobalOptions& global) {
     std::printf("threads %d, BLAS %s; MFU = training FLOPs/token x tokens/s / fp32 GEMM %dx%d rate measured "
                 "just before the row\n",
                 threads, blas_library().c_str(), o.gemm_size, o.gemm_size);
-    std::printf("training step = forward + cross-entropy + backward + AdamW; median of %d steps after %d warm-up\n\n",
-                o.steps, o.warmup);
+    std::printf("training step = runtime::Trainer's (forward + cross-entropy, backward, gradient norm + clipping + "
+                "AdamW), %s; median of %d steps after %d warm-up\n\n",
+                o.precision.c_str(), o.steps, o.warmup);
     std::printf("%-12s %6s %4s %10s %9s %9s %9s %9s %11s %12s %8s %7s %10s\n", "model", "T", "B", "params",
-                "step ms", "fwd ms", "bwd ms", "adamw ms", "tokens/s", "GFLOP/tok", "GEMM GF", "MFU", "peak RSS");
+                "step ms", "fwd ms", "bwd ms", "optim ms", "tokens/s", "GFLOP/tok", "GEMM GF", "MFU", "peak RSS");
     std::fflush(stdout);
   }
   json results = json::array();
   for (const auto& c : configs) {
     for (int t : o.seq_lens) {
-      BenchResult r = bench_one(c, t, o, measure_gemm_gflops(o.gemm_size));
-      const int64_t rss = peak_rss_bytes();
+      const BenchResult r = bench_one(c, t, o, measure_gemm_gflops(o.gemm_size));
+      const runtime::StepBenchResult& st = r.step;
+      const int64_t rss = st.peak_bytes;
       if (o.json) {
         results.push_back({{"model", r.name},
                            {"seq_len", r.t},
                            {"batch", r.b},
-                           {"params", r.params},
-                           {"step_s", r.step_s},
-                           {"forward_s", r.forward_s},
-                           {"backward_s", r.backward_s},
-                           {"optimizer_s", r.optimizer_s},
-                           {"tokens_per_s", r.tokens_per_s},
+                           {"params", st.n_params},
+                           {"device", st.device},
+                           {"step_s", st.median_step_s},
+                           {"forward_s", st.forward_s},
+                           {"backward_s", st.backward_s},
+                           {"optimizer_s", st.optimizer_s},
+                           {"tokens_per_s", st.tokens_per_s},
                            {"train_flops_per_token", r.train_flops_per_token},
                            {"gemm_gflops", r.gemm_gflops},
                            {"mfu", r.mfu},
                            {"peak_rss_bytes", rss}});
       } else {
         std::printf("%-12s %6d %4d %10s %9.1f %9.1f %9.1f %9.1f %11.0f %12.4f %8.1f %6.1f%% %10s\n",
-                    r.name.c_str(), r.t, r.b, grouped(r.params).c_str(), r.step_s * 1e3, r.forward_s * 1e3,
-                    r.backward_s * 1e3, r.optimizer_s * 1e3, r.tokens_per_s, r.train_flops_per_token / 1e9,
+                    r.name.c_str(), r.t, r.b, grouped(st.n_params).c_str(), st.median_step_s * 1e3, st.forward_s * 1e3,
+                    st.backward_s * 1e3, st.optimizer_s * 1e3, st.tokens_per_s, r.train_flops_per_token / 1e9,
                     r.gemm_gflops, 100 * r.mfu, mib(rss).c_str());
         std::fflush(stdout);
       }
@@ -304,11 +261,13 @@ void run_bench(const BenchOptions& o, const GlobalOptions& global) {
   }
   if (o.json) {
     std::printf("%s\n", json{{"threads", threads}, {"blas", blas_library()}, {"gemm_size", o.gemm_size},
-                             {"steps", o.steps}, {"warmup", o.warmup}, {"results", results}}
+                             {"steps", o.steps}, {"warmup", o.warmup}, {"precision", o.precision},
+                             {"results", results}}
                             .dump(2)
                             .c_str());
   } else {
-    std::printf("\npeak RSS is the process's so far (it only grows across rows). FLOPs per token: docs/performance.md\n");
+    std::printf("\npeak RSS is the process's high-water mark (VmHWM) so far: it only grows across rows. FLOPs per token: "
+                "docs/performance.md\n");
   }
 }
 

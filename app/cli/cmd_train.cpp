@@ -6,18 +6,21 @@
 #include <filesystem>
 #include <memory>
 
+#include "cmd_bench.h"
 #include "cmd_progress.h"
 #include "cmd_runs.h"
 #include "commands.h"
 #include "core/error.h"
 #include "core/paths.h"
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "data/tokenizer.h"
 #include "runtime/generation.h"
 #include "runtime/job.h"
-#include "runtime/profile_store.h"
+#include "runtime/profile_job.h"
 #include "runtime/profiler.h"
 #include "runtime/project.h"
+#include "runtime/project_files.h"
+#include "runtime/project_queue.h"
 #include "runtime/trainer.h"
 #include "store/store.h"
 
@@ -48,83 +51,63 @@ int exit_code_for(runtime::JobStatus s) {
   }
 }
 
-// The project's efficiency profile after its runs, as the workbench does (project.json "profile"
-// with after_runs): each distinct model, each point in a fresh worker; stored as one
-// "profile: <run>" run per model.
-int profile_project(const runtime::Project& project, int threads, bool quiet, runtime::RunControl& control) {
-  runtime::ProfileSweep sweep = runtime::project_profile_sweep(project);
-  sweep.threads = threads;
-  std::printf("\nefficiency profile (project.json \"profile\"): %zu points, each in a fresh worker process\n",
-              runtime::sweep_point_count(sweep));
+// One training item of the queue; returns its status.
+runtime::JobStatus train_run(const TrainOptions& o, const runtime::Project& project, const runtime::QueueItem& item,
+                             int threads, runtime::RunControl& control, std::vector<int64_t>* run_ids) {
+  runtime::JobSpec spec;
+  spec.project = o.project;
+  spec.run = item.run;
+  spec.resume_run_id = item.resume_run_id;
+  spec.threads = threads;
+  spec.device = o.device;
+  if (o.steps > 0) {
+    spec.training_overrides["steps"] = o.steps;
+    const auto& t = project.run(item.run).training;
+    if (t.warmup_steps > o.steps) spec.training_overrides["warmup_steps"] = o.steps / 10;
+  }
+  ProgressPrinter printer(item.run, o.quiet);
+  const runtime::JobResult r = runtime::run_job(spec, printer, control);
+  if (run_ids) run_ids->push_back(r.run_id);
+  std::fprintf(stdout, "run %lld %s: %s after %lld steps (loss %.4f)%s%s\n", static_cast<long long>(r.run_id),
+               item.run.c_str(), runtime::job_status_name(r.status), static_cast<long long>(r.steps_done), r.final_loss,
+               r.reason.empty() ? "" : ": ", r.reason.c_str());
   std::fflush(stdout);
-  ProgressPrinter printer("profile", quiet);
-  const auto rows = runtime::profile_sweep(runtime::self_executable(), sweep, printer, control);
-  std::printf("%-22s %6s %4s %-8s %12s %12s  %s\n", "model", "T", "B", "phase", "tokens/s", "peak RSS", "note");
-  for (const auto& r : rows)
-    std::printf("%-22s %6d %4d %-8s %12.0f %12s  %s\n", r.spec.model.c_str(), r.spec.seq_len, r.spec.batch,
-                r.spec.phase.c_str(), r.tokens_per_s, r.error.empty() ? format_bytes(r.peak_bytes).c_str() : "-",
-                r.error.c_str());
-  if (!rows.empty() && rows.front().error.empty()) std::printf("method: %s\n", rows.front().method.c_str());
-  const auto ids = runtime::store_profile_results(project.store_path(), project.name, rows);
-  std::printf("recorded %zu profile run(s) in %s\n", ids.size(), project.store_path().c_str());
-  return control.cancel_requested() ? kCancelled : kOk;
+  return r.status;
 }
 
-// Runs the chosen runs one after another; returns the exit code of the worst outcome.
+// Runs the project's queue (runtime/project_queue.h: the chosen runs, then the efficiency
+// profile when the whole project was trained and every run finished, as in the window);
+// returns the exit code of the worst outcome.
 int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_ids) {
   const runtime::Project project = runtime::load_project(o.project);  // bad input: before any run
-  std::vector<std::string> names = o.runs.empty() ? runtime::run_names(project) : o.runs;
-  for (const auto& n : names) project.run(n);
-  if (o.resume > 0 && names.size() != 1) {
-    auto s = store::Store::open(project.store_path());
-    auto info = s.get_run(o.resume);
-    if (!info) throw Error(project.store_path(), "no run with id " + std::to_string(o.resume));
-    names = {info->name};
-  }
+  runtime::QueueOptions qo;
+  qo.runs = o.runs;
+  qo.resume_run_id = o.resume;
+  qo.profile = o.profile;
+  const std::vector<runtime::QueueItem> items = runtime::project_queue(project, qo);
   runtime::RunControl control;
   CancelOnSignal signals(control);
-  int worst = kOk;
-  for (const auto& name : names) {
-    runtime::JobSpec spec;
-    spec.project = o.project;
-    spec.run = name;
-    spec.resume_run_id = o.resume;
-    spec.threads = threads;
-    spec.device = o.device;
-    if (o.steps > 0) {
-      spec.training_overrides["steps"] = o.steps;
-      const auto& t = project.run(name).training;
-      if (t.warmup_steps > o.steps) spec.training_overrides["warmup_steps"] = o.steps / 10;
-    }
-    ProgressPrinter printer(name, o.quiet);
-    const runtime::JobResult r = runtime::run_job(spec, printer, control);
-    if (run_ids) run_ids->push_back(r.run_id);
-    std::fprintf(stdout, "run %lld %s: %s after %lld steps (loss %.4f)%s%s\n", static_cast<long long>(r.run_id),
-                 name.c_str(), runtime::job_status_name(r.status), static_cast<long long>(r.steps_done), r.final_loss,
-                 r.reason.empty() ? "" : ": ", r.reason.c_str());
-    std::fflush(stdout);
-    const int code = exit_code_for(r.status);
-    if (code != kOk && (worst == kOk || code == kCancelled)) worst = code;
+  int worst = kOk, unfinished = 0;
+  for (const runtime::QueueItem& item : items) {
     if (control.cancel_requested()) break;
-  }
-  // Like the window: the profile follows a complete, successful pass over all of the runs.
-  if (worst == kOk && o.profile && o.runs.empty() && o.resume == 0 && project.profile.present &&
-      project.profile.after_runs && !control.cancel_requested()) {
-    worst = profile_project(project, threads, o.quiet, control);
+    const std::string why = runtime::skip_reason(item, unfinished);
+    if (!why.empty()) {
+      std::printf("efficiency profile skipped: %s\n", why.c_str());
+      continue;
+    }
+    if (item.kind == runtime::QueueItemKind::Profile) {
+      runtime::ProfileJobSpec spec;
+      spec.project = o.project;
+      spec.threads = threads;
+      if (run_project_profile(spec, o.quiet, control).cancelled) worst = kCancelled;
+      continue;
+    }
+    const runtime::JobStatus status = train_run(o, project, item, threads, control, run_ids);
+    if (status != runtime::JobStatus::Finished) ++unfinished;
+    const int code = exit_code_for(status);
+    if (code != kOk && (worst == kOk || code == kCancelled)) worst = code;
   }
   return worst;
-}
-
-fs::path find_template(const std::string& name) {
-  std::vector<fs::path> candidates;
-  if (const char* env = std::getenv("PHA_PROJECTS_DIR")) candidates.push_back(fs::path(env) / name);
-  const fs::path exe_dir = fs::path(runtime::self_executable()).parent_path();
-  candidates.push_back(exe_dir / "../../../../projects" / name);  // build tree: build/<preset>/app/cli
-  candidates.push_back(exe_dir / "../share/pha-workbench/projects" / name);  // installed
-  candidates.push_back(fs::current_path() / "projects" / name);
-  for (const auto& c : candidates)
-    if (fs::exists(c / "project.json")) return fs::canonical(c);
-  throw Error("projects/" + name, "project template not found (looked next to the program, in ./projects and $PHA_PROJECTS_DIR)");
 }
 
 void print_quickstart_summary(const std::string& store_path, const std::vector<int64_t>& ids) {
@@ -189,11 +172,10 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--no-profile", *no_profile, "Skip the efficiency profile after the runs");
   cmd->callback([dir, steps, no_profile, &global] {
     const fs::path work = dir->empty() ? pha::data_dir() / "projects" / "quickstart" : fs::path(*dir);
-    if (!fs::exists(work / "project.json")) {
-      const fs::path tmpl = find_template("quickstart");
-      fs::create_directories(work);
-      fs::copy_file(tmpl / "project.json", work / "project.json");
-      std::fprintf(stderr, "quickstart: copied %s to %s\n", (tmpl / "project.json").c_str(), work.c_str());
+    if (!fs::exists(runtime::project_file_in(work.string()))) {
+      runtime::copy_template("quickstart", work.string());
+      std::fprintf(stderr, "quickstart: copied the template %s to %s\n", runtime::find_template("quickstart").c_str(),
+                   work.c_str());
     }
     TrainOptions o;
     o.project = work.string();
@@ -201,7 +183,7 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
     o.profile = !*no_profile;
     std::vector<int64_t> ids;
     const int code = train_project(o, global.threads, &ids);
-    print_quickstart_summary((work / "runs.sqlite").string(), ids);
+    print_quickstart_summary(runtime::store_path_in(work.string()), ids);
     if (code != kOk) throw ExitWith(code);
   });
 }

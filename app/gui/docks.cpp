@@ -73,10 +73,10 @@ Docks buildDocks(QWidget* parent) {
     QWidget* box = nullptr;
     auto* layout = host(box, parent);
     auto* split = new QSplitter(Qt::Vertical, box);
-    d.lossPlot = new CurvePlot(QObject::tr("loss (nats/token)"), split);
+    d.lossPlot = new widgets::CurvePlot(QObject::tr("loss (nats/token)"), split);
     d.lossPlot->setObjectName("lossPlot");
     d.lossPlot->setEmptyMessage(QObject::tr("Loss curves appear here while a run trains, or when you pick a run."));
-    d.qualityPlot = new CurvePlot(QObject::tr("perplexity"), split);
+    d.qualityPlot = new widgets::CurvePlot(QObject::tr("perplexity"), split);
     d.qualityPlot->setObjectName("qualityPlot");
     layout->addWidget(split, 1);
     d.liveReadout = new QLabel(box);
@@ -90,14 +90,14 @@ Docks buildDocks(QWidget* parent) {
     d.curvesDock = makeDock(QObject::tr("Live curves"), dock_names::kCurves, box, parent);
   }
   {  // Mixer heatmap
-    d.mixerPanel = new MixerPanel(parent);
+    d.mixerPanel = new widgets::MixerPanel(parent);
     d.mixerPanel->setObjectName("mixerPanel");
     d.mixerPanel->clear(QObject::tr("Each layer's learned mixer weights (GSS / attention / FFN) appear here while "
                                     "a PHA run trains, or when you pick a run."));
     d.mixerDock = makeDock(QObject::tr("Mixer heatmap"), dock_names::kMixer, d.mixerPanel, parent);
   }
   {  // Efficiency
-    d.efficiencyPanel = new EfficiencyPanel(parent);
+    d.efficiencyPanel = new widgets::EfficiencyPanel(parent);
     d.efficiencyPanel->setObjectName("efficiencyPanel");
     d.efficiencyDock = makeDock(QObject::tr("Efficiency"), dock_names::kEfficiency, d.efficiencyPanel, parent);
   }

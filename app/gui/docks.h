@@ -11,11 +11,13 @@ class QTableView;
 class QVBoxLayout;
 class QPushButton;
 
-namespace pha::gui {
-
+namespace pha::widgets {
 class CurvePlot;
 class MixerPanel;
 class EfficiencyPanel;
+}  // namespace pha::widgets
+
+namespace pha::gui {
 
 namespace dock_names {
 inline const char* const kProject = "dock.project";
@@ -42,12 +44,12 @@ struct Docks {
   QTableView* runsTable = nullptr;
   QPushButton* compareButton = nullptr;
   // Live curves
-  CurvePlot* lossPlot = nullptr;
-  CurvePlot* qualityPlot = nullptr;
+  widgets::CurvePlot* lossPlot = nullptr;
+  widgets::CurvePlot* qualityPlot = nullptr;
   QLabel* liveReadout = nullptr;
   // Mixer, efficiency
-  MixerPanel* mixerPanel = nullptr;
-  EfficiencyPanel* efficiencyPanel = nullptr;
+  widgets::MixerPanel* mixerPanel = nullptr;
+  widgets::EfficiencyPanel* efficiencyPanel = nullptr;
   // Hosts for feature widgets (config editor, compare view, generate panel)
   QVBoxLayout* configHost = nullptr;
   QVBoxLayout* compareHost = nullptr;

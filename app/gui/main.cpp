@@ -10,7 +10,8 @@
 #include <QTimer>
 #include <algorithm>
 
-#include "core/system_info.h"
+#include "core/allocator.h"
+#include "device/system_info.h"
 #include "main_window.h"
 #include "project_session.h"
 #include "responsiveness_bench.h"
@@ -30,6 +31,7 @@ void ensureRuntimeDir() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  pha::apply_allocator_policy_at_startup();  // before the first large allocation
   ensureRuntimeDir();
   QApplication app(argc, argv);
   Q_INIT_RESOURCE(pha);
@@ -76,13 +78,13 @@ int main(int argc, char** argv) {
     o.probeMs = std::max(1, cli.value(benchProbe).toInt());
     o.profile = !cli.isSet(benchNoProfile);
     pha::configure_threads(0);
-    pha::gui::applyTheme(pha::gui::Theme::Light);
+    pha::widgets::applyTheme(pha::widgets::Theme::Light);
     return pha::gui::runResponsivenessBench(o);
   }
 
   QSettings settings;
   pha::configure_threads(settings.value("engine/threads", 0).toInt());
-  pha::gui::applyTheme(pha::gui::themeFromName(settings.value("ui/theme", "light").toString()));
+  pha::widgets::applyTheme(pha::widgets::themeFromName(settings.value("ui/theme", "light").toString()));
 
   pha::gui::MainWindow window;
   window.restoreSettings();

@@ -1,35 +1,25 @@
 #include "main_window.h"
 
-#include <QAction>
-#include <QItemSelectionModel>
-#include <QLineEdit>
-#include <QTableView>
-#include <QPushButton>
-#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QLabel>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
-#include <QSettings>
-#include <QStatusBar>
+#include <QPushButton>
 #include <QScreen>
+#include <QSettings>
 #include <QShowEvent>
+#include <QStatusBar>
 #include <QTimer>
-#include <QToolBar>
 
-#include "core/system_info.h"
+#include "compare_widget.h"
+#include "efficiency_controller.h"
+#include "generate_panel.h"
 #include "project_session.h"
+#include "queue_controller.h"
+#include "run_browser.h"
 #include "run_monitor.h"
 #include "run_queue.h"
-#include "runs_model.h"
-#include "theme.h"
-
-#ifndef PHA_VERSION
-#define PHA_VERSION "dev"
-#endif
 
 namespace pha::gui {
 
@@ -41,20 +31,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_session = new ProjectSession(this);
   m_queue = new RunQueue(this);
   m_docks = buildDocks(this);
-  m_runs = new RunsModel(this);
-  m_runsProxy = new RunsFilterModel(this);
-  m_runsProxy->setSourceModel(m_runs);
-  m_docks.runsTable->setModel(m_runsProxy);
+  m_browser = new RunBrowser(m_docks.runsTable, m_docks.runFilter, this);
   m_monitor = new RunMonitor(m_docks.lossPlot, m_docks.qualityPlot, m_docks.mixerPanel, m_docks.liveReadout, this);
+  m_efficiency = new EfficiencyController(m_docks.efficiencyPanel, this);
   buildLayout();
-  buildMenus();
   buildFeatureDocks();
   buildStatusBar();
-  connectQueue();
-  connectProfiler();
-  connect(m_docks.runFilter, &QLineEdit::textChanged, m_runsProxy, &RunsFilterModel::setFilterText);
-  connect(m_docks.runsTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::onRunSelected);
-  connect(m_docks.compareButton, &QPushButton::clicked, this, &MainWindow::compareSelected);
+  m_queueControl = new QueueController(m_queue, m_monitor, m_efficiency, m_statusLabel, m_progress, this);
+  buildMenus();
+  connectControllers();
   updateActions();
   // Fill most of the screen (there may be no window manager to do it, e.g. under Xvfb).
   if (const QScreen* screen = QGuiApplication::primaryScreen()) {
@@ -68,6 +53,30 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() = default;
+
+RunsModel* MainWindow::runsModel() const { return m_browser->model(); }
+
+void MainWindow::connectControllers() {
+  connect(m_browser, &RunBrowser::runChosen, this, &MainWindow::onRunChosen);
+  connect(m_browser, &RunBrowser::errorOccurred, this, &MainWindow::showError);
+  connect(m_docks.compareButton, &QPushButton::clicked, this, &MainWindow::compareSelected);
+  connect(m_efficiency, &EfficiencyController::errorOccurred, this, &MainWindow::showError);
+  connect(m_efficiency, &EfficiencyController::pointFailed, this, [this](const QString& m) { showMessage(m, 10000); });
+  connect(m_queueControl, &QueueController::errorOccurred, this, &MainWindow::showError);
+  connect(m_queueControl, &QueueController::message, this, &MainWindow::showMessage);
+  connect(m_queueControl, &QueueController::stateChanged, this, &MainWindow::updateActions);
+  connect(m_queueControl, &QueueController::storeChanged, this, [this](bool now) {
+    // The run browser follows the store at most every 2 s while training.
+    if (now)
+      reloadRuns();
+    else if (m_session->isOpen())
+      m_browser->reloadThrottled(m_session->storePath(), m_monitor->shownRunId(), 2000);
+  });
+  connect(m_queueControl, &QueueController::profileStarted, this, [this] {
+    m_docks.efficiencyDock->show();
+    m_docks.efficiencyDock->raise();
+  });
+}
 
 void MainWindow::buildLayout() {
   setDockNestingEnabled(true);
@@ -111,76 +120,6 @@ void MainWindow::showEvent(QShowEvent* event) {
   }
 }
 
-void MainWindow::buildMenus() {
-  auto* file = menuBar()->addMenu(tr("&File"));
-  auto* newProject = file->addAction(tr("&New project from template..."), this, &MainWindow::newProjectFromTemplate);
-  newProject->setShortcut(QKeySequence::New);
-  auto* open = file->addAction(tr("&Open project..."), this, &MainWindow::openProjectDialog);
-  open->setShortcut(QKeySequence::Open);
-  m_recentMenu = file->addMenu(tr("Open &recent"));
-  connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::refreshRecentMenu);
-  file->addSeparator();
-  auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-  quit->setShortcut(QKeySequence::Quit);
-
-  auto* run = menuBar()->addMenu(tr("&Run"));
-  m_runAction = run->addAction(tr("&Run project"), this, &MainWindow::runProject);
-  m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-  m_runAction->setToolTip(tr("Train every run of the project, one after another"));
-  m_measureAction = run->addAction(tr("&Measure efficiency"), this, &MainWindow::measureEfficiency);
-  m_measureAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-  m_measureAction->setToolTip(tr("Measure tokens/s and peak memory against sequence length for the project's "
-                                 "models (each point in a fresh pha process); the Efficiency dock shows them"));
-  m_pauseAction = run->addAction(tr("&Pause"), this, &MainWindow::pauseOrResume);
-  m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
-  m_cancelAction = run->addAction(tr("&Cancel"), this, &MainWindow::cancelRuns);
-  m_cancelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
-  run->addSeparator();
-  run->addAction(tr("Re&load runs"), this, &MainWindow::reloadRuns)->setShortcut(QKeySequence::Refresh);
-
-  auto* tools = addToolBar(tr("Run"));
-  tools->setObjectName("toolbar.run");
-  tools->addAction(m_runAction);
-  tools->addAction(m_measureAction);
-  tools->addAction(m_pauseAction);
-  tools->addAction(m_cancelAction);
-
-  auto* view = menuBar()->addMenu(tr("&View"));
-  for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
-  view->addSeparator();
-  view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
-  auto* themes = view->addMenu(tr("&Theme"));
-  auto* group = new QActionGroup(this);
-  const QString current = QSettings().value("ui/theme", "light").toString();
-  for (Theme t : {Theme::Light, Theme::Dark}) {
-    auto* a = themes->addAction(t == Theme::Light ? tr("Light") : tr("Dark"));
-    a->setCheckable(true);
-    a->setChecked(themeName(t) == current);
-    group->addAction(a);
-    connect(a, &QAction::triggered, this, [t] {
-      applyTheme(t);
-      QSettings().setValue("ui/theme", themeName(t));
-    });
-  }
-
-  auto* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&About PHA Workbench"), this, &MainWindow::showAbout);
-  help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
-}
-
-void MainWindow::buildStatusBar() {
-  m_statusLabel = new QLabel(this);
-  m_statusLabel->setObjectName("statusLabel");
-  m_progress = new QProgressBar(this);
-  m_progress->setObjectName("runProgress");
-  m_progress->setMaximumWidth(260);
-  m_progress->setTextVisible(true);
-  m_progress->hide();
-  statusBar()->addWidget(m_statusLabel, 1);
-  statusBar()->addPermanentWidget(m_progress);
-  statusBar()->showMessage(tr("Ready"), 3000);
-}
-
 void MainWindow::showError(const QString& message) {
   m_lastError = message;
   statusBar()->showMessage(message, 15000);
@@ -189,21 +128,82 @@ void MainWindow::showError(const QString& message) {
     QMessageBox::warning(this, tr("PHA Workbench"), message);
 }
 
-void MainWindow::showAbout() {
-  const SystemInfo info = collect_system_info(/*measure_gemm=*/false);
-  QMessageBox::about(
-      this, tr("About PHA Workbench"),
-      tr("<h3>PHA Workbench %1</h3>"
-         "<p>Build, train, measure and compare Parallel Hybrid Architecture (GSS + attention) "
-         "language models.</p>"
-         "<table><tr><td>Qt</td><td>%2 (built with %3)</td></tr>"
-         "<tr><td>LibTorch</td><td>%4</td></tr>"
-         "<tr><td>Threads</td><td>%5</td></tr>"
-         "<tr><td>CUDA</td><td>%6</td></tr>"
-         "<tr><td>Data directory</td><td>%7</td></tr></table>")
-          .arg(PHA_VERSION, qVersion(), QT_VERSION_STR, QString::fromStdString(info.torch_version))
-          .arg(info.threads)
-          .arg(info.cuda_available ? tr("available") : tr("not available"), QString::fromStdString(info.data_dir)));
+void MainWindow::showMessage(const QString& message, int timeoutMs) { statusBar()->showMessage(message, timeoutMs); }
+
+void MainWindow::updateActions() {
+  const bool busy = m_queueControl->isBusy();
+  m_runAction->setEnabled(m_session->isOpen() && !busy);
+  m_measureAction->setEnabled(m_session->isOpen() && !busy);
+  m_evaluateAction->setEnabled(m_session->isOpen() && !busy);
+  m_pauseAction->setEnabled(busy);
+  m_pauseAction->setText(m_queueControl->isPaused() ? tr("Res&ume") : tr("&Pause"));
+  m_cancelAction->setEnabled(busy);
+  m_progress->setVisible(busy);
+  applyDataAvailability();
+}
+
+void MainWindow::runProject() {
+  if (m_queueControl->runProject(*m_session)) updateActions();
+}
+
+void MainWindow::measureEfficiency() {
+  if (m_queueControl->measureEfficiency(*m_session)) updateActions();
+}
+
+void MainWindow::evaluateSelected() {
+  const QList<qint64> ids = m_browser->selectedRunIds();
+  if (ids.size() != 1) {
+    showError(tr("Select one run to evaluate."));
+    return;
+  }
+  if (m_queueControl->evaluateRun(m_browser->storePath(), ids.first())) updateActions();
+}
+
+void MainWindow::pauseOrResume() { m_queueControl->pauseOrResume(); }
+
+void MainWindow::cancelRuns() { m_queueControl->cancelAll(); }
+
+void MainWindow::reloadRuns() {
+  if (!m_session->isOpen()) return;
+  // While a run trains, the live plots keep it: do not re-select a stored run under them.
+  m_browser->reload(m_session->storePath(), m_monitor->isLive() ? 0 : m_monitor->shownRunId());
+}
+
+void MainWindow::onRunChosen(const QString& storePath, qint64 runId, const QString& name) {
+  if (m_monitor->isLive()) return;  // the live run keeps the plots while training
+  if (!m_monitor->showStoredRun(storePath, runId)) showError(m_monitor->errorText());
+  showConfigOf(storePath, runId);
+  m_generate->setRun(storePath, runId, name);
+}
+
+void MainWindow::compareSelected() {
+  const QList<qint64> ids = m_browser->selectedRunIds();
+  if (ids.size() < 2) {
+    showError(tr("Select two or more runs to compare (Ctrl- or Shift-click in the run table)."));
+    return;
+  }
+  showCompare(ids);
+}
+
+void MainWindow::compareFinishedRuns() {
+  const QList<qint64> ids = m_browser->finishedTrainingRunIds();
+  if (ids.size() < 2) {
+    showError(tr("Compare needs two or more finished runs; this project has %1.").arg(ids.size()));
+    return;
+  }
+  showCompare(ids);
+}
+
+void MainWindow::showCompare(const QList<qint64>& ids) {
+  emit compareRequested(m_browser->storePath(), ids);
+  m_docks.compareDock->show();
+  m_docks.compareDock->raise();
+}
+
+bool MainWindow::selectRunByName(const QString& name) {
+  if (m_browser->selectRunByName(name)) return true;
+  showError(tr("No run named %1 in this project.").arg(name));
+  return false;
 }
 
 void MainWindow::saveSettings() const {
@@ -234,7 +234,7 @@ void MainWindow::resetLayout() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (m_queue->isBusy()) {
+  if (m_queueControl->isBusy()) {
     if (QApplication::platformName() != "offscreen" &&
         QMessageBox::question(this, tr("PHA Workbench"),
                               tr("A run is training. Cancel it (a checkpoint is written) and quit?")) !=

@@ -1,15 +1,16 @@
-// MainWindow: wires the docks, the project session, the run queue and the store together;
-// the work itself happens in those objects.
+// MainWindow: builds the docks and menus and wires the project session, the run browser, the
+// run queue, the efficiency profile and the feature docks together; the work is done by those
+// objects (ProjectSession, RunBrowser, QueueController, EfficiencyController, RunMonitor,
+// ConfigEditor, CompareWidget, GeneratePanel).
+//   main_window.cpp          construction, layout, settings, the window's public actions
+//   main_window_menus.cpp    every menu, the toolbar and the status bar, in one place
+//   main_window_project.cpp  opening and creating projects, the feature docks, variants, reports
 #pragma once
 
 #include <QMainWindow>
 #include <QStringList>
-#include <map>
-#include <vector>
 
 #include "docks.h"
-#include "efficiency_panel.h"
-#include "runtime/events.h"
 
 class QAction;
 class QLabel;
@@ -18,14 +19,18 @@ class QProgressBar;
 
 namespace pha::gui {
 
-class ProjectSession;
-class RunQueue;
-class RunMonitor;
-class RunsModel;
-class RunsFilterModel;
-class ConfigEditor;
 class CompareWidget;
+class ConfigEditor;
+class EfficiencyController;
 class GeneratePanel;
+class ProjectSession;
+class QueueController;
+class RunBrowser;
+class RunMonitor;
+class RunQueue;
+class RunsModel;
+
+class ProjectDataBanner;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -45,6 +50,8 @@ class MainWindow : public QMainWindow {
   void runProject();
   // Queues the project's efficiency profile (its "profile" section, or the defaults) and starts.
   void measureEfficiency();
+  // Evaluates the selected run again from its last checkpoint (Run > Evaluate selected run).
+  void evaluateSelected();
   void pauseOrResume();
   void cancelRuns();
   void reloadRuns();
@@ -57,11 +64,12 @@ class MainWindow : public QMainWindow {
   ProjectSession* session() const { return m_session; }
   RunQueue* queue() const { return m_queue; }
   RunMonitor* monitor() const { return m_monitor; }
-  RunsModel* runsModel() const { return m_runs; }
+  RunsModel* runsModel() const;
   const Docks& docks() const { return m_docks; }
   ConfigEditor* configEditor() const { return m_config; }
   CompareWidget* compareWidget() const { return m_compare; }
   GeneratePanel* generatePanel() const { return m_generate; }
+  ProjectDataBanner* dataBanner() const { return m_dataBanner; }
   QString lastError() const { return m_lastError; }
 
  signals:
@@ -75,52 +83,53 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  // main_window.cpp
   void buildLayout();
   void applyDefaultSizes();
-  void buildMenus();
-  void buildStatusBar();
-  void connectQueue();
+  void connectControllers();
   void showError(const QString& message);
+  void showMessage(const QString& message, int timeoutMs);
+  void updateActions();
+  void onRunChosen(const QString& storePath, qint64 runId, const QString& name);
+  void showCompare(const QList<qint64>& ids);
+  // main_window_menus.cpp
+  void buildMenus();
+  void buildRunMenu();
+  void buildViewMenu();
+  void buildStatusBar();
   void showAbout();
+  void refreshRecentMenu();
+  // main_window_project.cpp
+  void buildFeatureDocks();
   void newProjectFromTemplate();
   void openProjectDialog();
-  void refreshRecentMenu();
-  void updateActions();
-  void onRunSelected();
-  void loadEfficiency();
-  void showEfficiency();
-  void connectProfiler();
-  void onEfficiencyEvents(const std::vector<pha::runtime::EfficiencyEvent>& events);
-  void buildFeatureDocks();
   void showConfigOf(const QString& storePath, qint64 runId);
   void addConfigAsVariant();
   void exportSelectedReport();
+  // Run, Measure and Evaluate need the project's data: disabled, with the reason, without it.
+  void applyDataAvailability();
 
   Docks m_docks;
   ProjectSession* m_session = nullptr;
   RunQueue* m_queue = nullptr;
   RunMonitor* m_monitor = nullptr;
-  RunsModel* m_runs = nullptr;
-  RunsFilterModel* m_runsProxy = nullptr;
+  RunBrowser* m_browser = nullptr;
+  EfficiencyController* m_efficiency = nullptr;
+  QueueController* m_queueControl = nullptr;
   ConfigEditor* m_config = nullptr;
   CompareWidget* m_compare = nullptr;
   GeneratePanel* m_generate = nullptr;
+  ProjectDataBanner* m_dataBanner = nullptr;
   QAction* m_runAction = nullptr;
   QAction* m_measureAction = nullptr;
+  QAction* m_evaluateAction = nullptr;
   QAction* m_pauseAction = nullptr;
   QAction* m_cancelAction = nullptr;
   QMenu* m_recentMenu = nullptr;
   QProgressBar* m_progress = nullptr;
   QLabel* m_statusLabel = nullptr;
-  // Efficiency: the store's profile runs (newest per name), and the points of the profile
-  // being measured, shown in their place as they arrive.
-  std::vector<EfficiencySeries> m_storedEfficiency;
-  std::map<QString, std::vector<pha::store::PerfRow>> m_liveEfficiency;
-  int m_profilePoints = 0;
-  int m_profileDone = 0;
   QByteArray m_defaultState;
   QString m_lastError;
-  qint64 m_lastReloadMs = 0;
   bool m_sized = false;
   bool m_restored = false;
 };

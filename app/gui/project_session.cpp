@@ -1,67 +1,45 @@
 #include "project_session.h"
 
-#include <QCoreApplication>
 #include <QDir>
-#include <QDirIterator>
 #include <QFile>
+#include <algorithm>
 #include <QFileInfo>
 #include <QSettings>
-#include <fstream>
 
 #include "core/paths.h"
 #include "runtime/project.h"
-
-#ifndef PHA_SOURCE_PROJECTS_DIR
-#define PHA_SOURCE_PROJECTS_DIR ""
-#endif
+#include "runtime/project_files.h"
 
 namespace pha::gui {
 
 namespace {
-bool copyTree(const QString& from, const QString& to, QString* error) {
-  QDir src(from);
-  if (!src.exists()) {
-    if (error) *error = QObject::tr("template folder %1 does not exist").arg(from);
-    return false;
-  }
-  QDirIterator it(from, QDir::Files | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
-  while (it.hasNext()) {
-    const QString file = it.next();
-    const QString rel = src.relativeFilePath(file);
-    if (rel.startsWith("runs.sqlite") || rel.startsWith("checkpoints/")) continue;  // never copy results
-    const QString target = to + "/" + rel;
-    QDir().mkpath(QFileInfo(target).absolutePath());
-    if (!QFile::copy(file, target)) {
-      if (error) *error = QObject::tr("cannot copy %1 to %2").arg(file, target);
-      return false;
-    }
-  }
-  return true;
-}
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
 }  // namespace
 
 ProjectSession::ProjectSession(QObject* parent) : QObject(parent) {}
 
 QString ProjectSession::templatesDir() {
-  const QString env = qEnvironmentVariable("PHA_PROJECTS_DIR");
-  if (!env.isEmpty()) return env;
-  const QString installed = QCoreApplication::applicationDirPath() + "/../share/pha-workbench/projects";
-  if (QDir(installed).exists()) return QDir(installed).canonicalPath();
-  return QString(PHA_SOURCE_PROJECTS_DIR);
+  const auto dirs = runtime::template_dirs();
+  return dirs.empty() ? tr("$PHA_PROJECTS_DIR or <program folder>/../share/pha-workbench/projects") : qstr(dirs.front());
 }
 
 QStringList ProjectSession::templateNames() {
   QStringList names;
-  for (const QString& d : QDir(templatesDir()).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
-    if (QFile::exists(templatesDir() + "/" + d + "/project.json")) names << d;
+  for (const auto& n : runtime::template_names()) names << qstr(n);
   return names;
 }
 
-QString ProjectSession::workspaceDir() { return QString::fromStdString((pha::data_dir() / "projects").string()); }
+QString ProjectSession::workspaceDir() { return qstr((pha::data_dir() / "projects").string()); }
+
+QString ProjectSession::storePath() const {
+  return m_dir.isEmpty() ? QString() : qstr(runtime::store_path_in(m_dir.toStdString()));
+}
 
 bool ProjectSession::open(const QString& path) {
   try {
-    const runtime::Project p = runtime::load_project(path.toStdString());
+    runtime::LoadOptions options;
+    options.require_data = false;  // browsing needs the store, not the corpus
+    const runtime::Project p = runtime::load_project(path.toStdString(), options);
     m_dir = QDir(QString::fromStdString(p.dir)).absolutePath();
     m_name = QString::fromStdString(p.name.empty() ? QFileInfo(m_dir).fileName().toStdString() : p.name);
     m_runs.clear();
@@ -71,6 +49,7 @@ bool ProjectSession::open(const QString& path) {
       m_configs[QString::fromStdString(r.name)] = r.config;
     }
     m_profile = p.profile;
+    m_missing = p.missing_data;
     m_error.clear();
     addRecent(m_dir);
     emit projectOpened(m_dir);
@@ -88,40 +67,63 @@ QString ProjectSession::defaultProjectPath(QString* error) const {
 }
 
 QString ProjectSession::createFromTemplate(const QString& name, const QString& destination, QString* error) const {
-  if (QFileInfo::exists(destination + "/project.json")) {
-    if (error) *error = tr("%1 already holds a project").arg(destination);
-    return {};
-  }
-  if (!copyTree(templatesDir() + "/" + name, destination, error)) return {};
-  return QDir(destination).absolutePath();
-}
-
-QString ProjectSession::createFromTextFile(const QString& textFile, QString* error) const {
-  const QFileInfo info(textFile);
-  if (!info.isFile()) {
-    if (error) *error = tr("%1 is not a file").arg(textFile);
-    return {};
-  }
-  QString dest = workspaceDir() + "/" + info.completeBaseName();
-  for (int i = 2; QFileInfo::exists(dest); ++i) dest = workspaceDir() + "/" + info.completeBaseName() + "-" + QString::number(i);
   try {
-    std::ifstream in((templatesDir() + "/quickstart/project.json").toStdString());
-    nlohmann::json j = nlohmann::json::parse(in);
-    nlohmann::json data = j.value("data", nlohmann::json::object());
-    nlohmann::json fresh = {{"kind", "file"}, {"path", info.absoluteFilePath().toStdString()}};
-    if (data.contains("tokenizer")) fresh["tokenizer"] = data["tokenizer"];
-    j["data"] = fresh;
-    j["name"] = info.completeBaseName().toStdString();
-    j["description"] = "Trains the quickstart's variants on " + info.fileName().toStdString();
-    runtime::parse_project(j, dest.toStdString(), info.absoluteFilePath().toStdString());  // validate first
-    QDir().mkpath(dest);
-    std::ofstream out((dest + "/project.json").toStdString());
-    out << j.dump(2) << "\n";
-    return dest;
+    return qstr(runtime::copy_template(name.toStdString(), destination.toStdString()));
   } catch (const std::exception& e) {
     if (error) *error = QString::fromUtf8(e.what());
     return {};
   }
+}
+
+QString ProjectSession::createFromTextFile(const QString& textFile, QString* error) const {
+  try {
+    return qstr(runtime::create_project_from_text(textFile.toStdString(), workspaceDir().toStdString()));
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return {};
+  }
+}
+
+QString ProjectSession::suggestVariantName(const QString& base) const {
+  try {
+    return qstr(runtime::unique_variant_name(m_dir.toStdString(), base.toStdString()));
+  } catch (const std::exception&) {
+    return base;  // the project file cannot be read: addVariant reports why
+  }
+}
+
+bool ProjectSession::addVariant(const QString& name, const nlohmann::json& model, const nlohmann::json& training) {
+  try {
+    runtime::add_variant(m_dir.toStdString(), name.toStdString(), model, training);
+  } catch (const std::exception& e) {
+    m_error = QString::fromUtf8(e.what());
+    return false;
+  }
+  return true;
+}
+
+QString ProjectSession::missingDataReason() const {
+  if (m_missing.empty()) return {};
+  QStringList where;
+  for (const auto& m : m_missing) where << QStringLiteral("%1 = %2").arg(qstr(m.field), qstr(m.path));
+  return tr("Training and evaluation need the project's data, which is not on this machine (%1).").arg(where.join("; "));
+}
+
+QStringList ProjectSession::missingPackages() const {
+  QStringList ids;
+  for (const auto& m : m_missing)
+    if (!m.package.empty() && !ids.contains(qstr(m.package))) ids << qstr(m.package);
+  return ids;
+}
+
+bool ProjectSession::relocateData(const QString& field, const QString& path) {
+  try {
+    runtime::relocate_data(m_dir.toStdString(), field.toStdString(), path.toStdString());
+  } catch (const std::exception& e) {
+    m_error = QString::fromUtf8(e.what());
+    return false;
+  }
+  return true;
 }
 
 nlohmann::json ProjectSession::runConfig(const QString& run) const {
@@ -131,7 +133,7 @@ nlohmann::json ProjectSession::runConfig(const QString& run) const {
 
 QStringList ProjectSession::recentProjects() const {
   QStringList list = QSettings().value("projects/recent").toStringList();
-  list.erase(std::remove_if(list.begin(), list.end(), [](const QString& d) { return !QFile::exists(d + "/project.json"); }),
+  list.erase(std::remove_if(list.begin(), list.end(), [](const QString& d) { return !QFile::exists(qstr(runtime::project_file_in(d.toStdString()))); }),
              list.end());
   return list;
 }

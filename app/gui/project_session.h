@@ -1,13 +1,15 @@
-// ProjectSession: the open project (a folder with project.json, runs.sqlite, checkpoints/),
-// where templates live, the user's workspace, the recent-projects list, and new projects made
-// from a template or from a dropped .txt corpus. Validation is the engine's (load_project):
-// a bad project is refused with its message and nothing is written.
+// ProjectSession: the open project (a folder with project.json, its run store, checkpoints/),
+// the user's workspace and the recent-projects list: Qt glue over the engine's project files
+// (runtime/project.h, runtime/project_files.h), which validate, find templates, create projects
+// and add variants. A bad project is refused with its message and nothing is written; a project
+// whose data is not on this machine opens for browsing (missingData() says what is missing).
 #pragma once
 
 #include <QObject>
 #include <QString>
 #include <QStringList>
 #include <map>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "runtime/project.h"
@@ -19,32 +21,51 @@ class ProjectSession : public QObject {
  public:
   explicit ProjectSession(QObject* parent = nullptr);
 
-  // Templates: $PHA_PROJECTS_DIR, else <exe>/../share/pha-workbench/projects (installed), else
-  // the source tree's projects/ (build tree).
+  // Templates, in the engine's one search order (runtime::template_dirs): the first template
+  // folder (for messages), and every template name.
   static QString templatesDir();
   static QStringList templateNames();
   // Where new projects go by default: <data dir>/projects.
   static QString workspaceDir();
 
-  // Opens a project folder (or its project.json). Returns false with errorText() otherwise.
+  // Opens a project folder (or its project.json). Returns false with errorText() otherwise. Its
+  // corpus or tokenizer files need not be here (a project trained on a server): the runs can be
+  // browsed, and missingData() lists what training and evaluation would need.
   bool open(const QString& path);
   // The default project: the quickstart, copied into the workspace on first use.
   QString defaultProjectPath(QString* error = nullptr) const;
   // Copies template `name` to `destination` (must not exist). Returns the folder or "" + error.
   QString createFromTemplate(const QString& name, const QString& destination, QString* error = nullptr) const;
-  // A new project in the workspace training on one text file (the quickstart's settings).
+  // A new project in the workspace training the quickstart's variants on a text file or a
+  // folder of .txt files (runtime::create_project_from_text).
   QString createFromTextFile(const QString& textFile, QString* error = nullptr) const;
+  // A variant name the open project does not use yet: base, base-2, ...
+  QString suggestVariantName(const QString& base) const;
+  // Adds a variant to the open project's project.json (runtime::add_variant); open() it again
+  // to see its runs. False with errorText() when refused; the file is then unchanged.
+  bool addVariant(const QString& name, const nlohmann::json& model, const nlohmann::json& training);
 
   bool isOpen() const { return !m_dir.isEmpty(); }
   QString dir() const { return m_dir; }
   QString name() const { return m_name; }
-  QString storePath() const { return m_dir.isEmpty() ? QString() : m_dir + "/runs.sqlite"; }
+  QString storePath() const;  // runtime::store_path_in(dir()); "" when no project is open
   QStringList runNames() const { return m_runs; }
   // The resolved config of a run ({"project","run","model","training","data"}), null if unknown.
   nlohmann::json runConfig(const QString& run) const;
   QString errorText() const { return m_error; }
   // The project's "profile" section (defaults, present == false, when it has none).
   const pha::runtime::ProfileSettings& profileSettings() const { return m_profile; }
+
+  // Data the open project names that is not on this machine (empty: it can train).
+  const std::vector<pha::runtime::MissingData>& missingData() const { return m_missing; }
+  bool hasLocalData() const { return m_missing.empty(); }
+  // One sentence for tooltips and the status bar: why training and evaluation cannot start.
+  QString missingDataReason() const;
+  // Package ids (`pha data install ...`) that would provide the missing data.
+  QStringList missingPackages() const;
+  // Points `field` (a MissingData field) at a local copy through runtime::relocate_data; open()
+  // the project again to use it. False with errorText() when refused (project.json unchanged).
+  bool relocateData(const QString& field, const QString& path);
 
   QStringList recentProjects() const;
 
@@ -58,6 +79,7 @@ class ProjectSession : public QObject {
   QStringList m_runs;
   std::map<QString, nlohmann::json> m_configs;
   pha::runtime::ProfileSettings m_profile;
+  std::vector<pha::runtime::MissingData> m_missing;
   QString m_error;
 };
 

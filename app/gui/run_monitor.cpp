@@ -27,7 +27,7 @@ QString readoutText(const runtime::StepMetrics& s) {
 }
 }  // namespace
 
-RunMonitor::RunMonitor(CurvePlot* lossPlot, CurvePlot* qualityPlot, MixerPanel* mixer, QLabel* readout, QObject* parent)
+RunMonitor::RunMonitor(widgets::CurvePlot* lossPlot, widgets::CurvePlot* qualityPlot, widgets::MixerPanel* mixer, QLabel* readout, QObject* parent)
     : QObject(parent), m_loss(lossPlot), m_quality(qualityPlot), m_mixer(mixer), m_readout(readout) {}
 
 void RunMonitor::clearPlots(const QString& title) {
@@ -77,7 +77,7 @@ void RunMonitor::addEvents(const EventBuffer::Batch& batch) {
       m_quality->appendPoint(split + "/accuracy", e.step, 0, 0, e.value, kVal);
     }
   }
-  for (const auto& m : batch.mixers) m_mixer->appendFrame(MixerFrame{m.step, m.layers, m.branches, m.weights});
+  for (const auto& m : batch.mixers) m_mixer->appendFrame(widgets::MixerFrame{m.step, m.layers, m.branches, m.weights});
   m_loss->replotLater();
   m_quality->replotLater();
 }
@@ -95,7 +95,7 @@ bool RunMonitor::showStoredRun(const QString& storePath, qint64 runId) {
     clearPlots(QString::fromStdString(run->name));
     const auto keys = s.metric_keys(runId);
     auto has = [&](const char* k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); };
-    auto load = [&](CurvePlot* plot, const char* key, const QColor& color) {
+    auto load = [&](widgets::CurvePlot* plot, const char* key, const QColor& color) {
       if (!has(key)) return;
       const auto tokens = s.read_metric(runId, key, 2000, store::XAxis::Tokens);
       const auto wall = s.read_metric(runId, key, 2000, store::XAxis::WallMs);
@@ -119,7 +119,7 @@ bool RunMonitor::showStoredRun(const QString& storePath, qint64 runId) {
       load(m_quality, "train/ppl", kTrain);
       load(m_quality, "val/ppl", kVal);
     }
-    std::vector<MixerFrame> frames;
+    std::vector<widgets::MixerFrame> frames;
     for (auto& snap : s.read_mixer_all(runId)) frames.push_back({snap.step, snap.layers, snap.branches, snap.weights});
     if (frames.empty())
       m_mixer->clear(tr("%1 has no mixer snapshots (its variant may have no mixer).").arg(run->name.c_str()));

@@ -10,15 +10,17 @@
 
 class QLabel;
 
-namespace pha::gui {
-
+namespace pha::widgets {
 class CurvePlot;
 class MixerPanel;
+}  // namespace pha::widgets
+
+namespace pha::gui {
 
 class RunMonitor : public QObject {
   Q_OBJECT
  public:
-  RunMonitor(CurvePlot* lossPlot, CurvePlot* qualityPlot, MixerPanel* mixer, QLabel* readout, QObject* parent = nullptr);
+  RunMonitor(widgets::CurvePlot* lossPlot, widgets::CurvePlot* qualityPlot, widgets::MixerPanel* mixer, QLabel* readout, QObject* parent = nullptr);
 
   // Live: a new run begins (clears the plots) / events of the running run.
   void beginLive(const QString& runName);
@@ -34,9 +36,9 @@ class RunMonitor : public QObject {
 
  private:
   void clearPlots(const QString& title);
-  CurvePlot* m_loss;
-  CurvePlot* m_quality;
-  MixerPanel* m_mixer;
+  widgets::CurvePlot* m_loss;
+  widgets::CurvePlot* m_quality;
+  widgets::MixerPanel* m_mixer;
   QLabel* m_readout;
   bool m_live = false;
   bool m_isTask = false;

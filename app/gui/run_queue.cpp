@@ -5,8 +5,9 @@
 
 #include "pha_program.h"
 #include "runtime/job.h"
-#include "runtime/profile_store.h"
-#include "runtime/profiler.h"
+#include "runtime/run_eval.h"
+#include "runtime/profile_job.h"
+#include "runtime/project.h"
 
 namespace pha::gui {
 
@@ -70,6 +71,19 @@ RunQueue::~RunQueue() {
 
 void RunQueue::enqueue(const QVector<QueuedRun>& runs) { m_pending += runs; }
 
+bool RunQueue::enqueueProject(const QString& project, QString* error) {
+  try {
+    QVector<QueuedRun> runs;
+    for (auto& item : runtime::project_queue(runtime::load_project(project.toStdString()), {}))
+      runs.push_back({project, std::move(item)});
+    enqueue(runs);
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+}
+
 void RunQueue::start() {
   if (!m_busy) startNext();
 }
@@ -97,8 +111,16 @@ void RunQueue::cancelAll() {
 }
 
 void RunQueue::startNext() {
+  // The engine's policy: the profile after the runs only follows a complete pass.
+  while (!m_pending.isEmpty()) {
+    const std::string why = runtime::skip_reason(m_pending.first().item, m_unfinished);
+    if (why.empty()) break;
+    m_pending.removeFirst();
+    emit profileEnded("skipped", QString::fromStdString(why), 0);
+  }
   if (m_pending.isEmpty()) {
     m_busy = false;
+    m_unfinished = 0;
     emit queueFinished();
     return;
   }
@@ -106,23 +128,28 @@ void RunQueue::startNext() {
   m_busy = true;
   m_buffer = std::make_shared<EventBuffer>();
   m_control = std::make_shared<runtime::RunControl>();
-  if (m_current.profile) {
+  if (m_current.isProfile()) {
     startProfile();
+    return;
+  }
+  if (m_current.isEvaluation()) {
+    startEvaluation();
     return;
   }
   runtime::JobSpec spec;
   spec.project = m_current.project.toStdString();
-  spec.run = m_current.run.toStdString();
+  spec.run = m_current.item.run;
+  spec.resume_run_id = m_current.item.resume_run_id;
   spec.threads = m_threads;
   if (!m_overrides.isEmpty()) spec.training_overrides = nlohmann::json::parse(m_overrides.toStdString(), nullptr, false);
   if (spec.training_overrides.is_discarded() || !spec.training_overrides.is_object())
     spec.training_overrides = nlohmann::json::object();
-  emit runStarted(m_current.project, m_current.run);
+  emit runStarted(m_current.project, m_current.run());
   m_drainTimer.start();
 
   auto buffer = m_buffer;
   auto control = m_control;
-  const QString name = m_current.run;
+  const QString name = m_current.run();
   QMetaObject::invokeMethod(m_worker, [this, spec, buffer, control, name] {
     qint64 runId = 0;
     QString status = "failed", reason;
@@ -152,29 +179,30 @@ void RunQueue::startProfile() {
   m_drainTimer.start();
   auto buffer = m_buffer;
   auto control = m_control;
-  const std::string project = m_current.project.toStdString();
-  const int threads = m_threads;
-  QMetaObject::invokeMethod(m_worker, [this, exe, project, threads, buffer, control] {
+  runtime::ProfileJobSpec spec;
+  spec.project = m_current.project.toStdString();
+  spec.threads = m_threads;
+  spec.program = exe.toStdString();
+  // Called in the worker thread once the sweep is known: only posts to the GUI thread.
+  spec.on_start = [this, dir = m_current.project](const runtime::ProfileSweep& sweep) {
+    QStringList models;
+    for (const auto& m : sweep.models) models << QString::fromStdString(m);
+    const int points = static_cast<int>(runtime::sweep_point_count(sweep));
+    QMetaObject::invokeMethod(this, [this, dir, points, models] { emit profileStarted(dir, points, models); },
+                              Qt::QueuedConnection);
+  };
+  QMetaObject::invokeMethod(m_worker, [this, spec, buffer, control] {
     QString status = "failed", message;
     int stored = 0;
     try {
       // Loading validates the project (and its "profile" section) off the GUI thread.
-      const runtime::Project p = runtime::load_project(project);
-      runtime::ProfileSweep sweep = runtime::project_profile_sweep(p);
-      sweep.threads = threads;
-      QStringList models;
-      for (const auto& m : sweep.models) models << QString::fromStdString(m);
-      const int points = static_cast<int>(runtime::sweep_point_count(sweep));
-      const QString dir = QString::fromStdString(p.dir);
-      QMetaObject::invokeMethod(this, [this, dir, points, models] { emit profileStarted(dir, points, models); },
-                                Qt::QueuedConnection);
-      const auto rows = runtime::profile_sweep(exe.toStdString(), sweep, *buffer, *control);
-      int failed = 0;
-      for (const auto& r : rows) failed += r.error.empty() ? 0 : 1;
-      if (!rows.empty()) stored = static_cast<int>(runtime::store_profile_results(p.store_path(), p.name, rows).size());
-      status = control->cancel_requested() ? "cancelled" : "finished";
+      const runtime::ProfileJobResult r = runtime::run_profile_job(spec, *buffer, *control);
+      const int points = static_cast<int>(runtime::sweep_point_count(r.sweep));
+      const int failed = r.failed_points();
+      stored = static_cast<int>(r.run_ids.size());
+      status = r.cancelled ? "cancelled" : "finished";
       message = QObject::tr("%1 of %2 points measured%3")
-                    .arg(static_cast<int>(rows.size()) - failed)
+                    .arg(static_cast<int>(r.points.size()) - failed)
                     .arg(points)
                     .arg(failed ? QObject::tr(", %1 failed (their reasons are in the profile runs' notes)").arg(failed)
                                 : QString());
@@ -185,6 +213,47 @@ void RunQueue::startProfile() {
     }
     QMetaObject::invokeMethod(this, [this, status, message, stored] { onProfileDone(status, message, stored); },
                               Qt::QueuedConnection);
+  });
+}
+
+namespace {
+// One line per measured point, as `pha eval` prints them.
+QString evaluationSummary(const runtime::RunEvalResult& r) {
+  QStringList parts;
+  for (const auto& p : r.rows) {
+    const QString where = QString::fromStdString(p.set) + (p.seq_len > 0 ? QString(" T=%1").arg(p.seq_len) : QString());
+    if (p.kind == "text")
+      parts << QObject::tr("%1: loss %2, ppl %3, bpb %4").arg(where).arg(p.loss, 0, 'f', 4).arg(p.perplexity, 0, 'f', 3)
+                   .arg(p.bpb, 0, 'f', 4);
+    else
+      parts << QObject::tr("%1: accuracy %2").arg(where).arg(p.accuracy.micro, 0, 'f', 4);
+  }
+  return QObject::tr("run %1 at step %2: %3 (%4 rows recorded)")
+      .arg(r.run_id)
+      .arg(r.step)
+      .arg(parts.join("; "))
+      .arg(r.recorded);
+}
+}  // namespace
+
+void RunQueue::startEvaluation() {
+  const std::string store = m_current.evalStore.toStdString();
+  const qint64 runId = m_current.evalRunId;
+  QMetaObject::invokeMethod(m_worker, [this, store, runId] {
+    QString status = "failed", summary;
+    try {
+      summary = evaluationSummary(runtime::evaluate_run(store, runId, runtime::RunEvalOptions{}));
+      status = "finished";
+    } catch (const std::exception& e) {  // no checkpoint, data gone, ...: nothing was recorded
+      summary = QString::fromUtf8(e.what());
+    } catch (...) {
+      summary = "unknown error";
+    }
+    QMetaObject::invokeMethod(this, [this, runId, status, summary] {
+      m_busy = false;
+      emit evaluationEnded(runId, status, summary);
+      startNext();
+    }, Qt::QueuedConnection);
   });
 }
 
@@ -206,6 +275,7 @@ void RunQueue::onWorkerDone(const QString& run, qint64 runId, const QString& sta
   drain();  // the last events before the end
   m_drainTimer.stop();
   m_busy = false;
+  if (status != runtime::job_status_name(runtime::JobStatus::Finished)) ++m_unfinished;
   emit runEnded(run, runId, status, reason);
   startNext();
 }

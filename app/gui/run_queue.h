@@ -2,9 +2,11 @@
 // thread (QThread) through pha::runtime::run_job; the engine's events are buffered by a
 // thread-safe observer and drained on the GUI thread by a timer at most ~30 times a second,
 // so the event loop never waits on training. Start, pause, resume and cancel act on the
-// current run through RunControl (checked by the trainer every step). A queue item can also be
-// the project's efficiency profile (runtime::profile_sweep in the same worker thread, each
-// point in a `pha __profile-point` process), recorded in the store like `pha bench --project`.
+// current run through RunControl (checked by the trainer every step). The items of a project
+// and their order are the engine's (runtime::project_queue: the runs, then the efficiency
+// profile, which is skipped unless every run before it finished). A profile item runs
+// runtime::run_profile_job in the same worker thread (each point in a `pha __profile-point`
+// process), recorded in the store exactly as `pha train` and `pha bench --project` record it.
 #pragma once
 
 #include <QObject>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "runtime/events.h"
+#include "runtime/project_queue.h"
 
 namespace pha::gui {
 
@@ -51,11 +54,23 @@ class EventBuffer : public pha::runtime::RunObserver {
 };
 
 struct QueuedRun {
-  QString project;       // project folder
-  QString run;           // run name from runs_to_make(); empty for a profile item
-  bool profile = false;  // the project's efficiency profile instead of a training run
+  QString project;                 // project folder
+  pha::runtime::QueueItem item;    // a training run of it, or its efficiency profile
+  // Run > Evaluate: a stored run evaluated again (runtime::evaluate_run, the same plan and rows
+  // as the training's final evaluation and `pha eval`); 0: not an evaluation item.
+  qint64 evalRunId = 0;
+  QString evalStore;
 
-  static QueuedRun profileOf(const QString& project) { return {project, QString(), true}; }
+  bool isProfile() const { return evalRunId == 0 && item.kind == pha::runtime::QueueItemKind::Profile; }
+  bool isEvaluation() const { return evalRunId > 0; }
+  QString run() const { return QString::fromStdString(item.run); }
+  // Run > Measure efficiency: the profile alone, whatever ran before.
+  static QueuedRun profileOf(const QString& project) {
+    return {project, {pha::runtime::QueueItemKind::Profile, {}, 0, false}, 0, {}};
+  }
+  static QueuedRun evaluationOf(const QString& storePath, qint64 runId) {
+    return {QString(), {}, runId, storePath};
+  }
 };
 
 class RunQueue : public QObject {
@@ -65,6 +80,9 @@ class RunQueue : public QObject {
   ~RunQueue() override;
 
   void enqueue(const QVector<QueuedRun>& runs);
+  // The project's queue (runtime::project_queue with its defaults: every run, then the profile
+  // when project.json asks for it). False with the reason in *error for a bad project.
+  bool enqueueProject(const QString& project, QString* error);
   void start();  // starts the next run when idle
   void pause();
   void resume();
@@ -73,9 +91,9 @@ class RunQueue : public QObject {
 
   bool isBusy() const { return m_busy; }
   bool isPaused() const;
-  bool isProfiling() const { return m_busy && m_current.profile; }
+  bool isProfiling() const { return m_busy && m_current.isProfile(); }
   int pendingCount() const { return m_pending.size(); }
-  QString currentRun() const { return m_current.run; }
+  QString currentRun() const { return m_current.run(); }
   void setThreads(int threads) { m_threads = threads; }
   void setTrainingOverrides(const QString& json) { m_overrides = json; }  // JSON object text
 
@@ -86,13 +104,17 @@ class RunQueue : public QObject {
   void runEnded(const QString& run, qint64 runId, const QString& status, const QString& reason);
   // The profile item: its sweep is known (points = models x T x phases, models its labels)...
   void profileStarted(const QString& project, int points, const QStringList& models);
-  // ... and it ended. status: finished | cancelled | failed; storedRuns: "profile: <model>" runs written.
+  // ... and it ended. status: finished | cancelled | failed | skipped (a run before it did not
+  // finish; message says so); storedRuns: the profile runs written.
   void profileEnded(const QString& status, const QString& message, int storedRuns);
+  // An evaluation item ended: status finished | failed; summary: the figures (or the error).
+  void evaluationEnded(qint64 runId, const QString& status, const QString& summary);
   void queueFinished();
 
  private:
   void startNext();
   void startProfile();
+  void startEvaluation();
   void drain();
   void onWorkerDone(const QString& run, qint64 runId, const QString& status, const QString& reason);
   void onProfileDone(const QString& status, const QString& message, int storedRuns);
@@ -100,6 +122,7 @@ class RunQueue : public QObject {
   QVector<QueuedRun> m_pending;
   QueuedRun m_current;
   bool m_busy = false;
+  int m_unfinished = 0;  // training runs of this queue pass that did not finish
   int m_threads = 0;
   QString m_overrides;
   QThread m_thread;

@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <cmath>
 
+#include "number_format.h"
 #include "store/store.h"
 
 namespace pha::gui {
@@ -32,14 +33,6 @@ QColor statusColor(store::RunStatus s) {
     default: return QColor(128, 128, 128);
   }
 }
-QString formatCount(double n) {
-  if (n < 0) return QString();
-  if (n >= 1e9) return QString::number(n / 1e9, 'f', 2) + " G";
-  if (n >= 1e6) return QString::number(n / 1e6, 'f', 2) + " M";
-  if (n >= 1e3) return QString::number(n / 1e3, 'f', 1) + " k";
-  return QString::number(n, 'f', 0);
-}
-
 QString formatDuration(double s) {
   if (s < 0) return QString();
   if (s < 60) return QString::number(s, 'f', 1) + " s";
@@ -103,7 +96,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case Status: return QString(store::to_string(r.status));
     case Name: return QString::fromStdString(r.name);
     case Variant: return QString::fromStdString(r.variant);
-    case Parameters: return sort ? QVariant::fromValue<qint64>(r.n_params) : QVariant(formatCount(r.n_params));
+    case Parameters: return sort ? QVariant::fromValue<qint64>(r.n_params) : QVariant(widgets::formatCount(r.n_params));
     case BestValLoss:
     case FinalTrainLoss: {
       const auto& s = summaryAt(*e, index.column() == BestValLoss ? 0 : 1);

@@ -8,7 +8,7 @@
 #include <QPixmap>
 #include <cstdio>
 
-#include "core/system_info.h"
+#include "device/system_info.h"
 
 namespace pha::gui {
 

@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "core/paths.h"
-#include "data/config_reader.h"
+#include "core/config_reader.h"
 #include "data/file_io.h"
 #include "data/hash.h"
 #include "data/utf8.h"
@@ -41,7 +41,7 @@ SourceConfig SourceConfig::from_json(const nlohmann::json& section, const std::s
   c.cache = r.get_bool("cache", true);
   c.cache_dir = r.get_string("cache_dir", pha::cache_dir().string());
 
-  ConfigReader s(r.get_object("split"), r.field("split"));
+  ConfigReader s = r.object("split");
   const std::string default_rule = c.kind == "wikitext" ? "wikitext" : c.kind == "gutenberg" ? "files" : "hash";
   c.split.rule = s.get_choice("rule", default_rule, {"wikitext", "files", "hash"});
   if (c.split.rule == "wikitext" && c.kind != "wikitext")
@@ -53,13 +53,16 @@ SourceConfig SourceConfig::from_json(const nlohmann::json& section, const std::s
   if (c.split.rule == "hash") {
     c.split.valid = s.get_double("valid", 0.05, 0.0, 1.0);
     c.split.test = s.get_double("test", 0.05, 0.0, 1.0);
-    if (c.split.valid + c.split.test >= 1.0) throw Error(s.field("test"), "valid + test must be below 1");
+    if (c.split.valid + c.split.test >= 1.0)
+      throw Error(s.field("test"), format_number(c.split.test) + " with " + s.field("valid") + " = " +
+                                       format_number(c.split.valid) + " leaves no training text; allowed: valid + test below 1");
     c.split.unit = c.kind == "file" ? "paragraph" : s.get_choice("unit", "file", {"file", "paragraph"});
   } else if (c.split.rule == "files") {
-    c.split.valid_files = s.has("valid_files") || c.kind != "gutenberg" ? s.get_string_list("valid_files")
-                                                                        : std::vector<std::string>{"chesterton-thursday.txt"};
-    c.split.test_files = s.has("test_files") || c.kind != "gutenberg" ? s.get_string_list("test_files")
-                                                                      : std::vector<std::string>{"austen-persuasion.txt"};
+    const bool books = c.kind == "gutenberg";  // the installed corpus has a documented default split
+    c.split.valid_files = s.get_string_list("valid_files", books ? std::vector<std::string>{"chesterton-thursday.txt"}
+                                                                 : std::vector<std::string>{});
+    c.split.test_files = s.get_string_list("test_files", books ? std::vector<std::string>{"austen-persuasion.txt"}
+                                                               : std::vector<std::string>{});
     for (const auto& v : c.split.valid_files)
       if (std::find(c.split.test_files.begin(), c.split.test_files.end(), v) != c.split.test_files.end())
         throw Error(s.field("test_files"), "\"" + v + "\" is also in valid_files");

@@ -3,7 +3,7 @@
 #include "core/paths.h"
 #include "data/bpe_tokenizer.h"
 #include "data/byte_tokenizer.h"
-#include "data/config_reader.h"
+#include "core/config_reader.h"
 
 namespace pha::data {
 
@@ -12,8 +12,7 @@ std::unique_ptr<Tokenizer> make_tokenizer(const nlohmann::json& config, const st
   const std::string kind = r.get_choice("kind", "byte", {"byte", "gpt2", "bpe"});
   std::unique_ptr<Tokenizer> tok;
   if (kind == "byte") {
-    std::vector<std::string> specials = r.has("specials") ? r.get_string_list("specials")
-                                                          : std::vector<std::string>{"<|endoftext|>"};
+    const std::vector<std::string> specials = r.get_string_list("specials", {"<|endoftext|>"});
     r.finish();
     tok = std::make_unique<ByteTokenizer>(specials);
   } else if (kind == "gpt2") {

@@ -1,5 +1,6 @@
-// ModelConfig <-> JSON, and validation. Every error names the full field path
-// ("model.attention.kv_heads") and what is allowed; unknown keys get the nearest known key.
+// ModelConfig <-> JSON, and validation. Sections are read through core/config_reader (errors
+// name the full field path, "model.attention.kv_heads", what was found and what is allowed;
+// unknown keys get the nearest known key); the cross-field checks here use the same style.
 // The JSON shape is documented key by key in docs/model-config.md.
 #include "model/model_config.h"
 
@@ -7,10 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
-#include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "core/config_reader.h"
 #include "core/error.h"
 #include "model/variants.h"
 
@@ -22,152 +22,20 @@ namespace {
 
 // ---- small helpers ------------------------------------------------------------------------
 
-std::string describe(const json& v) {
-  std::string dumped = v.dump();
-  if (dumped.size() > 40) dumped = dumped.substr(0, 37) + "...";
-  switch (v.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return "a boolean (" + dumped + ")";
-    case json::value_t::string:
-      return "a string (" + dumped + ")";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return "an integer (" + dumped + ")";
-    case json::value_t::number_float:
-      return "a number (" + dumped + ")";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    default:
-      return "a value of unsupported type";
-  }
-}
-
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ") {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
   return out;
 }
 
-std::string quoted_list(const std::vector<std::string>& items) {
-  std::vector<std::string> q;
-  for (const auto& s : items) q.push_back("\"" + s + "\"");
-  return join(q);
+// Reads an int field into `out`, keeping its value when the key is absent.
+void read_int(ConfigReader& r, const std::string& key, int& out, int64_t min, int64_t max) {
+  out = static_cast<int>(r.get_int(key, out, min, max));
 }
 
-size_t levenshtein(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
+void read_double(ConfigReader& r, const std::string& key, double& out, double min, double max, bool min_open = false) {
+  out = r.get_double(key, out, min, max, min_open);
 }
-
-// Shortest decimal form that reads back as the same double.
-std::string fmt_double(double v) {
-  for (int precision = 6; precision <= 17; ++precision) {
-    std::ostringstream os;
-    os.precision(precision);
-    os << v;
-    if (std::stod(os.str()) == v) return os.str();
-  }
-  return std::to_string(v);
-}
-
-// Reads one JSON object: rejects unknown keys (suggesting the nearest known one) and reads
-// typed, range-checked fields. Absent keys keep the value already in the target.
-class ObjectReader {
- public:
-  ObjectReader(const json& j, std::string path, std::vector<std::string> keys)
-      : j_(j), path_(std::move(path)), keys_(std::move(keys)) {
-    if (!j_.is_object()) throw Error(path_, "expected an object, got " + describe(j_));
-    for (const auto& item : j_.items()) {
-      if (std::find(keys_.begin(), keys_.end(), item.key()) == keys_.end()) unknown(item.key());
-    }
-  }
-
-  bool has(const std::string& key) const { return j_.contains(key); }
-  std::string field(const std::string& key) const { return path_ + "." + key; }
-  const json& at(const std::string& key) const { return j_.at(key); }
-
-  void get(const std::string& key, int& out, int64_t min, int64_t max) const {
-    if (!has(key)) return;
-    const json& v = j_.at(key);
-    if (!v.is_number_integer()) throw Error(field(key), "expected an integer, got " + describe(v));
-    // Unsigned values above int64 range are read as int64 wrap-around; check both ways.
-    int64_t x = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX) ? INT64_MAX : v.get<int64_t>();
-    if (x < min || x > max) {
-      throw Error(field(key),
-                  v.dump() + " is out of range; allowed: " + std::to_string(min) + " to " + std::to_string(max));
-    }
-    out = static_cast<int>(x);
-  }
-
-  void get(const std::string& key, double& out, double min, double max, bool min_open) const {
-    if (!has(key)) return;
-    const json& v = j_.at(key);
-    if (!v.is_number()) throw Error(field(key), "expected a number, got " + describe(v));
-    double x = v.get<double>();
-    bool below = min_open ? !(x > min) : !(x >= min);
-    if (!std::isfinite(x) || below || x > max) {
-      throw Error(field(key), v.dump() + " is out of range; allowed: " + (min_open ? "> " : ">= ") + fmt_double(min) +
-                                  " and <= " + fmt_double(max));
-    }
-    out = x;
-  }
-
-  void get(const std::string& key, bool& out) const {
-    if (!has(key)) return;
-    const json& v = j_.at(key);
-    if (!v.is_boolean()) throw Error(field(key), "expected true or false, got " + describe(v));
-    out = v.get<bool>();
-  }
-
-  void get(const std::string& key, std::string& out) const {
-    if (!has(key)) return;
-    const json& v = j_.at(key);
-    if (!v.is_string()) throw Error(field(key), "expected a string, got " + describe(v));
-    out = v.get<std::string>();
-  }
-
-  std::string get_choice(const std::string& key, const std::vector<std::string>& allowed,
-                         const std::string& fallback) const {
-    std::string s = fallback;
-    get(key, s);
-    if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
-      throw Error(field(key), "\"" + s + "\" is not allowed; allowed: " + quoted_list(allowed));
-    }
-    return s;
-  }
-
- private:
-  [[noreturn]] void unknown(const std::string& key) const {
-    std::string best;
-    size_t best_d = std::numeric_limits<size_t>::max();
-    for (const auto& k : keys_) {
-      size_t d = levenshtein(key, k);
-      if (d < best_d) best_d = d, best = k;
-    }
-    // Suggest only a plausible typo; otherwise list every key of this object.
-    if (!best.empty() && best_d <= std::max<size_t>(2, std::min(key.size(), best.size()) / 2)) {
-      throw Error(path_ + "." + key, "unknown key; did you mean \"" + best + "\"?");
-    }
-    throw Error(path_ + "." + key, "unknown key; allowed keys: " + quoted_list(keys_));
-  }
-
-  const json& j_;
-  std::string path_;
-  std::vector<std::string> keys_;
-};
 
 // ---- enum names ---------------------------------------------------------------------------
 
@@ -214,12 +82,12 @@ bool same_layers(const std::vector<LayerSpec>& a, const std::vector<LayerSpec>& 
 SubLayer read_sublayer(const json& j, const std::string& path) {
   if (!j.is_array() || j.empty()) {
     throw Error(path,
-                "expected a non-empty array of branch names (" + quoted_list(branch_names()) + "), got " + describe(j));
+                "expected a non-empty array of branch names (" + quoted_list(branch_names()) + "), got " + describe_json(j));
   }
   SubLayer s;
   for (size_t b = 0; b < j.size(); ++b) {
     std::string p = path + "[" + std::to_string(b) + "]";
-    if (!j[b].is_string()) throw Error(p, "expected a branch name, got " + describe(j[b]));
+    if (!j[b].is_string()) throw Error(p, "expected a branch name, got " + describe_json(j[b]));
     auto name = j[b].get<std::string>();
     const auto& names = branch_names();
     auto it = std::find(names.begin(), names.end(), name);
@@ -242,15 +110,15 @@ LayerSpec read_layer(const json& j, const std::string& path) {
     return expand_block_kind(block_kind_from(name));
   }
   if (!j.is_object()) {
-    throw Error(path, "expected a block kind name or an object {\"kind\", \"sublayers\"}, got " + describe(j));
+    throw Error(path, "expected a block kind name or an object {\"kind\", \"sublayers\"}, got " + describe_json(j));
   }
-  ObjectReader r(j, path, {"kind", "sublayers"});
+  ConfigReader r(j, path, {"kind", "sublayers"});
   LayerSpec layer;
-  layer.kind = block_kind_from(r.get_choice("kind", block_kind_names(), "parallel"));
+  layer.kind = block_kind_from(r.get_choice("kind", "parallel", block_kind_names()));
   if (!r.has("sublayers")) return expand_block_kind(layer.kind);
   const json& subs = r.at("sublayers");
   if (!subs.is_array() || subs.empty()) {
-    throw Error(r.field("sublayers"), "expected a non-empty array of branch lists, got " + describe(subs));
+    throw Error(r.field("sublayers"), "expected a non-empty array of branch lists, got " + describe_json(subs));
   }
   for (size_t s = 0; s < subs.size(); ++s) {
     layer.sublayers.push_back(read_sublayer(subs[s], r.field("sublayers") + "[" + std::to_string(s) + "]"));
@@ -337,8 +205,8 @@ void validate_attention(const ModelConfig& c, const std::string& path) {
                 which + " must be even: RoPE rotates pairs of dimensions");
   }
   if (a.scale_init > a.scale_max) {
-    throw Error(ap + ".scale_init", fmt_double(a.scale_init) + " must be <= " + ap +
-                                        ".scale_max = " + fmt_double(a.scale_max) + " (the clamp)");
+    throw Error(ap + ".scale_init", format_number(a.scale_init) + " must be <= " + ap +
+                                        ".scale_max = " + format_number(a.scale_max) + " (the clamp)");
   }
 }
 
@@ -413,50 +281,43 @@ void validate_model_config(const ModelConfig& c, const std::string& path) {
 }
 
 ModelConfig model_config_from_json(const json& j, const std::string& path) {
-  ObjectReader r(j, path,
+  ConfigReader r(j, path,
                  {"name", "variant", "vocab_size", "d_model", "n_layers", "context", "layers", "mixer", "gss",
                   "attention", "ffn", "norm_eps", "tie_embeddings", "deepnorm"});
   ModelConfig c;
-  r.get("name", c.name);
-  c.variant = r.get_choice("variant", variant_names(), c.variant);
-  r.get("vocab_size", c.vocab_size, 1, 1 << 24);
-  r.get("d_model", c.d_model, 1, 1 << 16);
-  r.get("n_layers", c.n_layers, 1, 1024);
-  r.get("context", c.context, 1, 1 << 24);
+  c.name = r.get_string("name", c.name);
+  c.variant = r.get_choice("variant", c.variant, variant_names());
+  read_int(r, "vocab_size", c.vocab_size, 1, 1 << 24);
+  read_int(r, "d_model", c.d_model, 1, 1 << 16);
+  read_int(r, "n_layers", c.n_layers, 1, 1024);
+  read_int(r, "context", c.context, 1, 1 << 24);
   std::string mixer_default = variant_mixer(c.variant) == MixerMode::Uniform ? "uniform" : "learned";
-  c.mixer = r.get_choice("mixer", {"learned", "uniform"}, mixer_default) == "uniform" ? MixerMode::Uniform
+  c.mixer = r.get_choice("mixer", mixer_default, {"learned", "uniform"}) == "uniform" ? MixerMode::Uniform
                                                                                       : MixerMode::Learned;
-  if (r.has("gss")) {
-    ObjectReader g(r.at("gss"), r.field("gss"), {"expanded", "reduced", "state", "inner_norm"});
-    g.get("expanded", c.gss.expanded, 0, 1 << 20);
-    g.get("reduced", c.gss.reduced, 1, 1 << 16);
-    g.get("state", c.gss.state, 1, 1 << 16);
-    g.get("inner_norm", c.gss.inner_norm);
-  }
-  if (r.has("attention")) {
-    ObjectReader a(r.at("attention"), r.field("attention"),
-                   {"heads", "kv_heads", "head_dim", "rope_theta", "scale_init", "scale_max"});
-    a.get("heads", c.attention.heads, 1, 1024);
-    a.get("kv_heads", c.attention.kv_heads, 1, 1024);
-    a.get("head_dim", c.attention.head_dim, 0, 1 << 14);
-    a.get("rope_theta", c.attention.rope_theta, 1.0, 1e12, false);
-    a.get("scale_init", c.attention.scale_init, -20.0, 20.0, false);
-    a.get("scale_max", c.attention.scale_max, -20.0, 20.0, false);
-  }
-  if (r.has("ffn")) {
-    ObjectReader f(r.at("ffn"), r.field("ffn"), {"d_ff", "aux_ratio"});
-    f.get("d_ff", c.ffn.d_ff, 0, 1 << 20);
-    f.get("aux_ratio", c.ffn.aux_ratio, 0.0, 1.0, false);
-  }
-  r.get("norm_eps", c.norm_eps, 0.0, 0.1, true);
-  r.get("tie_embeddings", c.tie_embeddings);
-  r.get("deepnorm", c.deepnorm);
+  ConfigReader g = r.object("gss", {"expanded", "reduced", "state", "inner_norm"});
+  read_int(g, "expanded", c.gss.expanded, 0, 1 << 20);
+  read_int(g, "reduced", c.gss.reduced, 1, 1 << 16);
+  read_int(g, "state", c.gss.state, 1, 1 << 16);
+  c.gss.inner_norm = g.get_bool("inner_norm", c.gss.inner_norm);
+  ConfigReader a = r.object("attention", {"heads", "kv_heads", "head_dim", "rope_theta", "scale_init", "scale_max"});
+  read_int(a, "heads", c.attention.heads, 1, 1024);
+  read_int(a, "kv_heads", c.attention.kv_heads, 1, 1024);
+  read_int(a, "head_dim", c.attention.head_dim, 0, 1 << 14);
+  read_double(a, "rope_theta", c.attention.rope_theta, 1.0, 1e12);
+  read_double(a, "scale_init", c.attention.scale_init, -20.0, 20.0);
+  read_double(a, "scale_max", c.attention.scale_max, -20.0, 20.0);
+  ConfigReader f = r.object("ffn", {"d_ff", "aux_ratio"});
+  read_int(f, "d_ff", c.ffn.d_ff, 0, 1 << 20);
+  read_double(f, "aux_ratio", c.ffn.aux_ratio, 0.0, 1.0);
+  read_double(r, "norm_eps", c.norm_eps, 0.0, 0.1, true);
+  c.tie_embeddings = r.get_bool("tie_embeddings", c.tie_embeddings);
+  c.deepnorm = r.get_bool("deepnorm", c.deepnorm);
 
   if (r.has("layers")) {
     const json& layers = r.at("layers");
     if (!layers.is_array()) {
       throw Error(r.field("layers"), "expected an array of " + int_field(path + ".n_layers", c.n_layers) +
-                                         " block kinds, got " + describe(layers));
+                                         " block kinds, got " + describe_json(layers));
     }
     if (static_cast<int>(layers.size()) != c.n_layers) {
       throw Error(r.field("layers"), "has " + std::to_string(layers.size()) + " entries; it must have " +

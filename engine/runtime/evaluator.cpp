@@ -1,10 +1,14 @@
 #include "runtime/evaluator.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "core/error.h"
 #include "data/batcher.h"
 
 namespace pha::runtime {
+
+using nlohmann::json;
 
 TextEvalResult evaluate_text(Trainer& trainer, const data::TokenArray& split, const std::vector<int32_t>& token_bytes,
                              int B, int T, int64_t max_tokens) {
@@ -29,7 +33,8 @@ TextEvalResult evaluate_text(Trainer& trainer, const data::TokenArray& split, co
 }
 
 data::AccuracyReport evaluate_task(Trainer& trainer, const data::TaskGenerator& task, int64_t n, int B) {
-  n = std::min<int64_t>(n, std::max<int64_t>(1, task.info().num_examples));
+  const int64_t size = std::max<int64_t>(1, task.info().num_examples);
+  n = n > 0 ? std::min<int64_t>(n, size) : size;
   std::vector<int32_t> predictions, targets;
   for (int64_t first = 0; first < n; first += B) {
     const int rows = static_cast<int>(std::min<int64_t>(B, n - first));
@@ -41,41 +46,141 @@ data::AccuracyReport evaluate_task(Trainer& trainer, const data::TaskGenerator& 
   return data::accuracy(predictions, targets, task.info().seq_len);
 }
 
-namespace {
-// The held-out version of a task config: seed + 10 (tasks-spec §2), n examples.
-nlohmann::json test_config(const nlohmann::json& c, int64_t n) {
-  nlohmann::json t = c;
-  t["seed"] = c.value("seed", 0) + 10;
-  t["num_examples"] = n;
-  return t;
+EvalPlan final_eval_plan(const DataSpec& data, const TrainingConfig& training) {
+  EvalPlan p;
+  p.batch_size = training.batch_size;
+  if (!data.is_task) {
+    p.splits = {data::Split::Valid, data::Split::Test};
+    p.text_lengths = {training.seq_len};
+    p.max_tokens = training.final_eval_tokens;
+    return p;
+  }
+  p.sets = data.test_tasks;
+  // The sweeps remake the training task on held-out sequences: seed + 10 (tasks-spec §2).
+  const auto train = data::make_task(data.train_task);
+  p.sweep_task = train->params();
+  p.sweep_task["task"] = train->info().name;
+  p.sweep_task["seed"] = p.sweep_task.value("seed", int64_t{0}) + 10;
+  p.length_sweep = data.length_sweep;
+  p.ood_sweep = data.ood_sweep;
+  p.sweep_examples = training.sweep_examples;
+  return p;
 }
+
+EvalPlan periodic_eval_plan(const DataSpec& data, const TrainingConfig& training) {
+  EvalPlan p;
+  p.batch_size = training.batch_size;
+  if (!data.is_task) {
+    p.splits = {data::Split::Valid};
+    p.text_lengths = {training.seq_len};
+    p.max_tokens = training.eval_tokens;
+  } else if (!data.test_tasks.empty()) {
+    p.sets = {data.test_tasks.front()};
+    p.examples = training.eval_examples;
+  }
+  return p;
+}
+
+namespace {
+
+using Emit = std::function<void(EvalPoint)>;
+
+void text_points(Trainer& trainer, const JobData& data, const EvalPlan& plan, const Emit& emit,
+                 std::vector<std::string>& skipped) {
+  if (plan.splits.empty()) return;
+  if (data.is_task()) throw Error("evaluation", "text splits asked for on a task run");
+  for (data::Split sp : plan.splits) {
+    const auto& tokens = data.text().tokens(sp);
+    const std::string name = data::split_name(sp);
+    if (tokens.size() < 2) {
+      skipped.push_back(name + ": the split is empty");
+      continue;
+    }
+    for (int T : plan.text_lengths) {
+      const TextEvalResult r = evaluate_text(trainer, tokens, data.token_bytes(), plan.batch_size, T, plan.max_tokens);
+      if (r.tokens == 0) {
+        skipped.push_back(name + " at T=" + std::to_string(T) + ": the split is shorter than one window");
+        continue;
+      }
+      EvalPoint p;
+      p.set = name;
+      p.kind = "text";
+      p.seq_len = T;
+      p.loss = r.loss;
+      p.perplexity = r.perplexity;
+      p.bpb = r.bpb;
+      p.tokens = r.tokens;
+      p.bytes = r.bytes;
+      emit(std::move(p));
+    }
+  }
+}
+
+EvalPoint task_point(Trainer& trainer, const json& config, int64_t n, int B, std::string set, std::string kind) {
+  const auto task = data::make_task(config);
+  EvalPoint p;
+  p.set = std::move(set);
+  p.kind = std::move(kind);
+  p.seq_len = task->info().seq_len;
+  if (p.kind == "ood") p.bits_p = config.value("bits_p", 0.0);
+  p.accuracy = evaluate_task(trainer, *task, n, B);
+  return p;
+}
+
+void sweep_points(Trainer& trainer, const EvalPlan& plan, const Emit& emit, std::vector<std::string>& skipped) {
+  if (plan.sweep_task.is_null() || (!plan.length_sweep && !plan.ood_sweep)) return;
+  const std::string base = data::make_task(plan.sweep_task)->info().name;
+  const std::string& label = plan.sweep_label;
+  auto sized = [&](json c) {
+    c["num_examples"] = plan.sweep_examples;
+    return c;
+  };
+  if (plan.length_sweep) {
+    // One T at a time, so that a length the task cannot be made at skips only that point.
+    for (int T : plan.lengths.empty() ? data::length_sweep_lengths() : plan.lengths) {
+      std::vector<data::TaskSet> sets;
+      try {
+        sets = data::length_generalization_sets(plan.sweep_task, {T});
+      } catch (const Error& e) {
+        skipped.push_back("length T=" + std::to_string(T) + ": " + e.what());
+        continue;
+      }
+      emit(task_point(trainer, sized(sets.front().config), plan.sweep_examples, plan.batch_size,
+                      label.empty() ? "length" : "length:" + label, "length"));
+    }
+  }
+  if (plan.ood_sweep) {
+    for (const auto& set : data::ood_bits_sets(plan.sweep_task)) {
+      const std::string name = label.empty() ? set.name : label + set.name.substr(base.size());
+      emit(task_point(trainer, sized(set.config), plan.sweep_examples, plan.batch_size, name, "ood"));
+    }
+  }
+}
+
 }  // namespace
 
-std::vector<SweepPoint> length_sweep(Trainer& trainer, const nlohmann::json& train_task, int64_t n, int B) {
-  std::vector<SweepPoint> out;
-  for (const auto& set : data::length_generalization_sets(train_task)) {
-    auto task = data::make_task(test_config(set.config, n));
-    SweepPoint p;
-    p.set = set.name;
-    p.seq_len = task->info().seq_len;
-    p.accuracy = evaluate_task(trainer, *task, n, B);
-    out.push_back(std::move(p));
-  }
-  return out;
+EvalReport evaluate(Trainer& trainer, const JobData& data, const EvalPlan& plan,
+                    const std::function<void(const EvalPoint&)>& on_point) {
+  EvalReport report;
+  const Emit emit = [&](EvalPoint p) {
+    if (on_point) on_point(p);
+    report.points.push_back(std::move(p));
+  };
+  text_points(trainer, data, plan, emit, report.skipped);
+  for (const auto& [name, config] : plan.sets)
+    emit(task_point(trainer, config, plan.examples, plan.batch_size, name, "task"));
+  sweep_points(trainer, plan, emit, report.skipped);
+  return report;
 }
 
-std::vector<SweepPoint> ood_sweep(Trainer& trainer, const nlohmann::json& train_task, int64_t n, int B) {
-  std::vector<SweepPoint> out;
-  for (const auto& set : data::ood_bits_sets(train_task)) {
-    auto task = data::make_task(test_config(set.config, n));
-    SweepPoint p;
-    p.set = set.name;
-    p.seq_len = task->info().seq_len;
-    p.bits_p = set.config.value("bits_p", 0.0);
-    p.accuracy = evaluate_task(trainer, *task, n, B);
-    out.push_back(std::move(p));
-  }
-  return out;
+std::vector<store::EvalRow> store_rows(int64_t step, const EvalPoint& p) {
+  if (p.kind == "text")
+    return {{step, p.set, p.seq_len, "loss", p.loss},
+            {step, p.set, p.seq_len, "perplexity", p.perplexity},
+            {step, p.set, p.seq_len, "bpb", p.bpb}};
+  return {{step, p.set, p.seq_len, "accuracy", p.accuracy.micro},
+          {step, p.set, p.seq_len, "macro_accuracy", p.accuracy.macro},
+          {step, p.set, p.seq_len, "exact_match", p.accuracy.exact_match}};
 }
 
 }  // namespace pha::runtime

@@ -1,16 +1,30 @@
 // Evaluation on top of a Trainer (no torch here): perplexity and bits per byte on a text split,
 // micro / macro accuracy and exact match on a task set, and the length-generalisation and OOD
 // sweeps (accuracy against T, against the input Bernoulli p).
+//
+// One evaluation path: the training's final evaluation and periodic validation (job.cpp) and
+// `pha eval` (run_eval.cpp, evaluate_run) describe what they measure as an EvalPlan, built by
+// final_eval_plan() / periodic_eval_plan() from the run's data and training sections (pha eval
+// then applies its options to the same plan), and call evaluate(). store_rows() names the rows
+// every one of them records. The sweep lengths and probabilities are data/tasks' lists.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "data/metrics.h"
 #include "data/tasks/task.h"
 #include "data/text_dataset.h"
+#include "runtime/eval_types.h"
+#include "runtime/job_data.h"
+#include "runtime/project.h"
 #include "runtime/trainer.h"
+#include "store/types.h"
 
 namespace pha::runtime {
 
@@ -27,19 +41,48 @@ struct TextEvalResult {
 TextEvalResult evaluate_text(Trainer& trainer, const data::TokenArray& split, const std::vector<int32_t>& token_bytes,
                              int B, int T, int64_t max_tokens);
 
-// Examples 0..n-1 of the task (n capped at its num_examples), B per forward pass.
+// Examples 0..n-1 of the task (n capped at its num_examples; n <= 0: all of them), B per
+// forward pass.
 data::AccuracyReport evaluate_task(Trainer& trainer, const data::TaskGenerator& task, int64_t n, int B);
 
-struct SweepPoint {
-  std::string set;      // e.g. "mqar_T100" or "needle_bits_p0.3"
-  int64_t seq_len = 0;
-  double bits_p = 0.0;  // OOD sweep only
-  data::AccuracyReport accuracy;
+// What one evaluation measures.
+struct EvalPlan {
+  int batch_size = 1;                   // sequences per forward pass
+  // Text runs: every split at every window length, max_tokens tokens per split (0: all).
+  std::vector<data::Split> splits;
+  std::vector<int> text_lengths;
+  int64_t max_tokens = 0;
+  // Task runs: the held-out sets {name, make_task config}, `examples` each (0: the set's size).
+  std::vector<std::pair<std::string, nlohmann::json>> sets;
+  int64_t examples = 0;
+  // Task runs: the sweeps of `sweep_task` (a make_task config, already at its held-out seed),
+  // sweep_examples per point. Length points at `lengths` (empty: data::length_generalization_
+  // sets' T list); a point the task cannot be made at is skipped with the reason. OOD points at
+  // data::ood_bits_sets' p list. Rows are named "length" and "<task>_bits_p<p>", or with a
+  // label "length:<label>" and "<label>_bits_p<p>".
+  nlohmann::json sweep_task;
+  bool length_sweep = false, ood_sweep = false;
+  std::vector<int> lengths;
+  int64_t sweep_examples = 1000;
+  std::string sweep_label;
 };
 
-// tasks-spec §4: the training task re-made at T in {50, 75, 100, 150, 200, 400} (1000 examples
-// each, test seed) / with Bernoulli p in {0.1, 0.3, 0.7, 0.9}.
-std::vector<SweepPoint> length_sweep(Trainer& trainer, const nlohmann::json& train_task, int64_t n, int B);
-std::vector<SweepPoint> ood_sweep(Trainer& trainer, const nlohmann::json& train_task, int64_t n, int B);
+// The final evaluation of a run: text: the validation and test splits at training.seq_len,
+// training.final_eval_tokens each; tasks: every held-out set in full, then the sweeps that
+// data.sweeps asks for of the training task at seed + 10, training.sweep_examples per point.
+EvalPlan final_eval_plan(const DataSpec& data, const TrainingConfig& training);
+// The periodic validation during training: the validation split (training.eval_tokens) or the
+// first held-out set (training.eval_examples), no sweeps.
+EvalPlan periodic_eval_plan(const DataSpec& data, const TrainingConfig& training);
+
+// Measures the plan with the trainer's current weights; `on_point` (optional) sees each point
+// as soon as it is measured. Text plans read `data`'s splits; task plans make their sets from
+// the plan's configs. Throws pha::Error for a plan whose task configs are invalid.
+EvalReport evaluate(Trainer& trainer, const JobData& data, const EvalPlan& plan,
+                    const std::function<void(const EvalPoint&)>& on_point = {});
+
+// The store rows of one point at `step`: text (set, T) x loss / perplexity / bpb; tasks
+// (set, T) x accuracy (micro) / macro_accuracy / exact_match.
+std::vector<store::EvalRow> store_rows(int64_t step, const EvalPoint& point);
 
 }  // namespace pha::runtime

@@ -49,7 +49,8 @@ json export_run_json(store::Store& s, std::int64_t run_id, const std::vector<std
     config = r.config_json;
   }
   j["run"] = {{"id", r.id},           {"project", r.project},        {"name", r.name},
-              {"variant", r.variant}, {"status", store::to_string(r.status)}, {"n_params", r.n_params},
+              {"variant", r.variant}, {"kind", store::to_string(r.kind)},
+              {"status", store::to_string(r.status)}, {"n_params", r.n_params},
               {"device", r.device},   {"created_at", r.created_at},  {"started_at", r.started_at},
               {"ended_at", r.ended_at}, {"error", r.error},          {"config", config}};
   j["metrics"] = json::object();

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "core/error.h"
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "data/hash.h"
 #include "runtime/evaluator.h"
 #include "runtime/job_data.h"
@@ -87,6 +87,7 @@ class JobRunner {
   RunObserver& obs_;
   RunControl& ctl_;
   RunPlan plan_;
+  EvalPlan periodic_plan_, final_plan_;
   std::string store_path_, ckpt_dir_;
   std::optional<JobData> data_;
   std::optional<Trainer> trainer_;
@@ -115,6 +116,8 @@ void JobRunner::prepare() {
   const int threads = pha::configure_threads(spec_.threads > 0 ? spec_.threads : plan_.training.threads);
   const std::string device = Trainer::resolve_device(plan_.training.device);
   data_.emplace(plan_.data, plan_.training);
+  periodic_plan_ = periodic_eval_plan(plan_.data, plan_.training);
+  final_plan_ = final_eval_plan(plan_.data, plan_.training);
   store_path_ = spec_.store_path.empty() ? project.store_path() : spec_.store_path;
 
   store_.emplace(store::Store::open(store_path_));
@@ -148,6 +151,8 @@ void JobRunner::prepare() {
     nr.config_hash = hex64(data::fnv1a64(nr.config_json));
     nr.n_params = trainer_->num_parameters();
     nr.device = device;
+    nr.group = plan_.group;  // seeded replicas of one run share it (docs/store.md, Groups)
+    nr.seed = static_cast<int64_t>(plan_.training.seed);
     run_id_ = store_->create_run(nr);
   }
   for (const char* k : {"val/accuracy", "val/macro_accuracy", "val/exact_match", "train/tokens_per_s"})
@@ -255,69 +260,50 @@ void JobRunner::record_mixer(int64_t step) {
 }
 
 void JobRunner::periodic_eval(int64_t step) {
-  const TrainingConfig& cfg = plan_.training;
-  if (!data_->is_task()) {
-    const TextEvalResult v = evaluate_text(*trainer_, data_->text().tokens(data::Split::Valid), data_->token_bytes(),
-                                           cfg.batch_size, cfg.seq_len, cfg.eval_tokens);
-    metric("val/loss", step, v.loss);
-    metric("val/ppl", step, v.perplexity);
-    metric("val/bpb", step, v.bpb);
-    obs_.on_eval({run_id_, step, "valid", "loss", 0, v.loss});
-    obs_.on_eval({run_id_, step, "valid", "perplexity", 0, v.perplexity});
-    obs_.on_eval({run_id_, step, "valid", "bpb", 0, v.bpb});
-    return;
+  for (const EvalPoint& p : evaluate(*trainer_, *data_, periodic_plan_).points) {
+    if (p.kind == "text") {
+      metric("val/loss", step, p.loss);
+      metric("val/ppl", step, p.perplexity);
+      metric("val/bpb", step, p.bpb);
+      obs_.on_eval({run_id_, step, p.set, "loss", 0, p.loss});
+      obs_.on_eval({run_id_, step, p.set, "perplexity", 0, p.perplexity});
+      obs_.on_eval({run_id_, step, p.set, "bpb", 0, p.bpb});
+      continue;
+    }
+    metric("val/accuracy", step, p.accuracy.micro);
+    metric("val/macro_accuracy", step, p.accuracy.macro);
+    metric("val/exact_match", step, p.accuracy.exact_match);
+    obs_.on_eval({run_id_, step, p.set, "accuracy", 0, p.accuracy.micro});
+    obs_.on_eval({run_id_, step, p.set, "exact_match", 0, p.accuracy.exact_match});
   }
-  const NamedTask& t = data_->test_tasks().front();
-  const data::AccuracyReport a = evaluate_task(*trainer_, *t.task, cfg.eval_examples, cfg.batch_size);
-  metric("val/accuracy", step, a.micro);
-  metric("val/macro_accuracy", step, a.macro);
-  metric("val/exact_match", step, a.exact_match);
-  obs_.on_eval({run_id_, step, t.name, "accuracy", 0, a.micro});
-  obs_.on_eval({run_id_, step, t.name, "exact_match", 0, a.exact_match});
 }
 
+// The final evaluation (evaluator.h final_eval_plan, the plan `pha eval` reruns): every point
+// becomes eval rows of the run as soon as it is measured, plus the val/ and test/ summary
+// metrics the run browser lists.
 void JobRunner::final_eval(int64_t step) {
-  const TrainingConfig& cfg = plan_.training;
-  auto record = [&](const std::string& set, int64_t T, const std::string& name, double v) {
-    writer_->eval({step, set, T, name, v});
-    obs_.on_eval({run_id_, step, set, name, T, v});
-  };
-  if (!data_->is_task()) {
-    for (data::Split s : {data::Split::Valid, data::Split::Test}) {
-      const auto& tokens = data_->text().tokens(s);
-      if (tokens.size() < 2) continue;
-      const TextEvalResult r =
-          evaluate_text(*trainer_, tokens, data_->token_bytes(), cfg.batch_size, cfg.seq_len, cfg.final_eval_tokens);
-      const std::string prefix = s == data::Split::Valid ? "val/" : "test/";
-      metric(prefix + "loss", step, r.loss);
-      metric(prefix + "ppl", step, r.perplexity);
-      metric(prefix + "bpb", step, r.bpb);
-      const std::string set = data::split_name(s);
-      record(set, cfg.seq_len, "loss", r.loss);
-      record(set, cfg.seq_len, "perplexity", r.perplexity);
-      record(set, cfg.seq_len, "bpb", r.bpb);
-      log(set + ": loss " + std::to_string(r.loss) + ", perplexity " + std::to_string(r.perplexity) + ", bpb " +
-          std::to_string(r.bpb) + " over " + std::to_string(r.tokens) + " tokens");
+  bool first_set = true;
+  const EvalReport report = evaluate(*trainer_, *data_, final_plan_, [&](const EvalPoint& p) {
+    for (const store::EvalRow& row : store_rows(step, p)) {
+      writer_->eval(row);
+      obs_.on_eval({run_id_, step, row.task, row.metric, row.seq_len, row.value});
     }
-    return;
-  }
-  auto record_acc = [&](const std::string& set, int64_t T, const data::AccuracyReport& a) {
-    record(set, T, "accuracy", a.micro);
-    record(set, T, "macro_accuracy", a.macro);
-    record(set, T, "exact_match", a.exact_match);
-  };
-  for (const NamedTask& t : data_->test_tasks()) {
-    const data::AccuracyReport a = evaluate_task(*trainer_, *t.task, t.task->info().num_examples, cfg.batch_size);
-    record_acc(t.name, t.task->info().seq_len, a);
-    metric("test/" + t.name + "/accuracy", step, a.micro);
-    if (&t == &data_->test_tasks().front()) metric("val/accuracy", step, a.micro);
-    log(t.name + ": accuracy " + std::to_string(a.micro) + ", exact match " + std::to_string(a.exact_match));
-  }
-  const json& train = plan_.data.train_task;
-  if (plan_.data.length_sweep)
-    for (const SweepPoint& p : length_sweep(*trainer_, train, cfg.sweep_examples, cfg.batch_size)) record_acc("length", p.seq_len, p.accuracy);
-  if (plan_.data.ood_sweep)
-    for (const SweepPoint& p : ood_sweep(*trainer_, train, cfg.sweep_examples, cfg.batch_size)) record_acc(p.set, p.seq_len, p.accuracy);
+    if (p.kind == "text") {
+      const std::string prefix = p.set == data::split_name(data::Split::Valid) ? "val/" : "test/";
+      metric(prefix + "loss", step, p.loss);
+      metric(prefix + "ppl", step, p.perplexity);
+      metric(prefix + "bpb", step, p.bpb);
+      log(p.set + ": loss " + std::to_string(p.loss) + ", perplexity " + std::to_string(p.perplexity) + ", bpb " +
+          std::to_string(p.bpb) + " over " + std::to_string(p.tokens) + " tokens");
+    } else if (p.kind == "task") {
+      metric("test/" + p.set + "/accuracy", step, p.accuracy.micro);
+      if (first_set) metric("val/accuracy", step, p.accuracy.micro);
+      first_set = false;
+      log(p.set + ": accuracy " + std::to_string(p.accuracy.micro) + ", exact match " +
+          std::to_string(p.accuracy.exact_match));
+    }
+  });
+  for (const std::string& why : report.skipped) log("final evaluation skipped " + why);
 }
 
 void JobRunner::checkpoint(int64_t step) {

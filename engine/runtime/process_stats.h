@@ -1,5 +1,5 @@
-// Memory of this process, read from /proc/self/status (Linux): the figures the step metrics and
-// the efficiency profiler report on CPU.
+// Memory of this process, read from /proc/self/status (Linux): the one reader of process memory,
+// behind the step metrics, the efficiency profiler and `pha bench model` (runtime/step_bench).
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,8 @@
 
 namespace pha::runtime {
 
+std::string profile_run_name(const std::string& model) { return "profile: " + model; }
+
 std::vector<std::int64_t> store_profile_results(const std::string& store_path, const std::string& project,
                                                 const std::vector<ProfilePointResult>& results) {
   std::map<std::string, std::vector<const ProfilePointResult*>> by_model;  // keeps model order stable
@@ -33,7 +35,8 @@ std::vector<std::int64_t> store_profile_results(const std::string& store_path, c
     }
     store::NewRun nr;
     nr.project = project;
-    nr.name = "profile: " + model;
+    nr.name = profile_run_name(model);
+    nr.kind = store::RunKind::Profile;
     const nlohmann::json& mc = points.front()->spec.model_config;
     nr.variant = mc.is_object() && mc.contains("variant") && mc["variant"].is_string() ? mc["variant"].get<std::string>()
                                                                                         : model;

@@ -1,7 +1,8 @@
 // Recording profiler results in a run store, so the workbench's Efficiency dock (and Compare's
-// Pareto chart) can show them: one finished run per profiled model, named "profile: <model>",
-// holding one perf row per measured (T, phase) point. Failed points are left out (their error
-// is kept in the run's notes). Plain C++, no torch.
+// Pareto chart) can show them: one finished run of kind profile per profiled model, named
+// profile_run_name(model) ("profile: <model>", for people: nothing parses it), holding one perf
+// row per measured (T, phase) point. Failed points are left out (their error is kept in the
+// run's notes). Plain C++, no torch.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,9 @@
 #include "runtime/profiler.h"
 
 namespace pha::runtime {
+
+// The name of a model's profile run, as the run table shows it.
+std::string profile_run_name(const std::string& model);
 
 // Returns the ids of the runs created (one per model with at least one point). Throws
 // pha::Error naming the store file when it cannot be opened.

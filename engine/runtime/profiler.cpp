@@ -10,15 +10,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <random>
 #include <thread>
 
 #include "core/error.h"
-#include "core/system_info.h"
+#include "device/system_info.h"
 #include "model/model_config.h"
 #include "model/presets.h"
 #include "runtime/process_stats.h"
-#include "runtime/trainer.h"
+#include "runtime/step_bench.h"
 
 extern char** environ;
 
@@ -77,37 +76,23 @@ ProfilePointResult measure_point(const ProfilePointSpec& spec) {
   r.spec = spec;
   r.baseline_bytes = current_rss_bytes();
   pha::configure_threads(spec.threads);
-  model::ModelConfig mc = spec.model_config.is_object()
-                              ? model::model_config_from_json(spec.model_config, "model_config")
-                          : spec.model.size() > 5 && spec.model.substr(spec.model.size() - 5) == ".json"
-                              ? model::load_model_config(spec.model)
-                              : model::preset(spec.model);
-  TrainingConfig tc;
-  tc.batch_size = spec.batch;
-  tc.seq_len = spec.seq_len;
-  tc.device = spec.device;
-  Trainer trainer(mc, tc, spec.device);
-  r.n_params = trainer.num_parameters();
-  r.device = trainer.device();
-  data::Batch b;
-  b.B = spec.batch;
-  b.T = spec.seq_len;
-  std::mt19937 gen(1234);
-  std::uniform_int_distribution<int32_t> tok(0, mc.vocab_size - 1);
-  for (int i = 0; i < b.B * b.T; ++i) b.inputs.push_back(tok(gen));
-  for (int i = 0; i < b.B * b.T; ++i) b.targets.push_back(tok(gen));
-  std::vector<double> times;
-  for (int i = 0; i < spec.warmup + spec.repeats; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    if (spec.phase == "train") trainer.train_step({b}, 1.0);
-    else trainer.forward_only(b);
-    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (i >= spec.warmup) times.push_back(dt);
-  }
-  std::sort(times.begin(), times.end());
-  r.median_step_s = times[times.size() / 2];
-  r.tokens_per_s = static_cast<double>(b.B) * b.T / r.median_step_s;
-  r.peak_bytes = peak_rss_bytes();
+  StepBenchSpec bench;
+  bench.model = spec.model_config.is_object() ? model::model_config_from_json(spec.model_config, "model_config")
+                : spec.model.size() > 5 && spec.model.substr(spec.model.size() - 5) == ".json"
+                    ? model::load_model_config(spec.model)
+                    : model::preset(spec.model);
+  bench.seq_len = spec.seq_len;
+  bench.batch = spec.batch;
+  bench.phase = spec.phase;
+  bench.warmup = spec.warmup;
+  bench.repeats = spec.repeats;
+  bench.device = spec.device;
+  const StepBenchResult b = bench_steps(bench);
+  r.n_params = b.n_params;
+  r.device = b.device;
+  r.median_step_s = b.median_step_s;
+  r.tokens_per_s = b.tokens_per_s;
+  r.peak_bytes = b.peak_bytes;
   // B is left out: each row records its batch.
   r.method = "median of " + std::to_string(spec.repeats) + " " + spec.phase + " steps after " +
              std::to_string(spec.warmup) + " warm-up; peak RSS (VmHWM) of a fresh worker process";

@@ -45,7 +45,8 @@ ProfilePointSpec profile_spec_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const ProfilePointResult& r);
 ProfilePointResult profile_result_from_json(const nlohmann::json& j);
 
-// Measures one point in this process (the worker side).
+// Measures one point in this process (the worker side) with the engine's step benchmark
+// (step_bench.h bench_steps: Trainer's train step or a no-grad forward, VmHWM).
 ProfilePointResult measure_point(const ProfilePointSpec& spec);
 
 // Runs `exe __profile-point --spec <json>` and parses its answer; a worker that crashes, is

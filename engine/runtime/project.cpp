@@ -1,21 +1,27 @@
 // project.json reading and validation: every section read through ConfigReader (unknown keys
-// rejected, types and ranges checked, errors naming the field), variants and grid expanded
-// into RunPlans, each model config validated and matched to the data's vocabulary.
+// rejected, types and ranges checked, errors naming the field), variants, grid and seeds expanded
+// into RunPlans (seeded replicas share a group), each model config validated and matched to the
+// data's vocabulary; the claims checked against the runs and the data.
 #include "runtime/project.h"
 
-#include <cmath>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "core/config_reader.h"
 #include "core/error.h"
-#include "data/config_reader.h"
+#include "core/limits.h"
 #include "data/tasks/task.h"
 #include "data/text_source.h"
 #include "data/tokenizer.h"
 #include "model/presets.h"
 #include "model/variants.h"
+#include "core/paths.h"
+#include "runtime/data_install.h"
+#include "runtime/project_files.h"
+#include "runtime/project_replicas.h"
 
 namespace pha::runtime {
 
@@ -32,12 +38,33 @@ std::unique_ptr<data::TaskGenerator> make_task_at(const json& config, const std:
   }
 }
 
+// The work a training asks for as a whole (each field has its own limit too); checked again
+// once a task has set seq_len.
+void check_training_work(const TrainingConfig& c, const std::string& where) {
+  auto field = [&](const char* key) { return where.empty() ? std::string(key) : where + "." + key; };
+  const int64_t micro = int64_t{c.batch_size} * c.seq_len;
+  if (micro > limits::kMaxMicroBatchTokens)
+    ConfigReader::out_of_range(field("batch_size"),
+                               "batch_size x seq_len = " + std::to_string(c.batch_size) + " x " + std::to_string(c.seq_len) +
+                                   " = " + std::to_string(micro) + " tokens per micro-batch",
+                               "at most " + std::to_string(limits::kMaxMicroBatchTokens), limits::kNote);
+  const double tokens = static_cast<double>(c.steps) * c.grad_accum * static_cast<double>(micro);
+  if (tokens > limits::kMaxTrainingTokens)
+    ConfigReader::out_of_range(field("steps"),
+                               "steps x grad_accum x batch_size x seq_len = " + std::to_string(c.steps) + " x " +
+                                   std::to_string(c.grad_accum) + " x " + std::to_string(c.batch_size) + " x " +
+                                   std::to_string(c.seq_len) + " = " + format_number(tokens) + " training tokens",
+                               "at most " + format_number(limits::kMaxTrainingTokens), limits::kNote);
+}
+
 // {"preset": name, ...overrides} -> the preset's JSON with the overrides on top.
 json expand_model_json(const json& section, const std::string& where) {
-  if (!section.is_object()) throw Error(where, "must be a JSON object, got " + section.dump());
+  if (!section.is_object()) throw Error(where, "expected an object, got " + describe_json(section));
   json out = section;
   if (section.contains("preset")) {
-    if (!section["preset"].is_string()) throw Error(where + ".preset", "must be a string, got " + section["preset"].dump());
+    if (!section["preset"].is_string())
+      throw Error(where + ".preset", "expected a string, got " + describe_json(section["preset"]) +
+                                         "; allowed: " + quoted_list(model::preset_names()));
     model::ModelConfig base;
     try {
       base = model::preset(section["preset"].get<std::string>());
@@ -55,19 +82,20 @@ json expand_model_json(const json& section, const std::string& where) {
 }
 
 // Sets a dotted grid key ("training.lr") in a run's JSON.
-void set_dotted(json& j, const std::string& key, const json& value, const std::string& where) {
+void set_dotted(json& j, const std::string& key, const json& value) {
   std::string pointer = "/";
   for (char c : key) pointer += c == '.' ? '/' : c;
-  if (key.empty() || (key.rfind("model.", 0) != 0 && key.rfind("training.", 0) != 0))
-    throw Error(where, "grid keys start with \"model.\" or \"training.\", got \"" + key + "\"");
   j[json::json_pointer(pointer)] = value;
 }
 
 std::string value_label(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-int32_t data_vocab(const DataSpec& d, const std::string& where) {
+// The data's vocabulary; 0 when it is unknown (a bpe tokenizer whose files are missing).
+int32_t data_vocab(const DataSpec& d, const std::string& where, const std::vector<MissingData>& missing) {
   if (d.is_task) return make_task_at(d.train_task, where + ".train")->info().vocab_size;
   json tok = d.text.contains("tokenizer") ? d.text["tokenizer"] : json{{"kind", "byte"}};
+  for (const auto& m : missing)
+    if (m.field == where + ".tokenizer.dir") return tok.value("kind", "") == "gpt2" ? model::kGpt2VocabSize : 0;
   return data::make_tokenizer(tok, where + ".tokenizer")->vocab_size();
 }
 
@@ -79,11 +107,15 @@ RunPlan resolve_run(const Project& p, const json& entry_model, const json& entry
   plan.data = dataspec;
   json mj = expand_model_json(entry_model, model_where);
   const bool vocab_given = mj.contains("vocab_size");
+  if (!vocab_given && vocab == 0)
+    throw Error(model_where + ".vocab_size", "is needed: the bpe tokenizer (data.tokenizer.dir) is not on this machine, so "
+                                             "the data's vocabulary is unknown; give vocab_size or locate the tokenizer");
   if (!vocab_given) mj["vocab_size"] = vocab;
   plan.model = model::model_config_from_json(mj, model_where);
   if (plan.model.vocab_size < vocab)
-    throw Error(model_where + ".vocab_size", std::to_string(plan.model.vocab_size) + " is smaller than the data's vocabulary (" +
-                                                std::to_string(vocab) + " ids)");
+    throw Error(model_where + ".vocab_size", std::to_string(plan.model.vocab_size) +
+                                                " is smaller than the data's vocabulary; allowed: " +
+                                                std::to_string(vocab) + " or more (or leave it out)");
   if (plan.model.name == "custom") plan.model.name = name;
   plan.variant = plan.model.variant;
   plan.training = TrainingConfig::from_json(entry_training, training_where);
@@ -91,6 +123,7 @@ RunPlan resolve_run(const Project& p, const json& entry_model, const json& entry
     auto task = make_task_at(dataspec.train_task, "data.train");
     plan.training.seq_len = task->info().seq_len;
     plan.training.used["seq_len"] = plan.training.seq_len;
+    check_training_work(plan.training, training_where);
   }
   plan.config = json{{"project", p.name},          {"run", name},
                      {"model", model::to_json(plan.model)}, {"training", plan.training.used},
@@ -101,15 +134,16 @@ RunPlan resolve_run(const Project& p, const json& entry_model, const json& entry
 }  // namespace
 
 TrainingConfig TrainingConfig::from_json(const json& section, const std::string& where) {
-  data::ConfigReader r(section, where);
+  using namespace limits;
+  ConfigReader r(section, where);
   TrainingConfig c;
-  c.steps = r.get_int("steps", c.steps, 1, int64_t{1} << 40);
-  c.batch_size = static_cast<int>(r.get_int("batch_size", c.batch_size, 1, 1 << 16));
-  c.seq_len = static_cast<int>(r.get_int("seq_len", c.seq_len, 2, 1 << 20));
-  c.grad_accum = static_cast<int>(r.get_int("grad_accum", c.grad_accum, 1, 1 << 12));
+  c.steps = r.get_int("steps", c.steps, 1, kMaxSteps, kNote);
+  c.batch_size = static_cast<int>(r.get_int("batch_size", c.batch_size, 1, kMaxBatchSize, kNote));
+  c.seq_len = static_cast<int>(r.get_int("seq_len", c.seq_len, 2, kMaxSeqLen, kNote));
+  c.grad_accum = static_cast<int>(r.get_int("grad_accum", c.grad_accum, 1, kMaxGradAccum, kNote));
   c.lr = r.get_double("lr", c.lr, 0.0, 1e12);
   c.min_lr_ratio = r.get_double("min_lr_ratio", c.min_lr_ratio, 0.0, 1.0);
-  c.warmup_steps = r.get_int("warmup_steps", c.warmup_steps, 0, int64_t{1} << 40);
+  c.warmup_steps = r.get_int("warmup_steps", c.warmup_steps, 0, kMaxSteps, kNote);
   c.weight_decay = r.get_double("weight_decay", c.weight_decay, 0.0, 10.0);
   c.beta1 = r.get_double("beta1", c.beta1, 0.0, 0.999999);
   c.beta2 = r.get_double("beta2", c.beta2, 0.0, 0.999999999);
@@ -118,106 +152,142 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
   c.mixer_lr = r.get_double("mixer_lr", c.lr, 0.0, 1e12);  // default: the main lr
   c.grad_clip = r.get_double("grad_clip", c.grad_clip, 0.0, 1e12);
   c.seed = static_cast<uint64_t>(r.get_int("seed", 0, 0, int64_t{1} << 53));
-  c.eval_every = r.get_int("eval_every", c.eval_every, 0, int64_t{1} << 40);
-  c.eval_tokens = r.get_int("eval_tokens", c.eval_tokens, 0, int64_t{1} << 40);
-  c.eval_examples = r.get_int("eval_examples", c.eval_examples, 1, int64_t{1} << 30);
-  c.sweep_examples = r.get_int("sweep_examples", c.sweep_examples, 1, int64_t{1} << 30);
-  c.final_eval_tokens = r.get_int("final_eval_tokens", c.final_eval_tokens, 0, int64_t{1} << 40);
-  c.checkpoint_every = r.get_int("checkpoint_every", c.checkpoint_every, 0, int64_t{1} << 40);
-  c.mixer_every = r.get_int("mixer_every", c.mixer_every, 1, int64_t{1} << 40);
+  c.eval_every = r.get_int("eval_every", c.eval_every, 0, kMaxSteps);
+  c.eval_tokens = r.get_int("eval_tokens", c.eval_tokens, 0, kMaxEvalTokens, kNote);
+  c.eval_examples = r.get_int("eval_examples", c.eval_examples, 1, kMaxEvalExamples, kNote);
+  c.sweep_examples = r.get_int("sweep_examples", c.sweep_examples, 1, kMaxEvalExamples, kNote);
+  c.final_eval_tokens = r.get_int("final_eval_tokens", c.final_eval_tokens, 0, kMaxEvalTokens, kNote);
+  c.checkpoint_every = r.get_int("checkpoint_every", c.checkpoint_every, 0, kMaxSteps);
+  c.mixer_every = r.get_int("mixer_every", c.mixer_every, 1, kMaxSteps);
   c.device = r.get_choice("device", c.device, {"auto", "cpu", "cuda"});
   c.precision = r.get_choice("precision", c.precision, {"auto", "fp32", "bf16"});
   c.threads = static_cast<int>(r.get_int("threads", c.threads, 0, 4096));
   c.max_loss = r.get_double("max_loss", c.max_loss, 0.0, 1e30);
   r.finish();
   if (c.warmup_steps > c.steps)
-    throw Error(r.field("warmup_steps"), std::to_string(c.warmup_steps) + " is more than training.steps (" +
-                                             std::to_string(c.steps) + ")");
+    throw Error(r.field("warmup_steps"), std::to_string(c.warmup_steps) + " is more than " + r.field("steps") + " = " +
+                                             std::to_string(c.steps) + "; allowed: 0 to " + std::to_string(c.steps));
   if (c.precision == "bf16" && c.device == "cpu")
-    throw Error(r.field("precision"), "\"bf16\" autocast needs device \"cuda\" (CPU trains in fp32)");
+    throw Error(r.field("precision"), "\"bf16\" autocast needs device \"cuda\" (CPU trains in fp32); allowed on \"cpu\": "
+                                      "\"auto\", \"fp32\"");
+  check_training_work(c, where);
   c.used = r.used();
   return c;
 }
 
 ProfileSettings ProfileSettings::from_json(const json& section, const std::string& where) {
-  data::ConfigReader r(section, where);
+  using namespace limits;
+  ConfigReader r(section, where);
   ProfileSettings p;
   p.present = true;
   p.after_runs = r.get_bool("after_runs", p.after_runs);
-  if (r.has("seq_lens")) {
-    const json& v = section["seq_lens"];
-    if (!v.is_array() || v.empty())
-      throw Error(r.field("seq_lens"), "must be a non-empty list of sequence lengths, got " + v.dump());
-    p.seq_lens.clear();
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_number_integer() || v[i].get<int64_t>() < 2 || v[i].get<int64_t>() > (1 << 20))
-        throw Error(r.field("seq_lens") + "[" + std::to_string(i) + "]", "must be an integer in [2, 1048576], got " + v[i].dump());
-      p.seq_lens.push_back(v[i].get<int>());
-    }
-  }
-  r.ignore("seq_lens");
-  if (r.has("phases")) {
-    p.phases = r.get_string_list("phases");
-    if (p.phases.empty()) throw Error(r.field("phases"), "must list \"train\" and/or \"forward\"");
-    for (const auto& ph : p.phases)
-      if (ph != "train" && ph != "forward")
-        throw Error(r.field("phases"), "entries must be \"train\" or \"forward\", got \"" + ph + "\"");
-  }
-  r.ignore("phases");
-  p.tokens_per_batch = r.get_int("tokens_per_batch", p.tokens_per_batch, 1, int64_t{1} << 30);
-  p.warmup = static_cast<int>(r.get_int("warmup", p.warmup, 0, 1000));
-  p.repeats = static_cast<int>(r.get_int("repeats", p.repeats, 1, 1000));
+  const std::vector<int64_t> lens = r.get_int_list("seq_lens", {p.seq_lens.begin(), p.seq_lens.end()}, 2, kMaxSeqLen, 1,
+                                                   kMaxProfileLengths, kNote);
+  p.seq_lens.assign(lens.begin(), lens.end());
+  p.phases = r.get_choice_list("phases", p.phases, {"train", "forward"});
+  p.tokens_per_batch = r.get_int("tokens_per_batch", p.tokens_per_batch, 1, kMaxProfileTokensPerBatch, kNote);
+  p.warmup = static_cast<int>(r.get_int("warmup", p.warmup, 0, kMaxProfileSteps, kNote));
+  p.repeats = static_cast<int>(r.get_int("repeats", p.repeats, 1, kMaxProfileSteps, kNote));
   p.timeout_s = static_cast<int>(r.get_int("timeout_s", p.timeout_s, 1, 86400));
   p.device = r.get_choice("device", p.device, {"auto", "cpu", "cuda"});
   r.finish();
   p.used = r.used();
-  p.used["seq_lens"] = p.seq_lens;
-  p.used["phases"] = p.phases;
   return p;
 }
 
-DataSpec DataSpec::from_json(const json& section, const std::string& where) {
-  if (!section.is_object()) throw Error(where, "is required (a JSON object with \"kind\")");
-  DataSpec d;
-  d.section = section;
-  const std::string kind = section.value("kind", std::string());
-  if (kind != "task") {
-    // A text corpus: TextSource validates the section and checks that every file exists.
-    data::SourceConfig sc = data::SourceConfig::from_json(section, where);
-    data::TextSource source(sc);
-    data::make_tokenizer(sc.tokenizer, where + ".tokenizer");
-    d.text = section;
-    return d;
+namespace {
+
+// A data check that failed: listed as missing (a load for browsing), else refused, saying how to
+// install it when a data package provides it.
+void data_unavailable(const Error& e, const std::string& field, const fs::path& path, const LoadOptions& options,
+                      std::vector<MissingData>* missing) {
+  const std::string package = package_providing(path);
+  if (!options.require_data && missing) {
+    missing->push_back({field, path.string(), e.what(), package});
+    return;
   }
-  data::ConfigReader r(section, where);
-  r.get_string("kind", "task");
-  d.is_task = true;
-  if (!r.has("train")) throw Error(r.field("train"), "is required for kind \"task\" (a task config {\"task\": ...})");
-  d.train_task = r.get_object("train");
-  auto train = make_task_at(d.train_task, r.field("train"));
-  const json& test = r.has("test") ? section["test"] : json();
-  r.ignore("test");
-  if (!test.is_null()) {
-    if (!test.is_array()) throw Error(r.field("test"), "must be a list of {\"name\": ..., \"task\": ...}");
-    for (size_t i = 0; i < test.size(); ++i) {
-      const std::string w = r.field("test") + "[" + std::to_string(i) + "]";
-      if (!test[i].is_object() || !test[i].contains("name") || !test[i]["name"].is_string())
-        throw Error(w + ".name", "is required (a string)");
-      json cfg = test[i];
-      cfg.erase("name");
-      make_task_at(cfg, w);
-      d.test_tasks.emplace_back(test[i]["name"].get<std::string>(), cfg);
-    }
-  } else {
+  if (package.empty()) throw e;
+  throw Error(e.where(), message_of(e) + "; install it with `pha data install " + package + "`");
+}
+
+// A gpt2 / bpe tokenizer's files; its config errors are always refused.
+void check_tokenizer(const json& tok, const std::string& where, const LoadOptions& options,
+                     std::vector<MissingData>* missing) {
+  try {
+    data::make_tokenizer(tok, where);
+  } catch (const Error& e) {
+    const std::string kind = tok.is_object() && tok.contains("kind") && tok["kind"].is_string() ? tok["kind"].get<std::string>() : "";
+    if (e.where().rfind(where, 0) == 0 || (kind != "gpt2" && kind != "bpe")) throw;
+    const fs::path dir = tok.contains("dir") && tok["dir"].is_string() ? fs::path(tok["dir"].get<std::string>())
+                                                                       : pha::gpt2_tokenizer_dir();
+    data_unavailable(e, where + ".dir", dir, options, missing);
+  }
+}
+
+// data.test: a list of task configs with a "name"; each set is evaluated in full after training.
+void read_test_tasks(DataSpec& d, ConfigReader& r, const data::TaskGenerator& train) {
+  if (!r.has("test")) {
+    r.ignore("test");
     // Default test set: the training task with seed + 10 and 1000 examples (tasks-spec §2).
-    json cfg = train->params();
-    cfg["task"] = train->info().name;
+    json cfg = train.params();
+    cfg["task"] = train.info().name;
     cfg["seed"] = cfg.value("seed", 0) + 10;
     cfg["num_examples"] = 1000;
     make_task_at(cfg, r.field("train"));
     d.test_tasks.emplace_back("test", cfg);
+    return;
   }
-  for (const auto& s : r.get_string_list("sweeps")) {
+  const json& test = r.at("test");
+  if (!test.is_array() || test.empty())
+    throw Error(r.field("test"), "expected a non-empty list of {\"name\", \"task\", ...} objects, got " + describe_json(test));
+  for (size_t i = 0; i < test.size(); ++i) {
+    const std::string w = r.field("test") + "[" + std::to_string(i) + "]";
+    if (!test[i].is_object()) throw Error(w, "expected an object {\"name\", \"task\", ...}, got " + describe_json(test[i]));
+    if (!test[i].contains("name") || !test[i]["name"].is_string())
+      throw Error(w + ".name", "is required (a string), got " + describe_json(test[i].value("name", json())));
+    json cfg = test[i];
+    cfg.erase("name");
+    const int64_t n = make_task_at(cfg, w)->info().num_examples;
+    if (n > limits::kMaxEvalExamples)
+      ConfigReader::out_of_range(w + ".num_examples", std::to_string(n),
+                                 "1 to " + std::to_string(limits::kMaxEvalExamples) + " for a test set", limits::kNote);
+    d.test_tasks.emplace_back(test[i]["name"].get<std::string>(), cfg);
+  }
+}
+
+}  // namespace
+
+DataSpec DataSpec::from_json(const json& section, const std::string& where) { return from_json(section, where, {}, nullptr); }
+
+DataSpec DataSpec::from_json(const json& section, const std::string& where, const LoadOptions& options,
+                             std::vector<MissingData>* missing) {
+  if (!section.is_object())
+    throw Error(where, "expected an object, got " + describe_json(section) +
+                           "; allowed: a text corpus {\"kind\": \"file\", \"path\": ...} or tasks {\"kind\": \"task\", "
+                           "\"train\": ...}");
+  DataSpec d;
+  d.section = section;
+  ConfigReader r(section, where);
+  const std::string kind = r.get_choice("kind", "gutenberg", {"wikitext", "folder", "file", "gutenberg", "task"});
+  if (kind != "task") {
+    // A text corpus: TextSource validates the section and checks that every file exists.
+    data::SourceConfig sc = data::SourceConfig::from_json(section, where);
+    try {
+      data::TextSource source(sc);
+    } catch (const Error& e) {
+      data_unavailable(e, where + ".path", sc.path, options, missing);
+    }
+    check_tokenizer(sc.tokenizer, where + ".tokenizer", options, missing);
+    d.text = section;
+    return d;
+  }
+  d.is_task = true;
+  if (!r.has("train"))
+    throw Error(r.field("train"), "is required for kind \"task\"; allowed: a task config {\"task\": name, ...}");
+  d.train_task = r.get_object("train");
+  auto train = make_task_at(d.train_task, r.field("train"));
+  read_test_tasks(d, r, *train);
+  for (const auto& s : r.get_choice_list("sweeps", {}, {"length", "ood"}, 0)) {
     if (s == "length") {
       d.length_sweep = true;
       try {
@@ -225,20 +295,21 @@ DataSpec DataSpec::from_json(const json& section, const std::string& where) {
       } catch (const Error& e) {
         throw Error(r.field("sweeps"), std::string("\"length\" cannot remake data.train at every T: ") + e.what());
       }
-    } else if (s == "ood") {
+    } else {
       d.ood_sweep = true;
       try {
         data::ood_bits_sets(d.train_task);
       } catch (const Error& e) {
         rethrow_under(e, "task", r.field("train"));
       }
-    } else {
-      throw Error(r.field("sweeps"), "entries must be \"length\" or \"ood\", got \"" + s + "\"");
     }
   }
   r.finish();
   return d;
 }
+
+std::string Project::file() const { return project_file_in(dir); }
+std::string Project::store_path() const { return store_path_in(dir); }
 
 const RunPlan& Project::run(const std::string& name) const {
   for (const auto& r : runs)
@@ -254,111 +325,172 @@ std::vector<std::string> run_names(const Project& project) {
   return out;
 }
 
-Project parse_project(const json& j, const std::string& dir, const std::string& source) {
+namespace {
+
+// One entry of "variants" (or the implicit single run): its name and its model / training
+// sections, merged over the base ones, with the field paths errors name.
+struct Entry {
+  std::string name;
+  json model, training;
+  std::string model_where, training_where;
+};
+
+Entry read_variant(const json& v, const std::string& w, const json& base_model, const json& base_training) {
+  Entry e{"", base_model, base_training, "model", "training"};
+  if (v.is_string()) {
+    e.name = v.get<std::string>();
+    const auto presets = model::preset_names();
+    const auto& known = model::known_variants();
+    json m = std::find(presets.begin(), presets.end(), e.name) != presets.end() ? json{{"preset", e.name}}
+             : std::find(known.begin(), known.end(), e.name) != known.end() ? json{{"variant", e.name}}
+                                                                               : json();
+    if (m.is_null())
+      throw Error(w, "\"" + e.name + "\" is neither a preset nor a variant name; allowed: a preset (" +
+                         quoted_list(presets) + "), a variant (" + quoted_list(known) +
+                         ") or an object {\"name\", \"model\", \"training\"}");
+    if (m.contains("preset")) e.model.erase("preset");
+    e.model.merge_patch(m);
+    return e;
+  }
+  if (!v.is_object())
+    throw Error(w, "expected a variant name or an object {\"name\", \"model\", \"training\"}, got " + describe_json(v));
+  ConfigReader vr(v, w, {"name", "model", "training"});
+  e.name = vr.require_string("name");
+  const json m = vr.get_object("model");
+  const json t = vr.get_object("training");
+  if (m.contains("preset")) e.model.erase("preset");
+  e.model.merge_patch(m);
+  e.training.merge_patch(t);
+  if (!m.empty()) e.model_where = w + ".model";
+  if (!t.empty()) e.training_where = w + ".training";
+  return e;
+}
+
+std::vector<Entry> read_variants(ConfigReader& r, const std::string& project_name, const json& base_model,
+                                 const json& base_training) {
+  if (!r.has("variants")) {
+    r.ignore("variants");
+    return {Entry{project_name, base_model, base_training, "model", "training"}};
+  }
+  const json& variants = r.at("variants");
+  if (!variants.is_array() || variants.empty())
+    throw Error("variants", "expected a non-empty list of variant names or {\"name\", \"model\", \"training\"} "
+                            "objects, got " + describe_json(variants));
+  std::vector<Entry> entries;
+  for (size_t i = 0; i < variants.size(); ++i)
+    entries.push_back(read_variant(variants[i], "variants[" + std::to_string(i) + "]", base_model, base_training));
+  return entries;
+}
+
+// "grid": {"model.d_model": [64, 128], "training.lr": [...]}, crossed with every variant (and
+// with every seed: `replicas` runs per point).
+std::vector<std::pair<std::string, json>> read_grid(ConfigReader& r, size_t variants, size_t replicas) {
+  const json grid = r.get_object("grid");
+  std::vector<std::pair<std::string, json>> axes;
+  double runs = static_cast<double>(variants) * static_cast<double>(replicas);
+  for (auto it = grid.begin(); it != grid.end(); ++it) {
+    const std::string& key = it.key();
+    if (key.rfind("model.", 0) != 0 && key.rfind("training.", 0) != 0)
+      throw Error("grid." + key, "unknown key; allowed: \"model.<key>\" or \"training.<key>\" (\"model.d_model\", "
+                                 "\"training.lr\")");
+    if (!it.value().is_array() || it.value().empty())
+      throw Error("grid." + key, "expected a non-empty list of values, got " + describe_json(it.value()));
+    axes.emplace_back(key, it.value());
+    runs *= static_cast<double>(it.value().size());
+  }
+  if (runs > static_cast<double>(limits::kMaxRuns))
+    ConfigReader::out_of_range("grid", std::string(replicas > 1 ? "variants x grid points x seeds = " : "variants x grid points = ") +
+                                           format_number(runs) + " runs",
+                               "at most " + std::to_string(limits::kMaxRuns), limits::kNote);
+  return axes;
+}
+
+// The runs of one variant at one grid point: one run named `group`, or one replica per seed
+// named "<group>/seed=N" ("<entry>/<point>,seed=N" on a grid), all of group `group`.
+void add_runs(Project& p, const Entry& e, const json& run, const std::string& point, const DataSpec& dataspec,
+              int32_t vocab, std::set<std::string>& names) {
+  const std::string group = point.empty() ? e.name : e.name + "/" + point;
+  auto resolve = [&](const std::string& name, const json& training) {
+    try {
+      return resolve_run(p, run["model"], training, name, e.model_where, e.training_where, dataspec, vocab);
+    } catch (const Error& err) {
+      if (point.empty()) throw;
+      throw Error(err.where(), message_of(err) + " (grid point " + point + ")");
+    }
+  };
+  std::vector<std::pair<std::string, json>> replicas;  // name, training section
+  if (p.seeds.empty()) {
+    replicas.emplace_back(group, run["training"]);
+  } else {
+    const uint64_t base = p.repeats ? resolve(group, run["training"]).training.seed : 0;
+    for (uint64_t offset : p.seeds) {
+      json training = run["training"];
+      training["seed"] = base + offset;
+      replicas.emplace_back(group + (point.empty() ? "/" : ",") + "seed=" + std::to_string(base + offset), training);
+    }
+  }
+  for (const auto& [name, training] : replicas) {
+    if (!names.insert(name).second) throw Error("variants", "two runs are named \"" + name + "\"; names must be unique");
+    RunPlan plan = resolve(name, training);
+    plan.group = group;
+    plan.seed = plan.training.seed;
+    plan.entry = e.name;
+    plan.grid_point = point;
+    p.runs.push_back(std::move(plan));
+  }
+}
+
+}  // namespace
+
+Project parse_project(const json& j, const std::string& dir, const std::string& source, const LoadOptions& options) {
   Project p;
   p.dir = dir;
   p.json = j;
-  if (!j.is_object()) throw Error(source, "must hold a JSON object, got " + std::string(j.type_name()));
-  data::ConfigReader r(j, "");
+  if (!j.is_object()) throw Error(source, "expected a JSON object, got " + describe_json(j));
+  ConfigReader r(j, "", {"name", "description", "data", "model", "training", "variants", "grid", "seeds", "repeats",
+                         "profile", "claims"});
   p.name = r.get_string("name", fs::path(dir).filename().string());
   p.description = r.get_string("description", "");
-  r.ignore("data");
-  r.ignore("model");
-  r.ignore("training");
-  r.ignore("variants");
-  r.ignore("grid");
-  r.ignore("profile");
-  r.finish();
-  if (j.contains("profile") && !j["profile"].is_null()) p.profile = ProfileSettings::from_json(j["profile"], "profile");
-  if (!j.contains("data")) throw Error("data", "is required (the dataset: a text corpus or \"kind\": \"task\")");
-  const DataSpec dataspec = DataSpec::from_json(j["data"], "data");
-  const int32_t vocab = data_vocab(dataspec, "data");
-  const json base_model = j.value("model", json::object());
-  const json base_training = j.value("training", json::object());
-  if (!base_training.is_object()) throw Error("training", "must be a JSON object, got " + base_training.dump());
+  if (r.has("profile")) p.profile = ProfileSettings::from_json(r.at("profile"), "profile");
+  if (!r.has("data"))
+    throw Error("data", "is required; allowed: a text corpus {\"kind\": \"file\", \"path\": ...} or tasks "
+                        "{\"kind\": \"task\", \"train\": ...}");
+  const DataSpec dataspec = DataSpec::from_json(r.at("data"), "data", options, &p.missing_data);
+  const int32_t vocab = data_vocab(dataspec, "data", p.missing_data);
+  const json base_model = r.get_object("model");
+  const json base_training = r.get_object("training");
+  const std::vector<Entry> entries = read_variants(r, p.name, base_model, base_training);
+  detail::read_seeds(r, p);
+  const auto axes = read_grid(r, entries.size(), std::max<size_t>(1, p.seeds.size()));
+  for (const auto& a : axes)
+    if (a.first == "training.seed" && !p.seeds.empty())
+      throw Error("grid.training.seed", std::string("sets the seed that \"") + (p.repeats ? "repeats" : "seeds") +
+                                            "\" sets; allowed: one of the two");
 
-  // Variants: strings (a preset or variant name) or {"name", "model", "training"} patches.
-  struct Entry {
-    std::string name;
-    json model, training;
-    std::string model_where, training_where;
-  };
-  std::vector<Entry> entries;
-  const json variants = j.value("variants", json());
-  if (!variants.is_null() && (!variants.is_array() || variants.empty()))
-    throw Error("variants", "must be a non-empty list of variant names or {\"name\", \"model\", \"training\"} objects");
-  if (variants.is_null()) entries.push_back({p.name, base_model, base_training, "model", "training"});
-  const auto presets = model::preset_names();
-  const auto& known = model::known_variants();
-  for (size_t i = 0; variants.is_array() && i < variants.size(); ++i) {
-    const std::string w = "variants[" + std::to_string(i) + "]";
-    const json& v = variants[i];
-    Entry e{"", base_model, base_training, "model", "training"};
-    if (v.is_string()) {
-      e.name = v.get<std::string>();
-      json m = std::find(presets.begin(), presets.end(), e.name) != presets.end() ? json{{"preset", e.name}}
-               : std::find(known.begin(), known.end(), e.name) != known.end() ? json{{"variant", e.name}}
-                                                                                 : json();
-      if (m.is_null()) throw Error(w, "\"" + e.name + "\" is neither a preset nor a variant name");
-      if (m.contains("preset")) e.model.erase("preset");
-      e.model.merge_patch(m);
-    } else {
-      data::ConfigReader vr(v, w);
-      e.name = vr.require_string("name");
-      const json m = vr.get_object("model");
-      const json t = vr.get_object("training");
-      vr.finish();
-      if (m.contains("preset")) e.model.erase("preset");
-      e.model.merge_patch(m);
-      e.training.merge_patch(t);
-      if (!m.empty()) e.model_where = w + ".model";
-      if (!t.empty()) e.training_where = w + ".training";
-    }
-    entries.push_back(std::move(e));
-  }
-
-  // Grid: {"model.d_model": [64, 128], "training.lr": [...]} crossed with every variant.
-  const json grid = j.value("grid", json::object());
-  if (!grid.is_object()) throw Error("grid", "must be an object of \"section.key\": [values]");
-  std::vector<std::pair<std::string, json>> axes;
-  for (auto it = grid.begin(); it != grid.end(); ++it) {
-    if (!it.value().is_array() || it.value().empty())
-      throw Error("grid." + it.key(), "must be a non-empty list of values");
-    axes.emplace_back(it.key(), it.value());
-  }
   std::set<std::string> names;
   for (const Entry& e : entries) {
     size_t combos = 1;
     for (const auto& a : axes) combos *= a.second.size();
     for (size_t c = 0; c < combos; ++c) {
       json run = {{"model", e.model}, {"training", e.training}};
-      std::string name = e.name;
       std::string suffix;
       size_t rest = c;
       for (const auto& [key, values] : axes) {
         const json& v = values[rest % values.size()];
         rest /= values.size();
-        set_dotted(run, key, v, "grid." + key);
+        set_dotted(run, key, v);
         suffix += (suffix.empty() ? "" : ",") + key.substr(key.find('.') + 1) + "=" + value_label(v);
       }
-      if (!suffix.empty()) name += "/" + suffix;
-      if (!names.insert(name).second) throw Error("variants", "two runs are named \"" + name + "\"");
-      try {
-        p.runs.push_back(
-            resolve_run(p, run["model"], run["training"], name, e.model_where, e.training_where, dataspec, vocab));
-      } catch (const Error& err) {
-        if (suffix.empty()) throw;
-        throw Error(err.where(), std::string(err.what()).substr(err.where().empty() ? 0 : err.where().size() + 2) +
-                                     " (grid point " + suffix + ")");
-      }
+      add_runs(p, e, run, suffix, dataspec, vocab, names);
     }
   }
+  detail::read_project_claims(r, p, dataspec);
   return p;
 }
 
-Project load_project(const std::string& path) {
+Project load_project(const std::string& path, const LoadOptions& options) {
   fs::path file = path;
-  if (fs::is_directory(file)) file /= "project.json";
+  if (fs::is_directory(file)) file = project_file_in(path);
   if (!fs::exists(file)) throw Error(file.string(), "no such file (a project is a folder with project.json)");
   std::ifstream in(file);
   if (!in) throw Error(file.string(), "cannot be read");
@@ -372,11 +504,10 @@ Project load_project(const std::string& path) {
   }
   fs::path dir = fs::absolute(file).parent_path();
   try {
-    return parse_project(j, dir.string(), file.string());
+    return parse_project(j, dir.string(), file.string(), options);
   } catch (const Error& e) {
     // Name the file as well as the field.
-    throw Error(e.where(), std::string(e.what()).substr(e.where().empty() ? 0 : e.where().size() + 2) + " (in " +
-                               file.string() + ")");
+    throw Error(e.where(), message_of(e) + " (in " + file.string() + ")");
   }
 }
 

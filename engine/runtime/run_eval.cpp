@@ -82,29 +82,112 @@ std::pair<std::string, int64_t> pick_checkpoint(store::Store& s, int64_t run_id,
   return {pick->path, pick->step};
 }
 
-data::AccuracyReport eval_task_set(Trainer& t, const data::TaskGenerator& task, int64_t n, int B) {
-  return evaluate_task(t, task, n > 0 ? n : task.info().num_examples, B);
-}
-
 void check_task_vocab(const data::TaskGenerator& task, int64_t model_vocab, const std::string& where) {
   if (task.info().vocab_size > model_vocab)
     throw Error(where, "task \"" + task.info().name + "\" uses " + std::to_string(task.info().vocab_size) +
                            " token ids; the model has a vocabulary of " + std::to_string(model_vocab));
 }
 
-}  // namespace
-
-RunEvalResult evaluate_run(const std::string& store_path, int64_t run_id, const RunEvalOptions& o) {
-  const auto t0 = std::chrono::steady_clock::now();
+void check_options(const RunEvalOptions& o) {
   if (o.examples < 0) throw Error("--examples", "must be >= 0");
   if (o.sweep_examples < 0) throw Error("--sweep-examples", "must be >= 0");
-  if (o.max_tokens < 0) throw Error("--tokens", "must be >= 0");
+  if (o.max_tokens < -1) throw Error("--tokens", "must be >= 0 (0: the whole split)");
   if (o.batch_size < 0) throw Error("--batch-size", "must be >= 0");
   for (int T : o.lengths)
     if (T < 2) throw Error("--lengths", "every length must be at least 2, got " + std::to_string(T));
   for (const auto& s : o.splits)
     if (s != "valid" && s != "test") throw Error("--split", "must be \"valid\" or \"test\", got \"" + s + "\"");
+}
 
+// The options that only one kind of run has.
+void check_fits_run(const RunEvalOptions& o, bool is_task, int64_t run_id) {
+  const std::string run = "run " + std::to_string(run_id);
+  if (!is_task && !o.task.is_null())
+    throw Error("--task", run + " was trained on text; --task is for runs trained on a task");
+  if (is_task && !o.splits.empty())
+    throw Error("--split", run + " was trained on a task; --split is for text runs "
+                                 "(a task run is evaluated on its held-out sets, or --task)");
+  if (!is_task && (o.length_sweep.value_or(false) || o.ood_sweep.value_or(false)))
+    throw Error("--sweeps", "the length and OOD sweeps are for task runs; for text give --lengths");
+  if (!is_task && (o.examples > 0 || o.sweep_examples > 0))
+    throw Error(o.examples > 0 ? "--examples" : "--sweep-examples",
+                "is for task runs; " + run + " was trained on text (give --tokens)");
+  if (is_task && o.max_tokens >= 0)
+    throw Error("--tokens", "is for text runs; " + run + " was trained on a task (give --examples)");
+}
+
+// --task: the config to evaluate, made and checked before the model is built (bad input fails
+// fast). The run's own task keeps the training parameters that are not given (a new T, more
+// pairs, ...); "seed" defaults to the training seed + 10 (held out), "num_examples" to 1000.
+json other_task_config(const RunEvalOptions& o, const DataSpec& ds, int64_t model_vocab) {
+  if (!o.task.is_object() || !o.task.contains("task"))
+    throw Error("--task", "must name a task (a task config {\"task\": name, ...})");
+  json c = o.task;
+  if (c["task"] == ds.train_task.value("task", json())) {
+    json t = ds.train_task;
+    t.erase("seed");
+    t.erase("num_examples");
+    t.merge_patch(c);
+    c = t;
+  }
+  if (!c.contains("seed")) c["seed"] = ds.train_task.value("seed", 0) + 10;
+  if (!c.contains("num_examples")) c["num_examples"] = 1000;
+  std::unique_ptr<data::TaskGenerator> task;
+  try {
+    task = data::make_task(c);
+  } catch (const Error& e) {
+    rethrow_under(e, "task", "--task");
+  }
+  check_task_vocab(*task, model_vocab, "--task");
+  json made = task->params();
+  made["task"] = task->info().name;
+  return made;
+}
+
+// Text runs: the run's final-evaluation plan with --split, --lengths and --tokens applied.
+void apply_text_options(EvalPlan& plan, const RunEvalOptions& o) {
+  if (!o.splits.empty()) {
+    plan.splits.clear();
+    for (const auto& name : o.splits) {
+      const data::Split sp = name == "valid" ? data::Split::Valid : data::Split::Test;
+      if (std::find(plan.splits.begin(), plan.splits.end(), sp) == plan.splits.end()) plan.splits.push_back(sp);
+    }
+  }
+  if (!o.lengths.empty()) plan.text_lengths = o.lengths;
+  if (o.max_tokens >= 0) plan.max_tokens = o.max_tokens;
+}
+
+// Task runs: the run's final-evaluation plan with --task, --sweeps, --lengths and the counts.
+void apply_task_options(EvalPlan& plan, const RunEvalOptions& o, const DataSpec& ds, int64_t model_vocab) {
+  if (o.examples > 0) plan.examples = o.examples;
+  if (o.sweep_examples > 0) plan.sweep_examples = o.sweep_examples;
+  const bool other = !o.task.is_null();
+  if (other) {
+    const json c = other_task_config(o, ds, model_vocab);
+    plan.sweep_label = o.task_label.empty() ? c["task"].get<std::string>() : o.task_label;
+    plan.sets = {{plan.sweep_label, c}};
+    plan.sweep_task = c;
+  } else {
+    for (const auto& [name, config] : plan.sets) check_task_vocab(*data::make_task(config), model_vocab, "data.test");
+  }
+  plan.lengths = o.lengths;
+  plan.length_sweep = o.length_sweep.value_or(plan.length_sweep || !o.lengths.empty());
+  // The OOD sweep needs a task with a binary-input mode (a bits_p parameter); another task
+  // inherits the run's OOD sweep only when it is in that mode (bits_p >= 0).
+  const json& params = plan.sweep_task;
+  const bool has_bits = params.contains("bits_p");
+  const bool binary = has_bits && params["bits_p"].is_number() && params["bits_p"].get<double>() >= 0;
+  if (o.ood_sweep.value_or(false) && !has_bits)
+    throw Error("--sweeps", "\"ood\" needs a task with binary inputs (bits_p); \"" + params["task"].get<std::string>() +
+                                "\" has none");
+  plan.ood_sweep = o.ood_sweep.value_or(plan.ood_sweep && (!other || binary));
+}
+
+}  // namespace
+
+RunEvalResult evaluate_run(const std::string& store_path, int64_t run_id, const RunEvalOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  check_options(o);
   auto s = store::Store::open(store_path);
   const auto run = s.get_run(run_id);
   if (!run) throw Error(store_path, "no run with id " + std::to_string(run_id) + " (see `pha runs list`)");
@@ -130,174 +213,27 @@ RunEvalResult evaluate_run(const std::string& store_path, int64_t run_id, const 
                                store_path + ")");
   }
   out.is_task = ds.is_task;
-  if (!ds.is_task && !o.task.is_null())
-    throw Error("--task", "run " + std::to_string(run_id) + " was trained on text; --task is for runs trained on a task");
-  if (ds.is_task && !o.splits.empty())
-    throw Error("--split", "run " + std::to_string(run_id) + " was trained on a task; --split is for text runs "
-                                                           "(a task run is evaluated on its held-out sets, or --task)");
-  if (!ds.is_task && (o.length_sweep.value_or(false) || o.ood_sweep.value_or(false)))
-    throw Error("--sweeps", "the length and OOD sweeps are for task runs; for text give --lengths");
-  if (!ds.is_task && (o.examples > 0 || o.sweep_examples > 0))
-    throw Error(o.examples > 0 ? "--examples" : "--sweep-examples",
-                "is for task runs; run " + std::to_string(run_id) + " was trained on text (give --tokens)");
-  if (ds.is_task && o.max_tokens > 0)
-    throw Error("--tokens", "is for text runs; run " + std::to_string(run_id) + " was trained on a task (give --examples)");
+  check_fits_run(o, ds.is_task, run_id);
   if (o.batch_size > 0) tc.batch_size = o.batch_size;
-  const int B = tc.batch_size;
 
   const json ck_cfg = checkpoint_config(ckpt);
   if (!ck_cfg.contains("model")) throw Error(ckpt, "checkpoint records no model config");
   const model::ModelConfig mc = model::model_config_from_json(ck_cfg.at("model"), ckpt + ": model");
-  // --task: made and checked before the model is built (bad input fails fast).
-  std::unique_ptr<data::TaskGenerator> base_task;
-  int64_t sweep_seed = 0;
-  std::string label;
-  const bool other_task = !o.task.is_null();
-  if (other_task) {
-    if (!o.task.is_object() || !o.task.contains("task"))
-      throw Error("--task", "must name a task (a task config {\"task\": name, ...})");
-    json c = o.task;
-    // The run's own task: the parameters not given are the training task's (a new T, more
-    // pairs, ...), evaluated on held-out sequences.
-    if (c["task"] == ds.train_task.value("task", json())) {
-      json t = ds.train_task;
-      t.erase("seed");
-      t.erase("num_examples");
-      t.merge_patch(c);
-      c = t;
-    }
-    if (!c.contains("seed")) c["seed"] = ds.train_task.value("seed", 0) + 10;
-    if (!c.contains("num_examples")) c["num_examples"] = 1000;
-    try {
-      base_task = data::make_task(c);
-    } catch (const Error& e) {
-      rethrow_under(e, "task", "--task");
-    }
-    check_task_vocab(*base_task, mc.vocab_size, "--task");
-    label = o.task_label.empty() ? base_task->info().name : o.task_label;
-    sweep_seed = c["seed"].is_number_integer() ? c["seed"].get<int64_t>() : 0;
-  } else if (ds.is_task) {
-    base_task = data::make_task(ds.train_task);
-    sweep_seed = ds.train_task.value("seed", 0) + 10;
-  }
-  // The OOD sweep needs a task with a binary-input mode (a bits_p parameter); by default it
-  // runs when the swept task is in that mode (bits_p >= 0, e.g. trained at 0.5).
-  const bool has_bits = base_task && base_task->params().contains("bits_p");
-  const bool binary = has_bits && base_task->params()["bits_p"].is_number() && base_task->params()["bits_p"].get<double>() >= 0;
-  if (ds.is_task && o.ood_sweep.value_or(false) && !has_bits)
-    throw Error("--sweeps", "\"ood\" needs a task with binary inputs (bits_p); \"" + base_task->info().name +
-                                "\" has none");
+  // The training's own final evaluation, with the options applied.
+  EvalPlan plan = final_eval_plan(ds, tc);
+  if (ds.is_task) apply_task_options(plan, o, ds, mc.vocab_size);
+  else apply_text_options(plan, o);
 
   Trainer trainer(mc, tc, o.device);
   trainer.load_weights(ckpt);
   out.device = trainer.device();
-
-  if (!ds.is_task) {
-    JobData data(ds, tc);
-    std::vector<data::Split> splits;
-    if (o.splits.empty()) splits = {data::Split::Valid, data::Split::Test};
-    for (const auto& name : o.splits) {
-      const data::Split sp = name == "valid" ? data::Split::Valid : data::Split::Test;
-      if (std::find(splits.begin(), splits.end(), sp) == splits.end()) splits.push_back(sp);
-    }
-    const std::vector<int> lengths = o.lengths.empty() ? std::vector<int>{tc.seq_len} : o.lengths;
-    for (data::Split sp : splits) {
-      const auto& tokens = data.text().tokens(sp);
-      const std::string name = data::split_name(sp);
-      if (tokens.size() < 2) {
-        if (!o.splits.empty()) throw Error("--split", "the " + name + " split of run " + std::to_string(run_id) + "'s data is empty");
-        out.skipped.push_back(name + ": the split is empty");
-        continue;
-      }
-      for (int T : lengths) {
-        const TextEvalResult r = evaluate_text(trainer, tokens, data.token_bytes(), B, T, o.max_tokens);
-        if (r.tokens == 0) {
-          out.skipped.push_back(name + " at T=" + std::to_string(T) + ": the split is shorter than one window");
-          continue;
-        }
-        RunEvalRow row;
-        row.set = name;
-        row.kind = "text";
-        row.seq_len = T;
-        row.loss = r.loss;
-        row.perplexity = r.perplexity;
-        row.bpb = r.bpb;
-        row.tokens = r.tokens;
-        row.bytes = r.bytes;
-        out.rows.push_back(row);
-      }
-    }
-  } else {
-    // The run's held-out sets, or --task; then the sweeps of base_task (--task, else the
-    // training task at the held-out seed + 10).
-    if (other_task) {
-      RunEvalRow row;
-      row.set = label;
-      row.kind = "task";
-      row.seq_len = base_task->info().seq_len;
-      row.accuracy = eval_task_set(trainer, *base_task, o.examples, B);
-      out.rows.push_back(row);
-    } else {
-      for (const auto& [name, tcfg] : ds.test_tasks) {
-        auto task = data::make_task(tcfg);
-        check_task_vocab(*task, mc.vocab_size, "data.test");
-        RunEvalRow row;
-        row.set = name;
-        row.kind = "task";
-        row.seq_len = task->info().seq_len;
-        row.accuracy = eval_task_set(trainer, *task, o.examples, B);
-        out.rows.push_back(row);
-      }
-    }
-    const std::string base_name = base_task->info().name;
-    auto sweep_config = [&](json c, int64_t n) {
-      c["task"] = base_name;
-      c["seed"] = sweep_seed;
-      c["num_examples"] = n;
-      return c;
-    };
-    const int64_t n_sweep = o.sweep_examples > 0 ? o.sweep_examples : tc.sweep_examples;
-    // Length sweep: every T the task can be made at (the others are reported as skipped).
-    if (o.length_sweep.value_or(true)) {
-      const std::vector<int> lengths = o.lengths.empty() ? std::vector<int>{50, 75, 100, 150, 200, 400} : o.lengths;
-      for (int T : lengths) {
-        json c = base_task->params();
-        c["seq_len"] = T;
-        if (c.contains("seq_len_min")) c["seq_len_min"] = T;
-        std::unique_ptr<data::TaskGenerator> task;
-        try {
-          task = data::make_task(sweep_config(c, n_sweep));
-        } catch (const Error& e) {
-          out.skipped.push_back("length T=" + std::to_string(T) + ": " + e.what());
-          continue;
-        }
-        RunEvalRow row;
-        row.set = other_task ? "length:" + label : "length";
-        row.kind = "length";
-        row.seq_len = task->info().seq_len;
-        row.accuracy = eval_task_set(trainer, *task, n_sweep, B);
-        out.rows.push_back(row);
-      }
-    }
-    if (o.ood_sweep.value_or(binary)) {
-      std::vector<data::TaskSet> sets;
-      try {
-        sets = data::ood_bits_sets(sweep_config(base_task->params(), n_sweep));
-      } catch (const Error& e) {
-        rethrow_under(e, "task", other_task ? "--task" : "data.train");
-      }
-      for (const auto& set : sets) {
-        auto task = data::make_task(sweep_config(set.config, n_sweep));
-        RunEvalRow row;
-        row.set = other_task ? label + set.name.substr(base_name.size()) : set.name;
-        row.kind = "ood";
-        row.seq_len = task->info().seq_len;
-        row.bits_p = set.config.value("bits_p", 0.0);
-        row.accuracy = eval_task_set(trainer, *task, n_sweep, B);
-        out.rows.push_back(row);
-      }
-    }
-  }
+  const JobData data(ds, tc);
+  for (const auto& name : o.splits)  // a split asked for by name must have text
+    if (data.text().tokens(name == "valid" ? data::Split::Valid : data::Split::Test).size() < 2)
+      throw Error("--split", "the " + name + " split of run " + std::to_string(run_id) + "'s data is empty");
+  EvalReport report = evaluate(trainer, data, plan);
+  out.rows = std::move(report.points);
+  out.skipped = std::move(report.skipped);
 
   if (o.record && !out.rows.empty()) {
     const auto rows = eval_rows(out);
@@ -310,17 +246,8 @@ RunEvalResult evaluate_run(const std::string& store_path, int64_t run_id, const 
 
 std::vector<store::EvalRow> eval_rows(const RunEvalResult& r) {
   std::vector<store::EvalRow> out;
-  for (const auto& row : r.rows) {
-    if (row.kind == "text") {
-      out.push_back({r.step, row.set, row.seq_len, "loss", row.loss});
-      out.push_back({r.step, row.set, row.seq_len, "perplexity", row.perplexity});
-      out.push_back({r.step, row.set, row.seq_len, "bpb", row.bpb});
-    } else {
-      out.push_back({r.step, row.set, row.seq_len, "accuracy", row.accuracy.micro});
-      out.push_back({r.step, row.set, row.seq_len, "macro_accuracy", row.accuracy.macro});
-      out.push_back({r.step, row.set, row.seq_len, "exact_match", row.accuracy.exact_match});
-    }
-  }
+  for (const auto& point : r.rows)
+    for (auto& row : store_rows(r.step, point)) out.push_back(std::move(row));
   return out;
 }
 

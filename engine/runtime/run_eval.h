@@ -2,9 +2,10 @@
 // model from one of the run's checkpoints and measures it on the run's own data (text: loss,
 // perplexity and bits per byte of the validation / test split; tasks: accuracy on the run's
 // held-out sets) or on another task, with the length-generalisation sweep (accuracy against T)
-// and the OOD-bits sweep, then records every figure as evaluation rows of that run, named as
-// the training's final evaluation names them (docs/runtime.md), so the workbench's Compare dock
-// charts them. Plain C++: torch stays inside the trainer.
+// and the OOD-bits sweep, then records every figure as evaluation rows of that run. It runs
+// the training's own final evaluation (runtime/evaluator.h: final_eval_plan, evaluate,
+// store_rows) with the options applied to that plan, so without options it gives exactly the
+// rows the training recorded (docs/runtime.md). Plain C++: torch stays inside the trainer.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data/metrics.h"
+#include "runtime/eval_types.h"
 #include "store/types.h"
 
 namespace pha::runtime {
@@ -30,31 +31,21 @@ struct RunEvalOptions {
   // out), "num_examples" to 1000. `task_label` names its rows (default: the task name).
   nlohmann::json task;
   std::string task_label;
-  // Task runs: sweeps. Unset: the length sweep always (points the task cannot be made at are
-  // skipped with the reason), the OOD sweep when the swept task is in its binary-input mode
-  // (bits_p >= 0). Asked for, the OOD sweep needs a task that has that mode.
+  // Task runs: sweeps. Unset: the run's own (its data.sweeps, as the final evaluation ran
+  // them; giving `lengths` asks for the length sweep too). With `task`, the run's OOD sweep
+  // only when that task is in its binary-input mode (bits_p >= 0). Asked for, the OOD sweep
+  // needs a task that has that mode. Length points the task cannot be made at are skipped with
+  // the reason.
   std::optional<bool> length_sweep, ood_sweep;
-  // T values of the length sweep (tasks; empty: {50, 75, 100, 150, 200, 400}, tasks-spec §4) or,
-  // for text, the window lengths to evaluate the splits at (empty: the run's seq_len).
+  // T values of the length sweep (tasks; empty: data::length_sweep_lengths(), tasks-spec §4)
+  // or, for text, the window lengths to evaluate the splits at (empty: the run's seq_len).
   std::vector<int> lengths;
   int64_t examples = 0;        // tasks: examples per held-out set (0: the set's size)
   int64_t sweep_examples = 0;  // tasks: examples per sweep point (0: the run's training.sweep_examples)
-  int64_t max_tokens = 0;      // text: tokens per split (0: the whole split)
+  int64_t max_tokens = -1;     // text: tokens per split (0: the whole split; -1: the run's training.final_eval_tokens)
   int batch_size = 0;          // 0: the run's training.batch_size
   std::string device = "auto"; // auto | cpu | cuda
   bool record = true;          // write the figures as eval rows of the run
-};
-
-struct RunEvalRow {
-  std::string set;        // "valid", "test", a held-out set name, "length", "<task>_bits_p0.3", ...
-  std::string kind;       // "text", "task", "length" or "ood"
-  int64_t seq_len = 0;    // T
-  double bits_p = 0.0;    // OOD sweep only
-  // text
-  double loss = 0.0, perplexity = 0.0, bpb = 0.0;
-  int64_t tokens = 0, bytes = 0;
-  // tasks
-  data::AccuracyReport accuracy;
 };
 
 struct RunEvalResult {
@@ -64,7 +55,7 @@ struct RunEvalResult {
   int64_t step = 0;                   // training step of the checkpoint (the rows' step)
   bool is_task = false;
   std::string device;
-  std::vector<RunEvalRow> rows;
+  std::vector<EvalPoint> rows;
   std::vector<std::string> skipped;   // sweep points that could not be made, with the reason
   int64_t recorded = 0;               // eval rows written to the store
   double seconds = 0.0;               // wall time of the evaluation (model load included)
@@ -76,9 +67,10 @@ struct RunEvalResult {
 // model does not have, ...). Nothing is recorded unless every evaluation succeeded.
 RunEvalResult evaluate_run(const std::string& store_path, int64_t run_id, const RunEvalOptions& options);
 
-// The eval rows evaluate_run records for `result`, all at result.step: text rows
-// (split, T) x loss / perplexity / bpb; task rows (set, T) x accuracy (micro) / macro_accuracy /
-// exact_match, the length sweep as set "length" (or "length:<task_label>" for another task).
+// The eval rows evaluate_run records for `result`, all at result.step (store_rows of each
+// point): text rows (split, T) x loss / perplexity / bpb; task rows (set, T) x accuracy (micro)
+// / macro_accuracy / exact_match, the length sweep as set "length" (or "length:<task_label>"
+// for another task).
 std::vector<store::EvalRow> eval_rows(const RunEvalResult& result);
 
 }  // namespace pha::runtime

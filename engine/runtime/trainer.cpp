@@ -2,11 +2,12 @@
 // loss, evaluation forward passes, checkpoints, generation).
 #include "runtime/trainer.h"
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 
-#include <ATen/autocast_mode.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/cuda.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adamw.h>
@@ -14,6 +15,7 @@
 
 #include "core/error.h"
 #include "model/checkpoint.h"
+#include "model/fused_adamw.h"
 #include "model/generate.h"
 #include "model/pha_model.h"
 
@@ -37,7 +39,8 @@ struct Trainer::Impl {
   model::ModelConfig model_cfg;
   TrainingConfig cfg;
   std::string device;
-  bool autocast = false;
+  model::PrecisionChoice precision;
+  bool phase_timing = false;
   model::PhaModel model{nullptr};
   std::unique_ptr<torch::optim::AdamW> optimizer;
   std::vector<at::Tensor> params;
@@ -52,22 +55,10 @@ struct Trainer::Impl {
     return device == "cpu" ? t : t.to(at::Device(device));
   }
 
-  // logits (B, T, V) with bf16 autocast on CUDA when asked
-  at::Tensor logits(const at::Tensor& inputs) {
-    if (!autocast) return model->forward(inputs);
-    at::autocast::set_enabled(true);
-    at::Tensor out;
-    try {
-      out = model->forward(inputs).to(at::kFloat);
-    } catch (...) {
-      at::autocast::set_enabled(false);
-      at::autocast::clear_cache();
-      throw;
-    }
-    at::autocast::set_enabled(false);
-    at::autocast::clear_cache();
-    return out;
-  }
+  // logits (B, T, V) in fp32: under bf16 the model computes in bf16 and returns fp32 logits,
+  // so the loss and the evaluation statistics run in fp32 (no autocast: the model casts by
+  // hand, the same on CPU and CUDA, docs/model.md "Precision").
+  at::Tensor logits(const at::Tensor& inputs) { return model->forward(inputs); }
 
   void build_optimizer() {
     std::vector<at::Tensor> decay, no_decay, dss, mixer;
@@ -117,6 +108,16 @@ struct Trainer::Impl {
     return cfg.lr;
   }
 
+  // Seconds since `t` (after the device finished, when timing phases); moves `t` to now.
+  double lap(std::chrono::steady_clock::time_point& t) const {
+    if (!phase_timing) return 0.0;
+    if (device != "cpu") torch::cuda::synchronize();
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - t).count();
+    t = now;
+    return s;
+  }
+
   void set_lr(double scale) {
     auto& gs = optimizer->param_groups();
     for (size_t i = 0; i < gs.size(); ++i) {
@@ -138,18 +139,19 @@ Trainer::Trainer(const model::ModelConfig& model_cfg, const TrainingConfig& cfg,
   impl_->model_cfg = model_cfg;
   impl_->cfg = cfg;
   impl_->device = resolve_device(device);
-  impl_->autocast = impl_->device == "cuda" && cfg.precision != "fp32";
-  if (impl_->autocast) at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+  impl_->precision = model::resolve_precision(cfg.precision, impl_->device);
   torch::manual_seed(cfg.seed);
   impl_->model = model::PhaModel(model_cfg);
   if (impl_->device != "cpu") impl_->model->to(at::Device(impl_->device));
+  if (impl_->precision.bf16()) impl_->model->set_compute_dtype(at::kBFloat16);  // fp32 master weights stay
   impl_->build_optimizer();
 }
 
 Trainer::~Trainer() = default;
 
 const std::string& Trainer::device() const { return impl_->device; }
-bool Trainer::bf16_autocast() const { return impl_->autocast; }
+bool Trainer::bf16_autocast() const { return impl_->precision.bf16(); }
+const model::PrecisionChoice& Trainer::precision() const { return impl_->precision; }
 int64_t Trainer::num_parameters() const { return impl_->model->num_parameters(); }
 json Trainer::group_summary() const { return impl_->groups; }
 
@@ -176,13 +178,16 @@ TrainStepResult Trainer::train_step(const std::vector<data::Batch>& micro, doubl
   m.optimizer->zero_grad();
   const double n = static_cast<double>(micro.size());
   at::Tensor loss_sum = at::zeros({}, at::kDouble);
+  auto t = std::chrono::steady_clock::now();
   for (const auto& b : micro) {
     at::Tensor inputs = m.to_device(b.inputs, b.B, b.T);    // (B, T)
     at::Tensor targets = m.to_device(b.targets, b.B, b.T);  // (B, T)
     at::Tensor logits = m.logits(inputs);                   // (B, T, V)
     at::Tensor loss = F::cross_entropy(logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}),
                                        F::CrossEntropyFuncOptions().ignore_index(data::kIgnore));
+    r.forward_s += m.lap(t);
     (loss / n).backward();
+    r.backward_s += m.lap(t);
     loss_sum += loss.detach().to(at::kCPU, at::kDouble);
     r.tokens += static_cast<int64_t>(b.B) * b.T;
   }
@@ -203,7 +208,8 @@ TrainStepResult Trainer::train_step(const std::vector<data::Batch>& micro, doubl
       if (p.grad().defined()) p.grad().mul_(coef);
   }
   m.set_lr(lr_scale);
-  m.optimizer->step();
+  model::fused_adamw_step(*m.optimizer);  // the optimizer's own arithmetic and state, one pass per group
+  r.optimizer_s = m.lap(t);
   return r;
 }
 
@@ -241,6 +247,7 @@ void Trainer::forward_only(const data::Batch& b) {
 }
 
 void Trainer::set_record_stats(bool on) { impl_->model->set_record_stats(on); }
+void Trainer::set_phase_timing(bool on) { impl_->phase_timing = on; }
 model::ModelIntrospection Trainer::introspect() const { return impl_->model->introspect(); }
 
 int64_t Trainer::save_checkpoint(const std::string& path, int64_t step, const json& run_config) const {
@@ -279,6 +286,11 @@ std::vector<int32_t> Trainer::generate(const std::vector<int32_t>& prompt, int m
   std::vector<int64_t> ids(prompt.begin(), prompt.end());
   auto out = model::generate(*impl_->model, ids, max_new, o);
   return std::vector<int32_t>(out.begin(), out.end());
+}
+
+void record_chrome_trace(const std::string& path, const std::function<void()>& fn) {
+  torch::autograd::profiler::RecordProfile guard(path);
+  fn();
 }
 
 json checkpoint_config(const std::string& path) {

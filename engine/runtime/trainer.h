@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "data/batch.h"
 #include "model/model_config.h"
 #include "model/model_introspection.h"
+#include "model/precision.h"
 #include "runtime/project.h"
 
 namespace pha::runtime {
@@ -31,6 +33,9 @@ struct TrainStepResult {
   double grad_norm = 0.0;  // global L2 norm before clipping
   int64_t tokens = 0;      // input tokens processed
   bool finite = true;      // false: loss or gradient NaN/Inf; the optimizer step was skipped
+  // Only with set_phase_timing(true) (the step benchmark): seconds in forward + loss, in
+  // backward, and in gradient norm + clipping + AdamW, summed over the micro-batches.
+  double forward_s = 0.0, backward_s = 0.0, optimizer_s = 0.0;
 };
 
 struct LossSums {
@@ -56,7 +61,7 @@ struct SamplingSettings {
 class Trainer {
  public:
   // Seeds torch's default generator with cfg.seed, builds the model on `device` ("cpu" or
-  // "cuda") and the optimizer. Throws pha::Error for an unavailable device.
+  // "cuda") in cfg.precision and the optimizer. Throws pha::Error for an unavailable device.
   Trainer(const model::ModelConfig& model, const TrainingConfig& cfg, const std::string& device);
   ~Trainer();
   Trainer(const Trainer&) = delete;
@@ -66,7 +71,10 @@ class Trainer {
   static std::string resolve_device(const std::string& setting);
 
   const std::string& device() const;
-  bool bf16_autocast() const;
+  // What training.precision resolved to on this device, and why (model/precision.h). bf16:
+  // the model computes in bf16 against fp32 master weights and fp32 AdamW state.
+  const model::PrecisionChoice& precision() const;
+  bool bf16_autocast() const;  // precision().bf16() (the name the job's log line uses)
   int64_t num_parameters() const;
   // Parameter counts per optimizer group: {"decay": n, "no_decay": n, "dss": n, "mixer": n}.
   nlohmann::json group_summary() const;
@@ -86,6 +94,9 @@ class Trainer {
   void forward_only(const data::Batch& batch);             // logits, discarded (profiling)
 
   void set_record_stats(bool on);
+  // Times the phases of train_step (TrainStepResult::forward_s, ...); on CUDA it synchronises
+  // the device at each phase boundary, so it is off in training.
+  void set_phase_timing(bool on);
   model::ModelIntrospection introspect() const;
 
   // Full training checkpoint (weights, AdamW state, step, RNG), written atomically. Returns
@@ -102,6 +113,10 @@ class Trainer {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Runs `fn` under torch's autograd profiler and writes what it ran to `path` as a
+// chrome://tracing file (the step benchmark's --trace).
+void record_chrome_trace(const std::string& path, const std::function<void()>& fn);
 
 // The "model" and "training" JSON a checkpoint recorded (for rebuilding a model from it).
 nlohmann::json checkpoint_config(const std::string& path);

@@ -6,7 +6,7 @@
 
 #include "smoothing.h"
 
-using namespace pha::gui;
+using namespace pha::widgets;
 
 TEST(CurvePlot, HoldsAppendedPointsAndDrawsTheSmoothedCurve) {
   CurvePlot p("loss");

@@ -6,7 +6,7 @@
 
 #include "mixer_heatmap.h"
 
-using namespace pha::gui;
+using namespace pha::widgets;
 
 namespace {
 MixerFrame frame(std::int64_t step, float g0) {

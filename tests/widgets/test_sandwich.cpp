@@ -3,7 +3,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 
-using pha::gui::readSandwich;
+using pha::widgets::readSandwich;
 
 TEST(Sandwich, GssAtBothEndsAttentionInTheMiddleIsASandwich) {
   std::vector<float> w = {0.5f, 0.2f, 0.3f,   // 0: GSS
@@ -34,7 +34,7 @@ TEST(Sandwich, LayersWithoutAMixerOrARemovedBranchAreSetAside) {
 
 TEST(Sandwich, WrongSizeSaysSo) { EXPECT_EQ(readSandwich(2, 3, {0.1f}).summary, "no mixer weights"); }
 
-using pha::gui::mixerDeviation;
+using pha::widgets::mixerDeviation;
 
 TEST(MixerDeviation, FindsTheLargestDepartureFromUniformAndTheWidestLayer) {
   const float nan = NAN;

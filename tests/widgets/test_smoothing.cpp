@@ -3,9 +3,9 @@
 #include <cmath>
 #include <gtest/gtest.h>
 
-using pha::gui::debiasedEma;
-using pha::gui::Series;
-using pha::gui::thinMinMax;
+using pha::widgets::debiasedEma;
+using pha::widgets::Series;
+using pha::widgets::thinMinMax;
 
 TEST(DebiasedEma, ConstantInputStaysConstantFromTheFirstPoint) {
   // Without the debias the first values would be pulled towards 0 (0.1, 0.19, ...).

@@ -11,9 +11,11 @@
 class QComboBox;
 class QCustomPlot;
 
-namespace pha::gui {
-
+namespace pha::widgets {
 class PlotPanel;
+}  // namespace pha::widgets
+
+namespace pha::gui {
 
 class LengthTab : public QWidget {
   Q_OBJECT
@@ -33,7 +35,7 @@ class LengthTab : public QWidget {
 
   std::shared_ptr<const LoadedRuns> m_runs;
   QComboBox* m_series = nullptr;  // "task · metric", data: QStringList{task, metric}
-  PlotPanel* m_panel = nullptr;
+  widgets::PlotPanel* m_panel = nullptr;
 };
 
 }  // namespace pha::gui

@@ -13,9 +13,11 @@ class QHBoxLayout;
 class QLabel;
 class QSlider;
 
-namespace pha::gui {
-
+namespace pha::widgets {
 class MixerHeatmap;
+}  // namespace pha::widgets
+
+namespace pha::gui {
 
 class MixerTab : public QWidget {
   Q_OBJECT
@@ -27,7 +29,7 @@ class MixerTab : public QWidget {
 
   qint64 step() const;
   int heatmapCount() const { return m_heatmaps.size(); }
-  MixerHeatmap* heatmap(int index) const { return m_heatmaps.value(index); }
+  widgets::MixerHeatmap* heatmap(int index) const { return m_heatmaps.value(index); }
   qint64 shownStep(int index) const;  // snapshot step shown by heatmap index, -1 when none
   QString message() const;
 
@@ -41,7 +43,7 @@ class MixerTab : public QWidget {
   QLabel* m_message = nullptr;
   QHBoxLayout* m_row = nullptr;
   QList<QWidget*> m_columns;
-  QList<MixerHeatmap*> m_heatmaps;
+  QList<widgets::MixerHeatmap*> m_heatmaps;
   QList<QLabel*> m_titles;
   QList<qint64> m_shown;
 };

@@ -14,9 +14,11 @@
 class QComboBox;
 class QCustomPlot;
 
-namespace pha::gui {
-
+namespace pha::widgets {
 class PlotPanel;
+}  // namespace pha::widgets
+
+namespace pha::gui {
 
 class ParetoTab : public QWidget {
   Q_OBJECT
@@ -47,7 +49,7 @@ class ParetoTab : public QWidget {
   std::shared_ptr<const LoadedRuns> m_runs;
   QComboBox* m_cost = nullptr;
   QComboBox* m_quality = nullptr;
-  PlotPanel* m_panel = nullptr;
+  widgets::PlotPanel* m_panel = nullptr;
   std::vector<Point> m_points;
 };
 

@@ -76,7 +76,7 @@ bool writeCurves(store::Store& s, const LoadedRun& run, const QString& dir, QStr
 
 bool writeMixer(const LoadedRun& run, const QString& dir, QString* error) {
   const auto& last = run.mixers.back();
-  MixerHeatmap heatmap;
+  widgets::MixerHeatmap heatmap;
   heatmap.resize(520, 620);
   heatmap.setMatrix(last.layers, last.branches, last.weights);
   heatmap.plot()->setWindowTitle(QObject::tr("%1, mixer at step %2").arg(run.label).arg(last.step));
@@ -151,7 +151,7 @@ QString perfTable(const LoadedRun& run) {
                  "<th>phase</th><th>method</th></tr>\n";
   for (const auto& p : run.perf)
     html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td><td>%7</td></tr>\n")
-                .arg(p.seq_len).arg(p.batch).arg(num(p.tokens_per_s)).arg(formatBytes(double(p.peak_bytes)))
+                .arg(p.seq_len).arg(p.batch).arg(num(p.tokens_per_s)).arg(widgets::formatBytes(double(p.peak_bytes)))
                 .arg(esc(p.device), esc(p.phase), esc(p.method));
   return html + "</table>\n";
 }

@@ -2,7 +2,6 @@
 
 #include <QAction>
 #include <QComboBox>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QTabWidget>
@@ -14,9 +13,7 @@
 #include "model/presets.h"
 #include "model_fields.h"
 #include "section_editor.h"
-#if PHA_GUI_CONFIG_TRAINING
 #include "training_fields.h"
-#endif
 
 namespace pha::gui {
 
@@ -114,19 +111,15 @@ QWidget* ConfigEditor::buildModelTab() {
   m_model->setObjectName("modelEditor");
   layout->addWidget(m_model, 1);
 
-  auto* box = new QGroupBox(tr("Size and cost"), tab);
-  auto* boxLayout = new QVBoxLayout(box);
-  m_summary = new ConfigSummary(box);
+  // The form and JSON take the height; the summary folds to one line under them.
+  m_summary = new ConfigSummary(tab);
   m_summary->setObjectName("configSummary");
-  boxLayout->addWidget(m_summary);
-  layout->addWidget(box);
+  layout->addWidget(m_summary);
   return tab;
 }
 
-// The training section needs the runtime's validation (runtime/project.h); a build without
-// the runtime library has the model tab only.
+// The training section validates through the runtime (runtime/project.h).
 SectionEditor* ConfigEditor::buildTrainingTab() {
-#if PHA_GUI_CONFIG_TRAINING
   auto* form = new JsonForm;
   populateTrainingForm(form);
   SectionEditor::Rules rules;
@@ -140,9 +133,6 @@ SectionEditor* ConfigEditor::buildTrainingTab() {
   auto* editor = new SectionEditor(form, rules, m_undoStack, this);
   editor->setObjectName("trainingEditor");
   return editor;
-#else
-  return nullptr;
-#endif
 }
 
 void ConfigEditor::setConfigJson(const json& model) {

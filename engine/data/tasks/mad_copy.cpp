@@ -20,7 +20,7 @@ class SelectiveCopy : public TaskGenerator {
     info_.suite = seed2 ? "seed2" : "mad";
     detail::read_common(r, info_, seed_, 12800);
     vocab_ = static_cast<int32_t>(r.get_int("vocab_size", 16, 4, 1 << 24));
-    info_.seq_len = static_cast<int>(r.get_int("seq_len", seed2 ? 50 : 256, 4, 1 << 24));
+    info_.seq_len = static_cast<int>(r.get_int("seq_len", seed2 ? 50 : 256, 4, limits::kMaxSeqLen, limits::kNote));
     seq_len_min_ = static_cast<int>(r.get_int("seq_len_min", seed2 ? 20 : info_.seq_len, 3, info_.seq_len));
     n_ = static_cast<int>(r.get_int("num_tokens_to_copy", seed2 ? 8 : 16, 1, 1 << 20));
     bits_p_ = r.get_double("bits_p", -1.0, -1.0, 1.0);
@@ -73,7 +73,7 @@ class Compression : public TaskGenerator {
     info_.needs_encoder_head = true;
     detail::read_common(r, info_, seed_, 12800);
     vocab_ = static_cast<int32_t>(r.get_int("vocab_size", 16, 3, 1 << 24));
-    info_.seq_len = static_cast<int>(r.get_int("seq_len", 32, 2, 1 << 24));
+    info_.seq_len = static_cast<int>(r.get_int("seq_len", 32, 2, limits::kMaxSeqLen, limits::kNote));
     r.finish();
     info_.vocab_size = vocab_;
     params_ = r.used();
@@ -104,7 +104,7 @@ class Memorization : public TaskGenerator {
     info_.suite = "mad";
     detail::read_common(r, info_, seed_, 12800);
     vocab_ = static_cast<int32_t>(r.get_int("vocab_size", 256, 4, 1 << 24));
-    info_.seq_len = static_cast<int>(r.get_int("seq_len", 32, 2, 1 << 24));
+    info_.seq_len = static_cast<int>(r.get_int("seq_len", 32, 2, limits::kMaxSeqLen, limits::kNote));
     map_seed_ = static_cast<uint64_t>(r.get_int("map_seed", 0, 0, INT64_MAX));
     r.finish();
     if (vocab_ % 2 != 0) throw Error("task.vocab_size", "must be even (half keys, half values)");

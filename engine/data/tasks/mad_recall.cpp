@@ -20,7 +20,7 @@ class Recall : public TaskGenerator {
     info_.metric = "macro";
     detail::read_common(r, info_, seed_, 12800);
     vocab_ = static_cast<int32_t>(r.get_int("vocab_size", 16, 4, 1 << 24));
-    info_.seq_len = static_cast<int>(r.get_int("seq_len", 128, 4, 1 << 24));
+    info_.seq_len = static_cast<int>(r.get_int("seq_len", 128, 4, limits::kMaxSeqLen, limits::kNote));
     all_values_ = r.get_choice("targets", "repeated", {"repeated", "all"}) == "all";
     if (noisy) {
       noise_vocab_ = static_cast<int32_t>(r.get_int("noise_vocab_size", 16, 1, 1 << 20));
@@ -82,7 +82,7 @@ class FuzzyRecall : public TaskGenerator {
     info_.metric = "macro";
     detail::read_common(r, info_, seed_, 12800);
     vocab_ = static_cast<int32_t>(r.get_int("vocab_size", 16, 4, 1 << 24));
-    info_.seq_len = static_cast<int>(r.get_int("seq_len", 128, 12, 1 << 24));
+    info_.seq_len = static_cast<int>(r.get_int("seq_len", 128, 12, limits::kMaxSeqLen, limits::kNote));
     key_min_ = static_cast<int>(r.get_int("key_len_min", 1, 1, 16));
     key_max_ = static_cast<int>(r.get_int("key_len_max", 3, key_min_, 16));
     value_min_ = static_cast<int>(r.get_int("value_len_min", 1, 1, 16));

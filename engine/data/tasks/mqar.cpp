@@ -16,7 +16,7 @@ class Mqar : public TaskGenerator {
     info_.suite = "zoology";
     detail::read_common(r, info_, seed_, 100000);
     vocab_ = static_cast<int32_t>(r.get_int("vocab_size", 8192, 4, 1 << 30));
-    info_.seq_len = static_cast<int>(r.get_int("seq_len", 64, 4, 1 << 24));
+    info_.seq_len = static_cast<int>(r.get_int("seq_len", 64, 4, limits::kMaxSeqLen, limits::kNote));
     kv_ = static_cast<int>(r.get_int("num_kv_pairs", 4, 1, 1 << 22));
     power_a_ = r.get_double("power_a", 0.01, 1e-6, 1.0);
     random_non_queries_ = r.get_bool("random_non_queries", true);

@@ -111,10 +111,15 @@ std::vector<TaskSet> mqar_test_sets(uint64_t seed) {
   return out;
 }
 
-std::vector<TaskSet> length_generalization_sets(const nlohmann::json& config) {
+const std::vector<int>& length_sweep_lengths() {
+  static const std::vector<int> lengths = {50, 75, 100, 150, 200, 400};
+  return lengths;
+}
+
+std::vector<TaskSet> length_generalization_sets(const nlohmann::json& config, const std::vector<int>& lengths) {
   std::vector<TaskSet> out;
   auto base = make_task(config);  // validates the config first
-  for (int T : {50, 75, 100, 150, 200, 400}) {
+  for (int T : lengths.empty() ? length_sweep_lengths() : lengths) {
     nlohmann::json c = base->params();
     c["seq_len"] = T;
     if (c.contains("seq_len_min")) c["seq_len_min"] = T;

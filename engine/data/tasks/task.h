@@ -71,8 +71,11 @@ struct TaskSet {
 std::vector<TaskSet> mqar_train_sets(uint64_t seed);
 std::vector<TaskSet> mqar_test_sets(uint64_t seed);
 
-// Length generalisation: `config` re-made at fixed T in {50, 75, 100, 150, 200, 400}.
-std::vector<TaskSet> length_generalization_sets(const nlohmann::json& config);
+// The T values of the length-generalisation sweep (tasks-spec §4): {50, 75, 100, 150, 200, 400}.
+const std::vector<int>& length_sweep_lengths();
+// Length generalisation: `config` re-made at fixed T in `lengths` (empty: length_sweep_lengths()).
+// Throws naming the field when the task cannot be made at one of them.
+std::vector<TaskSet> length_generalization_sets(const nlohmann::json& config, const std::vector<int>& lengths = {});
 // OOD bits: `config` (which must have "bits_p") re-made with Bernoulli p in {0.1, 0.3, 0.7, 0.9}.
 std::vector<TaskSet> ood_bits_sets(const nlohmann::json& config);
 

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "data/config_reader.h"
+#include "core/config_reader.h"
+#include "core/limits.h"
 #include "data/rng.h"
 #include "data/tasks/task.h"
 
@@ -16,7 +17,7 @@ namespace pha::data::detail {
 inline void read_common(ConfigReader& r, TaskInfo& info, uint64_t& seed, int64_t default_examples) {
   info.name = r.get_string("task", info.name);
   seed = static_cast<uint64_t>(r.get_int("seed", 0, 0, INT64_MAX));
-  info.num_examples = r.get_int("num_examples", default_examples, 1, int64_t{1} << 40);
+  info.num_examples = r.get_int("num_examples", default_examples, 1, limits::kMaxTaskExamples, limits::kNote);
 }
 
 // k distinct integers from [lo, hi), in random order (Floyd's algorithm, then shuffled).

@@ -45,7 +45,7 @@ TEST(RunsModel, ShowsStoreRunsWithBestAndFinalMetrics) {
   const int row = m.entry(0)->run.name == "pha-tiny" ? 0 : 1;
   EXPECT_EQ(m.data(m.index(row, RunsModel::BestValLoss)).toString(), "2.5000");
   EXPECT_EQ(m.data(m.index(row, RunsModel::FinalTrainLoss)).toString(), "2.8000");
-  EXPECT_EQ(m.data(m.index(row, RunsModel::Parameters)).toString(), "1.50 M");
+  EXPECT_EQ(m.data(m.index(row, RunsModel::Parameters)).toString(), "1.5 M");
   EXPECT_EQ(m.data(m.index(1 - row, RunsModel::Status)).toString(), "diverged");
 }
 

@@ -7,7 +7,7 @@
 #include "plot_panel.h"
 #include "theme.h"
 
-using namespace pha::gui;
+using namespace pha::widgets;
 
 TEST(MixerHeatmap, HoldsTheLayersByBranchesMatrix) {
   MixerHeatmap h;

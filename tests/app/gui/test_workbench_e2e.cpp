@@ -75,14 +75,14 @@ TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
   ASSERT_EQ(profiled.count(), 1);
   EXPECT_EQ(profiled.at(0).at(0).toString(), "finished") << profiled.at(0).at(1).toString().toStdString();
   EXPECT_EQ(profiled.at(0).at(2).toInt(), 3);
-  EfficiencyPanel* eff = w.docks().efficiencyPanel;
+  pha::widgets::EfficiencyPanel* eff = w.docks().efficiencyPanel;
   EXPECT_EQ(eff->curveCount(), 3);
   EXPECT_EQ(eff->tableRows(), 6);
   {
     auto store = pha::store::Store::open(tp.store());
     int profileRuns = 0;
     for (const auto& e : store.list_runs()) {
-      if (e.run.name.rfind("profile: ", 0) != 0) continue;
+      if (e.run.kind != pha::store::RunKind::Profile) continue;
       ++profileRuns;
       const auto rows = store.perf(e.run.id);
       ASSERT_EQ(rows.size(), 2u) << e.run.name;
@@ -120,7 +120,7 @@ TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
   EXPECT_EQ(w.docks().lossPlot->pointCount("val/loss"), liveVal);
   ASSERT_TRUE(w.monitor()->showStoredRun(runs->storePath(), phaId)) << w.monitor()->errorText().toStdString();
   EXPECT_EQ(w.docks().lossPlot->pointCount("train/loss"), 6);
-  MixerHeatmap* heat = w.docks().mixerPanel->heatmap();
+  pha::widgets::MixerHeatmap* heat = w.docks().mixerPanel->heatmap();
   ASSERT_GT(w.docks().mixerPanel->frameCount(), 0);
   ASSERT_EQ(heat->layers(), 4);
   ASSERT_EQ(heat->branches(), 3);

@@ -158,7 +158,7 @@ TEST(ConfigJson, WrongTypesNameFieldAndExpectedType) {
   j = base();
   j["attention"]["rope_theta"] = "big";
   EXPECT_EQ(where_of(j), "model.attention.rope_theta");
-  EXPECT_EQ(error_of(json::array()), "model: expected an object, got an array");
+  EXPECT_EQ(error_of(json::array()), "model: expected an object, got an empty array");
 }
 
 TEST(ConfigJson, OutOfRangeValuesSayWhatIsAllowed) {

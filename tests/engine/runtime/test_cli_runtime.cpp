@@ -13,7 +13,9 @@
 #include <gtest/gtest.h>
 
 #include "cli_runner.h"
+#include "core/error.h"
 #include "core/paths.h"
+#include "runtime/profile_job.h"
 #include "runtime/trainer.h"
 #include "runtime_test_util.h"
 #include "store/store.h"
@@ -36,12 +38,20 @@ TEST(CliRuntime, BadProjectExitsWithBadInputNamingTheField) {
   EXPECT_FALSE(fs::exists(p.store()));
 }
 
-TEST(CliRuntime, AbsurdLearningRateExitsDiverged) {
+TEST(CliRuntime, AbsurdLearningRateExitsDivergedAndSkipsTheProfile) {
   pha::test::TempProject p;
-  p.write_project(p.text_project({{"steps", 30}, {"lr", 1e6}, {"warmup_steps", 0}, {"eval_every", 0}}));
+  json j = p.text_project({{"steps", 30}, {"lr", 1e6}, {"warmup_steps", 0}, {"eval_every", 0}});
+  j["profile"] = {{"seq_lens", {16}}, {"tokens_per_batch", 32}, {"warmup", 0}, {"repeats", 1}};
+  p.write_project(j);
   const CliResult r = run_cli("train --quiet '" + p.dir().string() + "'");
   EXPECT_EQ(r.exit_code, 4) << r.output;
   EXPECT_NE(r.output.find("diverged"), std::string::npos) << r.output;
+  // The project queue's policy: the profile follows a complete pass only.
+  EXPECT_NE(r.output.find("efficiency profile skipped: 1 run of the queue did not finish"), std::string::npos)
+      << r.output;
+  pha::store::RunListQuery q;
+  q.kind = pha::store::RunKind::Profile;
+  EXPECT_TRUE(pha::store::Store::open(p.store()).list_runs(q).empty());
 }
 
 TEST(CliRuntime, KillMinus9LeavesAConsistentStoreAndALoadableCheckpoint) {
@@ -152,11 +162,12 @@ TEST(CliRuntime, QuickstartEndToEndReduced) {
     EXPECT_NE(r.output.find(name), std::string::npos) << name << "\n" << r.output;
   auto s = pha::store::Store::open(p.store());
   const auto runs = s.list_runs();
-  ASSERT_EQ(runs.size(), 6u);  // three trained runs, then one "profile: <run>" per model
+  ASSERT_EQ(runs.size(), 6u);  // three trained runs, then one profile run per model
   int profiles = 0;
   for (const auto& e : runs) {
     EXPECT_EQ(e.run.status, pha::store::RunStatus::Finished) << e.run.name;
-    if (e.run.name.rfind("profile: ", 0) != 0) continue;
+    EXPECT_EQ(e.run.project, "quickstart") << e.run.name << ": every run under project.json's name";
+    if (e.run.kind != pha::store::RunKind::Profile) continue;
     ++profiles;
     const auto rows = s.perf(e.run.id);
     ASSERT_EQ(rows.size(), 2u) << e.run.name;  // T = 32 and 64, training step
@@ -187,6 +198,63 @@ TEST(CliRuntime, BenchProjectProfilesTheProjectsOwnModels) {
   const auto runs = pha::store::Store::open(p.store()).list_runs();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].run.name, "profile: transformer-tiny");
+  EXPECT_EQ(runs[0].run.kind, pha::store::RunKind::Profile);
+  // Recorded as the window and `pha train` record it: under project.json's name (not the
+  // folder's) in the project's store.
+  EXPECT_EQ(runs[0].run.project, "quickstart");
+  EXPECT_NE(p.dir().filename().string(), "quickstart");
+
+  // `pha runs list --kind` filters on the stored kind.
+  CliResult list = run_cli("runs list --kind profile --project '" + p.dir().string() + "'");
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find("profile: transformer-tiny"), std::string::npos) << list.output;
+  list = run_cli("runs list --kind train --project '" + p.dir().string() + "'");
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_EQ(list.output.find("transformer-tiny"), std::string::npos) << list.output;
+}
+
+// The engine job the window, `pha train` and `pha bench --project` share: it announces the
+// sweep, measures each point in a worker (here the built `pha`), and records kind-profile runs
+// under project.json's name in the project's store; a bad project fails before any store.
+TEST(ProfileJob, RecordsProfileRunsUnderTheProjectsNameInItsStore) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  j["name"] = "named-in-json";
+  j["variants"] = {"pha", "transformer"};
+  j["profile"] = {{"seq_lens", {16}}, {"tokens_per_batch", 32}, {"warmup", 0}, {"repeats", 1}};
+  p.write_project(j);
+  pha::runtime::ProfileJobSpec spec;
+  spec.project = p.dir().string();
+  spec.threads = 1;
+  spec.program = PHA_CLI_PATH;
+  size_t announced = 0;
+  spec.on_start = [&](const pha::runtime::ProfileSweep& s) { announced = pha::runtime::sweep_point_count(s); };
+  pha::runtime::RunObserver obs;
+  pha::runtime::RunControl ctl;
+  const auto r = pha::runtime::run_profile_job(spec, obs, ctl);
+  EXPECT_EQ(announced, 2u) << "2 models x 1 length x the train phase";
+  ASSERT_EQ(r.points.size(), 2u);
+  EXPECT_EQ(r.failed_points(), 0) << r.points[0].error;
+  EXPECT_EQ(r.project, "named-in-json");
+  EXPECT_EQ(r.store_path, p.store());
+  EXPECT_FALSE(r.cancelled);
+  ASSERT_EQ(r.run_ids.size(), 2u);
+  auto s = pha::store::Store::open(p.store());
+  for (int64_t id : r.run_ids) {
+    const auto run = s.get_run(id);
+    ASSERT_TRUE(run);
+    EXPECT_EQ(run->kind, pha::store::RunKind::Profile);
+    EXPECT_EQ(run->project, "named-in-json");
+    EXPECT_EQ(s.perf(id).size(), 1u);
+  }
+
+  pha::test::TempProject bad;
+  json b = bad.text_project();
+  b["profile"] = {{"seq_lens", "long"}};
+  bad.write_project(b);
+  spec.project = bad.dir().string();
+  EXPECT_THROW(pha::runtime::run_profile_job(spec, obs, ctl), pha::Error);
+  EXPECT_FALSE(fs::exists(bad.store())) << "a bad project writes nothing";
 }
 
 }  // namespace

@@ -154,11 +154,11 @@ TEST(Project, MixerLrDefaultsToLrAndIsValidated) {
   j = p.text_project({{"mixer_lr", "fast"}});
   p.write_project(j);
   std::string msg = project_error(p);
-  EXPECT_NE(msg.find("training.mixer_lr: must be a number"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("training.mixer_lr: expected a number, got a string (\"fast\")"), std::string::npos) << msg;
   j = p.text_project({{"mixer_lr", -0.1}});
   p.write_project(j);
   msg = project_error(p);
-  EXPECT_NE(msg.find("training.mixer_lr: must be in [0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("training.mixer_lr: -0.1 is out of range; allowed: >= 0"), std::string::npos) << msg;
 }
 
 TEST(Project, ProfileSectionIsReadWithDefaultsAndValidated) {
@@ -183,7 +183,7 @@ TEST(Project, ProfileSectionIsReadWithDefaultsAndValidated) {
   const std::vector<std::pair<json, std::string>> bad = {
       {{{"seq_lens", {64, "long"}}}, "profile.seq_lens[1]"},
       {{{"seq_lens", json::array()}}, "profile.seq_lens"},
-      {{{"phases", {"backward"}}}, "profile.phases"},
+      {{{"phases", {"backward"}}}, "profile.phases[0]"},
       {{{"repeats", 0}}, "profile.repeats"},
       {{{"device", "tpu"}}, "profile.device"},
       {{{"after_run", true}}, "profile.after_run"},
@@ -262,7 +262,8 @@ TEST(ProfileStore, RecordsOneFinishedRunPerModelWithItsPerfRows) {
   auto s = pha::store::Store::open(p.store());
   const auto pha_run = s.get_run(ids[0]);
   ASSERT_TRUE(pha_run);
-  EXPECT_EQ(pha_run->name, "profile: pha-tiny");
+  EXPECT_EQ(pha_run->kind, pha::store::RunKind::Profile);
+  EXPECT_EQ(pha_run->name, pha::runtime::profile_run_name("pha-tiny"));
   EXPECT_EQ(pha_run->status, pha::store::RunStatus::Finished);
   const auto rows = s.perf(ids[0]);
   ASSERT_EQ(rows.size(), 2u);

@@ -269,6 +269,42 @@ TEST(StoreRecords, ListRunsWithSummaries) {
   EXPECT_EQ(store.list_runs().size(), 5u);
 }
 
+TEST(StoreRecords, RunKindIsStoredAndFilters) {
+  TempDir dir;
+  ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
+  const std::int64_t train = store.create_run(make_run("profile: looks like one"));  // default kind: train
+  ps::NewRun p = make_run("pha-tiny");
+  p.kind = ps::RunKind::Profile;
+  const std::int64_t profile = store.create_run(p);
+  EXPECT_EQ(store.get_run(train)->kind, ps::RunKind::Train);
+  EXPECT_EQ(store.get_run(profile)->kind, ps::RunKind::Profile);
+
+  ps::RunListQuery q;
+  q.kind = ps::RunKind::Profile;
+  auto profiles = store.list_runs(q);
+  ASSERT_EQ(profiles.size(), 1u);
+  EXPECT_EQ(profiles[0].run.id, profile);
+  EXPECT_EQ(profiles[0].run.kind, ps::RunKind::Profile);
+  q.kind = ps::RunKind::Train;
+  q.project = "proj";
+  auto trains = store.list_runs(q);
+  ASSERT_EQ(trains.size(), 1u);
+  EXPECT_EQ(trains[0].run.id, train);
+  q.project = "elsewhere";
+  EXPECT_TRUE(store.list_runs(q).empty()) << "project and kind filters combine";
+  EXPECT_EQ(store.list_runs().size(), 2u);
+
+  EXPECT_STREQ(ps::to_string(ps::RunKind::Profile), "profile");
+  EXPECT_EQ(ps::run_kind_from_string("train"), ps::RunKind::Train);
+  try {
+    ps::run_kind_from_string("eval-only");
+    FAIL() << "accepted an unknown kind";
+  } catch (const pha::Error& e) {
+    EXPECT_EQ(e.where(), "runs.kind");
+    EXPECT_NE(std::string(e.what()).find("allowed: train, profile"), std::string::npos) << e.what();
+  }
+}
+
 TEST(StoreRecords, RenameTagsNotesDelete) {
   TempDir dir;
   ps::Store store = ps::Store::open(dir.file("runs.sqlite"));

@@ -16,15 +16,15 @@ using namespace pha::gui::test;
 using nlohmann::json;
 
 TEST(NumberFormat, ThreeSignificantDigitsWithPrefixes) {
-  EXPECT_EQ(formatCount(950), "950");
-  EXPECT_EQ(formatCount(1234567), "1.23 M");
-  EXPECT_EQ(formatCount(124.6e6), "125 M");
-  EXPECT_EQ(formatCount(999999), "1 M");
-  EXPECT_EQ(formatCount(12500), "12.5 k");
-  EXPECT_EQ(formatFlops(4.5e9), "4.5 GFLOP");
-  EXPECT_EQ(formatFlops(0), "0 FLOP");
-  EXPECT_EQ(formatBytes(1288490188.8), "1.2 GiB");
-  EXPECT_EQ(formatBytes(512), "512 B");
+  EXPECT_EQ(pha::widgets::formatCount(950), "950");
+  EXPECT_EQ(pha::widgets::formatCount(1234567), "1.23 M");
+  EXPECT_EQ(pha::widgets::formatCount(124.6e6), "125 M");
+  EXPECT_EQ(pha::widgets::formatCount(999999), "1 M");
+  EXPECT_EQ(pha::widgets::formatCount(12500), "12.5 k");
+  EXPECT_EQ(pha::widgets::formatFlops(4.5e9), "4.5 GFLOP");
+  EXPECT_EQ(pha::widgets::formatFlops(0), "0 FLOP");
+  EXPECT_EQ(pha::widgets::formatBytes(1288490188.8), "1.2 GiB");
+  EXPECT_EQ(pha::widgets::formatBytes(512), "512 B");
 }
 
 TEST(JsonForm, ErrorPathsFindTheirField) {

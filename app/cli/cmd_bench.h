@@ -1,0 +1,23 @@
+// The efficiency profile as the CLI shows it, shared by `pha bench` and `pha train`: the table
+// of measured points, and a project's profile (runtime::run_profile_job) with its progress,
+// table and where it was recorded.
+#pragma once
+
+#include <vector>
+
+#include "runtime/events.h"
+#include "runtime/profile_job.h"
+#include "runtime/profiler.h"
+
+namespace pha::cli {
+
+// model, T, B, phase, tokens/s, peak RSS, parameters and the error of each point, then the
+// method of measurement.
+void print_profile_table(const std::vector<runtime::ProfilePointResult>& rows);
+
+// Runs the project's profile and prints it; returns the job's result (points, recorded runs).
+// Bad input throws pha::Error before anything is measured.
+runtime::ProfileJobResult run_project_profile(const runtime::ProfileJobSpec& spec, bool quiet,
+                                              runtime::RunControl& control);
+
+}  // namespace pha::cli

@@ -1,0 +1,92 @@
+#include "efficiency_controller.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "runtime/profile_store.h"
+#include "store/store.h"
+
+namespace pha::gui {
+
+EfficiencyController::EfficiencyController(widgets::EfficiencyPanel* panel, QObject* parent)
+    : QObject(parent), m_panel(panel) {}
+
+void EfficiencyController::load(const QString& storePath) {
+  m_stored.clear();
+  if (storePath.isEmpty()) {
+    show();
+    return;
+  }
+  try {
+    auto s = store::Store::open(storePath.toStdString());
+    // Newest first, so that a re-measured model replaces its older profile.
+    auto list = s.list_runs();
+    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.run.id > b.run.id; });
+    std::set<std::string> seen;
+    for (const auto& e : list) {
+      auto rows = s.perf(e.run.id);
+      if (rows.empty() || !seen.insert(e.run.name).second) continue;
+      m_stored.push_back({QString::fromStdString(e.run.name), std::move(rows)});
+    }
+    std::reverse(m_stored.begin(), m_stored.end());  // oldest first: stable colours
+  } catch (const std::exception& e) {
+    emit errorOccurred(QString::fromUtf8(e.what()));
+  }
+  show();
+}
+
+void EfficiencyController::beginProfile(int points) {
+  m_points = points;
+  m_done = 0;
+  m_live.clear();
+  show();
+}
+
+QString EfficiencyController::addEvents(const std::vector<runtime::EfficiencyEvent>& events) {
+  QString status;
+  for (const auto& e : events) {
+    ++m_done;
+    const QString model = QString::fromStdString(e.variant);
+    if (e.tokens_per_s <= 0) {
+      emit pointFailed(tr("Efficiency point %1, T = %2, %3 failed: %4")
+                           .arg(model)
+                           .arg(e.seq_len)
+                           .arg(QString::fromStdString(e.phase), QString::fromStdString(e.method)));
+      continue;
+    }
+    store::PerfRow row;
+    row.seq_len = e.seq_len;
+    row.batch = e.batch;
+    row.tokens_per_s = e.tokens_per_s;
+    row.peak_bytes = e.peak_bytes;
+    row.phase = e.phase;
+    row.method = e.method;
+    m_live[QString::fromStdString(runtime::profile_run_name(e.variant))].push_back(row);
+    status = tr("Measuring efficiency %1/%2: %3, T = %4, %5: %6 tokens/s, peak %7 MB")
+                 .arg(m_done)
+                 .arg(m_points)
+                 .arg(model)
+                 .arg(e.seq_len)
+                 .arg(QString::fromStdString(e.phase))
+                 .arg(std::lround(e.tokens_per_s))
+                 .arg(std::lround(e.peak_bytes / 1e6));
+  }
+  show();
+  return status;
+}
+
+void EfficiencyController::endProfile(const QString& storePath) {
+  m_live.clear();
+  load(storePath);
+}
+
+void EfficiencyController::show() {
+  std::vector<widgets::EfficiencySeries> series;
+  for (const auto& s : m_stored)
+    if (!m_live.count(s.label)) series.push_back(s);
+  for (const auto& [label, rows] : m_live) series.push_back({label, rows});
+  m_panel->setSeries(std::move(series));
+}
+
+}  // namespace pha::gui

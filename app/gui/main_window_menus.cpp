@@ -1,0 +1,143 @@
+// MainWindow: every menu, the toolbar and the status bar, built in one place.
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QDockWidget>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QUndoStack>
+
+#include "config_editor.h"
+#include "device/system_info.h"
+#include "help_dialogs.h"
+#include "main_window.h"
+#include "project_session.h"
+#include "theme.h"
+
+#ifndef PHA_VERSION
+#define PHA_VERSION "dev"
+#endif
+
+namespace pha::gui {
+
+void MainWindow::buildMenus() {
+  auto* file = menuBar()->addMenu(tr("&File"));
+  auto* newProject = file->addAction(tr("&New project from template..."), this, &MainWindow::newProjectFromTemplate);
+  newProject->setShortcut(QKeySequence::New);
+  auto* open = file->addAction(tr("&Open project..."), this, &MainWindow::openProjectDialog);
+  open->setShortcut(QKeySequence::Open);
+  m_recentMenu = file->addMenu(tr("Open &recent"));
+  connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::refreshRecentMenu);
+  file->addAction(tr("Export run &report..."), this, &MainWindow::exportSelectedReport);
+  file->addSeparator();
+  auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  auto* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(m_config->undoAction());
+  edit->addAction(m_config->redoAction());
+
+  buildRunMenu();
+  buildViewMenu();
+
+  auto* help = menuBar()->addMenu(tr("&Help"));
+  auto* guide = help->addAction(tr("&User guide"), this, [this] { showUserGuide(this); });
+  guide->setShortcut(QKeySequence::HelpContents);
+  guide->setToolTip(tr("What each dock shows and how its figures are measured"));
+  help->addAction(tr("&Keyboard shortcuts"), this, [this] { showKeyboardShortcuts(*this, this); });
+  help->addSeparator();
+  help->addAction(tr("&About PHA Workbench"), this, &MainWindow::showAbout);
+  help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::buildRunMenu() {
+  auto* run = menuBar()->addMenu(tr("&Run"));
+  m_runAction = run->addAction(tr("&Run project"), this, &MainWindow::runProject);
+  m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  m_runAction->setToolTip(tr("Train every run of the project, one after another"));
+  m_measureAction = run->addAction(tr("&Measure efficiency"), this, &MainWindow::measureEfficiency);
+  m_measureAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  m_measureAction->setToolTip(tr("Measure tokens/s and peak memory against sequence length for the project's "
+                                 "models (each point in a fresh pha process); the Efficiency dock shows them"));
+  m_evaluateAction = run->addAction(tr("&Evaluate selected run"), this, &MainWindow::evaluateSelected);
+  m_evaluateAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+  m_evaluateAction->setToolTip(tr("Evaluate the selected run again from its last checkpoint, with the plan of its "
+                                  "final evaluation (as `pha eval`); the figures are recorded as its eval rows"));
+  m_pauseAction = run->addAction(tr("&Pause"), this, &MainWindow::pauseOrResume);
+  m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+  m_cancelAction = run->addAction(tr("&Cancel"), this, &MainWindow::cancelRuns);
+  m_cancelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+  run->addSeparator();
+  run->addAction(tr("Re&load runs"), this, &MainWindow::reloadRuns)->setShortcut(QKeySequence::Refresh);
+
+  auto* tools = addToolBar(tr("Run"));
+  tools->setObjectName("toolbar.run");
+  tools->addAction(m_runAction);
+  tools->addAction(m_measureAction);
+  tools->addAction(m_pauseAction);
+  tools->addAction(m_cancelAction);
+}
+
+void MainWindow::buildViewMenu() {
+  auto* view = menuBar()->addMenu(tr("&View"));
+  for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+  view->addSeparator();
+  view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+  auto* themes = view->addMenu(tr("&Theme"));
+  auto* group = new QActionGroup(this);
+  const QString current = QSettings().value("ui/theme", "light").toString();
+  for (widgets::Theme t : {widgets::Theme::Light, widgets::Theme::Dark}) {
+    auto* a = themes->addAction(t == widgets::Theme::Light ? tr("Light") : tr("Dark"));
+    a->setCheckable(true);
+    a->setChecked(widgets::themeName(t) == current);
+    group->addAction(a);
+    connect(a, &QAction::triggered, this, [t] {
+      widgets::applyTheme(t);
+      QSettings().setValue("ui/theme", widgets::themeName(t));
+    });
+  }
+}
+
+void MainWindow::buildStatusBar() {
+  m_statusLabel = new QLabel(this);
+  m_statusLabel->setObjectName("statusLabel");
+  m_progress = new QProgressBar(this);
+  m_progress->setObjectName("runProgress");
+  m_progress->setMaximumWidth(260);
+  m_progress->setTextVisible(true);
+  m_progress->hide();
+  statusBar()->addWidget(m_statusLabel, 1);
+  statusBar()->addPermanentWidget(m_progress);
+  statusBar()->showMessage(tr("Ready"), 3000);
+}
+
+void MainWindow::refreshRecentMenu() {
+  m_recentMenu->clear();
+  for (const QString& dir : m_session->recentProjects())
+    m_recentMenu->addAction(dir, this, [this, dir] { openProject(dir); });
+  if (m_recentMenu->isEmpty()) m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+}
+
+void MainWindow::showAbout() {
+  const SystemInfo info = collect_system_info(/*measure_gemm=*/false);
+  QMessageBox::about(
+      this, tr("About PHA Workbench"),
+      tr("<h3>PHA Workbench %1</h3>"
+         "<p>Build, train, measure and compare Parallel Hybrid Architecture (GSS + attention) "
+         "language models.</p>"
+         "<table><tr><td>Qt</td><td>%2 (built with %3)</td></tr>"
+         "<tr><td>LibTorch</td><td>%4</td></tr>"
+         "<tr><td>Threads</td><td>%5</td></tr>"
+         "<tr><td>CUDA</td><td>%6</td></tr>"
+         "<tr><td>Data directory</td><td>%7</td></tr></table>")
+          .arg(PHA_VERSION, qVersion(), QT_VERSION_STR, QString::fromStdString(info.torch_version))
+          .arg(info.threads)
+          .arg(info.cuda_available ? tr("available") : tr("not available"), QString::fromStdString(info.data_dir)));
+}
+
+}  // namespace pha::gui

@@ -1,0 +1,235 @@
+// MainWindow: opening and creating projects (dialogs, recent list, drag and drop; a project
+// whose data is not on this machine opens for browsing, with the Project dock's data banner),
+// the feature docks (configuration editor, compare view, generate panel, plot export menus),
+// adding the edited configuration to the project as a variant, and the run report export.
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QAction>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include "compare_widget.h"
+#include "config_editor.h"
+#include "curve_plot.h"
+#include "efficiency_controller.h"
+#include "export_menu.h"
+#include "generate_panel.h"
+#include "main_window.h"
+#include "mixer_heatmap.h"
+#include "mixer_panel.h"
+#include "project_data_banner.h"
+#include "project_session.h"
+#include "queue_controller.h"
+#include "run_browser.h"
+#include "run_report.h"
+#include "store/store.h"
+
+namespace pha::gui {
+
+bool MainWindow::openProject(const QString& path) {
+  if (m_queueControl->isBusy()) {
+    showError(tr("Finish or cancel the running queue before opening another project."));
+    return false;
+  }
+  if (!m_session->open(path)) {
+    showError(tr("Cannot open project %1:\n%2").arg(path, m_session->errorText()));
+    return false;
+  }
+  setWindowTitle(tr("PHA Workbench - %1").arg(m_session->name()));
+  m_docks.projectLabel->setText(tr("<b>%1</b><br>%2<br>runs to make: %3")
+                                    .arg(m_session->name().toHtmlEscaped(), m_session->dir().toHtmlEscaped(),
+                                         m_session->runNames().join(", ").toHtmlEscaped()));
+  reloadRuns();
+  m_efficiency->load(m_session->storePath());
+  m_dataBanner->refresh();
+  updateActions();
+  if (!m_session->runNames().isEmpty()) {
+    const nlohmann::json cfg = m_session->runConfig(m_session->runNames().first());
+    if (cfg.contains("model")) m_config->setConfigJson(cfg["model"]);
+    if (cfg.contains("training") && m_config->hasTrainingSection()) m_config->setTrainingJson(cfg["training"]);
+    m_config->undoStack()->clear();
+  }
+  showMessage(m_session->hasLocalData() ? tr("Opened %1").arg(m_session->dir())
+                                        : tr("Opened %1 for browsing: %2").arg(m_session->dir(), m_session->missingDataReason()),
+              m_session->hasLocalData() ? 5000 : 15000);
+  return true;
+}
+
+void MainWindow::applyDataAvailability() {
+  const QString reason = m_session->isOpen() ? m_session->missingDataReason() : QString();
+  for (QAction* a : {m_runAction, m_measureAction, m_evaluateAction}) {
+    // The menu's own tooltip is kept in a property; the reason is added while data is missing.
+    if (!a->property("baseToolTip").isValid()) a->setProperty("baseToolTip", a->toolTip());
+    const QString base = a->property("baseToolTip").toString();
+    if (!reason.isEmpty()) a->setEnabled(false);
+    a->setToolTip(reason.isEmpty() ? base : tr("%1\n\nUnavailable: %2 Use Locate data... or Install data... in the "
+                                               "Project dock.").arg(base, reason));
+  }
+}
+
+bool MainWindow::openDefaultProject() {
+  QString error;
+  const QString path = m_session->defaultProjectPath(&error);
+  if (path.isEmpty()) {
+    showError(tr("Cannot create the quickstart project: %1").arg(error));
+    return false;
+  }
+  return openProject(path);
+}
+
+void MainWindow::newProjectFromTemplate() {
+  const QStringList names = ProjectSession::templateNames();
+  if (names.isEmpty()) {
+    showError(tr("No project templates found in %1").arg(ProjectSession::templatesDir()));
+    return;
+  }
+  bool ok = false;
+  const QString name = QInputDialog::getItem(this, tr("New project"), tr("Template:"), names, 0, false, &ok);
+  if (!ok) return;
+  const QString dest = QFileDialog::getSaveFileName(this, tr("New project folder"), ProjectSession::workspaceDir() + "/" + name);
+  if (dest.isEmpty()) return;
+  QString error;
+  const QString dir = m_session->createFromTemplate(name, dest, &error);
+  if (dir.isEmpty())
+    showError(error);
+  else
+    openProject(dir);
+}
+
+void MainWindow::openProjectDialog() {
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Open project folder"), ProjectSession::workspaceDir());
+  if (!dir.isEmpty()) openProject(dir);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const QUrl& url : event->mimeData()->urls()) {
+    const QFileInfo info(url.toLocalFile());
+    if (info.isDir() || info.fileName() == "project.json") {
+      openProject(info.isDir() ? info.absoluteFilePath() : info.absolutePath());
+    } else if (info.suffix().compare("txt", Qt::CaseInsensitive) == 0) {
+      QString error;
+      const QString dir = m_session->createFromTextFile(info.absoluteFilePath(), &error);
+      if (dir.isEmpty())
+        showError(tr("Cannot make a project from %1: %2").arg(info.fileName(), error));
+      else
+        openProject(dir);
+    } else {
+      showError(tr("Drop a project folder, a project.json or a .txt corpus (got %1).").arg(info.fileName()));
+    }
+    event->acceptProposedAction();
+    return;
+  }
+}
+
+void MainWindow::buildFeatureDocks() {
+  // The data banner stands under the project's name in the Project dock.
+  m_dataBanner = new ProjectDataBanner(m_session, this);
+  if (auto* layout = qobject_cast<QVBoxLayout*>(m_docks.projectLabel->parentWidget()->layout()))
+    layout->insertWidget(layout->indexOf(m_docks.projectLabel) + 1, m_dataBanner);
+  connect(m_dataBanner, &ProjectDataBanner::errorOccurred, this, &MainWindow::showError);
+  connect(m_dataBanner, &ProjectDataBanner::dataChanged, this, [this] { openProject(m_session->dir()); });
+
+  m_config = new ConfigEditor(this);
+  m_config->setObjectName("configEditor");
+  m_docks.configHost->addWidget(m_config, 1);
+  auto* row = new QHBoxLayout;
+  auto* addVariant = new QPushButton(tr("Add to project as variant..."), this);
+  addVariant->setObjectName("addVariantButton");
+  addVariant->setToolTip(tr("Write this model and training configuration into project.json as a new variant"));
+  row->addStretch(1);
+  row->addWidget(addVariant);
+  m_docks.configHost->addLayout(row);
+  connect(addVariant, &QPushButton::clicked, this, &MainWindow::addConfigAsVariant);
+
+  m_compare = new CompareWidget(this);
+  m_compare->setObjectName("compareWidget");
+  m_docks.compareHost->addWidget(m_compare, 1);
+  connect(this, &MainWindow::compareRequested, this, [this](const QString& store, const QList<qint64>& ids) {
+    QList<RunRef> refs;
+    for (qint64 id : ids) refs.push_back(RunRef{store, id});
+    m_compare->setRuns(refs);
+  });
+
+  m_generate = new GeneratePanel(this);
+  m_generate->setObjectName("generatePanel");
+  m_docks.generateHost->addWidget(m_generate, 1);
+
+  installExportMenu(m_docks.lossPlot->plot(), "loss");
+  installExportMenu(m_docks.qualityPlot->plot(), "quality");
+  installExportMenu(m_docks.mixerPanel->heatmap()->plot(), "mixer");
+}
+
+void MainWindow::showConfigOf(const QString& storePath, qint64 runId) {
+  try {
+    auto s = store::Store::open(storePath.toStdString());
+    auto run = s.get_run(runId);
+    if (!run) return;
+    const nlohmann::json cfg = nlohmann::json::parse(run->config_json, nullptr, false);
+    if (cfg.is_discarded() || !cfg.is_object()) return;
+    if (cfg.contains("model")) m_config->setConfigJson(cfg["model"]);
+    if (cfg.contains("training") && m_config->hasTrainingSection()) m_config->setTrainingJson(cfg["training"]);
+  } catch (const std::exception& e) {
+    showError(QString::fromUtf8(e.what()));
+  }
+}
+
+void MainWindow::addConfigAsVariant() {
+  if (!m_session->isOpen()) {
+    showError(tr("Open a project first."));
+    return;
+  }
+  if (!m_config->isValid()) {
+    showError(tr("The configuration is not valid: %1").arg(m_config->errorText()));
+    return;
+  }
+  // The engine validates the project with the new variant and writes project.json atomically
+  // (runtime::add_variant); here only the name is asked, proposed free.
+  const nlohmann::json model = m_config->configJson();
+  const QString proposed = m_session->suggestVariantName(QString::fromStdString(model.value("name", std::string("custom"))));
+  bool ok = false;
+  const QString name = QInputDialog::getText(this, tr("Add variant"), tr("Name of the new variant in project.json:"),
+                                             QLineEdit::Normal, proposed, &ok);
+  if (!ok) return;
+  const nlohmann::json training = m_config->hasTrainingSection() && m_config->isTrainingValid() ? m_config->trainingJson()
+                                                                                                : nlohmann::json();
+  if (!m_session->addVariant(name.trimmed(), model, training)) {
+    showError(tr("Cannot add the variant: %1").arg(m_session->errorText()));
+    return;
+  }
+  openProject(m_session->dir());
+  showMessage(tr("Added variant %1 to %2").arg(name.trimmed(), m_session->dir() + "/project.json"), 8000);
+}
+
+void MainWindow::exportSelectedReport() {
+  const QList<qint64> ids = m_browser->selectedRunIds();
+  if (ids.size() != 1) {
+    showError(tr("Select one run to export its report."));
+    return;
+  }
+  const qint64 id = ids.first();
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Report folder"), QDir::homePath());
+  if (dir.isEmpty()) return;
+  QString error;
+  const QString out = dir + QString("/run-%1-report").arg(id);
+  if (!writeRunReport(m_browser->storePath(), id, out, &error))
+    showError(error);
+  else
+    showMessage(tr("Report written to %1/index.html").arg(out), 8000);
+}
+
+}  // namespace pha::gui

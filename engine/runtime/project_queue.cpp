@@ -1,0 +1,33 @@
+#include "runtime/project_queue.h"
+
+#include "core/error.h"
+#include "store/store.h"
+
+namespace pha::runtime {
+
+std::vector<QueueItem> project_queue(const Project& project, const QueueOptions& o) {
+  std::vector<std::string> names = o.runs;
+  if (names.empty())
+    for (const RunPlan& r : project.runs) names.push_back(r.name);
+  for (const auto& n : names) project.run(n);  // pha::Error listing the names otherwise
+  if (o.resume_run_id > 0 && names.size() != 1) {
+    // Resuming one run of a project with several: the stored run says which.
+    auto s = store::Store::open(project.store_path());
+    const auto info = s.get_run(o.resume_run_id);
+    if (!info) throw Error(project.store_path(), "no run with id " + std::to_string(o.resume_run_id));
+    names = {info->name};
+  }
+  std::vector<QueueItem> items;
+  for (const auto& n : names) items.push_back({QueueItemKind::Train, n, o.resume_run_id, false});
+  if (o.profile && o.runs.empty() && o.resume_run_id == 0 && project.profile.present && project.profile.after_runs)
+    items.push_back({QueueItemKind::Profile, "", 0, true});
+  return items;
+}
+
+std::string skip_reason(const QueueItem& item, int unfinished_runs_before) {
+  if (!item.after_finished_runs || unfinished_runs_before <= 0) return "";
+  return std::to_string(unfinished_runs_before) + (unfinished_runs_before == 1 ? " run" : " runs") +
+         " of the queue did not finish (the profile follows a complete pass over the project's runs)";
+}
+
+}  // namespace pha::runtime

@@ -1,0 +1,50 @@
+// The queue of a project's work, in order: its training runs, then the efficiency profile when
+// project.json's "profile" section asks for it after the runs. This file owns that policy:
+// `pha train` / `pha quickstart` run the items one after another, the window's run queue
+// enqueues them, and the list lets either say where it is ("run 2 of 3, then the profile").
+// No torch, no Qt.
+//
+//   const auto items = runtime::project_queue(runtime::load_project(dir), {});
+//   int unfinished = 0;
+//   for (const auto& item : items) {
+//     if (!runtime::skip_reason(item, unfinished).empty()) continue;
+//     ... run_job / run_profile_job; a training run that does not finish: ++unfinished
+//   }
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/project.h"
+
+namespace pha::runtime {
+
+enum class QueueItemKind { Train, Profile };
+
+struct QueueItem {
+  QueueItemKind kind = QueueItemKind::Train;
+  std::string run;                   // Train: the run's name in the project; Profile: empty
+  std::int64_t resume_run_id = 0;    // Train: continue this stored run from its last checkpoint
+  // The profile after the runs measures a complete pass: it starts only when every training
+  // item before it finished (skip_reason).
+  bool after_finished_runs = false;
+};
+
+struct QueueOptions {
+  std::vector<std::string> runs;     // only these runs, in this order (empty: all, in project order)
+  std::int64_t resume_run_id = 0;    // resume this stored run (it names the run when several exist)
+  bool profile = true;               // false: no profile after the runs (`--no-profile`)
+};
+
+// The items for `options`: the chosen runs, then the profile when the whole project is trained
+// from the start (no `runs`, no resume), `profile` is on, and project.json has a "profile"
+// section with after_runs. Throws pha::Error naming the run for an unknown run name, or the
+// store for a resume id it does not hold.
+std::vector<QueueItem> project_queue(const Project& project, const QueueOptions& options);
+
+// Why `item` is not to be started, given how many training items before it did not finish
+// (failed, diverged, cancelled): "" when it is to be started.
+std::string skip_reason(const QueueItem& item, int unfinished_runs_before);
+
+}  // namespace pha::runtime

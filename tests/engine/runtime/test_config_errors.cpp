@@ -1,0 +1,159 @@
+// One error style in every section of a project file (model, data, tokenizer, task, training,
+// profile, the top level, variants, grid): the field path, what was found, what is allowed,
+// "did you mean" for unknown keys; and the documented limits on work (docs/project-format.md).
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "error_message.h"
+#include "core/limits.h"
+#include "runtime/project.h"
+#include "runtime_test_util.h"
+
+using nlohmann::json;
+using pha::runtime::DataSpec;
+using pha::runtime::ProfileSettings;
+using pha::runtime::TrainingConfig;
+
+using pha::test::error_message;
+
+namespace {
+
+// The message of parse_project for the test project with `patch` merged over it.
+std::string project_error(const json& patch) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  j.merge_patch(patch);
+  return error_message([&] { pha::runtime::parse_project(j, p.dir().string(), "project.json"); });
+}
+
+std::string training_error(const json& section) { return error_message([&] { TrainingConfig::from_json(section); }); }
+
+const json kMqar = {{"task", "mqar"}, {"seq_len", 32}, {"num_kv_pairs", 2}, {"vocab_size", 64}};
+
+std::string task_error(const json& train_patch, const json& data_patch = json::object()) {
+  json train = kMqar;
+  train.merge_patch(train_patch);
+  json data = {{"kind", "task"}, {"train", train}};
+  data.merge_patch(data_patch);
+  return error_message([&] { DataSpec::from_json(data); });
+}
+
+TEST(ConfigErrors, TrainingSection) {
+  EXPECT_EQ(training_error({{"sweep_exampels", 10}}), "training.sweep_exampels: unknown key; did you mean \"sweep_examples\"?");
+  EXPECT_EQ(training_error({{"lr", "fast"}}), "training.lr: expected a number, got a string (\"fast\")");
+  EXPECT_EQ(training_error({{"batch_size", 0}}),
+            "training.batch_size: 0 is out of range; allowed: 1 to 4096 (" + std::string(pha::limits::kNote) + ")");
+  EXPECT_EQ(training_error({{"device", "tpu"}}), "training.device: \"tpu\" is not allowed; allowed: \"auto\", \"cpu\", \"cuda\"");
+  EXPECT_EQ(training_error({{"steps", 10}, {"warmup_steps", 20}}),
+            "training.warmup_steps: 20 is more than training.steps = 10; allowed: 0 to 10");
+}
+
+TEST(ConfigErrors, ModelSectionInsideAVariantNamesTheNestedPath) {
+  const json variant = {{"name", "mine"}, {"model", {{"attention", {{"kv_head", 1}}}}}};
+  EXPECT_NE(project_error({{"variants", {"pha", variant}}})
+                .find("variants[1].model.attention.kv_head: unknown key; did you mean \"kv_heads\"?"),
+            std::string::npos);
+  const json training = {{"name", "fast"}, {"training", {{"lr", -1}}}};
+  EXPECT_NE(project_error({{"variants", {"pha", training}}})
+                .find("variants[1].training.lr: -1 is out of range; allowed: >= 0 and <= 1e+12"),
+            std::string::npos);
+  EXPECT_NE(project_error({{"model", {{"d_model", "wide"}}}}).find("model.d_model: expected an integer, got a string (\"wide\")"),
+            std::string::npos);
+}
+
+TEST(ConfigErrors, TopLevelVariantsAndGrid) {
+  EXPECT_EQ(project_error({{"modle", json::object()}}), "modle: unknown key; did you mean \"model\"?");
+  EXPECT_EQ(project_error({{"variants", {json{{"nme", "x"}}}}}), "variants[0].nme: unknown key; did you mean \"name\"?");
+  const std::string unknown = project_error({{"variants", {"pha-7b"}}});
+  EXPECT_EQ(unknown.rfind("variants[0]: \"pha-7b\" is neither a preset nor a variant name; allowed: a preset (\"pha-90m\"", 0), 0u)
+      << unknown;
+  EXPECT_NE(unknown.find("a variant (\"pha\""), std::string::npos) << unknown;
+  EXPECT_EQ(project_error({{"variants", 3}}),
+            "variants: expected a non-empty list of variant names or {\"name\", \"model\", \"training\"} objects, got an "
+            "integer (3)");
+  EXPECT_NE(project_error({{"grid", {{"lr", {0.1}}}}}).find("grid.lr: unknown key; allowed: \"model.<key>\""),
+            std::string::npos);
+}
+
+TEST(ConfigErrors, TextDataAndTokenizer) {
+  EXPECT_NE(project_error({{"data", {{"split", {{"vaild", 0.1}}}}}}).find("data.split.vaild: unknown key; did you mean \"valid\"?"),
+            std::string::npos);
+  EXPECT_NE(project_error({{"data", {{"cache", "yes"}}}}).find("data.cache: expected true or false, got a string (\"yes\")"),
+            std::string::npos);
+  EXPECT_NE(project_error({{"data", {{"kind", "txt"}}}}).find("data.kind: \"txt\" is not allowed; allowed: \"wikitext\""),
+            std::string::npos);
+  EXPECT_NE(project_error({{"data", {{"tokenizer", {{"kind", "gpt3"}}}}}})
+                .find("data.tokenizer.kind: \"gpt3\" is not allowed; allowed: \"byte\", \"gpt2\", \"bpe\""),
+            std::string::npos);
+}
+
+TEST(ConfigErrors, TaskData) {
+  EXPECT_EQ(task_error({{"num_kv_pair", 2}}), "data.train.num_kv_pair: unknown key; did you mean \"num_kv_pairs\"?");
+  EXPECT_EQ(task_error({{"power_a", "flat"}}), "data.train.power_a: expected a number, got a string (\"flat\")");
+  EXPECT_EQ(task_error(json::object(), {{"sweeps", {"width"}}}),
+            "data.sweeps[0]: \"width\" is not allowed; allowed: \"length\", \"ood\"");
+}
+
+TEST(ConfigErrors, ProfileSection) {
+  EXPECT_EQ(error_message([] { ProfileSettings::from_json({{"repeat", 3}}); }),
+            "profile.repeat: unknown key; did you mean \"repeats\"?");
+  EXPECT_EQ(error_message([] { ProfileSettings::from_json({{"seq_lens", {64, 1.5}}}); }),
+            "profile.seq_lens[1]: expected an integer, got a number (1.5)");
+  EXPECT_EQ(error_message([] { ProfileSettings::from_json({{"device", "gpu"}}); }),
+            "profile.device: \"gpu\" is not allowed; allowed: \"auto\", \"cpu\", \"cuda\"");
+}
+
+// ---- limits on work -------------------------------------------------------------------------
+
+TEST(WorkLimits, AbsurdTrainingAndEvaluationSizesAreRefusedWithTheAllowedRange) {
+  const std::string note = std::string(" (") + pha::limits::kNote + ")";
+  EXPECT_EQ(training_error({{"sweep_examples", 1e9}}),
+            "training.sweep_examples: 1000000000.0 is out of range; allowed: 1 to 100000" + note);
+  EXPECT_EQ(training_error({{"steps", 100000000}}), "training.steps: 100000000 is out of range; allowed: 1 to 10000000" + note);
+  EXPECT_EQ(training_error({{"seq_len", 1 << 20}}), "training.seq_len: 1048576 is out of range; allowed: 2 to 131072" + note);
+  EXPECT_EQ(training_error({{"grad_accum", 5000}}), "training.grad_accum: 5000 is out of range; allowed: 1 to 1024" + note);
+  EXPECT_EQ(training_error({{"eval_examples", 1000000}}),
+            "training.eval_examples: 1000000 is out of range; allowed: 1 to 100000" + note);
+  EXPECT_EQ(training_error({{"final_eval_tokens", 1e12}}),
+            "training.final_eval_tokens: 1000000000000.0 is out of range; allowed: 0 to 1073741824" + note);
+  EXPECT_EQ(training_error({{"batch_size", 4096}, {"seq_len", 8192}}),
+            "training.batch_size: batch_size x seq_len = 4096 x 8192 = 33554432 tokens per micro-batch is out of range; "
+            "allowed: at most 16777216" + note);
+  EXPECT_EQ(training_error({{"steps", 10000000}, {"batch_size", 64}, {"seq_len", 8192}}),
+            "training.steps: steps x grad_accum x batch_size x seq_len = 10000000 x 1 x 64 x 8192 = 5.24288e+12 training "
+            "tokens is out of range; allowed: at most 1e+11" + note);
+}
+
+TEST(WorkLimits, PaperScaleTrainingIsAccepted) {
+  // pha-125m scale: 100k steps of 64 x 1024 tokens, and long context (T = 8192) with accumulation.
+  EXPECT_EQ(TrainingConfig::from_json({{"steps", 100000}, {"batch_size", 64}, {"seq_len", 1024}}).steps, 100000);
+  const auto long_t = TrainingConfig::from_json(
+      {{"steps", 200000}, {"batch_size", 8}, {"seq_len", 8192}, {"grad_accum", 4}, {"sweep_examples", 10000}});
+  EXPECT_EQ(long_t.seq_len, 8192);
+  EXPECT_EQ(ProfileSettings::from_json({{"seq_lens", {1024, 2048, 4096, 8192}}, {"repeats", 10}}).seq_lens.back(), 8192);
+}
+
+TEST(WorkLimits, TaskSetsAndProfileSizes) {
+  const std::string note = std::string(" (") + pha::limits::kNote + ")";
+  EXPECT_EQ(task_error({{"seq_len", 1000000}}), "data.train.seq_len: 1000000 is out of range; allowed: 4 to 131072" + note);
+  EXPECT_EQ(task_error(json::object(), {{"test", {json{{"name", "big"}, {"task", "mqar"}, {"seq_len", 32},
+                                                       {"num_kv_pairs", 2}, {"vocab_size", 64}, {"num_examples", 1000000}}}}}),
+            "data.test[0].num_examples: 1000000 is out of range; allowed: 1 to 100000 for a test set" + note);
+  EXPECT_EQ(task_error({{"num_examples", int64_t{1} << 40}}), "(no error)")
+      << "a training task's examples are drawn by index: its size costs nothing";
+  EXPECT_EQ(error_message([] { ProfileSettings::from_json({{"repeats", 1000}}); }),
+            "profile.repeats: 1000 is out of range; allowed: 1 to 100" + note);
+  EXPECT_EQ(error_message([] { ProfileSettings::from_json({{"seq_lens", {128, 1 << 20}}}); }),
+            "profile.seq_lens[1]: 1048576 is out of range; allowed: 2 to 131072" + note);
+  EXPECT_EQ(error_message([] { ProfileSettings::from_json({{"seq_lens", std::vector<int>(33, 64)}}); }),
+            "profile.seq_lens: has 33 entries; allowed: 1 to 32 integers, each from 2 to 131072");
+}
+
+TEST(WorkLimits, AGridOfTooManyRunsIsRefusedBeforeAnyIsResolved) {
+  const json values = std::vector<int>(32, 1);
+  EXPECT_EQ(project_error({{"grid", {{"training.seed", values}, {"training.steps", values}}}}),
+            "grid: variants x grid points = 1024 runs is out of range; allowed: at most 1000 (" +
+                std::string(pha::limits::kNote) + ")");
+}
+
+}  // namespace
