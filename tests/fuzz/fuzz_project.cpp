@@ -1,6 +1,9 @@
 // libFuzzer target: project.json reading (engine/runtime/project.cpp) through its public API,
-// load_project: the input is the file. Oracle: only pha::Error on bad input; an accepted
-// project has at least one run, unique run names, each found by Project::run.
+// load_project: the input is the file, read strictly and with require_data = false (how the
+// window opens a project trained elsewhere). Oracle: only pha::Error on bad input; an accepted
+// project has at least one run, unique run names, each found by Project::run, and one group and
+// seed per run; the lenient read accepts whatever the strict one accepts, with the same runs and
+// nothing missing, and lists a missing corpus or tokenizer instead of refusing it.
 //
 // Scope: file system paths in the input ("path", "dir", "cache_dir") are kept inside the
 // scratch folder (relative, no ".."): a fuzzer that turns "." into "/" would otherwise list the
@@ -37,6 +40,19 @@ bool paths_stay_inside(const json& j) {
   return true;
 }
 
+// What every accepted project satisfies, strict or lenient.
+void check_runs(const pha::runtime::Project& p, const json& parsed) {
+  FUZZ_CHECK(!parsed.is_discarded());
+  FUZZ_CHECK(!p.runs.empty());
+  std::set<std::string> names;
+  for (const auto& r : p.runs) {
+    FUZZ_CHECK(names.insert(r.name).second);
+    FUZZ_CHECK(&p.run(r.name) == &r);
+    FUZZ_CHECK(!r.group.empty());
+    FUZZ_CHECK(r.training.seed == r.seed);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -63,16 +79,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // libFuzzer writes corpus and crash files relative to its own working directory: go back.
   static const fs::path home = fs::current_path();
   FUZZ_CHECK(::chdir(pha::fuzz::scratch_dir().c_str()) == 0);
+  bool strict_ok = false;
+  std::vector<std::string> strict_names;
   pha::fuzz::only_pha_errors([&] {
     const pha::runtime::Project p = pha::runtime::load_project(file.string());
-    FUZZ_CHECK(!parsed.is_discarded());
-    FUZZ_CHECK(!p.runs.empty());
-    std::set<std::string> names;
-    for (const auto& r : p.runs) {
-      FUZZ_CHECK(names.insert(r.name).second);
-      FUZZ_CHECK(&p.run(r.name) == &r);
-    }
+    check_runs(p, parsed);
+    FUZZ_CHECK(p.missing_data.empty());
+    for (const auto& r : p.runs) strict_names.push_back(r.name);
+    strict_ok = true;
   });
+  bool lenient_ok = false;
+  pha::fuzz::only_pha_errors([&] {
+    const pha::runtime::Project p = pha::runtime::load_project(file.string(), {/*require_data=*/false});
+    check_runs(p, parsed);
+    for (const auto& m : p.missing_data) FUZZ_CHECK(!m.field.empty() && !m.message.empty());
+    if (strict_ok) {
+      FUZZ_CHECK(p.missing_data.empty());
+      FUZZ_CHECK(p.runs.size() == strict_names.size());
+      for (size_t i = 0; i < p.runs.size(); ++i) FUZZ_CHECK(p.runs[i].name == strict_names[i]);
+    } else {
+      FUZZ_CHECK(!p.missing_data.empty());  // only missing data may turn a refusal into a listing
+    }
+    lenient_ok = true;
+  });
+  FUZZ_CHECK(lenient_ok || !strict_ok);
   FUZZ_CHECK(::chdir(home.c_str()) == 0);
   return 0;
 }
