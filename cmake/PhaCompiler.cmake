@@ -13,8 +13,34 @@ function(pha_set_warnings target)
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wno-unused-parameter>)
 endfunction()
 
+# PHA_QT_VISIBILITY: compile options for every translation unit that includes Qt 6 headers
+# (docs/environment.md, "Qt 5 inside the Qt 6 app"). Debian's libtorch_cpu needs OpenCV's
+# highgui, which loads Qt 5 into every process that links the engine. Without optimisation GCC
+# emits Qt 6's inline functions as weak definitions in our objects, and the linker exports from
+# an executable every symbol that a shared library in the link references: Qt 5's libraries
+# reference the same mangled names (QByteArray::append(char const*) is a real function there),
+# so Qt5Widgets' static initialiser ran Qt 6 code on Qt 5 data and Debug / ASan GUI binaries
+# crashed before main. Hidden visibility keeps those copies out of the dynamic symbol table;
+# nothing of ours needs exporting (no shared library, no plugin). pha::widgets carries them as
+# PUBLIC options, so every Qt target (it links pha::widgets) gets them. Check with
+# `nm -D --defined-only <binary> | c++filt | grep Q`: no Qt symbol may be listed.
+set(PHA_QT_VISIBILITY -fvisibility=hidden -fvisibility-inlines-hidden)
+
+# Sanitizer builds halt on the first report (-fno-sanitize-recover=all): a UBSan finding fails
+# the test instead of printing a line and passing.
 option(PHA_SANITIZE "Build our targets with AddressSanitizer + UndefinedBehaviorSanitizer" OFF)
 if(PHA_SANITIZE)
-  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer)
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# libFuzzer (tests/fuzz, clang only): our code with coverage instrumentation + ASan + UBSan; the
+# fuzz executables link -fsanitize=fuzzer (libFuzzer's main).
+option(PHA_FUZZ "Build the libFuzzer targets in tests/fuzz (clang)" OFF)
+if(PHA_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "PHA_FUZZ needs clang (the `fuzz` preset sets clang++-14), not ${CMAKE_CXX_COMPILER_ID}")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()

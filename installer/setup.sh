@@ -21,6 +21,7 @@ done
 say() { echo "[setup] $*"; }
 err() { echo "[setup] $*" >&2; }
 
+# clang-14 + libclang-rt-14-dev: the `fuzz` preset (libFuzzer; clang-14 only recommends the runtime).
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6
@@ -28,6 +29,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3 libgtest-dev libgmock-dev nlohmann-json3-dev
   libcli11-dev libspdlog-dev libfmt-dev libpcre2-dev libbenchmark-dev
   xvfb xauth imagemagick fonts-dejavu-core libgl1-mesa-dri dpkg-dev file
+  clang-14 libclang-rt-14-dev
 )
 
 as_root() {

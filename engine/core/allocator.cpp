@@ -7,11 +7,24 @@
 #include <cstdlib>
 #include <fstream>
 
+// A build with AddressSanitizer (the asan and fuzz presets) allocates through the sanitizer's own
+// allocator, whose mallopt interceptor changes nothing: the policy is skipped there and said so.
+#if defined(__SANITIZE_ADDRESS__)
+#define PHA_ASAN_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PHA_ASAN_ALLOCATOR 1
+#endif
+#endif
+
 namespace pha {
 namespace {
 
 // The malloc in use: a preloaded jemalloc or tcmalloc shows up as a mapped shared object.
 std::string mapped_allocator() {
+#ifdef PHA_ASAN_ALLOCATOR
+  return "asan";
+#else
   std::ifstream maps("/proc/self/maps");
   std::string line;
   while (std::getline(maps, line)) {
@@ -19,6 +32,7 @@ std::string mapped_allocator() {
     if (line.find("libtcmalloc") != std::string::npos) return "tcmalloc";
   }
   return "glibc";
+#endif
 }
 
 AllocatorPolicy decide() {
@@ -52,6 +66,7 @@ void apply_allocator_policy_at_startup() {
 
 std::string allocator_policy_text() {
   const AllocatorPolicy& p = apply_allocator_policy();
+  if (p.allocator == "asan") return "AddressSanitizer's allocator (sanitizer build; PHA_ALLOCATOR has no effect)";
   if (p.allocator != "glibc") return p.allocator + " (preloaded; PHA_ALLOCATOR has no effect)";
   if (p.applied) {
     return "glibc malloc, mmap threshold 32 MiB, trim threshold 2 GiB (PHA_ALLOCATOR=tuned; PHA_ALLOCATOR=system "

@@ -12,7 +12,8 @@
 //                    mallopt(M_TRIM_THRESHOLD, 2 GiB), the in-process equivalent of
 //                    GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=...
 //   system           nothing is changed (glibc's defaults, or GLIBC_TUNABLES as given)
-// When another allocator (jemalloc, tcmalloc) is preloaded, nothing is changed either.
+// When another allocator (jemalloc, tcmalloc) is preloaded, or the build has AddressSanitizer
+// (its allocator ignores mallopt), nothing is changed either.
 #pragma once
 
 #include <string>
@@ -21,7 +22,7 @@ namespace pha {
 
 struct AllocatorPolicy {
   std::string policy;     // "tuned" or "system"
-  std::string allocator;  // "glibc", "jemalloc", "tcmalloc" (the malloc actually in use)
+  std::string allocator;  // "glibc", "jemalloc", "tcmalloc", "asan" (the malloc actually in use)
   bool applied = false;   // the mallopt calls were made and accepted
   std::string warning;    // non-empty: PHA_ALLOCATOR had a value that is not allowed
 };

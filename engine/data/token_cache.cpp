@@ -84,8 +84,12 @@ std::optional<CachedSplit> TokenCache::open(const fs::path& file, const nlohmann
   if (std::memcmp(h.magic, kMagic, 8) != 0) return fail("corrupt: bad magic");
   if (h.version != kTokenCacheVersion) return fail("stale: format version " + std::to_string(h.version));
   if (h.width != 2 && h.width != 4) return fail("corrupt: bad id width");
-  if (h.data_offset < sizeof(Header) + h.key_length || h.data_offset % 8 != 0 ||
-      h.data_offset + h.count * h.width != map->length)
+  // Each size is bounded by the file length before it is added or multiplied, so no sum wraps
+  // around (a key length near 2^64 once passed the check and the checksum read past the map).
+  const uint64_t length = map->length;
+  if (h.key_length > length - sizeof(Header) || h.data_offset < sizeof(Header) + h.key_length ||
+      h.data_offset > length || h.data_offset % 8 != 0 || h.count > (length - h.data_offset) / h.width ||
+      h.data_offset + h.count * h.width != length)
     return fail("corrupt: sizes do not match the file");
   const char* key_ptr = base + sizeof(Header);
   const void* ids = base + h.data_offset;

@@ -117,7 +117,8 @@ void load_adamw_state(torch::optim::AdamW& optimizer, const torch::nn::Module& m
       };
       at::Tensor step = get(".step"), avg = get(".exp_avg"), avg_sq = get(".exp_avg_sq"),
                  max_sq = get(".max_exp_avg_sq");
-      if (!step.defined() && !avg.defined() && !avg_sq.defined()) continue;  // parameter never stepped
+      // Parameter never stepped. A lone .max_exp_avg_sq is not that: it was once dropped silently.
+      if (!step.defined() && !avg.defined() && !avg_sq.defined() && !max_sq.defined()) continue;
       if (!step.defined() || !avg.defined() || !avg_sq.defined()) {
         throw Error(source, "optimizer state of \"" + n + "\" is incomplete (needs .step, .exp_avg, .exp_avg_sq)");
       }
@@ -160,7 +161,11 @@ at::Tensor default_rng_state() {
 void set_default_rng_state(const at::Tensor& state) {
   auto gen = at::detail::getDefaultCPUGenerator();
   std::lock_guard<std::mutex> lock(gen.mutex());
-  gen.set_state(state);
+  try {
+    gen.set_state(state);
+  } catch (const c10::Error& e) {
+    throw Error("rng state", std::string("not a CPU generator state: ") + e.what_without_backtrace());
+  }
 }
 
 // ---- checkpoint files ---------------------------------------------------------------------
@@ -214,6 +219,13 @@ TrainingCheckpoint load_checkpoint(const std::string& path) {
       ck.optimizer[name.substr(std::string(kOptimizerPrefix).size())] = t;
     } else if (name == kRngName) {
       if (t.scalar_type() != at::kByte || t.dim() != 1) throw Error(path, "rng.cpu must be a 1-D U8 tensor");
+      // torch validates a state only when it is set; try it on a scratch generator, so that a bad
+      // state is this file's error now rather than torch's when the run resumes (found by fuzzing).
+      try {
+        at::detail::createCPUGenerator().set_state(t);
+      } catch (const c10::Error& e) {
+        throw Error(path, std::string("rng.cpu is not a CPU generator state: ") + e.what_without_backtrace());
+      }
       ck.rng_state = t;
     } else {
       throw Error(path,

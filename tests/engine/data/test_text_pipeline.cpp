@@ -1,6 +1,8 @@
 // Text sources, splits, token cache and batchers on small files the tests write.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <fstream>
 #include <set>
 
@@ -184,6 +186,35 @@ TEST(TokenCache, RoundTripCorruptionAndStaleness) {
   }
   write_file_atomic(file, {good.substr(0, 30)});
   EXPECT_FALSE(cache.open(file, key, &why));
+}
+
+// Found by fuzz_token_cache: header sizes whose sum wraps around 2^64 passed the size check,
+// and the checksum then read far outside the mapped file (a crash, not a "corrupt" answer).
+TEST(TokenCache, HeaderSizesThatWrapAroundAreCorrupt) {
+  pha::test::TempDir dir;
+  TokenCache cache(dir.path());
+  json key = {{"k", 1}};
+  const std::string good = read_file(cache.write(cache.path_for(key, "t"), key, {1, 2, 3}, 257, 3).path);
+  uint64_t data_offset = 0;  // header: magic, version, width, count @16, text_bytes, key_length @32, data_offset @40
+  std::memcpy(&data_offset, &good[40], 8);
+  ASSERT_EQ(good.size(), data_offset + 3 * 2);
+  auto with = [&](uint64_t key_length, uint64_t offset, uint64_t count) {
+    std::string bad = good;
+    std::memcpy(&bad[16], &count, 8);
+    std::memcpy(&bad[32], &key_length, 8);
+    std::memcpy(&bad[40], &offset, 8);
+    return bad;
+  };
+  const uint64_t len = good.size(), key_len = key.dump().size();
+  const fs::path file = dir.path() / "bad.tok";
+  for (const std::string& bad : {with(~uint64_t{0} - 6, data_offset, 3),                 // 64 + key_length wraps to 57
+                                 with(key_len, ~uint64_t{0} - 7, (len + 8) / 2),         // offset + 2 count wraps to len
+                                 with(key_len, data_offset, (uint64_t{1} << 63) + 3)}) {  // 2 count wraps to 6
+    write_file_atomic(file, {bad});
+    std::string why;
+    EXPECT_FALSE(cache.open(file, key, &why));
+    EXPECT_EQ(why, "corrupt: sizes do not match the file");
+  }
 }
 
 TEST(TextDataset, CachesSplitsRebuildsWhenCorruptOrStale) {

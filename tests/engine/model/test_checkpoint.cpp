@@ -140,6 +140,36 @@ TEST(Checkpoint, LoadErrorsNameTheFileAndTheTensor) {
   fs::remove(path);
 }
 
+// Found by fuzz_checkpoint: a 1-D U8 rng.cpu that is no generator state was accepted and failed
+// later inside torch (c10::Error "Invalid mt19937 state", no file named); a lone
+// .max_exp_avg_sq was accepted and silently dropped.
+TEST(Checkpoint, BadRngStateAndPartialOptimizerStateAreErrors) {
+  const std::string path = temp_file("rng.safetensors");
+  at::manual_seed(3);
+  Trainer a(small_config());
+  TrainingCheckpoint ck = a.checkpoint();
+  ck.rng_state = at::zeros_like(ck.rng_state);  // the right size, but "not seeded": torch refuses it
+  save_checkpoint(path, ck);
+  try {
+    load_checkpoint(path);
+    FAIL() << "no error";
+  } catch (const pha::Error& e) {
+    EXPECT_EQ(e.where(), path);
+    EXPECT_NE(std::string(e.what()).find("rng.cpu is not a CPU generator state"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(set_default_rng_state(ck.rng_state), pha::Error);
+
+  Trainer b(small_config());
+  TensorMap lone = {{"embed.weight.max_exp_avg_sq", at::zeros_like(b.model->embed->weight)}};
+  try {
+    load_adamw_state(b.opt, *b.model, lone, path);
+    FAIL() << "no error";
+  } catch (const pha::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("\"embed.weight\" is incomplete"), std::string::npos) << e.what();
+  }
+  fs::remove(path);
+}
+
 TEST(Checkpoint, SavingReplacesTheOldCheckpointWhole) {
   const std::string path = temp_file("replace.safetensors");
   at::manual_seed(5);
