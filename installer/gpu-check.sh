@@ -80,8 +80,8 @@ PHA="$ROOT/build/headless/app/cli/pha"
 say ""
 say "## Benchmarks"
 stage info 60 "$PHA" info && sed 's/^/    /' "$WORK/info.log" >>"$REPORT"
-# `pha bench model` options as of this writing; --device and --precision are added by steps 9/11
-# (the stage fails, and says so, while they are missing).
+# `pha bench model --device cuda` fails with a clear error (and the stage says so) when the
+# build's LibTorch sees no GPU; MFU is printed against both the fp32 and the bf16 GEMM rate.
 stage bench-125m 240 "$PHA" bench model --preset pha-125m -T 1024 --tokens 8192 --steps 10 --warmup 3 \
   --device cuda --precision bf16 && sed 's/^/    /' "$WORK/bench-125m.log" >>"$REPORT"
 stage efficiency-180m 300 "$PHA" bench --models pha-180m,transformer-180m --seq-lens 2048,8192 --phases forward,train \

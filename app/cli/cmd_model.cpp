@@ -1,7 +1,8 @@
 // `pha model` (layers, branches, parameters, FLOPs per token and a memory estimate of a preset
 // or config file; --list for the presets) and `pha bench model` (training-step tokens/s of
-// runtime::bench_steps, the engine's step benchmark through Trainer, and model FLOP
-// utilisation against the GEMM rate measured in the same process).
+// runtime::bench_steps, the engine's step benchmark through Trainer, in fp32 | bf16 | auto on
+// cpu | cuda, with model FLOP utilisation against both the fp32 and the bf16 GEMM rate
+// measured on that device in the same process).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -15,7 +16,9 @@
 #include "core/error.h"
 #include "device/system_info.h"
 #include "model/flops.h"
+#include "model/precision.h"
 #include "model/presets.h"
+#include "runtime/trainer.h"
 #include "runtime/step_bench.h"
 
 namespace pha::cli {
@@ -174,19 +177,35 @@ struct BenchOptions {
   int steps = 10;
   int warmup = 2;
   int gemm_size = 2048;
-  std::string precision = "fp32";  // TrainingConfig.precision; MFU is against the fp32 GEMM rate
+  std::string precision = "auto";  // TrainingConfig.precision: auto | fp32 | bf16, as training takes it
+  std::string device = "cpu";      // cpu | cuda | auto (Trainer::resolve_device)
   bool json = false;
   std::string trace;  // chrome-trace file of one extra profiled step (last row)
 };
+
+// The peak the row's MFU divides by: the n x n GEMM rate of both dtypes on the row's device,
+// measured just before the row (shared machines drift), so one table shows the MFU against the
+// fp32 rate and against the bf16 rate whatever precision trains.
+struct GemmRates {
+  double fp32 = 0, bf16 = 0;  // GFLOP/s
+};
+
+GemmRates measure_rates(int n, const std::string& device) {
+  return {measure_gemm_gflops_as("fp32", n, 5, device), measure_gemm_gflops_as("bf16", n, 5, device)};
+}
 
 struct BenchResult {
   std::string name;
   int t = 0, b = 0;
   runtime::StepBenchResult step;
-  double train_flops_per_token = 0, mfu = 0, gemm_gflops = 0;
+  double train_flops_per_token = 0;
+  GemmRates gemm;
+  double mfu_fp32 = 0, mfu_bf16 = 0;  // model FLOP/s over gemm.fp32 / gemm.bf16
+  std::string precision() const { return step.bf16_autocast ? "bf16" : "fp32"; }
 };
 
-BenchResult bench_one(const ModelConfig& c, int t, const BenchOptions& o, double gemm_gflops) {
+BenchResult bench_one(const ModelConfig& c, int t, const BenchOptions& o, const std::string& device,
+                      const GemmRates& gemm) {
   BenchResult r;
   r.name = c.name;
   r.t = t;
@@ -197,14 +216,73 @@ BenchResult bench_one(const ModelConfig& c, int t, const BenchOptions& o, double
   spec.batch = r.b;
   spec.warmup = o.warmup;
   spec.repeats = o.steps;
+  spec.device = device;
   spec.precision = o.precision;
   spec.phase_times = true;
   spec.trace = o.trace;
   r.step = runtime::bench_steps(spec);
   r.train_flops_per_token = estimate_flops(c, t, r.b).training.total();
-  r.gemm_gflops = gemm_gflops;
-  r.mfu = r.train_flops_per_token * r.step.tokens_per_s / (gemm_gflops * 1e9);
+  r.gemm = gemm;
+  const double model_flops = r.train_flops_per_token * r.step.tokens_per_s;
+  r.mfu_fp32 = model_flops / (gemm.fp32 * 1e9);
+  r.mfu_bf16 = model_flops / (gemm.bf16 * 1e9);
   return r;
+}
+
+// --device resolved the way training resolves training.device, with the error naming the flag.
+std::string resolve_bench_device(const std::string& setting) {
+  try {
+    return runtime::Trainer::resolve_device(setting);
+  } catch (const Error&) {
+    throw Error("--device", "\"cuda\" was asked for but no usable CUDA GPU was found (this build's LibTorch "
+                            "or this machine has none; `pha info` shows the CUDA line); use --device cpu");
+  }
+}
+
+json row_json(const BenchResult& r) {
+  const runtime::StepBenchResult& st = r.step;
+  return {{"model", r.name},
+          {"seq_len", r.t},
+          {"batch", r.b},
+          {"params", st.n_params},
+          {"device", st.device},
+          {"precision", r.precision()},
+          {"step_s", st.median_step_s},
+          {"forward_s", st.forward_s},
+          {"backward_s", st.backward_s},
+          {"optimizer_s", st.optimizer_s},
+          {"tokens_per_s", st.tokens_per_s},
+          {"train_flops_per_token", r.train_flops_per_token},
+          {"gemm_gflops_fp32", r.gemm.fp32},
+          {"gemm_gflops_bf16", r.gemm.bf16},
+          {"mfu_fp32", r.mfu_fp32},
+          {"mfu_bf16", r.mfu_bf16},
+          {"peak_rss_bytes", st.peak_bytes}};
+}
+
+void print_bench_header(const BenchOptions& o, int threads, const std::string& device, const PrecisionChoice& p) {
+  std::printf("threads %d, BLAS %s, device %s, precision %s\n", threads, blas_library().c_str(), device.c_str(),
+              p.text().c_str());
+  std::printf("MFU = training FLOPs/token x tokens/s / the %dx%d GEMM rate on %s measured just before the row, "
+              "in fp32 (MFU32) and in bf16 (MFU16)\n",
+              o.gemm_size, o.gemm_size, device.c_str());
+  std::printf("training step = runtime::Trainer's (forward + cross-entropy, backward, gradient norm + clipping + "
+              "AdamW); median of %d steps after %d warm-up\n\n",
+              o.steps, o.warmup);
+  std::printf("%-12s %6s %4s %4s %10s %9s %9s %9s %9s %11s %10s %8s %8s %7s %7s %10s\n", "model", "T", "B", "prec",
+              "params", "step ms", "fwd ms", "bwd ms", "optim ms", "tokens/s", "GFLOP/tok", "fp32 GF", "bf16 GF",
+              "MFU32", "MFU16", "peak RSS");
+  std::fflush(stdout);
+}
+
+void print_bench_row(const BenchResult& r) {
+  const runtime::StepBenchResult& st = r.step;
+  std::printf("%-12s %6d %4d %4s %10s %9.1f %9.1f %9.1f %9.1f %11.0f %10.4f %8.1f %8.1f %6.1f%% %6.1f%% %10s\n",
+              r.name.c_str(), r.t, r.b, r.precision().c_str(), grouped(st.n_params).c_str(), st.median_step_s * 1e3,
+              st.forward_s * 1e3, st.backward_s * 1e3, st.optimizer_s * 1e3, st.tokens_per_s,
+              r.train_flops_per_token / 1e9, r.gemm.fp32, r.gemm.bf16, 100 * r.mfu_fp32, 100 * r.mfu_bf16,
+              mib(st.peak_bytes).c_str());
+  std::fflush(stdout);
 }
 
 void run_bench(const BenchOptions& o, const GlobalOptions& global) {
@@ -215,54 +293,26 @@ void run_bench(const BenchOptions& o, const GlobalOptions& global) {
   } else {
     for (const auto& p : o.presets) configs.push_back(preset(p));
   }
+  const std::string device = resolve_bench_device(o.device);
+  const PrecisionChoice precision = resolve_precision(o.precision, device);
   const int threads = configure_threads(global.threads);
-  // The GEMM rate is measured again before every row, so that MFU compares the model with the
-  // machine as it was at that moment (shared machines drift).
-  if (!o.json) {
-    std::printf("threads %d, BLAS %s; MFU = training FLOPs/token x tokens/s / fp32 GEMM %dx%d rate measured "
-                "just before the row\n",
-                threads, blas_library().c_str(), o.gemm_size, o.gemm_size);
-    std::printf("training step = runtime::Trainer's (forward + cross-entropy, backward, gradient norm + clipping + "
-                "AdamW), %s; median of %d steps after %d warm-up\n\n",
-                o.precision.c_str(), o.steps, o.warmup);
-    std::printf("%-12s %6s %4s %10s %9s %9s %9s %9s %11s %12s %8s %7s %10s\n", "model", "T", "B", "params",
-                "step ms", "fwd ms", "bwd ms", "optim ms", "tokens/s", "GFLOP/tok", "GEMM GF", "MFU", "peak RSS");
-    std::fflush(stdout);
-  }
+  if (!o.json) print_bench_header(o, threads, device, precision);
   json results = json::array();
   for (const auto& c : configs) {
     for (int t : o.seq_lens) {
-      const BenchResult r = bench_one(c, t, o, measure_gemm_gflops(o.gemm_size));
-      const runtime::StepBenchResult& st = r.step;
-      const int64_t rss = st.peak_bytes;
+      const BenchResult r = bench_one(c, t, o, device, measure_rates(o.gemm_size, device));
       if (o.json) {
-        results.push_back({{"model", r.name},
-                           {"seq_len", r.t},
-                           {"batch", r.b},
-                           {"params", st.n_params},
-                           {"device", st.device},
-                           {"step_s", st.median_step_s},
-                           {"forward_s", st.forward_s},
-                           {"backward_s", st.backward_s},
-                           {"optimizer_s", st.optimizer_s},
-                           {"tokens_per_s", st.tokens_per_s},
-                           {"train_flops_per_token", r.train_flops_per_token},
-                           {"gemm_gflops", r.gemm_gflops},
-                           {"mfu", r.mfu},
-                           {"peak_rss_bytes", rss}});
+        results.push_back(row_json(r));
       } else {
-        std::printf("%-12s %6d %4d %10s %9.1f %9.1f %9.1f %9.1f %11.0f %12.4f %8.1f %6.1f%% %10s\n",
-                    r.name.c_str(), r.t, r.b, grouped(st.n_params).c_str(), st.median_step_s * 1e3, st.forward_s * 1e3,
-                    st.backward_s * 1e3, st.optimizer_s * 1e3, st.tokens_per_s, r.train_flops_per_token / 1e9,
-                    r.gemm_gflops, 100 * r.mfu, mib(rss).c_str());
-        std::fflush(stdout);
+        print_bench_row(r);
       }
     }
   }
   if (o.json) {
     std::printf("%s\n", json{{"threads", threads}, {"blas", blas_library()}, {"gemm_size", o.gemm_size},
-                             {"steps", o.steps}, {"warmup", o.warmup}, {"precision", o.precision},
-                             {"results", results}}
+                             {"steps", o.steps}, {"warmup", o.warmup}, {"device", device},
+                             {"precision_setting", o.precision}, {"precision", precision.precision},
+                             {"precision_reason", precision.reason}, {"results", results}}
                             .dump(2)
                             .c_str());
   } else {
@@ -304,6 +354,12 @@ void add_model_commands(CLI::App& app, GlobalOptions& global) {
   bm->add_option("--warmup", bo->warmup, "Untimed warm-up steps; default 2")->check(CLI::NonNegativeNumber);
   bm->add_option("--gemm-size", bo->gemm_size, "Size n of the n x n GEMM that measures the peak; default 2048")
       ->check(CLI::PositiveNumber);
+  bm->add_option("--precision", bo->precision,
+                 "Training precision as training.precision takes it: fp32, bf16 (mixed, fp32 master weights) or "
+                 "auto (bf16 where the hardware has native bf16); default auto")
+      ->check(CLI::IsMember({"auto", "fp32", "bf16"}));
+  bm->add_option("--device", bo->device, "cpu, cuda (an error when no CUDA GPU is usable) or auto; default cpu")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   bm->add_flag("--json", bo->json, "Print JSON instead of a table");
   bm->add_option("--trace", bo->trace,
                  "Write a chrome://tracing file of one extra profiled training step per row (last row wins)");

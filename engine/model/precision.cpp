@@ -74,15 +74,19 @@ PrecisionChoice resolve_precision(const std::string& setting, const std::string&
   return c;
 }
 
-double measure_gemm_gflops_as(const std::string& dtype, int n, int repeats) {
+double measure_gemm_gflops_as(const std::string& dtype, int n, int repeats, const std::string& device) {
   if (dtype != "fp32" && dtype != "bf16") throw Error("dtype", "must be fp32 or bf16, got \"" + dtype + "\"");
-  const at::ScalarType dt = dtype == "bf16" ? at::kBFloat16 : at::kFloat;
-  const at::Tensor a = at::randn({n, n}).to(dt), b = at::randn({n, n}).to(dt);
-  at::Tensor c = at::mm(a, b);  // warm-up (oneDNN builds its kernel on the first call)
+  const bool gpu = device != "cpu";
+  const at::TensorOptions opt =
+      at::TensorOptions().dtype(dtype == "bf16" ? at::kBFloat16 : at::kFloat).device(at::Device(device));
+  const at::Tensor a = at::randn({n, n}).to(opt), b = at::randn({n, n}).to(opt);  // (n, n)
+  at::Tensor c = at::mm(a, b);  // warm-up (oneDNN / cuBLAS pick their kernel on the first call)
+  if (gpu) torch::cuda::synchronize();
   double best = 0.0;
   for (int i = 0; i < std::max(1, repeats); ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     at::mm_out(c, a, b);
+    if (gpu) torch::cuda::synchronize();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     best = std::max(best, 2.0 * n * static_cast<double>(n) * n / s / 1e9);
   }

@@ -33,8 +33,11 @@ PrecisionChoice resolve_precision(const std::string& setting, const std::string&
 // The native-bf16 CPU flags present ("avx512_bf16 amx_bf16"), empty when there are none.
 std::string cpu_bf16_flags();
 
-// n x n GEMM rate in GFLOP/s for dtype "fp32" or "bf16" on the CPU: best of `repeats` timed
-// products after one warm-up (the bf16 figure is what bf16 MFU divides by).
-double measure_gemm_gflops_as(const std::string& dtype, int n = 2048, int repeats = 5);
+// n x n GEMM rate in GFLOP/s for dtype "fp32" or "bf16" on `device` ("cpu" or "cuda", as
+// Trainer::resolve_device gives it): best of `repeats` timed products after one warm-up, the
+// GPU synchronised around each (the bf16 figure is what bf16 MFU divides by). Throws
+// pha::Error for another dtype.
+double measure_gemm_gflops_as(const std::string& dtype, int n = 2048, int repeats = 5,
+                              const std::string& device = "cpu");
 
 }  // namespace pha::model

@@ -167,9 +167,6 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
   if (c.warmup_steps > c.steps)
     throw Error(r.field("warmup_steps"), std::to_string(c.warmup_steps) + " is more than " + r.field("steps") + " = " +
                                              std::to_string(c.steps) + "; allowed: 0 to " + std::to_string(c.steps));
-  if (c.precision == "bf16" && c.device == "cpu")
-    throw Error(r.field("precision"), "\"bf16\" autocast needs device \"cuda\" (CPU trains in fp32); allowed on \"cpu\": "
-                                      "\"auto\", \"fp32\"");
   check_training_work(c, where);
   c.used = r.used();
   return c;

@@ -46,6 +46,16 @@ TEST(ConfigErrors, TrainingSection) {
   EXPECT_EQ(training_error({{"device", "tpu"}}), "training.device: \"tpu\" is not allowed; allowed: \"auto\", \"cpu\", \"cuda\"");
   EXPECT_EQ(training_error({{"steps", 10}, {"warmup_steps", 20}}),
             "training.warmup_steps: 20 is more than training.steps = 10; allowed: 0 to 10");
+  EXPECT_EQ(training_error({{"precision", "fp16"}}),
+            "training.precision: \"fp16\" is not allowed; allowed: \"auto\", \"fp32\", \"bf16\"");
+}
+
+// bf16 mixed precision trains on the CPU too (docs/project-format.md): a project may ask for it
+// with device "cpu" (an earlier check refused that pairing from when only CUDA had a bf16 path).
+TEST(ConfigErrors, Bf16OnTheCpuIsAccepted) {
+  const TrainingConfig c = TrainingConfig::from_json({{"device", "cpu"}, {"precision", "bf16"}});
+  EXPECT_EQ(c.device, "cpu");
+  EXPECT_EQ(c.precision, "bf16");
 }
 
 TEST(ConfigErrors, ModelSectionInsideAVariantNamesTheNestedPath) {
