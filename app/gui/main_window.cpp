@@ -31,7 +31,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_session = new ProjectSession(this);
   m_queue = new RunQueue(this);
   m_docks = buildDocks(this);
-  m_browser = new RunBrowser(m_docks.runsTable, m_docks.runFilter, this);
+  m_browser = new RunBrowser(m_docks.runsTable, m_docks.runFilter, m_docks.runKindFilter, this);
   m_monitor = new RunMonitor(m_docks.lossPlot, m_docks.qualityPlot, m_docks.mixerPanel, m_docks.liveReadout, this);
   m_efficiency = new EfficiencyController(m_docks.efficiencyPanel, this);
   buildLayout();

@@ -143,10 +143,7 @@ void MainWindow::buildFeatureDocks() {
   m_generate = new GeneratePanel(this);
   m_generate->setObjectName("generatePanel");
   m_docks.generateHost->addWidget(m_generate, 1);
-
-  installExportMenu(m_docks.lossPlot->plot(), "loss");
-  installExportMenu(m_docks.qualityPlot->plot(), "quality");
-  installExportMenu(m_docks.mixerPanel->heatmap()->plot(), "mixer");
+  // The live plots' Export… menus are RunMonitor's (run, metric and step in the title).
 }
 
 void MainWindow::showConfigOf(const QString& storePath, qint64 runId) {

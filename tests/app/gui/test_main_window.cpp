@@ -53,3 +53,36 @@ TEST(MainWindow, IconResourceIsCompiledIn) {
 #include "self_test.h"
 
 TEST(SelfTest, CompiledInResourcesLoad) { EXPECT_EQ(runSelfTest(), 0); }
+
+#include <QHeaderView>
+#include <QTableView>
+#include <QTest>
+
+#include "runs_model.h"
+
+// The issue: at the default width the run table showed Status, Run, Variant, Params; the metric
+// columns needed a horizontal scroll.
+TEST(MainWindow, RunTableShowsTheColumnsResearchersSortByAtTheDefaultWidth) {
+  QSettings().clear();
+  MainWindow w;
+  w.show();
+  w.resize(1600, 1000);  // the window's default size on a 1600 x 1000 (or larger) screen
+  QTest::qWait(50);      // the default dock sizes are applied once shown
+  QTableView* table = w.docks().runsTable;
+  QHeaderView* header = table->horizontalHeader();
+  const int viewport = table->viewport()->width();
+  for (int c = 0; c < RunsModel::ColumnCount; ++c) {
+    if (!RunsModel::shownByDefault(c)) {
+      EXPECT_TRUE(header->isSectionHidden(c)) << c;
+      continue;
+    }
+    ASSERT_FALSE(header->isSectionHidden(c)) << c;
+    EXPECT_LE(header->sectionViewportPosition(c) + header->sectionSize(c), viewport)
+        << header->model()->headerData(c, Qt::Horizontal).toString().toStdString() << " is cut off (viewport "
+        << viewport << " px)";
+  }
+  // A quickstart run name is not elided.
+  EXPECT_GE(header->sectionSize(RunsModel::Name), table->fontMetrics().horizontalAdvance("transformer-tiny") + 8);
+  EXPECT_EQ(header->sortIndicatorSection(), RunsModel::Id);
+  EXPECT_EQ(header->sortIndicatorOrder(), Qt::DescendingOrder);
+}
