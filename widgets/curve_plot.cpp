@@ -208,19 +208,31 @@ void CurvePlot::rebuild(Data& d) {
 
 void CurvePlot::replotLater() {
   for (auto& d : m_series) rebuild(d);
-  // Final-value labels: the highest ending series above its point, the others below it, so two
-  // series ending at the same step (train and validation loss) do not print over each other.
-  const Data* top = nullptr;
-  for (const auto& d : m_series)
-    if (d.label->visible() && (!top || d.label->position->value() > top->label->position->value())) top = &d;
-  for (auto& d : m_series)
-    d.label->setPositionAlignment(Qt::AlignRight | (&d == top ? Qt::AlignBottom : Qt::AlignTop));
   m_plot->legend->setVisible(!m_series.isEmpty());
   if (!m_series.isEmpty()) {
     rescale();
+    placeLabels();
     m_message->hide();
   }
   m_throttle->request();
+}
+
+// Final-value labels sit above and left of their point; when two would overlap (train and
+// validation loss ending at the same step with close values) the lower one goes below its point.
+void CurvePlot::placeLabels() {
+  std::vector<Data*> shown;
+  for (auto& d : m_series)
+    if (d.label->visible()) shown.push_back(&d);
+  std::sort(shown.begin(), shown.end(),
+            [](const Data* a, const Data* b) { return a->label->position->value() > b->label->position->value(); });
+  const double lineHeight = QFontMetrics(m_plot->font()).height() + 4;
+  QPointF previous(-1e9, -1e9);
+  for (Data* d : shown) {
+    const QPointF at = d->label->position->pixelPosition();
+    const bool clash = std::abs(at.y() - previous.y()) < lineHeight && std::abs(at.x() - previous.x()) < 80;
+    d->label->setPositionAlignment(Qt::AlignRight | (clash ? Qt::AlignTop : Qt::AlignBottom));
+    previous = clash ? QPointF(-1e9, -1e9) : at;
+  }
 }
 
 // Fits the axes to the data, with a margin above and below so that final points and their
@@ -244,6 +256,8 @@ void CurvePlot::rescale() {
   if (narrow(keys)) {
     const double half = std::max(std::abs(keys.center()) * 0.05, 1.0);
     m_plot->xAxis->setRange(keys.center() - half, keys.center() + half);
+  } else {
+    m_plot->xAxis->setRange(keys.lower, keys.upper + 0.015 * keys.size());  // the final dot inside the frame
   }
   if (narrow(values)) {
     const double half = std::max(std::abs(values.center()) * 0.05, 1e-3);

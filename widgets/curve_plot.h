@@ -114,6 +114,7 @@ class CurvePlot : public QWidget {
   void styleSeries(Data& d);
   void rebuild(Data& d);
   void rescale();
+  void placeLabels();
   const std::vector<double>& xs(const Data& d) const;
   // Index of the point nearest to x in a series (-1 when empty).
   int nearestIndex(const Data& d, double x) const;

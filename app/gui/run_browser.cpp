@@ -73,10 +73,10 @@ void RunBrowser::resetColumns() {
   for (int c = 0; c < RunsModel::ColumnCount; ++c) {
     header->moveSection(header->visualIndex(c), c);
     header->setSectionHidden(c, !RunsModel::shownByDefault(c));
-    // Wide enough for a typical cell and for the title with its sort arrow.
+    // Wide enough for a typical cell and for the title (the sort arrow may cover its end).
     const QString title = m_model->headerData(c, Qt::Horizontal).toString();
     header->resizeSection(c, std::max(fm.horizontalAdvance(RunsModel::widthSample(c)) + 12,
-                                      hfm.horizontalAdvance(title) + 22));
+                                      hfm.horizontalAdvance(title) + 14));
   }
   header->setSortIndicator(RunsModel::Id, Qt::DescendingOrder);  // newest first
   m_proxy->sort(RunsModel::Id, Qt::DescendingOrder);

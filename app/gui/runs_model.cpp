@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
+#include <QLocale>
 #include <cmath>
 #include <unordered_map>
 
@@ -64,8 +65,15 @@ QString formatDuration(double s) {
   return QString("%1h %2m").arg(total / 3600).arg((total % 3600) / 60, 2, 10, QLatin1Char('0'));
 }
 
+// Compact, so that the default columns fit the dock: "14:05" today, "Dec 1" this year, else
+// "2024-12"; the tooltip has the full time.
 QString shortTime(qint64 ms) {
-  return ms > 0 ? QDateTime::fromMSecsSinceEpoch(ms).toString("MM-dd hh:mm") : QString();
+  if (ms <= 0) return QString();
+  const QDateTime t = QDateTime::fromMSecsSinceEpoch(ms);
+  const QDate today = QDate::currentDate();
+  if (t.date() == today) return t.toString("hh:mm");
+  if (t.date().year() == today.year()) return QLocale::c().toString(t, "MMM d");
+  return t.toString("yyyy-MM");
 }
 QString longTime(qint64 ms) {
   return ms > 0 ? QDateTime::fromMSecsSinceEpoch(ms).toString("yyyy-MM-dd hh:mm:ss") : QString();
@@ -79,18 +87,18 @@ std::vector<std::string> RunsModel::summaryKeys() { return {"val/loss", "train/l
 
 QString RunsModel::widthSample(int column) {
   switch (column) {
-    case Id: return "9999";
+    case Id: return "999";
     case Name: return "transformer-tiny";
-    case Variant: return "sequential";
+    case Variant: return "transformer";
     case Status: return "cancelled";
     case Parameters: return "12.3 M";
     case BestVal:
     case LastVal:
     case FinalTrainLoss: return "12.3456";
     case TokensSeen: return "12.3 M";
-    case Duration: return "59m 59s";
-    case Started:
-    case Created: return "12-31 23:59";
+    case Duration: return "9m 59s";
+    case Started: return "Dec 31";
+    case Created: return "2024-12-31 23:59:59";
     case Kind: return "profile";
     case Device: return "cuda:0";
   }
@@ -241,7 +249,7 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
       case FinalTrainLoss: return tr("Last train/loss (one batch, not smoothed)");
       case TokensSeen: return tr("Training tokens seen");
       case Duration: return tr("Wall time from start to end (or to the last heartbeat while running)");
-      case Started: return tr("Start time (month-day hours:minutes)");
+      case Started: return tr("Start time: hours:minutes today, else the day (the tooltip has the full time)");
       default: return {};
     }
   }
