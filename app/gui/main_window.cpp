@@ -140,6 +140,7 @@ void MainWindow::updateActions() {
   m_pauseAction->setText(m_queueControl->isPaused() ? tr("Res&ume") : tr("&Pause"));
   m_cancelAction->setEnabled(busy);
   m_progress->setVisible(busy);
+  applyDataAvailability();
 }
 
 void MainWindow::runProject() {

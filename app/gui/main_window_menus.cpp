@@ -14,6 +14,7 @@
 
 #include "config_editor.h"
 #include "device/system_info.h"
+#include "help_dialogs.h"
 #include "main_window.h"
 #include "project_session.h"
 #include "theme.h"
@@ -45,6 +46,11 @@ void MainWindow::buildMenus() {
   buildViewMenu();
 
   auto* help = menuBar()->addMenu(tr("&Help"));
+  auto* guide = help->addAction(tr("&User guide"), this, [this] { showUserGuide(this); });
+  guide->setShortcut(QKeySequence::HelpContents);
+  guide->setToolTip(tr("What each dock shows and how its figures are measured"));
+  help->addAction(tr("&Keyboard shortcuts"), this, [this] { showKeyboardShortcuts(*this, this); });
+  help->addSeparator();
   help->addAction(tr("&About PHA Workbench"), this, &MainWindow::showAbout);
   help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
