@@ -30,6 +30,11 @@ RunBrowser::RunBrowser(QTableView* table, QLineEdit* filter, QComboBox* kindFilt
   m_table->setModel(m_proxy);
   connect(filter, &QLineEdit::textChanged, m_proxy, &RunsFilterModel::setFilterText);
   connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunBrowser::onSelectionChanged);
+  // A group row's arrow (its name cell) or a double-click on it shows or hides its runs.
+  connect(m_table, &QAbstractItemView::clicked, this, [this](const QModelIndex& i) {
+    if (i.column() == RunsModel::Name) toggleGroup(i);
+  });
+  connect(m_table, &QAbstractItemView::doubleClicked, this, &RunBrowser::toggleGroup);
   m_saveTimer = new QTimer(this);
   m_saveTimer->setSingleShot(true);
   m_saveTimer->setInterval(300);
@@ -154,22 +159,47 @@ void RunBrowser::reloadThrottled(const QString& storePath, qint64 keepSelected, 
   if (QDateTime::currentMSecsSinceEpoch() - m_lastReloadMs > minIntervalMs) reload(storePath, keepSelected);
 }
 
+void RunBrowser::toggleGroup(const QModelIndex& proxyIndex) {
+  const int row = m_proxy->mapToSource(proxyIndex).row();
+  if (!m_model->group(row)) return;
+  setGroupExpanded(row, !m_model->isExpanded(row));
+}
+
+void RunBrowser::setGroupExpanded(int groupRow, bool expanded) {
+  m_model->setExpanded(groupRow, expanded);
+  m_proxy->refilter();
+  const QHeaderView* header = m_table->horizontalHeader();
+  m_proxy->sort(header->sortIndicatorSection(), header->sortIndicatorOrder());
+}
+
+// A selected group row stands for its replicas (what its statistics are over), so that
+// "Compare selected" on a group compares them.
 QList<qint64> RunBrowser::selectedRunIds() const {
   QList<qint64> ids;
-  for (const QModelIndex& r : m_table->selectionModel()->selectedRows())
-    ids << m_proxy->data(r, RunsModel::RunIdRole).toLongLong();
+  for (const QModelIndex& r : m_table->selectionModel()->selectedRows()) {
+    const int row = m_proxy->mapToSource(r).row();
+    if (const RunsModel::GroupRow* g = m_model->group(row)) {
+      for (int replica : g->replicas)
+        if (!ids.contains(m_model->entry(replica)->run.id)) ids << m_model->entry(replica)->run.id;
+    } else if (!ids.contains(m_model->entry(row)->run.id)) {
+      ids << m_model->entry(row)->run.id;
+    }
+  }
   return ids;
 }
 
 QList<qint64> RunBrowser::shownRunIds() const {
   QList<qint64> ids;
-  for (int r = 0; r < m_proxy->rowCount(); ++r) ids << m_proxy->data(m_proxy->index(r, 0), RunsModel::RunIdRole).toLongLong();
+  for (int r = 0; r < m_proxy->rowCount(); ++r) {
+    const int row = m_proxy->mapToSource(m_proxy->index(r, 0)).row();
+    if (const auto* e = m_model->entry(row)) ids << e->run.id;
+  }
   return ids;
 }
 
 QList<qint64> RunBrowser::finishedTrainingRunIds() const {
   QList<qint64> ids;
-  for (int r = 0; r < m_model->rowCount(); ++r) {
+  for (int r = 0; r < m_model->runCount(); ++r) {
     const auto& run = m_model->entry(r)->run;
     if (run.status == store::RunStatus::Finished && run.kind == store::RunKind::Train) ids << run.id;
   }
@@ -178,11 +208,12 @@ QList<qint64> RunBrowser::finishedTrainingRunIds() const {
 
 bool RunBrowser::selectRunByName(const QString& name) {
   int best = -1;
-  for (int r = 0; r < m_model->rowCount(); ++r)
+  for (int r = 0; r < m_model->runCount(); ++r)
     if (QString::fromStdString(m_model->entry(r)->run.name) == name &&
         (best < 0 || m_model->entry(r)->run.id > m_model->entry(best)->run.id))
       best = r;
   if (best < 0) return false;
+  if (m_model->groupRowOf(best) >= 0) setGroupExpanded(m_model->groupRowOf(best), true);
   QModelIndex shown = m_proxy->mapFromSource(m_model->index(best, 0));
   if (!shown.isValid() && m_kind) {  // hidden by the kind filter: show every kind
     m_kind->setCurrentIndex(m_kind->findData(QString()));

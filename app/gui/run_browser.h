@@ -5,6 +5,8 @@
 // it; several: compare them). MainWindow connects what a choice does.
 // The header: newest first by default (run id, descending); columns chosen from its context
 // menu, dragged into any order, resized; all of it remembered in QSettings ("runTable/...").
+// Replica groups (RunsModel) are collapsed by default; the arrow in a group row's name cell or
+// a double-click shows its runs; a selected group row stands for its replicas.
 #pragma once
 
 #include <QList>
@@ -12,6 +14,7 @@
 #include <QString>
 
 class QComboBox;
+class QModelIndex;
 class QLineEdit;
 class QTableView;
 class QTimer;
@@ -46,8 +49,11 @@ class RunBrowser : public QObject {
   bool isColumnShown(int column) const;
   // Back to the default columns, order, widths and sort (header menu: "Default columns").
   void resetColumns();
-  // The rows as shown (after filter and sort): their run ids, top to bottom.
+  // The run rows as shown (after filter and sort): their run ids, top to bottom (group rows,
+  // which have no id, left out; a collapsed group's runs are not shown).
   QList<qint64> shownRunIds() const;
+  // Shows or hides a replica group's runs (a source row of model(); also the arrow's click).
+  void setGroupExpanded(int groupRow, bool expanded);
 
   RunsModel* model() const { return m_model; }
   RunsFilterModel* proxy() const { return m_proxy; }
@@ -59,6 +65,7 @@ class RunBrowser : public QObject {
 
  private:
   void onSelectionChanged();
+  void toggleGroup(const QModelIndex& proxyIndex);
   void setupHeader();
   void restoreHeader();
   void saveHeaderLater();

@@ -3,35 +3,22 @@
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
+#include <QFont>
 #include <QLocale>
 #include <cmath>
 #include <unordered_map>
 
 #include "number_format.h"
+#include "runs_model_internal.h"
 #include "store/store.h"
 
 namespace pha::gui {
 
-namespace {
-
-// summaryKeys() order.
-enum SummaryIndex { kValLoss = 0, kTrainLoss = 1, kValAccuracy = 2 };
+namespace runs_detail {
 
 const std::optional<store::MetricSummary>& summaryAt(const store::RunListEntry& e, size_t i) {
   static const std::optional<store::MetricSummary> none;
   return i < e.summaries.size() ? e.summaries[i] : none;
-}
-
-// The run's validation metric: val/loss (lower is better) for text runs, else val/accuracy.
-struct ValMetric {
-  const store::MetricSummary* s = nullptr;
-  bool accuracy = false;
-  double best() const { return accuracy ? s->max : s->min; }
-};
-ValMetric valMetric(const store::RunListEntry& e) {
-  if (const auto& loss = summaryAt(e, kValLoss)) return {&*loss, false};
-  if (const auto& acc = summaryAt(e, kValAccuracy)) return {&*acc, true};
-  return {};
 }
 
 QString valText(double v, bool accuracy) {
@@ -42,18 +29,6 @@ double durationSeconds(const store::RunInfo& r) {
   if (r.started_at <= 0) return -1;
   const qint64 end = r.ended_at > 0 ? r.ended_at : (r.heartbeat_at > 0 ? r.heartbeat_at : r.started_at);
   return (end - r.started_at) / 1000.0;
-}
-
-QColor statusColor(store::RunStatus s) {
-  switch (s) {
-    case store::RunStatus::Finished: return QColor(46, 160, 67);
-    case store::RunStatus::Running: return QColor(37, 99, 235);
-    case store::RunStatus::Failed:
-    case store::RunStatus::Diverged: return QColor(215, 58, 73);
-    case store::RunStatus::Cancelled:
-    case store::RunStatus::Interrupted: return QColor(191, 135, 0);
-    default: return QColor(128, 128, 128);
-  }
 }
 
 // Compact: "42.1 s", "1m 40s", "2h 05m".
@@ -79,6 +54,36 @@ QString longTime(qint64 ms) {
   return ms > 0 ? QDateTime::fromMSecsSinceEpoch(ms).toString("yyyy-MM-dd hh:mm:ss") : QString();
 }
 
+}  // namespace runs_detail
+
+using namespace runs_detail;
+
+namespace {
+
+// The run's validation metric: val/loss (lower is better) for text runs, else val/accuracy.
+struct ValMetric {
+  const store::MetricSummary* s = nullptr;
+  bool accuracy = false;
+  double best() const { return accuracy ? s->max : s->min; }
+};
+ValMetric valMetric(const store::RunListEntry& e) {
+  if (const auto& loss = summaryAt(e, kValLoss)) return {&*loss, false};
+  if (const auto& acc = summaryAt(e, kValAccuracy)) return {&*acc, true};
+  return {};
+}
+
+QColor statusColor(store::RunStatus s) {
+  switch (s) {
+    case store::RunStatus::Finished: return QColor(46, 160, 67);
+    case store::RunStatus::Running: return QColor(37, 99, 235);
+    case store::RunStatus::Failed:
+    case store::RunStatus::Diverged: return QColor(215, 58, 73);
+    case store::RunStatus::Cancelled:
+    case store::RunStatus::Interrupted: return QColor(191, 135, 0);
+    default: return QColor(128, 128, 128);
+  }
+}
+
 }  // namespace
 
 RunsModel::RunsModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -101,6 +106,7 @@ QString RunsModel::widthSample(int column) {
     case Created: return "2024-12-31 23:59:59";
     case Kind: return "profile";
     case Device: return "cuda:0";
+    case Seed: return "3 seeds";
   }
   return "0000";
 }
@@ -112,6 +118,7 @@ void RunsModel::setRuns(std::vector<store::RunListEntry> runs, const QString& st
   m_tokens = std::move(tokensSeen);
   m_tokens.resize(m_runs.size(), -1);
   m_storePath = storePath;
+  buildGroups();
   endResetModel();
 }
 
@@ -149,12 +156,26 @@ int RunsModel::rowOfRun(qint64 runId) const {
 }
 
 int RunsModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_runs.size());
+  return parent.isValid() ? 0 : static_cast<int>(m_runs.size() + m_groups.size());
 }
 
 int RunsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant RunsModel::data(const QModelIndex& index, int role) const {
+  if (const GroupRow* g = group(index.row())) {
+    if (role == Qt::FontRole) {
+      QFont bold;
+      bold.setBold(true);
+      return bold;
+    }
+    if (role == Qt::TextAlignmentRole && index.column() != Name && index.column() != Variant &&
+        index.column() != Status && index.column() != Kind && index.column() != Device)
+      return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole) return groupToolTip(*g, index.column());
+    if (role == Qt::DisplayRole || role == SortRole)
+      return groupValue(*g, index.column(), role == SortRole, isExpanded(index.row()));
+    return {};
+  }
   const auto* e = entry(index.row());
   if (!e) return {};
   if (role == RunIdRole) return QVariant::fromValue<qint64>(e->run.id);
@@ -174,7 +195,9 @@ QVariant RunsModel::valueOf(int row, int column, bool sort) const {
   const auto number = [sort](double v, const QString& text) { return sort ? QVariant(v) : QVariant(text); };
   switch (column) {
     case Id: return sort ? QVariant::fromValue<qint64>(r.id) : QVariant(QString::number(r.id));
-    case Name: return QString::fromStdString(r.name);
+    // A member of a group row is indented under it.
+    case Name: return sort || m_groupOf[static_cast<size_t>(row)] < 0 ? QString::fromStdString(r.name)
+                                                                       : QString("\u2003") + QString::fromStdString(r.name);
     case Variant: return QString::fromStdString(r.variant);
     case Status: return QString(store::to_string(r.status));
     case Parameters: return sort ? QVariant::fromValue<qint64>(r.n_params) : QVariant(widgets::formatCount(r.n_params));
@@ -203,6 +226,7 @@ QVariant RunsModel::valueOf(int row, int column, bool sort) const {
     case Created: return sort ? QVariant::fromValue<qint64>(r.created_at) : QVariant(longTime(r.created_at));
     case Kind: return QString(store::to_string(r.kind));
     case Device: return QString::fromStdString(r.device);
+    case Seed: return r.seed < 0 ? (sort ? QVariant(-1.0) : QVariant()) : QVariant::fromValue<qint64>(r.seed);
   }
   return {};
 }
@@ -250,6 +274,8 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
       case TokensSeen: return tr("Training tokens seen");
       case Duration: return tr("Wall time from start to end (or to the last heartbeat while running)");
       case Started: return tr("Start time: hours:minutes today, else the day (the tooltip has the full time)");
+      case Seed: return tr("Training seed; runs of one group with several seeds are replicas, summarized in a "
+                           "group row as mean \u00b1 std (n)");
       default: return {};
     }
   }
@@ -269,6 +295,7 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
     case Created: return tr("Created");
     case Kind: return tr("Kind");
     case Device: return tr("Device");
+    case Seed: return tr("Seed");
   }
   return {};
 }
@@ -289,6 +316,16 @@ void RunsFilterModel::setKindFilter(std::optional<store::RunKind> kind) {
 }
 
 bool RunsFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex&) const {
+  const auto* model = static_cast<const RunsModel*>(sourceModel());
+  if (const RunsModel::GroupRow* g = model->group(sourceRow)) {
+    for (int member : g->members)
+      if (runMatches(member)) return true;
+    return false;
+  }
+  return model->isRowExpandedIn(sourceRow) && runMatches(sourceRow);
+}
+
+bool RunsFilterModel::runMatches(int sourceRow) const {
   const auto* model = static_cast<const RunsModel*>(sourceModel());
   const auto* e = model->entry(sourceRow);
   if (!e) return false;

@@ -23,6 +23,8 @@ struct FixtureRun {
   pha::store::RunKind kind = pha::store::RunKind::Train;
   pha::store::RunStatus status = pha::store::RunStatus::Finished;
   std::string config = "{}";
+  std::string group;       // runs.run_group ("": none)
+  std::int64_t seed = -1;  // -1: not recorded
 };
 
 class StoreFixture {
@@ -40,6 +42,8 @@ class StoreFixture {
     nr.n_params = r.params;
     nr.kind = r.kind;
     nr.config_json = r.config;
+    nr.group = r.group;
+    nr.seed = r.seed;
     const auto id = s.create_run(nr);
     pha::store::RunWriter w(s, id);
     for (int i = 1; i <= r.steps; ++i) w.metric("train/loss", i, i * 1024, i * 500, 4.0 - 1.5 * i / r.steps + (i % 2 ? 0.2 : -0.2));

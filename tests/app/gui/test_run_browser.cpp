@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QSettings>
+#include <QStringList>
 #include <QTableView>
 #include <QTest>
 #include <gtest/gtest.h>
@@ -23,6 +24,17 @@ struct Browser {
   QLineEdit filter;
   QComboBox kind;
   RunBrowser browser{&table, &filter, &kind, nullptr};
+  // The rows as shown: "#<id>" for a run, "group <name>" for a group row.
+  QStringList proxyRows() const {
+    QStringList rows;
+    const auto* proxy = browser.proxy();
+    for (int r = 0; r < proxy->rowCount(); ++r) {
+      const int row = proxy->mapToSource(proxy->index(r, 0)).row();
+      if (const auto* g = browser.model()->group(row)) rows << "group " + g->name;
+      else rows << "#" + QString::number(browser.model()->entry(row)->run.id);
+    }
+    return rows;
+  }
 };
 
 struct Runs {
@@ -134,4 +146,64 @@ TEST(RunBrowser, SelectingARunHiddenByTheKindFilterShowsEveryKind) {
   ASSERT_TRUE(b.browser.selectRunByName("profile: pha-tiny"));
   EXPECT_EQ(b.browser.selectedRunIds(), QList<qint64>{runs.prof});
   EXPECT_EQ(b.kind.currentData().toString(), QString());
+}
+
+// Seeded replicas (runs.run_group with several seeds) are one collapsible group row showing
+// mean ± std (n) over the replicas; its runs sort under it; selecting it stands for them.
+TEST(RunBrowser, SeededReplicasAreACollapsibleGroupWithMeanAndStd) {
+  QSettings().clear();
+  pha::test::StoreFixture f;
+  pha::test::FixtureRun r;
+  r.group = "pha-tiny";
+  std::vector<std::int64_t> seeds;
+  const double finals[] = {2.0, 2.1, 2.3};  // mean 2.1333, sample std 0.1528
+  for (int s = 0; s < 3; ++s) {
+    r.name = "pha-tiny/seed=" + std::to_string(s);
+    r.seed = s;
+    r.val = {2.6, finals[s]};
+    seeds.push_back(f.add(r));
+  }
+  pha::test::FixtureRun plain;
+  plain.name = "transformer-tiny";
+  plain.group = "transformer-tiny";
+  plain.seed = 0;
+  plain.val = {2.5, 2.2};
+  const std::int64_t other = f.add(plain);
+  plain.name = "pha-tiny-again";  // one seed trained twice: no spread, no group row
+  plain.group = "pha-tiny-again";
+  const std::int64_t again1 = f.add(plain), again2 = f.add(plain);
+
+  Browser b;
+  ASSERT_TRUE(b.browser.reload(f.path()));
+  RunsModel* m = b.browser.model();
+  ASSERT_EQ(m->rowCount(), 7) << "6 runs and one group row";
+  const int g = m->runCount();
+  ASSERT_NE(m->group(g), nullptr);
+  EXPECT_EQ(m->data(m->index(g, RunsModel::Name)).toString(), QString::fromUtf8("\u25b8 pha-tiny"));
+  EXPECT_EQ(m->data(m->index(g, RunsModel::BestVal)).toString(), QString::fromUtf8("2.133 \u00b1 0.153 (3)"));
+  EXPECT_EQ(m->data(m->index(g, RunsModel::Status)).toString(), "3 finished");
+  EXPECT_NEAR(m->data(m->index(g, RunsModel::BestVal), RunsModel::SortRole).toDouble(), 6.4 / 3, 1e-9);
+  EXPECT_TRUE(m->data(m->index(g, RunsModel::BestVal), Qt::ToolTipRole).toString().contains("95% interval"));
+
+  // Collapsed by default: the group row stands where its newest run would (newest first).
+  EXPECT_EQ(b.proxyRows(), (QStringList{"#" + QString::number(again2), "#" + QString::number(again1),
+                                        "#" + QString::number(other), "group pha-tiny"}));
+  b.browser.setGroupExpanded(g, true);
+  EXPECT_EQ(m->data(m->index(g, RunsModel::Name)).toString(), QString::fromUtf8("\u25be pha-tiny"));
+  const QString g0 = "#" + QString::number(seeds[0]), g1 = "#" + QString::number(seeds[1]),
+                g2 = "#" + QString::number(seeds[2]);
+  EXPECT_EQ(b.proxyRows().mid(3), (QStringList{"group pha-tiny", g2, g1, g0}));
+  // Sorted by best val ascending the group (mean 2.133) comes before 2.2 with its members under
+  // it in their own order; descending keeps the group row on top of its members.
+  b.table.sortByColumn(RunsModel::BestVal, Qt::AscendingOrder);
+  EXPECT_EQ(b.proxyRows().mid(0, 4), (QStringList{"group pha-tiny", g0, g1, g2}));
+  b.table.sortByColumn(RunsModel::BestVal, Qt::DescendingOrder);
+  EXPECT_EQ(b.proxyRows().mid(3), (QStringList{"group pha-tiny", g2, g1, g0}));
+
+  // A selected group row stands for its replicas (Compare selected compares them).
+  b.table.selectRow(b.proxyRows().indexOf("group pha-tiny"));
+  EXPECT_EQ(b.browser.selectedRunIds(), (QList<qint64>{seeds[0], seeds[1], seeds[2]}));
+  // A double-click on the group row collapses it again.
+  emit b.table.doubleClicked(b.browser.proxy()->index(b.proxyRows().indexOf("group pha-tiny"), RunsModel::Status));
+  EXPECT_EQ(b.proxyRows().size(), 4);
 }
