@@ -217,21 +217,29 @@ void CurvePlot::replotLater() {
   m_throttle->request();
 }
 
-// Final-value labels sit above and left of their point; when two would overlap (train and
-// validation loss ending at the same step with close values) the lower one goes below its point.
+// Final-value labels sit above and left of their point. When two would overlap (train and
+// validation loss ending at the same step with close values) the higher one is lifted above
+// the lower one's label: stacking upwards stays inside the plot where a label put below its
+// point would fall under the x axis when the values end near the bottom (perplexity).
 void CurvePlot::placeLabels() {
   std::vector<Data*> shown;
   for (auto& d : m_series)
     if (d.label->visible()) shown.push_back(&d);
   std::sort(shown.begin(), shown.end(),
-            [](const Data* a, const Data* b) { return a->label->position->value() > b->label->position->value(); });
-  const double lineHeight = QFontMetrics(m_plot->font()).height() + 4;
-  QPointF previous(-1e9, -1e9);
+            [](const Data* a, const Data* b) { return a->label->position->value() < b->label->position->value(); });
+  bool havePrevious = false;
+  QPointF previous;      // the last placed label's point
+  double previousTop = 0;  // and its label's top edge (pixels)
   for (Data* d : shown) {
     const QPointF at = d->label->position->pixelPosition();
-    const bool clash = std::abs(at.y() - previous.y()) < lineHeight && std::abs(at.x() - previous.x()) < 80;
-    d->label->setPositionAlignment(Qt::AlignRight | (clash ? Qt::AlignTop : Qt::AlignBottom));
-    previous = clash ? QPointF(-1e9, -1e9) : at;
+    int lift = 0;
+    if (havePrevious && std::abs(at.x() - previous.x()) < 80 && at.y() > previousTop)
+      lift = static_cast<int>(std::ceil(at.y() - previousTop));
+    d->label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    d->label->setPadding(QMargins(4, 2, 4, 2 + lift));
+    previous = at;
+    previousTop = at.y() - lift - (QFontMetrics(d->label->font()).height() + 4);
+    havePrevious = true;
   }
 }
 

@@ -104,8 +104,9 @@ void MainWindow::buildLayout() {
 void MainWindow::applyDefaultSizes() {
   const Docks& d = m_docks;
   const int w = width();
-  // The project column is wide enough for the run table's default columns (docs/gui.md).
-  resizeDocks({d.projectDock, d.curvesDock, d.mixerDock}, {w * 38 / 100, w * 41 / 100, w * 21 / 100}, Qt::Horizontal);
+  // The project column is wide enough for the run table's default columns (docs/gui.md), the
+  // mixer column for its heatmap and its readout's lines.
+  resizeDocks({d.projectDock, d.curvesDock, d.mixerDock}, {w * 38 / 100, w * 37 / 100, w * 25 / 100}, Qt::Horizontal);
   resizeDocks({d.curvesDock, d.compareDock}, {height() * 52 / 100, height() * 40 / 100}, Qt::Vertical);
   resizeDocks({d.projectDock, d.configDock}, {height() * 40 / 100, height() * 60 / 100}, Qt::Vertical);
 }

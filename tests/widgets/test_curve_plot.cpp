@@ -177,3 +177,38 @@ TEST(CurvePlot, CsvColumnsAreNamedBySeriesAndKind) {
   EXPECT_TRUE(rows[2].endsWith(",0.75")) << rows[2].toStdString();
   EXPECT_NEAR(rows[4].section(',', 4, 4).toDouble(), ema[3], 1e-12);
 }
+
+// Two series ending at the same step with close values near the bottom of the plot (train and
+// validation perplexity): their final-value labels do not overlap and both stay inside the plot.
+TEST(CurvePlot, CloseFinalLabelsStackInsideThePlot) {
+  CurvePlot p("perplexity");
+  p.resize(500, 180);
+  p.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&p));
+  p.setSeriesKind("val/ppl", SeriesKind::Sparse);
+  for (int i = 1; i <= 40; ++i) p.appendPoint("train/ppl", i, i * 2048.0, i * 0.25, 12.66 + 440.0 / i - 11.0);
+  p.appendPoint("val/ppl", 20, 20 * 2048.0, 5.0, 30.0);
+  p.appendPoint("val/ppl", 40, 40 * 2048.0, 10.0, 14.1);
+  p.setSmoothing(0.6);  // rebuilds the curves and places the labels
+  p.plot()->replot();
+  struct Box {
+    double top, bottom;
+  };
+  std::vector<Box> boxes;
+  for (int i = 0; i < p.plot()->itemCount(); ++i) {
+    auto* t = qobject_cast<QCPItemText*>(p.plot()->item(i));
+    if (!t || !t->visible() || t->text().isEmpty()) continue;
+    // The text itself: the item's box less its padding (the lift is bottom padding).
+    boxes.push_back({t->topLeft->pixelPosition().y() + t->padding().top(),
+                     t->bottomRight->pixelPosition().y() - t->padding().bottom()});
+  }
+  ASSERT_EQ(boxes.size(), 2u) << p.plot()->itemCount() << " items; labels " << p.finalLabel("train/ppl").toStdString()
+                              << " " << p.finalLabel("val/ppl").toStdString();
+  const QRect inside = p.plot()->axisRect()->rect();
+  for (const Box& b : boxes) {
+    EXPECT_GE(b.top, inside.top());
+    EXPECT_LE(b.bottom, inside.bottom()) << "a label falls under the x axis";
+  }
+  EXPECT_TRUE(boxes[0].bottom <= boxes[1].top || boxes[1].bottom <= boxes[0].top)
+      << boxes[0].top << "-" << boxes[0].bottom << " overlaps " << boxes[1].top << "-" << boxes[1].bottom;
+}
