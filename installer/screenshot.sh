@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Renders the workbench as a user sees it after the quickstart, into docs/images/:
 #   1. set-up and build (as README command 1; skipped with --build-dir), 2. `pha quickstart`
-#   headless (skipped when the quickstart's three runs already finished), 3. the window under
-#   Xvfb showing the pha-tiny run with the three runs compared, 4. the Efficiency dock: when the
+#   headless (skipped when the quickstart's three runs already finished), 3. the window training
+#   a copy of the project (workbench-training.png), 4. the window under Xvfb showing the
+#   pha-tiny run with the three runs compared, 5. the Efficiency dock: when the
 #   store has no profile runs yet, the window measures them itself (Run > Measure efficiency,
 #   the project's "profile" section) and the picture is taken once they are recorded.
 # Options: --steps N (shorter quickstart), --out DIR (default docs/images), --build-dir DIR (an
@@ -47,6 +48,18 @@ Xvfb "$display" -screen 0 1600x1000x24 >/dev/null 2>&1 &
 xvfb=$!
 trap 'kill $gui $xvfb 2>/dev/null || true' EXIT
 sleep 1
+# During training: a copy of the project without its runs, trained by the window (--start);
+# the picture is taken once the first run is well under way (TRAINING_WAIT seconds, default 60).
+live=$(mktemp -d)
+cp "$PROJECT/project.json" "$live/"
+DISPLAY=$display "$GUI" "$live" --start >/dev/null 2>&1 &
+gui=$!
+sleep "${TRAINING_WAIT:-60}"
+DISPLAY=$display import -window root "$OUT/workbench-training.png"
+echo "[screenshot] $OUT/workbench-training.png"
+kill $gui 2>/dev/null || true
+wait $gui 2>/dev/null || true
+rm -rf "$live"
 DISPLAY=$display "$GUI" "$PROJECT" --compare --run pha-tiny >/dev/null 2>&1 &
 gui=$!
 sleep 6

@@ -24,6 +24,11 @@ QColor seriesColor(int index) {
   return colors[index % 10];
 }
 
+namespace {
+// Four significant digits: 2.091, 12.35, 0.8731 (what the run table shows to the same precision).
+QString valueText(double v) { return QString::number(v, 'g', 4); }
+}  // namespace
+
 CurvePlot::CurvePlot(const QString& yLabel, QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -33,8 +38,15 @@ CurvePlot::CurvePlot(const QString& yLabel, QWidget* parent) : QWidget(parent) {
   m_slider->setObjectName("smoothingSlider");
   m_slider->setRange(0, 99);
   m_slider->setValue(static_cast<int>(m_smoothing * 100));
-  m_slider->setToolTip(tr("Debiased exponential moving average weight (0 = raw)"));
+  m_slider->setToolTip(tr("Debiased exponential moving average weight w (0 = raw), over every point of the "
+                          "series with a value every step; evaluation series (a few points) are never smoothed"));
   controls->addWidget(m_slider, 1);
+  m_sliderValue = new QLabel(this);
+  m_sliderValue->setObjectName("smoothingValue");
+  // Fixed width: the number changes while dragging, a re-layout would resize (redraw) the plot.
+  m_sliderValue->setFixedWidth(m_sliderValue->fontMetrics().horizontalAdvance("0.00") + 6);
+  m_sliderValue->setToolTip(m_slider->toolTip());
+  controls->addWidget(m_sliderValue);
   controls->addWidget(new QLabel(tr("x:"), this));
   m_xCombo = new QComboBox(this);
   m_xCombo->setObjectName("xAxisCombo");
@@ -52,9 +64,15 @@ CurvePlot::CurvePlot(const QString& yLabel, QWidget* parent) : QWidget(parent) {
   m_plot->legend->setFont(QFont(font().family(), 8));
   m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  m_plot->setMouseTracking(true);
+  m_plot->installEventFilter(this);
   // Solid lines as separate segments instead of one stroked polyline with joins: the stroker's
   // joins were most of a replot's time with ~2,000-point curves (docs/gui.md, responsiveness).
   m_plot->setPlottingHint(QCP::phFastPolylines, true);
+  m_cursor = new QCPItemStraightLine(m_plot);
+  m_cursor->setPen(QPen(QColor(128, 128, 128, 150), 1, Qt::DashLine));
+  m_cursor->setSelectable(false);
+  m_cursor->setVisible(false);
   m_throttle = new ReplotThrottle(m_plot);
   layout->addWidget(m_plot, 1);
   m_message = new QLabel(this);
@@ -62,11 +80,13 @@ CurvePlot::CurvePlot(const QString& yLabel, QWidget* parent) : QWidget(parent) {
   m_message->setWordWrap(true);
   m_message->hide();
   layout->addWidget(m_message);
+  m_sliderValue->setText(smoothingText());
 
   connect(m_slider, &QSlider::valueChanged, this, [this](int v) { setSmoothing(v / 100.0); });
   connect(m_xCombo, qOverload<int>(&QComboBox::currentIndexChanged), this,
           [this](int i) { setXAxis(static_cast<CurveX>(i)); });
   connect(m_logY, &QCheckBox::toggled, this, &CurvePlot::setLogY);
+  connect(m_plot, &QCustomPlot::mouseMove, this, &CurvePlot::onMouseMove);
 }
 
 CurvePlot::Data& CurvePlot::ensure(const QString& name, QColor color) {
@@ -74,17 +94,47 @@ CurvePlot::Data& CurvePlot::ensure(const QString& name, QColor color) {
   if (it != m_series.end()) return *it;
   Data d;
   d.color = color.isValid() ? color : seriesColor(m_colorIndex++);
+  d.kind = m_kinds.value(name, SeriesKind::Dense);
   d.raw = m_plot->addGraph();
+  d.raw->removeFromLegend();
+  d.smooth = m_plot->addGraph();
+  d.smooth->setName(name);
+  d.last = m_plot->addGraph();
+  d.last->removeFromLegend();
+  d.last->setLineStyle(QCPGraph::lsNone);
+  d.last->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, d.color, d.color, 7));
+  d.label = new QCPItemText(m_plot);
+  d.label->position->setType(QCPItemPosition::ptPlotCoords);
+  d.label->setColor(d.color.darker(130));
+  d.label->setPadding(QMargins(4, 2, 4, 2));
+  d.label->setSelectable(false);
+  d.label->setVisible(false);
+  styleSeries(d);
+  m_message->hide();
+  m_order << name;
+  return *m_series.insert(name, d);
+}
+
+void CurvePlot::styleSeries(Data& d) {
   QColor faint = d.color;
   faint.setAlpha(55);
   d.raw->setPen(QPen(faint, 1));
-  d.raw->removeFromLegend();
-  d.smooth = m_plot->addGraph();
   d.smooth->setPen(QPen(d.color, 2));
-  d.smooth->setName(name);
-  m_message->hide();
-  return *m_series.insert(name, d);
+  d.smooth->setLineStyle(QCPGraph::lsLine);
+  d.smooth->setScatterStyle(d.kind == SeriesKind::Sparse
+                                ? QCPScatterStyle(QCPScatterStyle::ssCircle, d.color, Qt::white, 6)
+                                : QCPScatterStyle(QCPScatterStyle::ssNone));
 }
+
+void CurvePlot::setSeriesKind(const QString& name, SeriesKind kind) {
+  m_kinds[name] = kind;
+  auto it = m_series.find(name);
+  if (it == m_series.end()) return;
+  it->kind = kind;
+  styleSeries(*it);
+}
+
+SeriesKind CurvePlot::seriesKind(const QString& name) const { return m_kinds.value(name, SeriesKind::Dense); }
 
 void CurvePlot::setSeries(const QString& name, const std::vector<double>& steps, const std::vector<double>& tokens,
                           const std::vector<double>& wallSeconds, const std::vector<double>& values, QColor color) {
@@ -143,13 +193,16 @@ void CurvePlot::removeSeries(const QString& name) {
   m_plot->removeGraph(it->smooth);
   if (it->bandLow) m_plot->removeGraph(it->bandLow);
   if (it->bandHigh) m_plot->removeGraph(it->bandHigh);
+  m_plot->removeGraph(it->last);
+  m_plot->removeItem(it->label);
   m_series.erase(it);
+  m_order.removeAll(name);
 }
 
 void CurvePlot::clearSeries() {
-  m_plot->clearGraphs();
-  m_series.clear();
+  for (const QString& name : QStringList(m_order)) removeSeries(name);
   m_colorIndex = 0;
+  hideHover();
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -163,13 +216,28 @@ const std::vector<double>& CurvePlot::xs(const Data& d) const {
 
 void CurvePlot::rebuild(Data& d) {
   const std::size_t maxPoints = static_cast<std::size_t>(std::max(200, 2 * m_plot->width()));
+  const bool dense = d.kind == SeriesKind::Dense;
+  d.smoothed = dense ? debiasedEma(d.value, m_smoothing) : std::vector<double>();
   const Series raw = thinMinMax(Series{xs(d), d.value}, maxPoints);
-  const Series smooth = thinMinMax(Series{xs(d), debiasedEma(d.value, m_smoothing)}, maxPoints);
-  d.raw->setData(QVector<double>(raw.x.begin(), raw.x.end()), QVector<double>(raw.y.begin(), raw.y.end()), true);
-  d.smooth->setData(QVector<double>(smooth.x.begin(), smooth.x.end()),
-                    QVector<double>(smooth.y.begin(), smooth.y.end()), true);
-  d.raw->setVisible(m_smoothing > 0.0);
+  const Series bold = dense ? thinMinMax(Series{xs(d), d.smoothed}, maxPoints) : raw;
+  if (dense)
+    d.raw->setData(QVector<double>(raw.x.begin(), raw.x.end()), QVector<double>(raw.y.begin(), raw.y.end()), true);
+  else
+    d.raw->data()->clear();
+  d.smooth->setData(QVector<double>(bold.x.begin(), bold.x.end()), QVector<double>(bold.y.begin(), bold.y.end()),
+                    true);
+  d.raw->setVisible(dense && m_smoothing > 0.0);
   if (d.bandLow) rebuildBand(d, maxPoints);
+  // The final value: the last finite raw point (a diverged run ends in NaN).
+  int last = static_cast<int>(d.value.size()) - 1;
+  while (last >= 0 && !std::isfinite(d.value[static_cast<std::size_t>(last)])) --last;
+  d.last->data()->clear();
+  d.label->setVisible(last >= 0);
+  if (last < 0) return;
+  const double x = xs(d)[static_cast<std::size_t>(last)], y = d.value[static_cast<std::size_t>(last)];
+  d.last->addData(x, y);
+  d.label->position->setCoords(x, y);
+  d.label->setText(valueText(y));
 }
 
 // The band's edges smoothed like the series, then thinned on one shared x per bucket (the
@@ -199,33 +267,72 @@ void CurvePlot::replotLater() {
   for (auto& d : m_series) rebuild(d);
   m_plot->legend->setVisible(!m_series.isEmpty());
   if (!m_series.isEmpty()) {
-    m_plot->rescaleAxes();
-    // One point (the first step of a live run) gives an empty range, which QCustomPlot would
-    // widen to an arbitrary span around it: show a small span instead.
-    // (QCustomPlot keeps the previous span around a single value.)
-    QCPRange keys, values;
-    bool any = false;
-    for (int i = 0; i < m_plot->graphCount(); ++i) {
-      bool found = false;
-      const QCPRange k = m_plot->graph(i)->getKeyRange(found);
-      if (!found) continue;
-      const QCPRange v = m_plot->graph(i)->getValueRange(found);
-      keys = any ? QCPRange(std::min(keys.lower, k.lower), std::max(keys.upper, k.upper)) : k;
-      values = any ? QCPRange(std::min(values.lower, v.lower), std::max(values.upper, v.upper)) : v;
-      any = true;
-    }
-    auto widen = [](QCPAxis* axis, const QCPRange& data, double minHalf) {
-      if (data.size() > 1e-12 * std::max(1.0, std::abs(data.center()))) return;
-      const double half = std::max(std::abs(data.center()) * 0.05, minHalf);
-      axis->setRange(data.center() - half, data.center() + half);
-    };
-    if (any) {
-      widen(m_plot->xAxis, keys, 1.0);
-      widen(m_plot->yAxis, values, 1e-3);
-    }
+    rescale();
+    placeLabels();
     m_message->hide();
   }
   m_throttle->request();
+}
+
+// Final-value labels sit above and left of their point. When two would overlap (train and
+// validation loss ending at the same step with close values) the higher one is lifted above
+// the lower one's label: stacking upwards stays inside the plot where a label put below its
+// point would fall under the x axis when the values end near the bottom (perplexity).
+void CurvePlot::placeLabels() {
+  std::vector<Data*> shown;
+  for (auto& d : m_series)
+    if (d.label->visible()) shown.push_back(&d);
+  std::sort(shown.begin(), shown.end(),
+            [](const Data* a, const Data* b) { return a->label->position->value() < b->label->position->value(); });
+  bool havePrevious = false;
+  QPointF previous;      // the last placed label's point
+  double previousTop = 0;  // and its label's top edge (pixels)
+  for (Data* d : shown) {
+    const QPointF at = d->label->position->pixelPosition();
+    int lift = 0;
+    if (havePrevious && std::abs(at.x() - previous.x()) < 80 && at.y() > previousTop)
+      lift = static_cast<int>(std::ceil(at.y() - previousTop));
+    d->label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    d->label->setPadding(QMargins(4, 2, 4, 2 + lift));
+    previous = at;
+    previousTop = at.y() - lift - (QFontMetrics(d->label->font()).height() + 4);
+    havePrevious = true;
+  }
+}
+
+// Fits the axes to the data, with a margin above and below so that final points and their
+// labels are not on the frame; one point (the first step of a live run) gets a small span
+// instead of QCustomPlot's arbitrary one.
+void CurvePlot::rescale() {
+  m_plot->rescaleAxes();
+  QCPRange keys, values;
+  bool any = false;
+  for (int i = 0; i < m_plot->graphCount(); ++i) {
+    bool found = false;
+    const QCPRange k = m_plot->graph(i)->getKeyRange(found);
+    if (!found) continue;
+    const QCPRange v = m_plot->graph(i)->getValueRange(found);
+    keys = any ? QCPRange(std::min(keys.lower, k.lower), std::max(keys.upper, k.upper)) : k;
+    values = any ? QCPRange(std::min(values.lower, v.lower), std::max(values.upper, v.upper)) : v;
+    any = true;
+  }
+  if (!any) return;
+  auto narrow = [](const QCPRange& data) { return data.size() <= 1e-12 * std::max(1.0, std::abs(data.center())); };
+  if (narrow(keys)) {
+    const double half = std::max(std::abs(keys.center()) * 0.05, 1.0);
+    m_plot->xAxis->setRange(keys.center() - half, keys.center() + half);
+  } else {
+    m_plot->xAxis->setRange(keys.lower, keys.upper + 0.015 * keys.size());  // the final dot inside the frame
+  }
+  if (narrow(values)) {
+    const double half = std::max(std::abs(values.center()) * 0.05, 1e-3);
+    m_plot->yAxis->setRange(values.center() - half, values.center() + half);
+  } else if (m_plot->yAxis->scaleType() == QCPAxis::stLogarithmic) {
+    if (values.lower > 0) m_plot->yAxis->setRange(values.lower / 1.12, values.upper * 1.12);
+  } else {
+    const double pad = 0.08 * values.size();
+    m_plot->yAxis->setRange(values.lower - pad, values.upper + pad);
+  }
 }
 
 void CurvePlot::setSmoothing(double weight) {
@@ -234,8 +341,11 @@ void CurvePlot::setSmoothing(double weight) {
     QSignalBlocker block(m_slider);
     m_slider->setValue(static_cast<int>(m_smoothing * 100 + 0.5));
   }
+  m_sliderValue->setText(smoothingText());
   replotLater();
 }
+
+QString CurvePlot::smoothingText() const { return QString::number(m_smoothing, 'f', 2); }
 
 void CurvePlot::setXAxis(CurveX x) {
   m_x = x;
@@ -259,6 +369,8 @@ void CurvePlot::setLogY(bool on) {
 }
 
 void CurvePlot::setYLabel(const QString& label) { m_plot->yAxis->setLabel(label); }
+
+QString CurvePlot::yLabel() const { return m_plot->yAxis->label(); }
 
 void CurvePlot::setEmptyMessage(const QString& message) {
   m_message->setText(message);
@@ -297,6 +409,11 @@ std::vector<double> CurvePlot::drawnSmoothed(const QString& name) const {
   if (it == m_series.end()) return out;
   for (auto p = it->smooth->data()->constBegin(); p != it->smooth->data()->constEnd(); ++p) out.push_back(p->value);
   return out;
+}
+
+QString CurvePlot::finalLabel(const QString& name) const {
+  auto it = m_series.find(name);
+  return it == m_series.end() || !it->label->visible() ? QString() : it->label->text();
 }
 
 }  // namespace pha::widgets

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "csv_file.h"
 #include "replot_throttle.h"
 
 namespace pha::widgets {
@@ -22,6 +23,10 @@ MixerHeatmap::MixerHeatmap(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_message, 1);
 
   m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+  // The colour bar says what the colours mean; a legend entry for the map would be an empty
+  // box over the layer-0 FFN cell (and in every export).
+  m_map->removeFromLegend();
+  m_plot->legend->setVisible(false);
   m_scale = new QCPColorScale(m_plot);
   m_plot->plotLayout()->addElement(0, 1, m_scale);
   m_scale->setType(QCPAxis::atRight);
@@ -60,6 +65,8 @@ void MixerHeatmap::setMatrix(int layers, int branches, const std::vector<float>&
   }
   m_layers = layers;
   m_branches = branches;
+  m_weights = weights;
+  m_branchNames = branchNames;
   m_map->data()->setSize(branches, layers);
   m_map->data()->setRange(QCPRange(0, branches - 1), QCPRange(0, layers - 1));
   for (int l = 0; l < layers; ++l)
@@ -85,6 +92,8 @@ void MixerHeatmap::setMatrix(int layers, int branches, const std::vector<float>&
 void MixerHeatmap::clear(const QString& message) {
   m_layers = 0;
   m_branches = 0;
+  m_weights.clear();
+  m_step = -1;
   clearLabels();
   m_map->data()->clear();
   m_message->setText(message);
@@ -137,6 +146,19 @@ void MixerHeatmap::setLabels(const std::vector<float>& weights) {
 QString MixerHeatmap::cellText(int layer, int branch) const {
   if (layer < 0 || layer >= m_layers || branch < 0 || branch >= m_branches || m_labels.empty()) return {};
   return m_labels[static_cast<std::size_t>(layer) * m_branches + branch]->text();
+}
+
+bool MixerHeatmap::writeCsv(const QString& path, QString* error) const {
+  if (m_layers <= 0) {
+    if (error) *error = tr("There is no mixer matrix to export.");
+    return false;
+  }
+  return writeCsvFile(path, "layer,branch,step,weight", [this](QTextStream& out) {
+    for (int l = 0; l < m_layers; ++l)
+      for (int b = 0; b < m_branches; ++b)
+        out << l << ',' << csvField(b < m_branchNames.size() ? m_branchNames[b] : QString::number(b)) << ','
+            << m_step << ',' << csvNumber(m_weights[static_cast<std::size_t>(l) * m_branches + b]) << '\n';
+  }, error);
 }
 
 QString MixerHeatmap::message() const { return m_message->isHidden() ? QString() : m_message->text(); }

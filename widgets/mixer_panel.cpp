@@ -4,7 +4,9 @@
 #include <QLabel>
 #include <QSlider>
 #include <QVBoxLayout>
+#include <cmath>
 
+#include "csv_file.h"
 #include "mixer_heatmap.h"
 #include "sandwich.h"
 
@@ -32,6 +34,11 @@ MixerPanel::MixerPanel(QWidget* parent) : QWidget(parent) {
   // Room for the readout's lines up front, so that its changing text does not re-lay out the
   // heatmap (and redraw it) on every live frame.
   m_readout->setMinimumHeight(3 * m_readout->fontMetrics().lineSpacing() + 4);
+  m_readout->setToolTip(
+      tr("A branch dominates a layer only when its mixer weight is more than %1 above the other's (GSS against "
+         "attention, on the fixed 0..1 scale); closer than that the layer is called near uniform. The second line "
+         "gives the largest departure from uniform mixing (1/k in a layer that mixes k branches).")
+          .arg(kDominanceMargin));
   layout->addWidget(m_readout);
   connect(m_slider, &QSlider::valueChanged, this, &MixerPanel::showFrame);
 }
@@ -76,6 +83,7 @@ void MixerPanel::showFrame(int index) {
   m_current = index;
   const MixerFrame& f = m_frames[static_cast<size_t>(index)];
   m_heatmap->setMatrix(f.layers, f.branches, f.weights);
+  m_heatmap->setStep(f.step);
   m_stepLabel->setText(tr("step %1").arg(f.step));
   const std::string sandwich = readSandwich(f.layers, f.branches, f.weights).summary;
   const std::string deviation = mixerDeviation(f.layers, f.branches, f.weights).summary;
@@ -88,5 +96,28 @@ void MixerPanel::showFrame(int index) {
 }
 
 QString MixerPanel::readout() const { return m_readout->text(); }
+
+QString MixerPanel::readoutToolTip() const { return m_readout->toolTip(); }
+
+qint64 MixerPanel::currentStep() const {
+  return m_current >= 0 ? m_frames[static_cast<std::size_t>(m_current)].step : -1;
+}
+
+bool MixerPanel::writeCsv(const QString& path, QString* error) const {
+  if (m_frames.empty()) {
+    if (error) *error = tr("There are no mixer snapshots to export.");
+    return false;
+  }
+  const QStringList names = MixerHeatmap::defaultBranchNames();
+  return writeCsvFile(path, "layer,branch,step,weight", [this, &names](QTextStream& out) {
+    for (const MixerFrame& f : m_frames)
+      for (int l = 0; l < f.layers; ++l)
+        for (int b = 0; b < f.branches; ++b) {
+          const std::size_t i = static_cast<std::size_t>(l) * f.branches + b;
+          out << l << ',' << (b < names.size() ? names[b] : QString::number(b)) << ',' << f.step << ','
+              << csvNumber(i < f.weights.size() ? f.weights[i] : NAN) << '\n';
+        }
+  }, error);
+}
 
 }  // namespace pha::widgets

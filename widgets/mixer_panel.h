@@ -1,6 +1,7 @@
 // MixerPanel: the mixer heatmap with a step scrubber that replays how the weights moved, and
-// the sandwich readout (where GSS and attention dominate by depth). Live snapshots append;
-// the view follows the newest one unless the user scrubbed back.
+// the sandwich readout (where GSS and attention dominate by depth, beyond kDominanceMargin,
+// sandwich.h). Live snapshots append; the view follows the newest one unless the user scrubbed
+// back. Its CSV holds every snapshot it has, one row per layer x branch x step.
 #pragma once
 
 #include <QWidget>
@@ -33,7 +34,12 @@ class MixerPanel : public QWidget {
 
   int frameCount() const { return static_cast<int>(m_frames.size()); }
   int currentFrame() const { return m_current; }
+  // The step of the shown snapshot (-1: none).
+  qint64 currentStep() const;
   QString readout() const;
+  QString readoutToolTip() const;
+  // layer,branch,step,weight for every snapshot held (the scrubber's history), by step.
+  bool writeCsv(const QString& path, QString* error = nullptr) const;
   MixerHeatmap* heatmap() const { return m_heatmap; }
   QSize sizeHint() const override { return {420, 560}; }
 

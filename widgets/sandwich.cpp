@@ -19,44 +19,66 @@ std::string ranges(const std::vector<int>& v) {
   }
   return o.str();
 }
+
+// "0.05": the margin as the readout states it.
+std::string margin_text(double margin) {
+  std::ostringstream o;
+  o << std::setprecision(2) << margin;
+  return o.str();
+}
 }  // namespace
 
-SandwichReadout readSandwich(int layers, int branches, const std::vector<float>& weights) {
+SandwichReadout readSandwich(int layers, int branches, const std::vector<float>& weights, double margin) {
   SandwichReadout r;
+  r.margin = margin;
   if (layers <= 0 || branches < 2 || weights.size() != static_cast<std::size_t>(layers) * branches) {
     r.summary = "no mixer weights";
     return r;
   }
+  std::vector<int> mixed;  // per mixed layer, by depth: 1 GSS, 2 attention, 0 near uniform
   for (int l = 0; l < layers; ++l) {
     const float g = weights[static_cast<std::size_t>(l) * branches + 0];
     const float a = weights[static_cast<std::size_t>(l) * branches + 1];
     // A removed branch has weight 0 in a mixed layer: no comparison to make there.
     if (!std::isfinite(g) || !std::isfinite(a) || g == 0.0f || a == 0.0f) {
       r.noMixer.push_back(l);
-    } else if (g > a) {
-      r.gssLayers.push_back(l);
-    } else {
-      r.attnLayers.push_back(l);
+      continue;
     }
-  }
-  std::vector<int> mixed;
-  for (int l = 0; l < layers; ++l) {
-    bool isGss = false, isAttn = false;
-    for (int g : r.gssLayers) isGss |= g == l;
-    for (int a : r.attnLayers) isAttn |= a == l;
-    if (isGss || isAttn) mixed.push_back(isGss ? 1 : 2);
+    const double diff = static_cast<double>(g) - static_cast<double>(a);
+    if (diff > margin) {
+      r.gssLayers.push_back(l);
+      mixed.push_back(1);
+    } else if (-diff > margin) {
+      r.attnLayers.push_back(l);
+      mixed.push_back(2);
+    } else {
+      r.nearUniform.push_back(l);
+      mixed.push_back(0);
+    }
   }
   if (mixed.size() >= 3 && mixed.front() == 1 && mixed.back() == 1) {
     for (std::size_t i = 1; i + 1 < mixed.size(); ++i) r.isSandwich |= mixed[i] == 2;
   }
+  const auto layers_word = [](const std::vector<int>& v) { return v.size() > 1 ? "layers " : "layer "; };
   std::ostringstream o;
-  if (r.gssLayers.empty() && r.attnLayers.empty()) {
+  if (mixed.empty()) {
     o << "no layer mixes GSS and attention";
+  } else if (r.gssLayers.empty() && r.attnLayers.empty()) {
+    o << "GSS and attention weights still near uniform in every layer (within " << margin_text(margin)
+      << " of each other)";
   } else {
-    if (!r.gssLayers.empty()) o << "GSS dominates layer" << (r.gssLayers.size() > 1 ? "s " : " ") << ranges(r.gssLayers);
-    if (!r.gssLayers.empty() && !r.attnLayers.empty()) o << "; ";
-    if (!r.attnLayers.empty())
-      o << "attention dominates layer" << (r.attnLayers.size() > 1 ? "s " : " ") << ranges(r.attnLayers);
+    const char* sep = "";
+    if (!r.gssLayers.empty()) {
+      o << "GSS dominates " << layers_word(r.gssLayers) << ranges(r.gssLayers);
+      sep = "; ";
+    }
+    if (!r.attnLayers.empty()) {
+      o << sep << "attention dominates " << layers_word(r.attnLayers) << ranges(r.attnLayers);
+      sep = "; ";
+    }
+    if (!r.nearUniform.empty())
+      o << sep << layers_word(r.nearUniform) << ranges(r.nearUniform) << " near uniform (within "
+        << margin_text(margin) << ")";
     o << (r.isSandwich ? " - a GSS/attention sandwich" : "");
   }
   r.summary = o.str();
@@ -64,7 +86,7 @@ SandwichReadout readSandwich(int layers, int branches, const std::vector<float>&
 }
 
 MixerDeviation mixerDeviation(int layers, int branches, const std::vector<float>& weights,
-                              const std::vector<std::string>& branchNames) {
+                              const std::vector<std::string>& branchNames, double margin) {
   MixerDeviation d;
   if (layers <= 0 || branches < 2 || weights.size() != static_cast<std::size_t>(layers) * branches) {
     d.summary = "no mixer weights";
@@ -102,6 +124,7 @@ MixerDeviation mixerDeviation(int layers, int branches, const std::vector<float>
   } else {
     const std::string name = d.branch < static_cast<int>(branchNames.size()) ? branchNames[static_cast<std::size_t>(d.branch)]
                                                                                : "branch " + std::to_string(d.branch);
+    if (d.maxAbs <= margin) o << "all weights within " << margin_text(margin) << " of uniform: ";
     o << std::fixed << std::setprecision(3) << "largest departure from uniform: " << name << " "
       << (d.signedAt >= 0 ? "+" : "") << d.signedAt << " (layer " << d.layer << "); widest layer: " << d.spreadLayer
       << " (max - min weight " << d.maxSpread << ")";

@@ -1,5 +1,6 @@
 #include "docks.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -48,14 +49,26 @@ Docks buildDocks(QWidget* parent) {
     d.runFilter->setObjectName("runFilter");
     d.runFilter->setPlaceholderText(QObject::tr("Filter runs by name, variant or status"));
     d.runFilter->setClearButtonEnabled(true);
-    layout->addWidget(d.runFilter);
+    d.runFilter->setToolTip(QObject::tr("Shows the runs whose name, variant or status contains the text, or whose id "
+                                        "it is (12 or #12)"));
+    d.runKindFilter = new QComboBox(box);
+    d.runKindFilter->setObjectName("runKindFilter");
+    d.runKindFilter->setToolTip(QObject::tr("Which kind of run the table lists: training runs (curves, mixer, "
+                                            "evaluations) or efficiency-profile runs (tokens/s and memory rows only)"));
+    auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(d.runFilter, 1);
+    filterRow->addWidget(d.runKindFilter);
+    layout->addLayout(filterRow);
+    // Sorting, column choice and order are RunBrowser's (remembered in QSettings).
     d.runsTable = new QTableView(box);
     d.runsTable->setObjectName("runsTable");
-    d.runsTable->setSortingEnabled(true);
     d.runsTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     d.runsTable->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    d.runsTable->setWordWrap(false);
+    d.runsTable->setTextElideMode(Qt::ElideMiddle);
     d.runsTable->horizontalHeader()->setStretchLastSection(true);
     d.runsTable->verticalHeader()->hide();
+    d.runsTable->verticalHeader()->setDefaultSectionSize(d.runsTable->fontMetrics().height() + 6);
     d.runsTable->setAlternatingRowColors(true);
     layout->addWidget(d.runsTable, 1);
     d.compareButton = new QPushButton(QObject::tr("Compare selected"), box);

@@ -5,6 +5,7 @@
 #include <QDockWidget>
 #include <QString>
 
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QTableView;
@@ -43,6 +44,7 @@ struct Docks {
   // Project and runs
   QLabel* projectLabel = nullptr;
   QLineEdit* runFilter = nullptr;
+  QComboBox* runKindFilter = nullptr;  // training / profile / all kinds (RunBrowser fills it)
   QTableView* runsTable = nullptr;
   QPushButton* compareButton = nullptr;
   // Live curves

@@ -32,7 +32,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_session = new ProjectSession(this);
   m_queue = new RunQueue(this);
   m_docks = buildDocks(this);
-  m_browser = new RunBrowser(m_docks.runsTable, m_docks.runFilter, this);
+  m_browser = new RunBrowser(m_docks.runsTable, m_docks.runFilter, m_docks.runKindFilter, this);
   m_monitor = new RunMonitor(m_docks.lossPlot, m_docks.qualityPlot, m_docks.mixerPanel, m_docks.liveReadout, this);
   m_efficiency = new EfficiencyController(m_docks.efficiencyPanel, this);
   buildLayout();
@@ -108,7 +108,9 @@ void MainWindow::buildLayout() {
 void MainWindow::applyDefaultSizes() {
   const Docks& d = m_docks;
   const int w = width();
-  resizeDocks({d.projectDock, d.curvesDock, d.mixerDock}, {w * 26 / 100, w * 46 / 100, w * 28 / 100}, Qt::Horizontal);
+  // The project column is wide enough for the run table's default columns (docs/gui.md), the
+  // mixer column for its heatmap and its readout's lines.
+  resizeDocks({d.projectDock, d.curvesDock, d.mixerDock}, {w * 38 / 100, w * 37 / 100, w * 25 / 100}, Qt::Horizontal);
   resizeDocks({d.curvesDock, d.compareDock}, {height() * 52 / 100, height() * 40 / 100}, Qt::Vertical);
   resizeDocks({d.projectDock, d.configDock}, {height() * 40 / 100, height() * 60 / 100}, Qt::Vertical);
 }

@@ -64,6 +64,7 @@ class MainWindow : public QMainWindow {
 
   ProjectSession* session() const { return m_session; }
   RunQueue* queue() const { return m_queue; }
+  QueueController* queueController() const { return m_queueControl; }
   RunMonitor* monitor() const { return m_monitor; }
   RunsModel* runsModel() const;
   const Docks& docks() const { return m_docks; }

@@ -109,6 +109,8 @@ void MainWindow::buildStatusBar() {
   m_progress = new QProgressBar(this);
   m_progress->setObjectName("runProgress");
   m_progress->setMaximumWidth(260);
+  // Wide enough for its longest text on one line ("profile: 12/12 points", "run 2 of 3: 61%").
+  m_progress->setMinimumWidth(m_progress->fontMetrics().horizontalAdvance(tr("profile: 12/12 points")) + 28);
   m_progress->setTextVisible(true);
   m_progress->hide();
   statusBar()->addWidget(m_statusLabel, 1);

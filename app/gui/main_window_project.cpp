@@ -173,10 +173,7 @@ void MainWindow::buildFeatureDocks() {
 
   m_report = new ReportView(this);
   m_docks.reportHost->addWidget(m_report, 1);
-
-  installExportMenu(m_docks.lossPlot->plot(), "loss");
-  installExportMenu(m_docks.qualityPlot->plot(), "quality");
-  installExportMenu(m_docks.mixerPanel->heatmap()->plot(), "mixer");
+  // The live plots' Export… menus are RunMonitor's (run, metric and step in the title).
 }
 
 void MainWindow::showConfigOf(const QString& storePath, qint64 runId) {

@@ -1,22 +1,54 @@
 #include "queue_controller.h"
 
+#include <QApplication>
+#include <QFileInfo>
 #include <QLabel>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QSettings>
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "efficiency_controller.h"
 #include "project_session.h"
 #include "run_monitor.h"
 #include "run_queue.h"
+#include "store/store.h"
 
 namespace pha::gui {
+
+double queueEtaSeconds(double currentSecondsPerStep, qint64 currentStepsLeft, double queueSecondsPerStep,
+                       qint64 pendingSteps) {
+  const double current = currentSecondsPerStep > 0 ? currentSecondsPerStep : queueSecondsPerStep;
+  if (current <= 0 && (currentStepsLeft > 0 || queueSecondsPerStep <= 0)) return -1;
+  const double pending = queueSecondsPerStep > 0 ? queueSecondsPerStep : current;
+  return std::max<qint64>(0, currentStepsLeft) * current + std::max<qint64>(0, pendingSteps) * pending;
+}
+
+QString formatEta(double seconds) {
+  const long long t = std::llround(std::max(0.0, seconds));
+  if (t < 60) return QString("%1 s").arg(t);
+  if (t < 3600) return QString("%1m %2s").arg(t / 60).arg(t % 60, 2, 10, QLatin1Char('0'));
+  return QString("%1h %2m").arg(t / 3600).arg((t % 3600) / 60, 2, 10, QLatin1Char('0'));
+}
+
+namespace {
+// "then sequential-tiny, then the efficiency profile"; "last in the queue".
+QString followsText(const QStringList& next) {
+  return next.isEmpty() ? QObject::tr("last in the queue") : QObject::tr("then %1").arg(next.join(QObject::tr(", then ")));
+}
+}  // namespace
 
 QueueController::QueueController(RunQueue* queue, RunMonitor* monitor, EfficiencyController* efficiency,
                                  QLabel* statusLabel, QProgressBar* progress, QObject* parent)
     : QObject(parent), m_queue(queue), m_monitor(monitor), m_efficiency(efficiency), m_status(statusLabel),
       m_progress(progress) {
+  m_status->setToolTip(
+      tr("Queue ETA: the current run's steps left at its own measured seconds per step, plus the queued runs' "
+         "steps at the mean seconds per step measured so far in this queue (evaluations included). It assumes the "
+         "queued runs step as fast; the efficiency profile is not included."));
   connectTraining();
   connectProfile();
   connectEvaluation();
@@ -25,10 +57,50 @@ QueueController::QueueController(RunQueue* queue, RunMonitor* monitor, Efficienc
 bool QueueController::isBusy() const { return m_queue->isBusy(); }
 bool QueueController::isPaused() const { return m_queue->isPaused(); }
 
+QStringList QueueController::repeatedRuns(const ProjectSession& session) {
+  QStringList out;
+  const QString path = session.storePath();
+  if (path.isEmpty() || !QFileInfo::exists(path)) return out;
+  try {
+    auto s = store::Store::open(path.toStdString());
+    store::RunListQuery q;
+    q.kind = store::RunKind::Train;
+    q.include_config = true;
+    q.newest_first = false;
+    for (const auto& e : s.list_runs(q)) {
+      const QString name = QString::fromStdString(e.run.name);
+      if (e.run.status != store::RunStatus::Finished || !session.runNames().contains(name)) continue;
+      const nlohmann::json stored = nlohmann::json::parse(e.run.config_json, nullptr, false);
+      if (!stored.is_discarded() && stored == session.runConfig(name)) out << tr("%1 (run %2)").arg(name).arg(e.run.id);
+    }
+  } catch (const std::exception&) {
+    // An unreadable store is reported when the run opens it; nothing to ask about here.
+  }
+  return out;
+}
+
 bool QueueController::runProject(const ProjectSession& session) {
   if (!session.isOpen()) {
     emit errorOccurred(tr("Open a project first (File > Open project)."));
     return false;
+  }
+  const QStringList repeated = repeatedRuns(session);
+  if (!repeated.isEmpty()) {
+    const QString question =
+        tr("This project already has finished runs with the same name and configuration: %1. With the same seed "
+           "they would train to the same result. Train them again as new runs (each gets a new id)?")
+            .arg(repeated.join(", "));
+    bool yes = true;
+    if (m_confirm) {
+      yes = m_confirm(question);
+    } else if (QApplication::platformName() != "offscreen") {
+      yes = QMessageBox::question(qobject_cast<QWidget*>(parent()), tr("Train again?"), question,
+                                  QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
+    }
+    if (!yes) {
+      m_status->setText(tr("Not started: %1 already trained with this configuration").arg(repeated.join(", ")));
+      return false;
+    }
   }
   // The engine's queue: the runs, then the profile when project.json asks for it.
   QString error;
@@ -37,6 +109,7 @@ bool QueueController::runProject(const ProjectSession& session) {
     return false;
   }
   m_storePath = session.storePath();
+  beginPass(&session);
   startQueue();
   return true;
 }
@@ -52,6 +125,7 @@ bool QueueController::measureEfficiency(const ProjectSession& session) {
   }
   m_storePath = session.storePath();
   m_queue->enqueue({QueuedRun::profileOf(session.dir())});
+  beginPass(nullptr);
   startQueue();
   return true;
 }
@@ -62,10 +136,35 @@ bool QueueController::evaluateRun(const QString& storePath, qint64 runId) {
     return false;
   }
   m_queue->enqueue({QueuedRun::evaluationOf(storePath, runId)});
+  beginPass(nullptr);
   m_status->setText(tr("Evaluating run %1 from its last checkpoint (the same plan as its final evaluation)").arg(runId));
   m_progress->setRange(0, 0);
   startQueue();
   return true;
+}
+
+// A new pass: the planned steps of its runs (project.json with the queue's training overrides)
+// for the ETA and the progress bar, and empty measurements.
+void QueueController::beginPass(const ProjectSession* session) {
+  if (m_queue->isBusy()) return;  // items added to a running pass keep its figures
+  m_plannedSteps.clear();
+  if (session) {
+    const nlohmann::json overrides = nlohmann::json::parse(m_queue->trainingOverrides().toStdString(), nullptr, false);
+    for (const QString& run : session->runNames()) {
+      const nlohmann::json cfg = session->runConfig(run);
+      qint64 steps = cfg.contains("training") ? cfg["training"].value("steps", 0) : 0;
+      if (overrides.is_object() && overrides.contains("steps") && overrides["steps"].is_number_integer())
+        steps = overrides["steps"].get<qint64>();
+      m_plannedSteps[run] = steps;
+    }
+  }
+  m_passClock.start();
+  m_cancelled = false;
+  m_runsFinished = m_runsNotFinished = 0;
+  m_profileOutcome.clear();
+  m_stepsDone = 0;
+  m_measuredWall = 0;
+  m_measuredSteps = 0;
 }
 
 void QueueController::startQueue() {
@@ -88,15 +187,55 @@ void QueueController::pauseOrResume() {
 
 void QueueController::cancelAll() {
   if (!m_queue->isBusy()) return;
+  m_cancelled = true;
+  const int dropped = m_queue->pendingCount();
   m_queue->cancelAll();
-  emit message(tr("Cancelling: the run writes a checkpoint and stops"), 5000);
+  m_status->setText(tr("Cancelling %1: it writes a checkpoint and stops; %2 queued item(s) dropped")
+                        .arg(m_queue->isProfiling() ? tr("the efficiency profile") : m_queue->currentRun())
+                        .arg(dropped));
+}
+
+void QueueController::onSteps(const QString& run, qint64 step, qint64 total, double wallS, double tokensPerS) {
+  if (m_firstStep < 0) {
+    m_firstStep = step;
+    m_firstWall = wallS;
+  }
+  m_lastStep = step;
+  m_lastWall = wallS;
+  const QueuePosition pos = m_queue->position();
+  qint64 pendingSteps = 0;
+  for (const QString& r : pos.nextRuns) pendingSteps += m_plannedSteps.value(r, total);
+  const qint64 measured = m_lastStep - m_firstStep;
+  const double currentRate = measured > 0 ? (m_lastWall - m_firstWall) / static_cast<double>(measured) : -1;
+  const qint64 allSteps = m_measuredSteps + std::max<qint64>(0, measured);
+  const double queueRate = allSteps > 0 ? (m_measuredWall + std::max(0.0, m_lastWall - m_firstWall)) / allSteps : -1;
+  const double eta = queueEtaSeconds(currentRate, total - step, queueRate, pendingSteps);
+  QString etaText = eta >= 0 ? tr("queue ETA %1").arg(formatEta(eta)) : tr("queue ETA: measuring");
+  if (pos.profileNext) etaText += tr(" + the profile");
+  m_status->setText(tr("Run %1 of %2: %3, step %4/%5, %6 tokens/s · %7 · %8")
+                        .arg(pos.run)
+                        .arg(pos.runs)
+                        .arg(run)
+                        .arg(step)
+                        .arg(total)
+                        .arg(std::lround(tokensPerS))
+                        .arg(followsText(pos.next), etaText));
+  // The bar covers every run of the pass.
+  const qint64 passSteps = m_stepsDone + total + pendingSteps;
+  m_progress->setRange(0, static_cast<int>(std::min<qint64>(passSteps, INT_MAX)));
+  m_progress->setValue(static_cast<int>(std::min<qint64>(m_stepsDone + step, INT_MAX)));
+  m_progress->setFormat(tr("run %1 of %2: %p%").arg(pos.run).arg(pos.runs));
 }
 
 void QueueController::connectTraining() {
   connect(m_queue, &RunQueue::runStarted, this, [this](const QString&, const QString& run) {
     m_monitor->beginLive(run);
+    m_firstStep = -1;
+    m_lastStep = 0;
+    const QueuePosition pos = m_queue->position();
     m_progress->setRange(0, 0);
-    m_status->setText(tr("Training %1 (%2 more queued)").arg(run).arg(m_queue->pendingCount()));
+    m_status->setText(tr("Run %1 of %2: %3, starting · %4").arg(pos.run).arg(pos.runs).arg(run, followsText(pos.next)));
+    emit message(QString(), 0);  // a transient message about the previous run must not cover this one
     emit stateChanged();
   });
   connect(m_queue, &RunQueue::eventsArrived, this, [this](const EventBuffer::Batch& batch) {
@@ -108,16 +247,11 @@ void QueueController::connectTraining() {
     }
     if (m_queue->isProfiling()) return;  // the profile's events are efficiency points only
     m_monitor->addEvents(batch);
-    if (!batch.steps.empty()) {
+    if (!batch.steps.empty() && !m_cancelled) {
       const auto& s = batch.steps.back();
-      m_progress->setRange(0, static_cast<int>(s.total_steps));
-      m_progress->setValue(static_cast<int>(s.step));
-      m_status->setText(tr("Training %1: step %2/%3, %4 tokens/s%5")
-                            .arg(m_queue->currentRun())
-                            .arg(s.step)
-                            .arg(s.total_steps)
-                            .arg(std::lround(s.tokens_per_s))
-                            .arg(s.eta_s >= 0 ? tr(", ETA %1 s").arg(std::lround(s.eta_s)) : QString()));
+      if (m_firstStep < 0) onSteps(m_queue->currentRun(), batch.steps.front().step, s.total_steps,
+                                   batch.steps.front().wall_s, s.tokens_per_s);
+      onSteps(m_queue->currentRun(), s.step, s.total_steps, s.wall_s, s.tokens_per_s);
     }
     for (const auto& log : batch.logs)
       if (log.level == runtime::LogEvent::Level::Error) emit message(QString::fromStdString(log.message), 10000);
@@ -125,20 +259,49 @@ void QueueController::connectTraining() {
   });
   connect(m_queue, &RunQueue::runEnded, this,
           [this](const QString& run, qint64, const QString& status, const QString& reason) {
-            m_monitor->endLive();
-            emit storeChanged(true);
-            const QString text = tr("%1: %2%3").arg(run, status, reason.isEmpty() ? QString() : " - " + reason);
-            if (status == "failed")
-              emit errorOccurred(text);
-            else
-              emit message(text, 10000);
-            emit stateChanged();
+            onRunEnded(run, status, reason);
           });
-  connect(m_queue, &RunQueue::queueFinished, this, [this] {
-    m_status->setText(tr("Queue finished"));
-    m_efficiency->load(m_storePath);
-    emit stateChanged();
-  });
+  connect(m_queue, &RunQueue::queueFinished, this, &QueueController::onQueueFinished);
+}
+
+void QueueController::onRunEnded(const QString& run, const QString& status, const QString& reason) {
+  m_monitor->endLive(status, reason);
+  if (m_firstStep >= 0 && m_lastStep > m_firstStep) {
+    m_measuredWall += m_lastWall - m_firstWall;
+    m_measuredSteps += m_lastStep - m_firstStep;
+  }
+  m_stepsDone += m_lastStep;
+  (status == "finished" ? m_runsFinished : m_runsNotFinished)++;
+  const QString text = tr("%1: %2%3").arg(run, status, reason.isEmpty() ? QString() : " - " + reason);
+  // In the status line, not as a transient message: the next run's line replaces it at once.
+  m_status->setText(text);
+  emit storeChanged(true);
+  if (status == "failed") emit errorOccurred(text);
+  emit stateChanged();
+}
+
+QString QueueController::passSummary() const {
+  QStringList parts;
+  const int runs = m_runsFinished + m_runsNotFinished;
+  if (runs > 0) {
+    parts << (m_runsNotFinished > 0 ? tr("%1 of %2 runs finished").arg(m_runsFinished).arg(runs)
+              : runs == 1           ? tr("1 run finished")
+                                    : tr("%1 runs finished").arg(runs));
+  }
+  if (!m_profileOutcome.isEmpty()) parts << m_profileOutcome;
+  const QString took = formatEta(m_passClock.isValid() ? m_passClock.elapsed() / 1000.0 : 0);
+  const QString head = m_cancelled ? tr("Queue cancelled after %1").arg(took) : tr("Queue finished in %1").arg(took);
+  return parts.isEmpty() ? head : head + ": " + parts.join("; ");
+}
+
+void QueueController::onQueueFinished() {
+  // The last run's step line (and its ETA) gives way to what the pass did. An evaluation keeps
+  // its own line (it says the figures).
+  if (m_runsFinished + m_runsNotFinished > 0 || !m_profileOutcome.isEmpty() || m_cancelled)
+    m_status->setText(passSummary());
+  m_progress->setFormat("%p%");
+  m_efficiency->load(m_storePath);
+  emit stateChanged();
 }
 
 void QueueController::connectEvaluation() {
@@ -160,8 +323,10 @@ void QueueController::connectProfile() {
     m_efficiency->beginProfile(points);
     m_progress->setRange(0, std::max(1, points));
     m_progress->setValue(0);
+    m_progress->setFormat(tr("profile: %v/%m points"));
     m_status->setText(
         tr("Measuring efficiency: %1 points (%2), each in a fresh pha process").arg(points).arg(models.join(", ")));
+    emit message(QString(), 0);
     emit profileStarted();
     emit stateChanged();
   });
@@ -169,10 +334,11 @@ void QueueController::connectProfile() {
     m_efficiency->endProfile(m_storePath);
     emit storeChanged(true);
     const QString text = tr("Efficiency profile %1: %2; %3 profile run(s) recorded").arg(status, message).arg(stored);
+    m_profileOutcome = text.left(1).toLower() + text.mid(1);
     m_status->setText(text);
     if (status == "failed")
       emit errorOccurred(tr("The efficiency profile failed: %1").arg(message));
-    else
+    else if (status == "skipped")
       emit this->message(text, 10000);
     emit stateChanged();
   });

@@ -1,12 +1,18 @@
 // QueueController: what the window does with the run queue. It queues a project's runs (and
-// the efficiency profile its "profile" section asks for after them), pauses, resumes and
+// the efficiency profile its "profile" section asks for after them), asks first when the
+// project already has finished runs of the same name and configuration, pauses, resumes and
 // cancels, feeds the queue's event batches to the live plots and the Efficiency dock, and keeps
-// the status line and progress bar saying what the queue is doing. The training itself runs in
-// RunQueue's worker thread.
+// the status line and progress bar saying what the queue is doing: which run of how many, what
+// follows, and the whole queue's ETA (queueEtaSeconds); cleared when the queue is cancelled or
+// finishes. The training itself runs in RunQueue's worker thread.
 #pragma once
 
+#include <QElapsedTimer>
+#include <QHash>
 #include <QObject>
 #include <QString>
+#include <QStringList>
+#include <functional>
 
 class QLabel;
 class QProgressBar;
@@ -18,6 +24,17 @@ class ProjectSession;
 class RunMonitor;
 class RunQueue;
 
+// The queue's ETA: the current run's steps left at its own measured seconds per step, plus the
+// pending runs' steps at the mean seconds per step measured so far in this queue (every run
+// trained in it, the current one included; wall time between steps, evaluations included).
+// It assumes the pending runs step as fast as the ones measured, and it leaves the efficiency
+// profile out (its points are separate processes, timed as they run). -1 when nothing is
+// measured yet.
+double queueEtaSeconds(double currentSecondsPerStep, qint64 currentStepsLeft, double queueSecondsPerStep,
+                       qint64 pendingSteps);
+// "42 s", "3m 05s", "1h 02m".
+QString formatEta(double seconds);
+
 class QueueController : public QObject {
   Q_OBJECT
  public:
@@ -25,6 +42,7 @@ class QueueController : public QObject {
                   QProgressBar* progress, QObject* parent = nullptr);
 
   // Each returns false with errorOccurred() when it cannot start (no project, queue busy, ...).
+  // runProject also returns false when the user declines to train again runs that exist.
   bool runProject(const ProjectSession& session);
   bool measureEfficiency(const ProjectSession& session);
   // Evaluates a stored run again from its last checkpoint (runtime::evaluate_run, as `pha eval`).
@@ -34,6 +52,15 @@ class QueueController : public QObject {
 
   bool isBusy() const;
   bool isPaused() const;
+
+  // Asked before a Run that would train again runs the project already finished with the same
+  // name and configuration (same seed: the same result); true trains them again as new runs
+  // (new ids). Default: a Yes/No message box in a real window; on the offscreen platform, yes.
+  using Confirm = std::function<bool(const QString& question)>;
+  void setConfirm(Confirm confirm) { m_confirm = std::move(confirm); }
+  // "pha-tiny (run 3), transformer-tiny (run 4)": the project's finished training runs whose
+  // name and stored configuration equal a run it would train now.
+  static QStringList repeatedRuns(const ProjectSession& session);
 
  signals:
   void stateChanged();                                 // busy / paused changed: update actions
@@ -47,6 +74,11 @@ class QueueController : public QObject {
   void connectProfile();
   void connectEvaluation();
   void startQueue();
+  void beginPass(const ProjectSession* session);
+  void onSteps(const QString& run, qint64 step, qint64 total, double wallS, double tokensPerS);
+  void onRunEnded(const QString& run, const QString& status, const QString& reason);
+  void onQueueFinished();
+  QString passSummary() const;
 
   RunQueue* m_queue;
   RunMonitor* m_monitor;
@@ -54,6 +86,20 @@ class QueueController : public QObject {
   QLabel* m_status;
   QProgressBar* m_progress;
   QString m_storePath;
+  Confirm m_confirm;
+
+  // This pass of the queue (runProject / measureEfficiency / evaluateRun until it empties).
+  QHash<QString, qint64> m_plannedSteps;  // run name -> training.steps (the queue's overrides applied)
+  QElapsedTimer m_passClock;
+  bool m_cancelled = false;
+  int m_runsFinished = 0, m_runsNotFinished = 0;
+  QString m_profileOutcome;                // "" until a profile ended in this pass
+  qint64 m_stepsDone = 0;                  // steps of the runs that ended in this pass
+  double m_measuredWall = 0;               // seconds over m_measuredSteps, runs that ended
+  qint64 m_measuredSteps = 0;
+  // The current run: its first and last step event (step, wall seconds).
+  qint64 m_firstStep = -1, m_lastStep = 0;
+  double m_firstWall = 0, m_lastWall = 0;
 };
 
 }  // namespace pha::gui

@@ -1,21 +1,138 @@
 #include "run_browser.h"
 
+#include <QComboBox>
 #include <QDateTime>
+#include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QSettings>
 #include <QSignalBlocker>
 #include <QTableView>
+#include <QTimer>
 
 #include "runs_model.h"
 
 namespace pha::gui {
 
-RunBrowser::RunBrowser(QTableView* table, QLineEdit* filter, QObject* parent)
-    : QObject(parent), m_table(table), m_model(new RunsModel(this)), m_proxy(new RunsFilterModel(this)) {
+namespace {
+// Saved header layouts are kept only while the column set is the same (a new column, e.g. the
+// replica group, drops the old layout rather than misplacing it).
+const char* const kHeaderKey = "runTable/header";
+const char* const kColumnsKey = "runTable/columns";
+const char* const kKindKey = "runTable/kind";
+}  // namespace
+
+RunBrowser::RunBrowser(QTableView* table, QLineEdit* filter, QComboBox* kindFilter, QObject* parent)
+    : QObject(parent), m_table(table), m_kind(kindFilter), m_model(new RunsModel(this)),
+      m_proxy(new RunsFilterModel(this)) {
   m_proxy->setSourceModel(m_model);
   m_table->setModel(m_proxy);
   connect(filter, &QLineEdit::textChanged, m_proxy, &RunsFilterModel::setFilterText);
   connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunBrowser::onSelectionChanged);
+  // A group row's arrow (its name cell) or a double-click on it shows or hides its runs.
+  connect(m_table, &QAbstractItemView::clicked, this, [this](const QModelIndex& i) {
+    if (i.column() == RunsModel::Name) toggleGroup(i);
+  });
+  connect(m_table, &QAbstractItemView::doubleClicked, this, &RunBrowser::toggleGroup);
+  m_saveTimer = new QTimer(this);
+  m_saveTimer->setSingleShot(true);
+  m_saveTimer->setInterval(300);
+  connect(m_saveTimer, &QTimer::timeout, this, [this] {
+    QSettings s;
+    s.setValue(kHeaderKey, m_table->horizontalHeader()->saveState());
+    s.setValue(kColumnsKey, static_cast<int>(RunsModel::ColumnCount));
+  });
+  setupHeader();
+  setupKindFilter();
+}
+
+void RunBrowser::setupHeader() {
+  QHeaderView* header = m_table->horizontalHeader();
+  header->setSectionsMovable(true);
+  header->setSectionResizeMode(QHeaderView::Interactive);
+  header->setContextMenuPolicy(Qt::CustomContextMenu);
+  header->setToolTip(tr("Click to sort; drag to reorder; right-click to choose the columns"));
+  connect(header, &QWidget::customContextMenuRequested, this, &RunBrowser::showHeaderMenu);
+  restoreHeader();
+  // Sorting on only after the indicator is set: enabling it sorts at once, by the indicator
+  // (column 0 ascending unless told otherwise).
+  m_table->setSortingEnabled(true);
+  connect(header, &QHeaderView::sectionMoved, this, &RunBrowser::saveHeaderLater);
+  connect(header, &QHeaderView::sectionResized, this, &RunBrowser::saveHeaderLater);
+  connect(header, &QHeaderView::sortIndicatorChanged, this, &RunBrowser::saveHeaderLater);
+}
+
+void RunBrowser::restoreHeader() {
+  QHeaderView* header = m_table->horizontalHeader();
+  QSettings s;
+  if (s.value(kColumnsKey).toInt() == RunsModel::ColumnCount && header->restoreState(s.value(kHeaderKey).toByteArray()))
+    return;
+  resetColumns();
+}
+
+void RunBrowser::resetColumns() {
+  QHeaderView* header = m_table->horizontalHeader();
+  const QFontMetrics fm(m_table->font());
+  const QFontMetrics hfm(header->font());
+  for (int c = 0; c < RunsModel::ColumnCount; ++c) {
+    header->moveSection(header->visualIndex(c), c);
+    header->setSectionHidden(c, !RunsModel::shownByDefault(c));
+    // Wide enough for a typical cell and for the title (the sort arrow may cover its end).
+    const QString title = m_model->headerData(c, Qt::Horizontal).toString();
+    header->resizeSection(c, std::max(fm.horizontalAdvance(RunsModel::widthSample(c)) + 12,
+                                      hfm.horizontalAdvance(title) + 14));
+  }
+  header->setSortIndicator(RunsModel::Id, Qt::DescendingOrder);  // newest first
+  m_proxy->sort(RunsModel::Id, Qt::DescendingOrder);
+  saveHeaderLater();
+}
+
+void RunBrowser::saveHeaderLater() { m_saveTimer->start(); }
+
+void RunBrowser::setColumnShown(int column, bool shown) {
+  QHeaderView* header = m_table->horizontalHeader();
+  if (!shown && header->count() - header->hiddenSectionCount() <= 1) return;  // keep one column
+  header->setSectionHidden(column, !shown);
+  saveHeaderLater();
+}
+
+bool RunBrowser::isColumnShown(int column) const { return !m_table->horizontalHeader()->isSectionHidden(column); }
+
+void RunBrowser::showHeaderMenu(const QPoint& pos) {
+  QMenu menu(m_table);
+  for (int c = 0; c < RunsModel::ColumnCount; ++c) {
+    QAction* a = menu.addAction(m_model->headerData(c, Qt::Horizontal).toString());
+    const QString tip = m_model->headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString();
+    if (!tip.isEmpty()) a->setText(a->text() + " - " + tip.section(" (", 0, 0));
+    a->setCheckable(true);
+    a->setChecked(isColumnShown(c));
+    connect(a, &QAction::toggled, this, [this, c](bool on) { setColumnShown(c, on); });
+  }
+  menu.addSeparator();
+  menu.addAction(tr("Default columns"), this, &RunBrowser::resetColumns);
+  menu.exec(m_table->horizontalHeader()->mapToGlobal(pos));
+}
+
+void RunBrowser::setupKindFilter() {
+  if (!m_kind) return;
+  // Every kind the store knows (store::RunKind), then all of them.
+  m_kind->addItem(tr("Training runs"), QString(store::to_string(store::RunKind::Train)));
+  m_kind->addItem(tr("Profile runs"), QString(store::to_string(store::RunKind::Profile)));
+  m_kind->addItem(tr("All kinds"), QString());
+  const int saved = m_kind->findData(QSettings().value(kKindKey, "train").toString());
+  m_kind->setCurrentIndex(saved >= 0 ? saved : 0);
+  applyKindFilter(m_kind->currentIndex());
+  connect(m_kind, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
+    applyKindFilter(i);
+    QSettings().setValue(kKindKey, m_kind->itemData(i).toString());
+  });
+}
+
+void RunBrowser::applyKindFilter(int index) {
+  const QString kind = m_kind->itemData(index).toString();
+  m_proxy->setKindFilter(kind.isEmpty() ? std::nullopt
+                                        : std::optional<store::RunKind>(store::run_kind_from_string(kind.toStdString())));
 }
 
 QString RunBrowser::storePath() const { return m_model->storePath(); }
@@ -26,10 +143,14 @@ bool RunBrowser::reload(const QString& storePath, qint64 keepSelected) {
     return false;
   }
   m_lastReloadMs = QDateTime::currentMSecsSinceEpoch();
+  // The proxy does not re-sort by itself after a model reset: keep the user's sort.
+  const QHeaderView* header = m_table->horizontalHeader();
+  m_proxy->sort(header->sortIndicatorSection(), header->sortIndicatorOrder());
   const int row = m_model->rowOfRun(keepSelected);
   if (row >= 0) {
     QSignalBlocker block(m_table->selectionModel());
-    m_table->selectRow(m_proxy->mapFromSource(m_model->index(row, 0)).row());
+    const QModelIndex shown = m_proxy->mapFromSource(m_model->index(row, 0));
+    if (shown.isValid()) m_table->selectRow(shown.row());
   }
   return true;
 }
@@ -38,16 +159,47 @@ void RunBrowser::reloadThrottled(const QString& storePath, qint64 keepSelected, 
   if (QDateTime::currentMSecsSinceEpoch() - m_lastReloadMs > minIntervalMs) reload(storePath, keepSelected);
 }
 
+void RunBrowser::toggleGroup(const QModelIndex& proxyIndex) {
+  const int row = m_proxy->mapToSource(proxyIndex).row();
+  if (!m_model->group(row)) return;
+  setGroupExpanded(row, !m_model->isExpanded(row));
+}
+
+void RunBrowser::setGroupExpanded(int groupRow, bool expanded) {
+  m_model->setExpanded(groupRow, expanded);
+  m_proxy->refilter();
+  const QHeaderView* header = m_table->horizontalHeader();
+  m_proxy->sort(header->sortIndicatorSection(), header->sortIndicatorOrder());
+}
+
+// A selected group row stands for its replicas (what its statistics are over), so that
+// "Compare selected" on a group compares them.
 QList<qint64> RunBrowser::selectedRunIds() const {
   QList<qint64> ids;
-  for (const QModelIndex& r : m_table->selectionModel()->selectedRows())
-    ids << m_proxy->data(r, RunsModel::RunIdRole).toLongLong();
+  for (const QModelIndex& r : m_table->selectionModel()->selectedRows()) {
+    const int row = m_proxy->mapToSource(r).row();
+    if (const RunsModel::GroupRow* g = m_model->group(row)) {
+      for (int replica : g->replicas)
+        if (!ids.contains(m_model->entry(replica)->run.id)) ids << m_model->entry(replica)->run.id;
+    } else if (!ids.contains(m_model->entry(row)->run.id)) {
+      ids << m_model->entry(row)->run.id;
+    }
+  }
+  return ids;
+}
+
+QList<qint64> RunBrowser::shownRunIds() const {
+  QList<qint64> ids;
+  for (int r = 0; r < m_proxy->rowCount(); ++r) {
+    const int row = m_proxy->mapToSource(m_proxy->index(r, 0)).row();
+    if (const auto* e = m_model->entry(row)) ids << e->run.id;
+  }
   return ids;
 }
 
 QList<qint64> RunBrowser::finishedTrainingRunIds() const {
   QList<qint64> ids;
-  for (int r = 0; r < m_model->rowCount(); ++r) {
+  for (int r = 0; r < m_model->runCount(); ++r) {
     const auto& run = m_model->entry(r)->run;
     if (run.status == store::RunStatus::Finished && run.kind == store::RunKind::Train) ids << run.id;
   }
@@ -56,12 +208,19 @@ QList<qint64> RunBrowser::finishedTrainingRunIds() const {
 
 bool RunBrowser::selectRunByName(const QString& name) {
   int best = -1;
-  for (int r = 0; r < m_model->rowCount(); ++r)
+  for (int r = 0; r < m_model->runCount(); ++r)
     if (QString::fromStdString(m_model->entry(r)->run.name) == name &&
         (best < 0 || m_model->entry(r)->run.id > m_model->entry(best)->run.id))
       best = r;
   if (best < 0) return false;
-  m_table->selectRow(m_proxy->mapFromSource(m_model->index(best, 0)).row());
+  if (m_model->groupRowOf(best) >= 0) setGroupExpanded(m_model->groupRowOf(best), true);
+  QModelIndex shown = m_proxy->mapFromSource(m_model->index(best, 0));
+  if (!shown.isValid() && m_kind) {  // hidden by the kind filter: show every kind
+    m_kind->setCurrentIndex(m_kind->findData(QString()));
+    shown = m_proxy->mapFromSource(m_model->index(best, 0));
+  }
+  if (!shown.isValid()) return false;
+  m_table->selectRow(shown.row());
   return true;
 }
 

@@ -1,15 +1,23 @@
 // RunBrowser: the run table of the Project dock. Owns the table's model over the store and its
-// filter; re-reads the store on request (at most every 2 s while training), keeps the selected
-// run selected across reloads, and says which runs the user picked (one: show it; several:
-// compare them). MainWindow connects what a choice does.
+// filters (text; kind: training runs by default, profile runs or every kind on request);
+// re-reads the store on request (at most every 2 s while training), keeps the selected run
+// selected and the chosen sort across reloads, and says which runs the user picked (one: show
+// it; several: compare them). MainWindow connects what a choice does.
+// The header: newest first by default (run id, descending); columns chosen from its context
+// menu, dragged into any order, resized; all of it remembered in QSettings ("runTable/...").
+// Replica groups (RunsModel) are collapsed by default; the arrow in a group row's name cell or
+// a double-click shows its runs; a selected group row stands for its replicas.
 #pragma once
 
 #include <QList>
 #include <QObject>
 #include <QString>
 
+class QComboBox;
+class QModelIndex;
 class QLineEdit;
 class QTableView;
+class QTimer;
 
 namespace pha::gui {
 
@@ -19,7 +27,8 @@ class RunsFilterModel;
 class RunBrowser : public QObject {
   Q_OBJECT
  public:
-  RunBrowser(QTableView* table, QLineEdit* filter, QObject* parent = nullptr);
+  RunBrowser(QTableView* table, QLineEdit* filter, QComboBox* kindFilter = nullptr, QObject* parent = nullptr);
+  RunBrowser(QTableView* table, QLineEdit* filter, QObject* parent) : RunBrowser(table, filter, nullptr, parent) {}
 
   // Re-reads the store; `keepSelected`: the run to keep selected (0: none). Returns false and
   // emits errorOccurred when the store cannot be read.
@@ -31,10 +40,23 @@ class RunBrowser : public QObject {
   QList<qint64> selectedRunIds() const;
   // Finished training runs (profile runs hold efficiency rows only, no curves).
   QList<qint64> finishedTrainingRunIds() const;
-  // Selects the newest run of that name; false when there is none.
+  // Selects the newest run of that name (showing every kind when the kind filter hides it);
+  // false when there is none.
   bool selectRunByName(const QString& name);
 
+  // Column visibility from the header menu (also what the menu's actions call).
+  void setColumnShown(int column, bool shown);
+  bool isColumnShown(int column) const;
+  // Back to the default columns, order, widths and sort (header menu: "Default columns").
+  void resetColumns();
+  // The run rows as shown (after filter and sort): their run ids, top to bottom (group rows,
+  // which have no id, left out; a collapsed group's runs are not shown).
+  QList<qint64> shownRunIds() const;
+  // Shows or hides a replica group's runs (a source row of model(); also the arrow's click).
+  void setGroupExpanded(int groupRow, bool expanded);
+
   RunsModel* model() const { return m_model; }
+  RunsFilterModel* proxy() const { return m_proxy; }
 
  signals:
   // The user selected exactly one run.
@@ -43,10 +65,19 @@ class RunBrowser : public QObject {
 
  private:
   void onSelectionChanged();
+  void toggleGroup(const QModelIndex& proxyIndex);
+  void setupHeader();
+  void restoreHeader();
+  void saveHeaderLater();
+  void showHeaderMenu(const QPoint& pos);
+  void setupKindFilter();
+  void applyKindFilter(int index);
 
   QTableView* m_table;
+  QComboBox* m_kind;
   RunsModel* m_model;
   RunsFilterModel* m_proxy;
+  QTimer* m_saveTimer = nullptr;
   qint64 m_lastReloadMs = 0;
 };
 

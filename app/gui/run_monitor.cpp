@@ -1,9 +1,11 @@
 #include "run_monitor.h"
 
 #include <QLabel>
+#include <algorithm>
 #include <cmath>
 
 #include "curve_plot.h"
+#include "mixer_heatmap.h"
 #include "mixer_panel.h"
 #include "store/store.h"
 
@@ -14,7 +16,7 @@ const QColor kTrain(31, 119, 180);
 const QColor kVal(255, 127, 14);
 
 QString readoutText(const runtime::StepMetrics& s) {
-  QString eta = s.eta_s >= 0 ? QString(" | ETA %1 s").arg(std::lround(s.eta_s)) : QString();
+  QString eta = s.eta_s >= 0 ? QObject::tr(" | run ETA %1 s").arg(std::lround(s.eta_s)) : QString();
   return QObject::tr("step %1/%2 | loss %3 | lr %4 | grad norm %5 | %6 tokens/s | %7 MB%8")
       .arg(s.step)
       .arg(s.total_steps)
@@ -28,7 +30,61 @@ QString readoutText(const runtime::StepMetrics& s) {
 }  // namespace
 
 RunMonitor::RunMonitor(widgets::CurvePlot* lossPlot, widgets::CurvePlot* qualityPlot, widgets::MixerPanel* mixer, QLabel* readout, QObject* parent)
-    : QObject(parent), m_loss(lossPlot), m_quality(qualityPlot), m_mixer(mixer), m_readout(readout) {}
+    : QObject(parent), m_loss(lossPlot), m_quality(qualityPlot), m_mixer(mixer), m_readout(readout) {
+  installExports();
+}
+
+void RunMonitor::installExports() {
+  installExportMenu(m_loss->plot(), curvesExport(m_loss));
+  installExportMenu(m_quality->plot(), curvesExport(m_quality));
+  installExportMenu(m_mixer->heatmap()->plot(), mixerExport());
+}
+
+ExportSource RunMonitor::curvesExport(widgets::CurvePlot* plot) const {
+  return ExportSource{plot == m_loss ? QStringLiteral("loss") : QStringLiteral("quality"),
+                      [this, plot](const QString& path, QString* error) { return writeCurvesCsv(plot, path, error); },
+                      [this, plot] { return exportTitle(plot->yLabel()); }};
+}
+
+ExportSource RunMonitor::mixerExport() const {
+  return ExportSource{"mixer", [this](const QString& path, QString* error) { return m_mixer->writeCsv(path, error); },
+                      [this] {
+                        if (m_runName.isEmpty() || m_mixer->currentStep() < 0) return QString();
+                        return tr("%1: mixer weights, step %2").arg(m_runName).arg(m_mixer->currentStep());
+                      }};
+}
+
+QString RunMonitor::exportTitle(const QString& what) const {
+  if (m_runName.isEmpty()) return what;
+  return m_lastStep > 0 ? tr("%1: %2, step %3").arg(m_runName, what).arg(m_lastStep) : tr("%1: %2").arg(m_runName, what);
+}
+
+bool RunMonitor::writeCurvesCsv(widgets::CurvePlot* plot, const QString& path, QString* error) const {
+  if (plot->seriesCount() == 0) {
+    if (error) *error = tr("There are no curves to export.");
+    return false;
+  }
+  if (m_live || m_storePath.isEmpty()) return plot->writeCsv(path, error);
+  // A stored run's plot holds the store's downsampled read; the CSV has every stored point.
+  try {
+    auto s = store::Store::open(m_storePath.toStdString());
+    std::vector<widgets::CurveData> series;
+    for (const QString& name : plot->seriesNames()) {
+      widgets::CurveData d{name, plot->seriesKind(name), {}, {}, {}, {}};
+      for (const auto& p : s.read_metric_full(m_runId, name.toStdString())) {
+        d.step.push_back(static_cast<double>(p.step));
+        d.tokens.push_back(static_cast<double>(p.tokens));
+        d.wall.push_back(p.wall_ms / 1000.0);
+        d.value.push_back(p.value);
+      }
+      series.push_back(std::move(d));
+    }
+    return widgets::writeCurvesCsv(path, series, plot->smoothing(), error);
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+}
 
 void RunMonitor::clearPlots(const QString& title) {
   m_loss->clearSeries();
@@ -37,23 +93,46 @@ void RunMonitor::clearPlots(const QString& title) {
   m_mixer->clear(tr("No mixer snapshot yet for %1.").arg(title));
   m_readout->clear();
   m_lastStep = 0;
+  m_totalSteps = 0;
   m_isTask = false;
+  m_steps.clear();
 }
 
 void RunMonitor::beginLive(const QString& runName) {
   m_live = true;
   m_runId = 0;
+  m_runName = runName;
+  m_storePath.clear();
   clearPlots(runName);
   m_readout->setText(tr("%1: starting...").arg(runName));
 }
 
-void RunMonitor::endLive() { m_live = false; }
+void RunMonitor::endLive(const QString& status, const QString& reason) {
+  if (!m_live) return;
+  m_live = false;
+  if (status.isEmpty()) return;
+  QString text = tr("%1 %2 at step %3 of %4").arg(m_runName, status).arg(m_lastStep).arg(m_totalSteps);
+  if (status == "cancelled") text += tr(" (a checkpoint was written)");
+  if (!reason.isEmpty()) text += ": " + reason;
+  m_readout->setText(text);
+}
+
+void RunMonitor::addEvalPoint(widgets::CurvePlot* plot, const QString& name, std::int64_t step, double value) {
+  plot->setSeriesKind(name, widgets::SeriesKind::Sparse);
+  // The step's tokens and time: the last step event at or before it.
+  auto it = std::upper_bound(m_steps.begin(), m_steps.end(), step,
+                             [](std::int64_t s, const StepX& x) { return s < x.step; });
+  const StepX x = it == m_steps.begin() ? StepX{step, 0, 0} : *(it - 1);
+  plot->appendPoint(name, static_cast<double>(step), x.tokens, x.wall, value, kVal);
+}
 
 void RunMonitor::addEvents(const EventBuffer::Batch& batch) {
   if (!m_live) return;
   for (const auto& s : batch.steps) {
     m_runId = s.run_id;
     m_lastStep = s.step;
+    m_totalSteps = s.total_steps;
+    m_steps.push_back({s.step, static_cast<double>(s.tokens), s.wall_s});
     m_loss->appendPoint("train/loss", s.step, s.tokens, s.wall_s, s.loss, kTrain);
     if (!m_isTask) m_quality->appendPoint("train/ppl", s.step, s.tokens, s.wall_s, s.perplexity, kTrain);
   }
@@ -66,15 +145,15 @@ void RunMonitor::addEvents(const EventBuffer::Batch& batch) {
     if (e.seq_len != 0 && !textValid) continue;
     const QString split = textValid ? QStringLiteral("val") : QString::fromStdString(e.split);
     const QString metric = QString::fromStdString(e.metric);
-    if (metric == "loss") m_loss->appendPoint(split + "/loss", e.step, 0, 0, e.value, kVal);
-    if (metric == "perplexity") m_quality->appendPoint(split + "/ppl", e.step, 0, 0, e.value, kVal);
+    if (metric == "loss") addEvalPoint(m_loss, split + "/loss", e.step, e.value);
+    if (metric == "perplexity") addEvalPoint(m_quality, split + "/ppl", e.step, e.value);
     if (metric == "accuracy") {
       if (!m_isTask) {
         m_isTask = true;
         m_quality->clearSeries();
         m_quality->setYLabel(tr("accuracy"));
       }
-      m_quality->appendPoint(split + "/accuracy", e.step, 0, 0, e.value, kVal);
+      addEvalPoint(m_quality, split + "/accuracy", e.step, e.value);
     }
   }
   for (const auto& m : batch.mixers) m_mixer->appendFrame(widgets::MixerFrame{m.step, m.layers, m.branches, m.weights});
@@ -92,7 +171,9 @@ bool RunMonitor::showStoredRun(const QString& storePath, qint64 runId) {
     }
     m_live = false;
     m_runId = runId;
-    clearPlots(QString::fromStdString(run->name));
+    m_runName = QString::fromStdString(run->name);
+    clearPlots(m_runName);
+    m_storePath = storePath;
     const auto keys = s.metric_keys(runId);
     auto has = [&](const char* k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); };
     auto load = [&](widgets::CurvePlot* plot, const char* key, const QColor& color) {
@@ -106,6 +187,9 @@ bool RunMonitor::showStoredRun(const QString& storePath, qint64 runId) {
         wl.push_back(i < wall.size() ? wall[i].x_last / 1000.0 : 0.0);
         v.push_back(tokens[i].last);
       }
+      // Evaluations (val/..., a few points) are drawn raw as points: their last drawn value is
+      // the stored one, the figure the run table shows.
+      plot->setSeriesKind(key, QString(key).startsWith("train/") ? widgets::SeriesKind::Dense : widgets::SeriesKind::Sparse);
       plot->setSeries(key, st, tk, wl, v, color);
       m_lastStep = std::max<qint64>(m_lastStep, st.empty() ? 0 : static_cast<qint64>(st.back()));
     };
@@ -125,8 +209,10 @@ bool RunMonitor::showStoredRun(const QString& storePath, qint64 runId) {
       m_mixer->clear(tr("%1 has no mixer snapshots (its variant may have no mixer).").arg(run->name.c_str()));
     else
       m_mixer->setFrames(std::move(frames));
-    m_readout->setText(tr("%1 (%2)%3")
-                           .arg(QString::fromStdString(run->name), store::to_string(run->status),
+    m_readout->setText(tr("%1 (run %2, %3)%4")
+                           .arg(QString::fromStdString(run->name))
+                           .arg(runId)
+                           .arg(store::to_string(run->status),
                                 run->error.empty() ? QString() : ": " + QString::fromStdString(run->error)));
     m_loss->replotLater();
     m_quality->replotLater();

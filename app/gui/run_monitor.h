@@ -1,11 +1,17 @@
 // RunMonitor: fills the live-curve plots and the mixer panel, either from the events of the
 // run that is training (RunQueue batches) or from a stored run picked in the run browser
-// (read from the store, downsampled to about the plot width).
+// (read from the store, downsampled to about the plot width). Evaluation series (val/...,
+// a few points) are drawn raw as points (widgets::SeriesKind::Sparse), training series smoothed.
+// It also owns the three plots' Export… menus: the title names the run, the metric and the
+// step; the curves' CSV has every point (a stored run's re-read from the store at full
+// resolution) with raw and smoothed columns; the mixer's CSV every snapshot.
 #pragma once
 
 #include <QObject>
 #include <QString>
+#include <vector>
 
+#include "export_menu.h"
 #include "run_queue.h"
 
 class QLabel;
@@ -26,16 +32,28 @@ class RunMonitor : public QObject {
   void beginLive(const QString& runName);
   void addEvents(const EventBuffer::Batch& batch);
   bool isLive() const { return m_live; }
-  void endLive();
+  // The live run ended with `status` (a runtime::job_status_name; "" when unknown): the
+  // readout says so in place of the step line (whose ETA no longer applies).
+  void endLive(const QString& status = {}, const QString& reason = {});
 
   // Stored: shows a saved run (returns false with errorText() when the store cannot be read).
   bool showStoredRun(const QString& storePath, qint64 runId);
   QString errorText() const { return m_error; }
   qint64 shownRunId() const { return m_runId; }
+  QString shownRunName() const { return m_runName; }
   qint64 lastStep() const { return m_lastStep; }
+
+  // What the Export… menus export (public for tests): one of the two curve plots, and the
+  // mixer panel; titles like "pha-tiny: loss (nats/token), step 150".
+  ExportSource curvesExport(widgets::CurvePlot* plot) const;
+  ExportSource mixerExport() const;
+  bool writeCurvesCsv(widgets::CurvePlot* plot, const QString& path, QString* error) const;
+  QString exportTitle(const QString& what) const;
 
  private:
   void clearPlots(const QString& title);
+  void installExports();
+  void addEvalPoint(widgets::CurvePlot* plot, const QString& name, std::int64_t step, double value);
   widgets::CurvePlot* m_loss;
   widgets::CurvePlot* m_quality;
   widgets::MixerPanel* m_mixer;
@@ -44,6 +62,16 @@ class RunMonitor : public QObject {
   bool m_isTask = false;
   qint64 m_runId = 0;
   qint64 m_lastStep = 0;
+  qint64 m_totalSteps = 0;
+  QString m_runName;
+  QString m_storePath;  // the stored run's store ("" while live)
+  // x of the live run's steps (step, tokens, seconds), so evaluation points, which arrive
+  // without them, sit at their step's tokens and time.
+  struct StepX {
+    std::int64_t step;
+    double tokens, wall;
+  };
+  std::vector<StepX> m_steps;
   QString m_error;
 };
 

@@ -75,13 +75,33 @@ bool RunQueue::enqueueProject(const QString& project, QString* error) {
   try {
     QVector<QueuedRun> runs;
     for (auto& item : runtime::project_queue(runtime::load_project(project.toStdString()), {}))
-      runs.push_back({project, std::move(item)});
+      runs.push_back({project, std::move(item), 0, {}});
     enqueue(runs);
     return true;
   } catch (const std::exception& e) {
     if (error) *error = QString::fromUtf8(e.what());
     return false;
   }
+}
+
+QueuePosition RunQueue::position() const {
+  QueuePosition p;
+  const bool training = m_busy && !m_current.isProfile() && !m_current.isEvaluation();
+  p.run = training ? m_runsStarted : 0;
+  p.runs = m_runsStarted;
+  for (const QueuedRun& q : m_pending) {
+    if (q.isProfile()) {
+      p.profileNext = true;
+      p.next << tr("the efficiency profile");
+    } else if (q.isEvaluation()) {
+      p.next << tr("evaluation of run %1").arg(q.evalRunId);
+    } else {
+      ++p.runs;
+      p.next << q.run();
+      p.nextRuns << q.run();
+    }
+  }
+  return p;
 }
 
 void RunQueue::start() {
@@ -121,11 +141,14 @@ void RunQueue::startNext() {
   if (m_pending.isEmpty()) {
     m_busy = false;
     m_unfinished = 0;
+    m_runsStarted = 0;
+    m_current = QueuedRun{};
     emit queueFinished();
     return;
   }
   m_current = m_pending.takeFirst();
   m_busy = true;
+  if (!m_current.isProfile() && !m_current.isEvaluation()) ++m_runsStarted;
   m_buffer = std::make_shared<EventBuffer>();
   m_control = std::make_shared<runtime::RunControl>();
   if (m_current.isProfile()) {

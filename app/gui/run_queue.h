@@ -73,6 +73,16 @@ struct QueuedRun {
   }
 };
 
+// Where the queue stands in its current pass (from start() on an idle queue until it empties):
+// "run 2 of 3: transformer-tiny, then sequential-tiny and the efficiency profile".
+struct QueuePosition {
+  int run = 0;       // the current training run's number in this pass (1-based; 0: none running)
+  int runs = 0;      // training runs in this pass (started + pending)
+  QStringList next;  // what follows, in order: run names, "the efficiency profile", "evaluation of run N"
+  QStringList nextRuns;  // the pending training runs' names
+  bool profileNext = false;  // an efficiency profile is still pending
+};
+
 class RunQueue : public QObject {
   Q_OBJECT
  public:
@@ -94,6 +104,8 @@ class RunQueue : public QObject {
   bool isProfiling() const { return m_busy && m_current.isProfile(); }
   int pendingCount() const { return m_pending.size(); }
   QString currentRun() const { return m_current.run(); }
+  QueuePosition position() const;
+  QString trainingOverrides() const { return m_overrides; }
   void setThreads(int threads) { m_threads = threads; }
   void setTrainingOverrides(const QString& json) { m_overrides = json; }  // JSON object text
 
@@ -123,6 +135,7 @@ class RunQueue : public QObject {
   QueuedRun m_current;
   bool m_busy = false;
   int m_unfinished = 0;  // training runs of this queue pass that did not finish
+  int m_runsStarted = 0;  // training runs started in this pass
   int m_threads = 0;
   QString m_overrides;
   QThread m_thread;

@@ -3,23 +3,73 @@
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
+#include <QFont>
+#include <QLocale>
 #include <cmath>
+#include <unordered_map>
 
 #include "number_format.h"
+#include "runs_model_internal.h"
 #include "store/store.h"
 
 namespace pha::gui {
 
-namespace {
+namespace runs_detail {
+
 const std::optional<store::MetricSummary>& summaryAt(const store::RunListEntry& e, size_t i) {
   static const std::optional<store::MetricSummary> none;
   return i < e.summaries.size() ? e.summaries[i] : none;
+}
+
+QString valText(double v, bool accuracy) {
+  return accuracy ? QString::number(100.0 * v, 'f', 2) + " %" : QString::number(v, 'f', 4);
 }
 
 double durationSeconds(const store::RunInfo& r) {
   if (r.started_at <= 0) return -1;
   const qint64 end = r.ended_at > 0 ? r.ended_at : (r.heartbeat_at > 0 ? r.heartbeat_at : r.started_at);
   return (end - r.started_at) / 1000.0;
+}
+
+// Compact: "42.1 s", "1m 40s", "2h 05m".
+QString formatDuration(double s) {
+  if (s < 0) return QString();
+  if (s < 60) return QString::number(s, 'f', 1) + " s";
+  const int total = static_cast<int>(std::lround(s));
+  if (total < 3600) return QString("%1m %2s").arg(total / 60).arg(total % 60, 2, 10, QLatin1Char('0'));
+  return QString("%1h %2m").arg(total / 3600).arg((total % 3600) / 60, 2, 10, QLatin1Char('0'));
+}
+
+// Compact, so that the default columns fit the dock: "14:05" today, "Dec 1" this year, else
+// "2024-12"; the tooltip has the full time.
+QString shortTime(qint64 ms) {
+  if (ms <= 0) return QString();
+  const QDateTime t = QDateTime::fromMSecsSinceEpoch(ms);
+  const QDate today = QDate::currentDate();
+  if (t.date() == today) return t.toString("hh:mm");
+  if (t.date().year() == today.year()) return QLocale::c().toString(t, "MMM d");
+  return t.toString("yyyy-MM");
+}
+QString longTime(qint64 ms) {
+  return ms > 0 ? QDateTime::fromMSecsSinceEpoch(ms).toString("yyyy-MM-dd hh:mm:ss") : QString();
+}
+
+}  // namespace runs_detail
+
+using namespace runs_detail;
+
+namespace {
+
+// The run's validation metric: val/loss (lower is better) for text runs, else val/accuracy.
+struct ValMetric {
+  const store::MetricSummary* s = nullptr;
+  bool accuracy = false;
+  double best() const { return accuracy ? s->max : s->min; }
+};
+ValMetric valMetric(const store::RunListEntry& e) {
+  if (const auto& loss = summaryAt(e, kValLoss)) return {&*loss, false};
+  if (const auto& acc = summaryAt(e, kValAccuracy)) return {&*acc, true};
+  return {};
 }
 
 QColor statusColor(store::RunStatus s) {
@@ -33,23 +83,42 @@ QColor statusColor(store::RunStatus s) {
     default: return QColor(128, 128, 128);
   }
 }
-QString formatDuration(double s) {
-  if (s < 0) return QString();
-  if (s < 60) return QString::number(s, 'f', 1) + " s";
-  const int total = static_cast<int>(std::lround(s));
-  if (total < 3600) return QString("%1 m %2 s").arg(total / 60).arg(total % 60);
-  return QString("%1 h %2 m").arg(total / 3600).arg((total % 3600) / 60);
-}
+
 }  // namespace
 
 RunsModel::RunsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-std::vector<std::string> RunsModel::summaryKeys() { return {"val/loss", "train/loss"}; }
+std::vector<std::string> RunsModel::summaryKeys() { return {"val/loss", "train/loss", "val/accuracy"}; }
 
-void RunsModel::setRuns(std::vector<store::RunListEntry> runs, const QString& storePath) {
+QString RunsModel::widthSample(int column) {
+  switch (column) {
+    case Id: return "999";
+    case Name: return "transformer-tiny";
+    case Variant: return "transformer";
+    case Status: return "cancelled";
+    case Parameters: return "12.3 M";
+    case BestVal:
+    case LastVal:
+    case FinalTrainLoss: return "12.3456";
+    case TokensSeen: return "12.3 M";
+    case Duration: return "9m 59s";
+    case Started: return "Dec 31";
+    case Created: return "2024-12-31 23:59:59";
+    case Kind: return "profile";
+    case Device: return "cuda:0";
+    case Seed: return "3 seeds";
+  }
+  return "0000";
+}
+
+void RunsModel::setRuns(std::vector<store::RunListEntry> runs, const QString& storePath,
+                        std::vector<std::int64_t> tokensSeen) {
   beginResetModel();
   m_runs = std::move(runs);
+  m_tokens = std::move(tokensSeen);
+  m_tokens.resize(m_runs.size(), -1);
   m_storePath = storePath;
+  buildGroups();
   endResetModel();
 }
 
@@ -58,7 +127,16 @@ bool RunsModel::reload(const QString& storePath) {
     auto s = store::Store::open(storePath.toStdString());
     store::RunListQuery q;
     q.summary_keys = summaryKeys();
-    setRuns(s.list_runs(q), storePath);
+    std::vector<store::RunListEntry> runs = s.list_runs(q);
+    std::unordered_map<std::int64_t, std::int64_t> tokens;
+    for (const auto& [id, p] : s.last_points("train/loss")) tokens[id] = p.tokens;
+    std::vector<std::int64_t> seen;
+    seen.reserve(runs.size());
+    for (const auto& e : runs) {
+      const auto it = tokens.find(e.run.id);
+      seen.push_back(it == tokens.end() ? -1 : it->second);
+    }
+    setRuns(std::move(runs), storePath, std::move(seen));
     m_error.clear();
     return true;
   } catch (const std::exception& e) {
@@ -78,54 +156,146 @@ int RunsModel::rowOfRun(qint64 runId) const {
 }
 
 int RunsModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_runs.size());
+  return parent.isValid() ? 0 : static_cast<int>(m_runs.size() + m_groups.size());
 }
 
 int RunsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant RunsModel::data(const QModelIndex& index, int role) const {
+  if (const GroupRow* g = group(index.row())) {
+    if (role == Qt::FontRole) {
+      QFont bold;
+      bold.setBold(true);
+      return bold;
+    }
+    if (role == Qt::TextAlignmentRole && index.column() != Name && index.column() != Variant &&
+        index.column() != Status && index.column() != Kind && index.column() != Device)
+      return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole) return groupToolTip(*g, index.column());
+    if (role == Qt::DisplayRole || role == SortRole)
+      return groupValue(*g, index.column(), role == SortRole, isExpanded(index.row()));
+    return {};
+  }
   const auto* e = entry(index.row());
   if (!e) return {};
-  const store::RunInfo& r = e->run;
-  if (role == RunIdRole) return QVariant::fromValue<qint64>(r.id);
-  if (role == Qt::ForegroundRole && index.column() == Status) return QBrush(statusColor(r.status));
-  if (role == Qt::ToolTipRole && !r.error.empty()) return QString::fromStdString(r.error);
-  const bool sort = role == SortRole;
-  if (role != Qt::DisplayRole && !sort) return {};
-  switch (index.column()) {
-    case Status: return QString(store::to_string(r.status));
-    case Name: return QString::fromStdString(r.name);
+  if (role == RunIdRole) return QVariant::fromValue<qint64>(e->run.id);
+  if (role == Qt::ForegroundRole && index.column() == Status) return QBrush(statusColor(e->run.status));
+  if (role == Qt::TextAlignmentRole && index.column() != Name && index.column() != Variant &&
+      index.column() != Status && index.column() != Kind && index.column() != Device)
+    return int(Qt::AlignRight | Qt::AlignVCenter);
+  if (role == Qt::ToolTipRole) return toolTipOf(index.row(), index.column());
+  if (role == Qt::DisplayRole || role == SortRole) return valueOf(index.row(), index.column(), role == SortRole);
+  return {};
+}
+
+// Display text, or (sort) the raw number; a missing number sorts last in ascending order.
+QVariant RunsModel::valueOf(int row, int column, bool sort) const {
+  const store::RunListEntry& e = m_runs[static_cast<size_t>(row)];
+  const store::RunInfo& r = e.run;
+  const auto number = [sort](double v, const QString& text) { return sort ? QVariant(v) : QVariant(text); };
+  switch (column) {
+    case Id: return sort ? QVariant::fromValue<qint64>(r.id) : QVariant(QString::number(r.id));
+    // A member of a group row is indented under it.
+    case Name: return sort || m_groupOf[static_cast<size_t>(row)] < 0 ? QString::fromStdString(r.name)
+                                                                       : QString("\u2003") + QString::fromStdString(r.name);
     case Variant: return QString::fromStdString(r.variant);
+    case Status: return QString(store::to_string(r.status));
     case Parameters: return sort ? QVariant::fromValue<qint64>(r.n_params) : QVariant(widgets::formatCount(r.n_params));
-    case BestValLoss:
+    case BestVal:
+    case LastVal: {
+      const ValMetric m = valMetric(e);
+      if (!m.s) return sort ? QVariant(qInf()) : QVariant();
+      const double v = column == BestVal ? m.best() : m.s->last;
+      return number(v, valText(v, m.accuracy));
+    }
     case FinalTrainLoss: {
-      const auto& s = summaryAt(*e, index.column() == BestValLoss ? 0 : 1);
+      const auto& s = summaryAt(e, kTrainLoss);
       if (!s) return sort ? QVariant(qInf()) : QVariant();
-      const double v = index.column() == BestValLoss ? s->min : s->last;
-      return sort ? QVariant(v) : QVariant(QString::number(v, 'f', 4));
+      return number(s->last, QString::number(s->last, 'f', 4));
+    }
+    case TokensSeen: {
+      const std::int64_t t = m_tokens[static_cast<size_t>(row)];
+      if (t < 0) return sort ? QVariant(-1.0) : QVariant();
+      return number(static_cast<double>(t), widgets::formatCount(static_cast<double>(t)));
     }
     case Duration: {
       const double d = durationSeconds(r);
-      return sort ? QVariant(d) : QVariant(formatDuration(d));
+      return number(d, formatDuration(d));
     }
-    case Created:
-      return sort ? QVariant::fromValue<qint64>(r.created_at)
-                  : QVariant(QDateTime::fromMSecsSinceEpoch(r.created_at).toString("yyyy-MM-dd hh:mm"));
+    case Started: return sort ? QVariant::fromValue<qint64>(r.started_at) : QVariant(shortTime(r.started_at));
+    case Created: return sort ? QVariant::fromValue<qint64>(r.created_at) : QVariant(longTime(r.created_at));
+    case Kind: return QString(store::to_string(r.kind));
+    case Device: return QString::fromStdString(r.device);
+    case Seed: return r.seed < 0 ? (sort ? QVariant(-1.0) : QVariant()) : QVariant::fromValue<qint64>(r.seed);
   }
   return {};
 }
 
+QVariant RunsModel::toolTipOf(int row, int column) const {
+  const store::RunListEntry& e = m_runs[static_cast<size_t>(row)];
+  const store::RunInfo& r = e.run;
+  switch (column) {
+    case BestVal:
+    case LastVal: {
+      const ValMetric m = valMetric(e);
+      if (!m.s) return tr("No validation metric recorded (val/loss or val/accuracy)");
+      return tr("%1: best %2 at step %3, last %4 at step %5 (%6 evaluations)")
+          .arg(QString::fromStdString(m.s->key), valText(m.best(), m.accuracy))
+          .arg(m.s->best_step)
+          .arg(valText(m.s->last, m.accuracy))
+          .arg(m.s->last_step)
+          .arg(m.s->count);
+    }
+    case TokensSeen: {
+      const std::int64_t t = m_tokens[static_cast<size_t>(row)];
+      return t < 0 ? QVariant() : QVariant(tr("%1 training tokens seen (at the last train/loss point)").arg(t));
+    }
+    case Started:
+    case Created: return tr("created %1, started %2, ended %3")
+          .arg(longTime(r.created_at), longTime(r.started_at), longTime(r.ended_at));
+    default: break;
+  }
+  QString tip = tr("run %1 \"%2\" (%3), config %4").arg(r.id).arg(QString::fromStdString(r.name),
+                                                            store::to_string(r.kind), QString::fromStdString(r.config_hash));
+  if (!r.device.empty()) tip += tr(", %1").arg(QString::fromStdString(r.device));
+  if (!r.error.empty()) tip += "\n" + QString::fromStdString(r.error);
+  return tip;
+}
+
 QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::ToolTipRole) {
+    switch (section) {
+      case Id: return tr("Run id in the store (unique; runs of the same name differ by it)");
+      case BestVal: return tr("Best validation metric: lowest val/loss (nats/token) of a text run, highest "
+                              "val/accuracy of a task run");
+      case LastVal: return tr("Last validation metric (val/loss or val/accuracy)");
+      case FinalTrainLoss: return tr("Last train/loss (one batch, not smoothed)");
+      case TokensSeen: return tr("Training tokens seen");
+      case Duration: return tr("Wall time from start to end (or to the last heartbeat while running)");
+      case Started: return tr("Start time: hours:minutes today, else the day (the tooltip has the full time)");
+      case Seed: return tr("Training seed; runs of one group with several seeds are replicas, summarized in a "
+                           "group row as mean \u00b1 std (n)");
+      default: return {};
+    }
+  }
+  if (role != Qt::DisplayRole) return {};
   switch (section) {
-    case Status: return tr("Status");
+    case Id: return tr("#");
     case Name: return tr("Run");
     case Variant: return tr("Variant");
+    case Status: return tr("Status");
     case Parameters: return tr("Params");
-    case BestValLoss: return tr("Best val loss");
+    case BestVal: return tr("Best val");
+    case LastVal: return tr("Last val");
     case FinalTrainLoss: return tr("Train loss");
-    case Duration: return tr("Duration");
+    case TokensSeen: return tr("Tokens");
+    case Duration: return tr("Time");
+    case Started: return tr("Started");
     case Created: return tr("Created");
+    case Kind: return tr("Kind");
+    case Device: return tr("Device");
+    case Seed: return tr("Seed");
   }
   return {};
 }
@@ -140,11 +310,28 @@ void RunsFilterModel::setFilterText(const QString& text) {
   invalidateFilter();
 }
 
+void RunsFilterModel::setKindFilter(std::optional<store::RunKind> kind) {
+  m_kind = kind;
+  invalidateFilter();
+}
+
 bool RunsFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex&) const {
-  if (m_text.isEmpty()) return true;
+  const auto* model = static_cast<const RunsModel*>(sourceModel());
+  if (const RunsModel::GroupRow* g = model->group(sourceRow)) {
+    for (int member : g->members)
+      if (runMatches(member)) return true;
+    return false;
+  }
+  return model->isRowExpandedIn(sourceRow) && runMatches(sourceRow);
+}
+
+bool RunsFilterModel::runMatches(int sourceRow) const {
   const auto* model = static_cast<const RunsModel*>(sourceModel());
   const auto* e = model->entry(sourceRow);
   if (!e) return false;
+  if (m_kind && e->run.kind != *m_kind) return false;
+  if (m_text.isEmpty()) return true;
+  if (QString::number(e->run.id) == m_text || "#" + QString::number(e->run.id) == m_text) return true;
   for (const std::string& field : {e->run.name, e->run.variant, std::string(store::to_string(e->run.status))})
     if (QString::fromStdString(field).contains(m_text, Qt::CaseInsensitive)) return true;
   return false;

@@ -1,13 +1,27 @@
-// RunsModel: the run browser's table model over the run store (status, name, variant,
-// parameters, best and final metrics, duration). Loading 10,000 runs is one list_runs() call
-// (summaries come from run_summary, never from the metrics table); sorting and filtering go
-// through RunsFilterModel, which sorts on raw numbers (Qt::UserRole), not on display strings.
+// RunsModel: the run browser's table model over the run store. Columns: the run id, name,
+// variant, status, parameters, best validation metric (val/loss, lowest, for text runs;
+// val/accuracy, highest, for task runs), tokens seen, duration and start time by default;
+// last validation metric, last train loss, kind, creation time and device on request (the
+// header's context menu, RunBrowser). Loading 10,000 runs is one list_runs() call (summaries
+// come from run_summary, never from the metrics table) plus one last_points() lookup per run
+// for the tokens seen; sorting and filtering go through RunsFilterModel, which sorts on raw
+// numbers (Qt::UserRole), not on display strings, and filters by text and by kind.
+//
+// Replica groups: runs of one runs.run_group with at least two distinct seeds get a group row
+// (rows [runCount(), rowCount()) of this flat model, after the run rows, so a run's row index
+// does not depend on grouping) showing mean +- std (n) of the metric columns over the group's
+// replicas (analysis::group_runs / replica_stats: the newest finished run of each seed). The
+// group is collapsible: RunsFilterModel hides the members of a collapsed group and sorts every
+// member directly under its group row, groups among other rows by the group row's value.
 #pragma once
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
+#include <QSet>
+#include <optional>
 #include <vector>
 
+#include "analysis/stats.h"
 #include "store/types.h"
 
 namespace pha::gui {
@@ -15,24 +29,57 @@ namespace pha::gui {
 class RunsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Status, Name, Variant, Parameters, BestValLoss, FinalTrainLoss, Duration, Created, ColumnCount };
+  enum Column {
+    Id, Name, Variant, Status, Parameters, BestVal, TokensSeen, Duration, Started,  // shown by default
+    LastVal, FinalTrainLoss, Kind, Created, Device, Seed,                          // on request
+    ColumnCount
+  };
   static constexpr int SortRole = Qt::UserRole;
   static constexpr int RunIdRole = Qt::UserRole + 1;
 
   explicit RunsModel(QObject* parent = nullptr);
 
+  // A group row: the replicas of one run_group (statistics over `replicas`, the newest
+  // finished run of each seed; `members`: every run row of the group, oldest first).
+  struct GroupRow {
+    QString name;                // runs.run_group
+    std::vector<int> members;    // run rows
+    std::vector<int> replicas;   // run rows, a subset of members
+    bool accuracy = false;       // the validation metric is val/accuracy (task runs)
+    pha::analysis::Stats best, last, train, tokens, duration;
+    std::int64_t newestId = 0, started = 0, created = 0;
+    QString variant, status, seeds, device;
+    std::int64_t params = 0;
+  };
+
   // The metric keys the summary columns read (also what list_runs is asked for).
   static std::vector<std::string> summaryKeys();
+  static bool shownByDefault(int column) { return column < LastVal; }
+  // A typical cell of the column, for its default width.
+  static QString widthSample(int column);
 
-  void setRuns(std::vector<pha::store::RunListEntry> runs, const QString& storePath);
+  // tokensSeen: per run, the tokens at its last train/loss point (-1: unknown), parallel to runs.
+  void setRuns(std::vector<pha::store::RunListEntry> runs, const QString& storePath,
+               std::vector<std::int64_t> tokensSeen = {});
   // Re-reads the store (GUI thread: its own connection). Returns false with the error in
   // lastError() when the store cannot be read; the previous rows stay.
   bool reload(const QString& storePath);
   QString lastError() const { return m_error; }
   QString storePath() const { return m_storePath; }
 
+  // The run of a run row; nullptr for a group row.
   const pha::store::RunListEntry* entry(int row) const;
   int rowOfRun(qint64 runId) const;
+  // Run rows are [0, runCount()), group rows after them.
+  int runCount() const { return static_cast<int>(m_runs.size()); }
+  const GroupRow* group(int row) const;
+  // The group row a run row belongs to (-1: none).
+  int groupRowOf(int runRow) const;
+  // A row the table shows now: not a member of a collapsed group.
+  bool isRowExpandedIn(int row) const;
+  bool isExpanded(int groupRow) const;
+  // Collapsed by default; kept by group name across reloads.
+  void setExpanded(int groupRow, bool expanded);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -40,23 +87,44 @@ class RunsModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
  private:
+  QVariant valueOf(int row, int column, bool sort) const;
+  QVariant toolTipOf(int row, int column) const;
+  QVariant groupValue(const GroupRow& g, int column, bool sort, bool expanded) const;
+  QString groupToolTip(const GroupRow& g, int column) const;
+  void buildGroups();
+
   std::vector<pha::store::RunListEntry> m_runs;
+  std::vector<std::int64_t> m_tokens;
+  std::vector<GroupRow> m_groups;
+  std::vector<int> m_groupOf;  // per run row: its group row, -1 none
+  QSet<QString> m_expanded;
   QString m_storePath;
   QString m_error;
 };
 
-// Sorts by RunsModel::SortRole; filters rows whose name, variant or status contains the text.
+// Sorts by RunsModel::SortRole, a group's members right under its group row; filters rows by
+// kind (training runs only by default: a profile run holds efficiency rows, no curves), by text
+// (name, variant, status or id; a group row stays while one of its members matches) and hides
+// the members of collapsed groups.
 class RunsFilterModel : public QSortFilterProxyModel {
   Q_OBJECT
  public:
   explicit RunsFilterModel(QObject* parent = nullptr);
   void setFilterText(const QString& text);
+  // nullopt: every kind.
+  void setKindFilter(std::optional<pha::store::RunKind> kind);
+  std::optional<pha::store::RunKind> kindFilter() const { return m_kind; }
+  // Filters again (after a group was expanded or collapsed).
+  void refilter();
 
  protected:
   bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+  bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
  private:
+  bool runMatches(int sourceRow) const;
   QString m_text;
+  std::optional<pha::store::RunKind> m_kind = pha::store::RunKind::Train;
 };
 
 }  // namespace pha::gui

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "store/types.h"
@@ -73,6 +74,9 @@ class Store {
                                         std::size_t max_points, XAxis x_axis = XAxis::Step);
   // Every point, ordered by step (export).
   std::vector<MetricPoint> read_metric_full(std::int64_t run_id, const std::string& key);
+  // The last point of `key` of every run that wrote it, by run id (the run browser's "tokens
+  // seen"): one primary-key lookup per run through run_summary.last_step, no scan of metrics.
+  std::vector<std::pair<std::int64_t, MetricPoint>> last_points(const std::string& key);
 
   // --- other records ---
   std::vector<std::int64_t> mixer_steps(std::int64_t run_id);

@@ -135,6 +135,22 @@ std::vector<MetricPoint> Store::read_metric_full(std::int64_t run_id, const std:
   return out;
 }
 
+std::vector<std::pair<std::int64_t, MetricPoint>> Store::last_points(const std::string& key) {
+  std::vector<std::pair<std::int64_t, MetricPoint>> out;
+  detail::Db& d = db();
+  const std::int64_t key_id = detail::find_key_id(d, key);
+  if (key_id < 0) return out;
+  StmtScope s(d.stmt(
+      // CROSS JOIN keeps runs as the outer loop: two primary-key lookups per run.
+      "SELECT r.id, m.step, m.tokens, m.wall_ms, m.value FROM runs r "
+      "CROSS JOIN run_summary s ON s.run_id = r.id AND s.key_id = ?1 "
+      "CROSS JOIN metrics m ON m.run_id = r.id AND m.key_id = ?1 AND m.step = s.last_step "
+      "ORDER BY r.id"));
+  s->bind(1, key_id);
+  while (s->step()) out.push_back({s->i64(0), MetricPoint{s->i64(1), s->i64(2), s->i64(3), s->f64(4)}});
+  return out;
+}
+
 std::optional<MetricSummary> Store::summary(std::int64_t run_id, const std::string& key) {
   detail::Db& d = db();
   std::int64_t key_id = detail::find_key_id(d, key);

@@ -1,10 +1,13 @@
 #include "mixer_panel.h"
 
+#include <QFile>
 #include <QSlider>
+#include <QTemporaryDir>
 #include <cmath>
 #include <gtest/gtest.h>
 
 #include "mixer_heatmap.h"
+#include <qcustomplot.h>
 
 using namespace pha::widgets;
 
@@ -85,4 +88,54 @@ TEST(EfficiencyPanel, OneCurvePerVariantAndARowPerMeasurement) {
   p.setSeries({});
   EXPECT_EQ(p.curveCount(), 0);
   EXPECT_FALSE(p.throughputPlot()->emptyMessage().isEmpty());
+}
+
+// The issue's case: at step 20 every cell read 0.33 / 0.34 and the readout said "GSS dominates
+// layers 0, 2; attention dominates layers 1, 3".
+TEST(MixerPanel, WeightsWithinTheMarginAreNearUniform) {
+  MixerPanel p;
+  p.appendFrame(MixerFrame{20, 4, 3, {0.34f, 0.33f, 0.33f, 0.33f, 0.34f, 0.33f,  //
+                                      0.34f, 0.33f, 0.33f, 0.33f, 0.34f, 0.33f}});
+  EXPECT_FALSE(p.readout().contains("dominates")) << p.readout().toStdString();
+  EXPECT_TRUE(p.readout().contains("near uniform in every layer (within 0.05")) << p.readout().toStdString();
+  EXPECT_TRUE(p.readout().contains("all weights within 0.05 of uniform")) << p.readout().toStdString();
+  EXPECT_TRUE(p.readoutToolTip().contains("more than 0.05 above")) << p.readoutToolTip().toStdString();
+}
+
+TEST(MixerHeatmap, CsvHasOneRowPerCell) {
+  MixerHeatmap h;
+  const float nan = NAN;
+  h.setMatrix(2, 3, {0.414f, 0.3f, 0.286f, nan, nan, nan});
+  h.setStep(20);
+  QTemporaryDir dir;
+  const QString path = dir.filePath("mixer.csv");
+  QString error;
+  ASSERT_TRUE(h.writeCsv(path, &error)) << error.toStdString();
+  QFile f(path);
+  ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+  const QStringList rows = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+  ASSERT_EQ(rows.size(), 1 + 6);
+  EXPECT_EQ(rows[0], "layer,branch,step,weight");
+  EXPECT_TRUE(rows[1].startsWith("0,GSS,20,0.41")) << rows[1].toStdString();
+  EXPECT_EQ(rows[6], "1,FFN,20,nan");
+  EXPECT_EQ(h.plot()->legend->itemCount(), 0) << "the colour map has a colour bar, no legend entry";
+  h.clear("none");
+  EXPECT_FALSE(h.writeCsv(path, &error));
+}
+
+TEST(MixerPanel, CsvHoldsEverySnapshot) {
+  MixerPanel p;
+  p.appendFrame(frame(10, 0.33f));
+  p.appendFrame(frame(20, 0.40f));
+  QTemporaryDir dir;
+  const QString path = dir.filePath("mixer.csv");
+  QString error;
+  ASSERT_TRUE(p.writeCsv(path, &error)) << error.toStdString();
+  QFile f(path);
+  ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+  const QStringList rows = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+  ASSERT_EQ(rows.size(), 1 + 2 * 6);
+  EXPECT_EQ(rows[1], "0,GSS,10,0.33");
+  EXPECT_EQ(rows[7], "0,GSS,20,0.4");
+  EXPECT_EQ(p.currentStep(), 20);
 }

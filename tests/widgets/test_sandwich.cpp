@@ -62,3 +62,31 @@ TEST(MixerDeviation, UniformMixingIsZeroAndNoMixerSaysSo) {
   EXPECT_EQ(mixerDeviation(1, 3, {nan, nan, nan}).summary, "no layer mixes two or more branches");
   EXPECT_EQ(mixerDeviation(2, 3, {0.1f}).summary, "no mixer weights");
 }
+
+TEST(Sandwich, ABranchDominatesOnlyBeyondTheMargin) {
+  // 0: GSS +0.06 (beyond 0.05); 1: attention +0.04 (inside); 2: +0.01; 3: GSS +0.2.
+  std::vector<float> w = {0.38f, 0.32f, 0.30f,  //
+                          0.30f, 0.34f, 0.36f,  //
+                          0.34f, 0.33f, 0.33f,  //
+                          0.50f, 0.30f, 0.20f};
+  auto r = readSandwich(4, 3, w);
+  EXPECT_EQ(r.gssLayers, (std::vector<int>{0, 3}));
+  EXPECT_TRUE(r.attnLayers.empty());
+  EXPECT_EQ(r.nearUniform, (std::vector<int>{1, 2}));
+  EXPECT_FALSE(r.isSandwich) << "attention does not dominate in between: no sandwich claimed";
+  EXPECT_EQ(r.summary, "GSS dominates layers 0, 3; layers 1-2 near uniform (within 0.05)");
+  // Every layer inside the margin: no claim at all.
+  auto u = readSandwich(2, 3, {0.34f, 0.33f, 0.33f, 0.33f, 0.34f, 0.33f});
+  EXPECT_TRUE(u.gssLayers.empty());
+  EXPECT_TRUE(u.attnLayers.empty());
+  EXPECT_EQ(u.summary, "GSS and attention weights still near uniform in every layer (within 0.05 of each other)");
+  // A wider margin is stated as given.
+  EXPECT_EQ(readSandwich(1, 3, {0.45f, 0.30f, 0.25f}, 0.2).summary,
+            "GSS and attention weights still near uniform in every layer (within 0.2 of each other)");
+}
+
+TEST(MixerDeviation, InsideTheMarginSaysSo) {
+  auto d = mixerDeviation(1, 3, {0.35f, 0.33f, 0.32f});
+  EXPECT_EQ(d.summary.rfind("all weights within 0.05 of uniform: largest departure from uniform: GSS +0.017", 0), 0u)
+      << d.summary;
+}

@@ -1,13 +1,13 @@
 #include "plot_export.h"
 
-#include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QTextStream>
 #include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
+
+#include "csv_file.h"
 
 namespace pha::gui {
 
@@ -26,24 +26,58 @@ QSize effectiveSize(QCustomPlot* plot, QSize size) {
   return {800, 500};
 }
 
-// Shows the legend for the duration of an export when it has anything to say.
-class LegendShown {
+// The legend is drawn in an export exactly when it has a named entry; an empty one (a colour
+// map's entry, a plot with no curves yet) would be a blank white box over the data.
+bool hasNamedEntry(QCPLegend* legend) {
+  for (int i = 0; i < legend->itemCount(); ++i) {
+    auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+    if (!item || !item->plottable()->name().isEmpty()) return true;
+  }
+  return false;
+}
+
+// Shows or hides the legend for the duration of an export, then puts it back.
+class LegendForExport {
  public:
-  explicit LegendShown(QCustomPlot* plot) : m_legend(plot->legend) {
-    if (m_legend && m_legend->itemCount() > 0 && !m_legend->visible()) {
-      m_legend->setVisible(true);
-      m_restore = true;
-    }
+  explicit LegendForExport(QCustomPlot* plot) : m_legend(plot->legend) {
+    if (!m_legend) return;
+    m_was = m_legend->visible();
+    m_legend->setVisible(hasNamedEntry(m_legend));
   }
-  ~LegendShown() {
-    if (m_restore) m_legend->setVisible(false);
+  ~LegendForExport() {
+    if (m_legend) m_legend->setVisible(m_was);
   }
-  LegendShown(const LegendShown&) = delete;
-  LegendShown& operator=(const LegendShown&) = delete;
+  LegendForExport(const LegendForExport&) = delete;
+  LegendForExport& operator=(const LegendForExport&) = delete;
 
  private:
   QCPLegend* m_legend = nullptr;
-  bool m_restore = false;
+  bool m_was = false;
+};
+
+// A title row above the plot for the duration of an export.
+class TitleForExport {
+ public:
+  TitleForExport(QCustomPlot* plot, const QString& title) : m_plot(plot) {
+    if (title.trimmed().isEmpty()) return;
+    m_plot->plotLayout()->insertRow(0);
+    QFont font = m_plot->font();
+    font.setBold(true);
+    font.setPointSizeF(font.pointSizeF() * 1.15);
+    m_title = new QCPTextElement(m_plot, title.trimmed(), font);
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+  }
+  ~TitleForExport() {
+    if (!m_title) return;
+    m_plot->plotLayout()->remove(m_title);
+    m_plot->plotLayout()->simplify();  // drops the row it leaves empty
+  }
+  TitleForExport(const TitleForExport&) = delete;
+  TitleForExport& operator=(const TitleForExport&) = delete;
+
+ private:
+  QCustomPlot* m_plot;
+  QCPTextElement* m_title = nullptr;
 };
 
 bool checkWritten(const QString& path, QString* error, const char* what) {
@@ -53,38 +87,34 @@ bool checkWritten(const QString& path, QString* error, const char* what) {
   return false;
 }
 
-}  // namespace
-
-bool exportPlotPng(QCustomPlot* plot, const QString& path, QSize size, QString* error) {
-  LegendShown legend(plot);
-  size = effectiveSize(plot, size);
-  if (!plot->savePng(path, size.width(), size.height(), 1.0)) {
+bool savePng(QCustomPlot* plot, const QString& path, const ImageExportOptions& o, QString* error) {
+  const QSize layout = o.layoutSize();
+  // QCustomPlot draws layout * scale pixels; the PNG records the DPI.
+  if (!plot->savePng(path, layout.width(), layout.height(), o.scale(), -1, o.dpi, QCP::ruDotsPerInch)) {
     setError(error, QObject::tr("Could not write the PNG file %1").arg(path));
     return false;
   }
   return checkWritten(path, error, "PNG");
 }
 
-bool exportPlotPdf(QCustomPlot* plot, const QString& path, QSize size, QString* error) {
-  LegendShown legend(plot);
-  size = effectiveSize(plot, size);
+bool savePdf(QCustomPlot* plot, const QString& path, const ImageExportOptions& o, QString* error) {
+  const QSize layout = o.layoutSize();
   // epNoCosmetic: hairlines keep a real width when the PDF is zoomed.
-  if (!plot->savePdf(path, size.width(), size.height(), QCP::epNoCosmetic, "PHA Workbench",
-                     plot->windowTitle())) {
+  if (!plot->savePdf(path, layout.width(), layout.height(), QCP::epNoCosmetic, "PHA Workbench",
+                     o.title.isEmpty() ? plot->windowTitle() : o.title)) {
     setError(error, QObject::tr("Could not write the PDF file %1").arg(path));
     return false;
   }
   return checkWritten(path, error, "PDF");
 }
 
-bool exportPlotSvg(QCustomPlot* plot, const QString& path, QSize size, QString* error) {
-  LegendShown legend(plot);
-  size = effectiveSize(plot, size);
+bool saveSvg(QCustomPlot* plot, const QString& path, const ImageExportOptions& o, QString* error) {
+  const QSize size = o.layoutSize();
   QSvgGenerator generator;
   generator.setFileName(path);
   generator.setSize(size);
   generator.setViewBox(QRect(QPoint(0, 0), size));
-  generator.setTitle(plot->windowTitle());
+  generator.setTitle(o.title.isEmpty() ? plot->windowTitle() : o.title);
   generator.setDescription(QObject::tr("Exported by PHA Workbench"));
   QCPPainter painter;
   if (!painter.begin(&generator)) {
@@ -100,18 +130,45 @@ bool exportPlotSvg(QCustomPlot* plot, const QString& path, QSize size, QString* 
   return checkWritten(path, error, "SVG");
 }
 
-bool exportPlot(QCustomPlot* plot, const QString& path, QString* error, QSize size) {
+}  // namespace
+
+QSize ImageExportOptions::layoutSize() const {
+  const double s = std::max(0.25, scale());
+  return {std::max(1, static_cast<int>(std::lround(size.width() / s))),
+          std::max(1, static_cast<int>(std::lround(size.height() / s)))};
+}
+
+bool exportPlot(QCustomPlot* plot, const QString& path, const ImageExportOptions& options, QString* error) {
   if (!plot) {
     setError(error, QObject::tr("There is no plot to export."));
     return false;
   }
   const QString suffix = QFileInfo(path).suffix().toLower();
-  if (suffix == "png") return exportPlotPng(plot, path, size, error);
-  if (suffix == "pdf") return exportPlotPdf(plot, path, size, error);
-  if (suffix == "svg") return exportPlotSvg(plot, path, size, error);
   if (suffix == "csv") return exportGraphsCsv(plot, path, error);
-  setError(error, QObject::tr("Unknown export format \"%1\": use .png, .pdf, .svg or .csv").arg(suffix));
-  return false;
+  if (suffix != "png" && suffix != "pdf" && suffix != "svg") {
+    setError(error, QObject::tr("Unknown export format \"%1\": use .png, .pdf, .svg or .csv").arg(suffix));
+    return false;
+  }
+  if (options.size.width() < 16 || options.size.height() < 16 || options.dpi < 24 || options.dpi > 1200) {
+    setError(error, QObject::tr("Export size %1 x %2 at %3 DPI is out of range (at least 16 x 16, 24-1200 DPI)")
+                        .arg(options.size.width())
+                        .arg(options.size.height())
+                        .arg(options.dpi));
+    return false;
+  }
+  LegendForExport legend(plot);
+  TitleForExport title(plot, options.title);
+  if (suffix == "png") return savePng(plot, path, options, error);
+  if (suffix == "pdf") return savePdf(plot, path, options, error);
+  return saveSvg(plot, path, options, error);
+}
+
+bool exportPlot(QCustomPlot* plot, const QString& path, QString* error, QSize size) {
+  if (!plot) {
+    setError(error, QObject::tr("There is no plot to export."));
+    return false;
+  }
+  return exportPlot(plot, path, ImageExportOptions{effectiveSize(plot, size), 96, {}}, error);
 }
 
 void padAxisRange(QCPAxis* axis, double fraction) {
@@ -120,62 +177,32 @@ void padAxisRange(QCPAxis* axis, double fraction) {
   axis->setRange(r.lower - pad, r.upper + pad);
 }
 
-QString csvField(const QString& text) {
-  if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n')))
-    return text;
-  QString quoted = text;
-  quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
-  return QLatin1Char('"') + quoted + QLatin1Char('"');
-}
-
-namespace {
-
-QString number(double v) { return std::isnan(v) ? QStringLiteral("nan") : QString::number(v, 'g', QLocale::FloatingPointShortest); }
-
-template <typename WriteRows>
-bool writeCsv(const QString& path, const QString& header, QString* error, WriteRows writeRows) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-    setError(error, QObject::tr("Cannot write %1: %2").arg(path, file.errorString()));
-    return false;
-  }
-  QTextStream out(&file);
-  out << header << '\n';
-  writeRows(out);
-  out.flush();
-  if (!file.commit()) {
-    setError(error, QObject::tr("Cannot write %1: %2").arg(path, file.errorString()));
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
+QString csvField(const QString& text) { return widgets::csvField(text); }
 
 bool exportGraphsCsv(QCustomPlot* plot, const QString& path, QString* error) {
   if (!plot) {
     setError(error, QObject::tr("There is no plot to export."));
     return false;
   }
-  return writeCsv(path, "series,x,y", error, [plot](QTextStream& out) {
+  return widgets::writeCsvFile(path, "series,x,y", [plot](QTextStream& out) {
     for (int g = 0; g < plot->graphCount(); ++g) {
       QCPGraph* graph = plot->graph(g);
       const QString name = csvField(graph->name());
       for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
-        out << name << ',' << number(it->key) << ',' << number(it->value) << '\n';
+        out << name << ',' << widgets::csvNumber(it->key) << ',' << widgets::csvNumber(it->value) << '\n';
     }
-  });
+  }, error);
 }
 
 bool writeMetricSeriesCsv(const QString& path, const QList<MetricSeries>& series, QString* error) {
-  return writeCsv(path, "run,store,run_id,key,step,tokens,wall_ms,value", error, [&series](QTextStream& out) {
+  return widgets::writeCsvFile(path, "run,store,run_id,key,step,tokens,wall_ms,value", [&series](QTextStream& out) {
     for (const auto& s : series) {
       const QString prefix = csvField(s.run) + ',' + csvField(s.storePath) + ',' + QString::number(s.runId) +
                              ',' + csvField(s.key) + ',';
       for (const auto& p : s.points)
-        out << prefix << p.step << ',' << p.tokens << ',' << p.wall_ms << ',' << number(p.value) << '\n';
+        out << prefix << p.step << ',' << p.tokens << ',' << p.wall_ms << ',' << widgets::csvNumber(p.value) << '\n';
     }
-  });
+  }, error);
 }
 
 }  // namespace pha::gui

@@ -53,3 +53,48 @@ TEST(MainWindow, IconResourceIsCompiledIn) {
 #include "self_test.h"
 
 TEST(SelfTest, CompiledInResourcesLoad) { EXPECT_EQ(runSelfTest(), 0); }
+
+#include <QHeaderView>
+#include <QScrollBar>
+#include <QTableView>
+#include <QTest>
+
+#include "runs_model.h"
+
+// The issue: at the default width the run table showed Status, Run, Variant, Params; the metric
+// columns needed a horizontal scroll.
+TEST(MainWindow, RunTableShowsTheColumnsResearchersSortByAtTheDefaultWidth) {
+  QSettings().clear();
+  MainWindow w;
+  // The window's own size on a 1600 x 1000 (or larger) screen, set before it is shown as the
+  // constructor does there (the offscreen screen is smaller).
+  w.resize(1600, 1000);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  // The default dock sizes are applied once shown; offscreen the window's size settles later,
+  // so apply them (View > Reset layout) to the settled size.
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.width() == 1600 && w.centralWidget()->isHidden(); }, 5000));
+  w.resetLayout();
+  QTest::qWait(100);
+  QTableView* table = w.docks().runsTable;
+  QHeaderView* header = table->horizontalHeader();
+  // Room for a vertical scroll bar too: a project with many runs has one.
+  const int viewport = table->viewport()->width() - table->verticalScrollBar()->sizeHint().width();
+  for (int c = 0; c < RunsModel::ColumnCount; ++c) {
+    if (!RunsModel::shownByDefault(c)) {
+      EXPECT_TRUE(header->isSectionHidden(c)) << c;
+      continue;
+    }
+    ASSERT_FALSE(header->isSectionHidden(c)) << c;
+    // Wide enough for a typical cell, and that cell inside the view (the last column stretches).
+    const int content = table->fontMetrics().horizontalAdvance(RunsModel::widthSample(c)) + 8;
+    const std::string name = header->model()->headerData(c, Qt::Horizontal).toString().toStdString();
+    EXPECT_GE(header->sectionSize(c), content) << name;
+    EXPECT_LE(header->sectionViewportPosition(c) + content, viewport) << name << " is cut off (viewport " << viewport
+                                                                      << " px)";
+  }
+  // A quickstart run name is not elided.
+  EXPECT_GE(header->sectionSize(RunsModel::Name), table->fontMetrics().horizontalAdvance("transformer-tiny") + 8);
+  EXPECT_EQ(header->sortIndicatorSection(), RunsModel::Id);
+  EXPECT_EQ(header->sortIndicatorOrder(), Qt::DescendingOrder);
+}

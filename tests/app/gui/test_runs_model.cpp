@@ -43,7 +43,9 @@ TEST(RunsModel, ShowsStoreRunsWithBestAndFinalMetrics) {
   ASSERT_TRUE(m.reload(path)) << m.lastError().toStdString();
   ASSERT_EQ(m.rowCount(), 2);
   const int row = m.entry(0)->run.name == "pha-tiny" ? 0 : 1;
-  EXPECT_EQ(m.data(m.index(row, RunsModel::BestValLoss)).toString(), "2.5000");
+  EXPECT_EQ(m.data(m.index(row, RunsModel::BestVal)).toString(), "2.5000");
+  EXPECT_EQ(m.data(m.index(row, RunsModel::LastVal)).toString(), "2.7000");
+  EXPECT_EQ(m.data(m.index(row, RunsModel::Id)).toString(), QString::number(m.entry(row)->run.id));
   EXPECT_EQ(m.data(m.index(row, RunsModel::FinalTrainLoss)).toString(), "2.8000");
   EXPECT_EQ(m.data(m.index(row, RunsModel::Parameters)).toString(), "1.5 M");
   EXPECT_EQ(m.data(m.index(1 - row, RunsModel::Status)).toString(), "diverged");

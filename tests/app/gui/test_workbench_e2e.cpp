@@ -4,6 +4,7 @@
 // curves, the mixer heatmap, the run table, the compare view and the Efficiency dock hold what
 // the runs wrote; a cancelled run is `cancelled` and the store stays consistent.
 #include <QDockWidget>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
 #include <cmath>
@@ -174,6 +175,13 @@ TEST(WorkbenchEndToEnd, CancelMidRunLeavesItCancelledAndTheStoreConsistent) {
   ASSERT_TRUE(waitIdle(w, 120000));
   ASSERT_EQ(ended.count(), 1);  // the pending runs were dropped with the cancel
   EXPECT_EQ(ended.at(0).at(2).toString(), "cancelled");
+  // Nothing says an ETA any more (the issue: "ETA 12 s" stayed after Cancel).
+  const QString status = w.findChild<QLabel*>("statusLabel")->text();
+  EXPECT_TRUE(status.startsWith("Queue cancelled after")) << status.toStdString();
+  EXPECT_FALSE(status.contains("ETA")) << status.toStdString();
+  const QString readout = w.docks().liveReadout->text();
+  EXPECT_TRUE(readout.startsWith("pha-tiny cancelled at step")) << readout.toStdString();
+  EXPECT_FALSE(readout.contains("ETA")) << readout.toStdString();
 
   auto store = pha::store::Store::open(tp.store());
   EXPECT_EQ(store.integrity_check(), "ok");

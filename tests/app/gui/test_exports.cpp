@@ -1,0 +1,114 @@
+// Image and data export through the interactive path (the dialogs replaced by answers, as a
+// user would give them): the folder and the image settings are remembered, PNGs have the
+// chosen size and DPI, the title is drawn, and the mixer heatmap has no stray legend box.
+#include <QFile>
+#include <QImage>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <gtest/gtest.h>
+#include <qcustomplot.h>
+
+#include "curve_plot.h"
+#include "export_menu.h"
+#include "mixer_heatmap.h"
+#include "plot_export.h"
+
+using namespace pha::gui;
+
+namespace {
+
+// Answers the two export questions: the path (in `folder`, named by the suggestion) and the
+// image options (left as proposed, which records what was proposed).
+struct Answers {
+  QString folder;
+  QString suggested;
+  ImageExportOptions proposed;
+  int asked = 0;
+  Answers() {
+    setExportPrompts({[this](QWidget*, const QString& suggestion, const QStringList&, QString*) {
+                        suggested = suggestion;
+                        return folder.isEmpty() ? QString() : folder + "/" + QFileInfo(suggestion).fileName();
+                      },
+                      [this](QWidget*, ImageExportOptions* o) {
+                        proposed = *o;
+                        ++asked;
+                        return true;
+                      }});
+  }
+  ~Answers() { setExportPrompts({}); }
+};
+
+void fill(pha::widgets::CurvePlot& p) {
+  p.resize(700, 400);
+  for (int i = 1; i <= 50; ++i) p.appendPoint("train/loss", i, i, i, 3.0 - 0.02 * i);
+  p.replotLater();
+}
+
+}  // namespace
+
+TEST(Export, RemembersTheFolderAndWritesTheChosenSizeAndDpi) {
+  QSettings().clear();
+  pha::widgets::CurvePlot p("loss (nats/token)");
+  fill(p);
+  QTemporaryDir a, b;
+  Answers answers;
+  answers.folder = a.path();
+  const ExportSource source{"loss", {}, [] { return QString("pha-tiny: loss, step 50"); }};
+  const QString first = exportInteractively(nullptr, p.plot(), source);
+  ASSERT_EQ(first, a.filePath("pha-tiny-loss-step-50.png"));
+  EXPECT_EQ(answers.proposed.size, QSize(1600, 900));
+  EXPECT_EQ(answers.proposed.dpi, 192);
+  EXPECT_EQ(answers.proposed.title, "pha-tiny: loss, step 50");
+  const QImage image(first);
+  EXPECT_EQ(image.size(), QSize(1600, 900));
+  EXPECT_NEAR(image.dotsPerMeterX() * 0.0254, 192, 1);
+
+  // The next export opens in that folder, with the last format.
+  answers.folder = b.path();
+  const QString second = exportInteractively(nullptr, p.plot(), source);
+  EXPECT_TRUE(answers.suggested.startsWith(a.path() + "/")) << answers.suggested.toStdString();
+  EXPECT_TRUE(answers.suggested.endsWith(".png"));
+  EXPECT_EQ(second, b.filePath("pha-tiny-loss-step-50.png"));
+  answers.folder.clear();  // cancelled: nothing written, nothing asked
+  EXPECT_TRUE(exportInteractively(nullptr, p.plot(), source).isEmpty());
+  EXPECT_TRUE(answers.suggested.startsWith(b.path() + "/"));
+  EXPECT_EQ(answers.asked, 2);
+}
+
+TEST(Export, TheTitleIsDrawnAndTheLayoutRestored) {
+  pha::widgets::CurvePlot p("loss");
+  fill(p);
+  QTemporaryDir dir;
+  QString error;
+  const int rows = p.plot()->plotLayout()->rowCount();
+  ASSERT_TRUE(exportPlot(p.plot(), dir.filePath("t.svg"), ImageExportOptions{QSize(800, 450), 96, "pha-tiny: loss, step 50"},
+                         &error))
+      << error.toStdString();
+  QFile svg(dir.filePath("t.svg"));
+  ASSERT_TRUE(svg.open(QIODevice::ReadOnly));
+  EXPECT_TRUE(svg.readAll().contains("pha-tiny: loss, step 50"));
+  EXPECT_EQ(p.plot()->plotLayout()->rowCount(), rows) << "the title row is removed after the export";
+  EXPECT_FALSE(exportPlot(p.plot(), dir.filePath("t.png"), ImageExportOptions{QSize(8, 8), 96, {}}, &error));
+  EXPECT_TRUE(error.contains("out of range")) << error.toStdString();
+}
+
+// The issue: the heatmap PNG had an empty white legend box over the layer-0 FFN cell.
+TEST(Export, HeatmapImageHasNoLegendBox) {
+  pha::widgets::MixerHeatmap h;
+  h.resize(520, 620);
+  h.show();
+  h.setMatrix(4, 3, std::vector<float>(12, 1.0f / 3));
+  h.plot()->replot();
+  const QRect cells = h.plot()->axisRect()->rect().adjusted(3, 3, -3, -3);
+  QTemporaryDir dir;
+  QString error;
+  ASSERT_TRUE(exportPlot(h.plot(), dir.filePath("mixer.png"), ImageExportOptions{h.plot()->size(), 96, {}}, &error))
+      << error.toStdString();
+  const QImage image(dir.filePath("mixer.png"));
+  ASSERT_EQ(image.size(), h.plot()->size());
+  int white = 0;  // every cell is one colour of the viridis scale; a legend box is white
+  for (int x = cells.left(); x <= cells.right(); ++x)
+    for (int y = cells.top(); y <= cells.bottom(); ++y)
+      if (image.pixel(x, y) == qRgb(255, 255, 255)) ++white;
+  EXPECT_EQ(white, 0);
+}
