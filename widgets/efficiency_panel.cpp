@@ -12,7 +12,6 @@
 #include <qcustomplot.h>
 #include <set>
 
-#include "curve_plot.h"
 #include "plot_panel.h"
 
 namespace pha::widgets {
@@ -35,15 +34,14 @@ EfficiencyPanel::EfficiencyPanel(QWidget* parent) : QWidget(parent) {
     p->setLogX(true);
     p->setLogY(true);
     p->plot()->legend->setFont(QFont(font().family(), 8));
+    // Under the axes, not over the curves; both plots keep one so their axes line up.
+    placeLegendBelow(p->plot(), 3);
   }
   // Throughput and memory side by side, equally wide (not by size hint: the empty-state message
   // would make the first one wider for good).
   plots->setStretchFactor(0, 1);
   plots->setStretchFactor(1, 1);
   plots->setSizes({1000, 1000});
-  // One legend is enough: both plots draw the same series in the same colours.
-  m_tps->plot()->legend->setVisible(true);
-  m_mem->plot()->legend->setVisible(false);
   m_table = new QTableWidget(split);
   m_table->setObjectName("efficiencyTable");
   m_table->setColumnCount(6);
@@ -85,18 +83,19 @@ void EfficiencyPanel::redraw() {
   m_table->setSortingEnabled(false);
   m_table->setRowCount(0);
   QStringList methods;
-  int color = 0;
   for (auto& s : m_series) {
     std::vector<store::PerfRow> rows;
     for (auto& r : s.rows)
       if (QString::fromStdString(r.phase) == phase) rows.push_back(r);
     std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.seq_len < b.seq_len; });
     if (rows.empty()) continue;
-    const QColor c = seriesColor(color++);
+    const QColor c = m_colors.color(s.label);
+    // Every series here is a profile: "profile: pha-tiny" reads as "pha-tiny" in the legend and table.
+    const QString shown = s.label.startsWith(QLatin1String("profile: ")) ? s.label.mid(9) : s.label;
     auto* g1 = m_tps->plot()->addGraph();
     auto* g2 = m_mem->plot()->addGraph();
     for (auto* g : {g1, g2}) {
-      g->setName(s.label);
+      g->setName(shown);
       g->setPen(QPen(c, 2));
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
     }
@@ -110,7 +109,7 @@ void EfficiencyPanel::redraw() {
         it->setData(Qt::DisplayRole, v);
         return it;
       };
-      m_table->setItem(row, 0, new QTableWidgetItem(s.label));
+      m_table->setItem(row, 0, new QTableWidgetItem(shown));
       m_table->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(r.phase)));
       m_table->setItem(row, 2, num(static_cast<double>(r.seq_len)));
       m_table->setItem(row, 3, num(static_cast<double>(r.batch)));
@@ -126,6 +125,7 @@ void EfficiencyPanel::redraw() {
                                     "Run > Measure efficiency).")
                                : QString());
   for (PlotPanel* p : {m_tps, m_mem}) {
+    showLegendIfAny(p->plot());
     if (!empty) {
       p->plot()->rescaleAxes();
       // Both axes are logarithmic: a factor of margin keeps the end points off the frame.
@@ -137,6 +137,13 @@ void EfficiencyPanel::redraw() {
     p->plot()->replot(QCustomPlot::rpQueuedReplot);
   }
   m_method->setText(methods.isEmpty() ? QString() : tr("Method: %1").arg(methods.join("; ")));
+}
+
+QColor EfficiencyPanel::colorOf(const QString& label) const {
+  const QString shown = label.startsWith(QLatin1String("profile: ")) ? label.mid(9) : label;
+  for (int i = 0; i < m_tps->plot()->graphCount(); ++i)
+    if (m_tps->plot()->graph(i)->name() == shown) return m_tps->plot()->graph(i)->pen().color();
+  return {};
 }
 
 int EfficiencyPanel::curveCount() const { return m_tps->plot()->graphCount(); }

@@ -1,12 +1,15 @@
 // EfficiencyPanel: throughput (tokens/s) and peak memory against sequence length, one curve
 // per variant and phase, on log axes, with the measured rows in a table beneath. Input is the
-// run store's perf rows (what the profiler measured), never estimates.
+// run store's perf rows (what the profiler measured), never estimates. Each series keeps its
+// colour by name (StableColors) whatever order the live and the stored views list them in, and
+// the legends stand under the plots, never over a curve.
 #pragma once
 
 #include <QString>
 #include <QWidget>
 #include <vector>
 
+#include "series_colors.h"
 #include "store/types.h"
 
 class QTableWidget;
@@ -18,7 +21,7 @@ namespace pha::widgets {
 class PlotPanel;
 
 struct EfficiencySeries {
-  QString label;                          // variant (run name)
+  QString label;                          // run name ("profile: pha-tiny"; shown without "profile: ")
   std::vector<pha::store::PerfRow> rows;  // any phases, any order
 };
 
@@ -32,6 +35,8 @@ class EfficiencyPanel : public QWidget {
   int tableRows() const;
   PlotPanel* throughputPlot() const { return m_tps; }
   PlotPanel* memoryPlot() const { return m_mem; }
+  // The colour the series `label` (as given to setSeries) is drawn in; invalid when not drawn.
+  QColor colorOf(const QString& label) const;
 
  private:
   void redraw();
@@ -42,6 +47,7 @@ class EfficiencyPanel : public QWidget {
   QTableWidget* m_table = nullptr;
   QLabel* m_method = nullptr;
   std::vector<EfficiencySeries> m_series;
+  StableColors m_colors;
 };
 
 }  // namespace pha::widgets

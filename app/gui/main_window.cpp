@@ -134,10 +134,12 @@ void MainWindow::updateActions() {
   const bool busy = m_queueControl->isBusy();
   m_runAction->setEnabled(m_session->isOpen() && !busy);
   m_measureAction->setEnabled(m_session->isOpen() && !busy);
+  m_evaluateAction->setEnabled(m_session->isOpen() && !busy);
   m_pauseAction->setEnabled(busy);
   m_pauseAction->setText(m_queueControl->isPaused() ? tr("Res&ume") : tr("&Pause"));
   m_cancelAction->setEnabled(busy);
   m_progress->setVisible(busy);
+  applyDataAvailability();
 }
 
 void MainWindow::runProject() {
@@ -146,6 +148,15 @@ void MainWindow::runProject() {
 
 void MainWindow::measureEfficiency() {
   if (m_queueControl->measureEfficiency(*m_session)) updateActions();
+}
+
+void MainWindow::evaluateSelected() {
+  const QList<qint64> ids = m_browser->selectedRunIds();
+  if (ids.size() != 1) {
+    showError(tr("Select one run to evaluate."));
+    return;
+  }
+  if (m_queueControl->evaluateRun(m_browser->storePath(), ids.first())) updateActions();
 }
 
 void MainWindow::pauseOrResume() { m_queueControl->pauseOrResume(); }

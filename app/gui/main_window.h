@@ -30,6 +30,8 @@ class RunMonitor;
 class RunQueue;
 class RunsModel;
 
+class ProjectDataBanner;
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
@@ -48,6 +50,8 @@ class MainWindow : public QMainWindow {
   void runProject();
   // Queues the project's efficiency profile (its "profile" section, or the defaults) and starts.
   void measureEfficiency();
+  // Evaluates the selected run again from its last checkpoint (Run > Evaluate selected run).
+  void evaluateSelected();
   void pauseOrResume();
   void cancelRuns();
   void reloadRuns();
@@ -65,6 +69,7 @@ class MainWindow : public QMainWindow {
   ConfigEditor* configEditor() const { return m_config; }
   CompareWidget* compareWidget() const { return m_compare; }
   GeneratePanel* generatePanel() const { return m_generate; }
+  ProjectDataBanner* dataBanner() const { return m_dataBanner; }
   QString lastError() const { return m_lastError; }
 
  signals:
@@ -101,6 +106,8 @@ class MainWindow : public QMainWindow {
   void showConfigOf(const QString& storePath, qint64 runId);
   void addConfigAsVariant();
   void exportSelectedReport();
+  // Run, Measure and Evaluate need the project's data: disabled, with the reason, without it.
+  void applyDataAvailability();
 
   Docks m_docks;
   ProjectSession* m_session = nullptr;
@@ -112,8 +119,10 @@ class MainWindow : public QMainWindow {
   ConfigEditor* m_config = nullptr;
   CompareWidget* m_compare = nullptr;
   GeneratePanel* m_generate = nullptr;
+  ProjectDataBanner* m_dataBanner = nullptr;
   QAction* m_runAction = nullptr;
   QAction* m_measureAction = nullptr;
+  QAction* m_evaluateAction = nullptr;
   QAction* m_pauseAction = nullptr;
   QAction* m_cancelAction = nullptr;
   QMenu* m_recentMenu = nullptr;

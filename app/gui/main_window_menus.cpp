@@ -14,6 +14,7 @@
 
 #include "config_editor.h"
 #include "device/system_info.h"
+#include "help_dialogs.h"
 #include "main_window.h"
 #include "project_session.h"
 #include "theme.h"
@@ -45,6 +46,11 @@ void MainWindow::buildMenus() {
   buildViewMenu();
 
   auto* help = menuBar()->addMenu(tr("&Help"));
+  auto* guide = help->addAction(tr("&User guide"), this, [this] { showUserGuide(this); });
+  guide->setShortcut(QKeySequence::HelpContents);
+  guide->setToolTip(tr("What each dock shows and how its figures are measured"));
+  help->addAction(tr("&Keyboard shortcuts"), this, [this] { showKeyboardShortcuts(*this, this); });
+  help->addSeparator();
   help->addAction(tr("&About PHA Workbench"), this, &MainWindow::showAbout);
   help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
@@ -58,6 +64,10 @@ void MainWindow::buildRunMenu() {
   m_measureAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   m_measureAction->setToolTip(tr("Measure tokens/s and peak memory against sequence length for the project's "
                                  "models (each point in a fresh pha process); the Efficiency dock shows them"));
+  m_evaluateAction = run->addAction(tr("&Evaluate selected run"), this, &MainWindow::evaluateSelected);
+  m_evaluateAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+  m_evaluateAction->setToolTip(tr("Evaluate the selected run again from its last checkpoint, with the plan of its "
+                                  "final evaluation (as `pha eval`); the figures are recorded as its eval rows"));
   m_pauseAction = run->addAction(tr("&Pause"), this, &MainWindow::pauseOrResume);
   m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
   m_cancelAction = run->addAction(tr("&Cancel"), this, &MainWindow::cancelRuns);

@@ -1,6 +1,7 @@
-// MainWindow: opening and creating projects (dialogs, recent list, drag and drop), the feature
-// docks (configuration editor, compare view, generate panel, plot export menus), adding the
-// edited configuration to the project as a variant, and the run report export.
+// MainWindow: opening and creating projects (dialogs, recent list, drag and drop; a project
+// whose data is not on this machine opens for browsing, with the Project dock's data banner),
+// the feature docks (configuration editor, compare view, generate panel, plot export menus),
+// adding the edited configuration to the project as a variant, and the run report export.
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -8,6 +9,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QAction>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -26,6 +28,7 @@
 #include "main_window.h"
 #include "mixer_heatmap.h"
 #include "mixer_panel.h"
+#include "project_data_banner.h"
 #include "project_session.h"
 #include "queue_controller.h"
 #include "run_browser.h"
@@ -49,6 +52,7 @@ bool MainWindow::openProject(const QString& path) {
                                          m_session->runNames().join(", ").toHtmlEscaped()));
   reloadRuns();
   m_efficiency->load(m_session->storePath());
+  m_dataBanner->refresh();
   updateActions();
   if (!m_session->runNames().isEmpty()) {
     const nlohmann::json cfg = m_session->runConfig(m_session->runNames().first());
@@ -56,8 +60,22 @@ bool MainWindow::openProject(const QString& path) {
     if (cfg.contains("training") && m_config->hasTrainingSection()) m_config->setTrainingJson(cfg["training"]);
     m_config->undoStack()->clear();
   }
-  showMessage(tr("Opened %1").arg(m_session->dir()), 5000);
+  showMessage(m_session->hasLocalData() ? tr("Opened %1").arg(m_session->dir())
+                                        : tr("Opened %1 for browsing: %2").arg(m_session->dir(), m_session->missingDataReason()),
+              m_session->hasLocalData() ? 5000 : 15000);
   return true;
+}
+
+void MainWindow::applyDataAvailability() {
+  const QString reason = m_session->isOpen() ? m_session->missingDataReason() : QString();
+  for (QAction* a : {m_runAction, m_measureAction, m_evaluateAction}) {
+    // The menu's own tooltip is kept in a property; the reason is added while data is missing.
+    if (!a->property("baseToolTip").isValid()) a->setProperty("baseToolTip", a->toolTip());
+    const QString base = a->property("baseToolTip").toString();
+    if (!reason.isEmpty()) a->setEnabled(false);
+    a->setToolTip(reason.isEmpty() ? base : tr("%1\n\nUnavailable: %2 Use Locate data... or Install data... in the "
+                                               "Project dock.").arg(base, reason));
+  }
 }
 
 bool MainWindow::openDefaultProject() {
@@ -119,6 +137,13 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::buildFeatureDocks() {
+  // The data banner stands under the project's name in the Project dock.
+  m_dataBanner = new ProjectDataBanner(m_session, this);
+  if (auto* layout = qobject_cast<QVBoxLayout*>(m_docks.projectLabel->parentWidget()->layout()))
+    layout->insertWidget(layout->indexOf(m_docks.projectLabel) + 1, m_dataBanner);
+  connect(m_dataBanner, &ProjectDataBanner::errorOccurred, this, &MainWindow::showError);
+  connect(m_dataBanner, &ProjectDataBanner::dataChanged, this, [this] { openProject(m_session->dir()); });
+
   m_config = new ConfigEditor(this);
   m_config->setObjectName("configEditor");
   m_docks.configHost->addWidget(m_config, 1);

@@ -37,7 +37,9 @@ QString ProjectSession::storePath() const {
 
 bool ProjectSession::open(const QString& path) {
   try {
-    const runtime::Project p = runtime::load_project(path.toStdString());
+    runtime::LoadOptions options;
+    options.require_data = false;  // browsing needs the store, not the corpus
+    const runtime::Project p = runtime::load_project(path.toStdString(), options);
     m_dir = QDir(QString::fromStdString(p.dir)).absolutePath();
     m_name = QString::fromStdString(p.name.empty() ? QFileInfo(m_dir).fileName().toStdString() : p.name);
     m_runs.clear();
@@ -47,6 +49,7 @@ bool ProjectSession::open(const QString& path) {
       m_configs[QString::fromStdString(r.name)] = r.config;
     }
     m_profile = p.profile;
+    m_missing = p.missing_data;
     m_error.clear();
     addRecent(m_dir);
     emit projectOpened(m_dir);
@@ -92,6 +95,30 @@ QString ProjectSession::suggestVariantName(const QString& base) const {
 bool ProjectSession::addVariant(const QString& name, const nlohmann::json& model, const nlohmann::json& training) {
   try {
     runtime::add_variant(m_dir.toStdString(), name.toStdString(), model, training);
+  } catch (const std::exception& e) {
+    m_error = QString::fromUtf8(e.what());
+    return false;
+  }
+  return true;
+}
+
+QString ProjectSession::missingDataReason() const {
+  if (m_missing.empty()) return {};
+  QStringList where;
+  for (const auto& m : m_missing) where << QStringLiteral("%1 = %2").arg(qstr(m.field), qstr(m.path));
+  return tr("Training and evaluation need the project's data, which is not on this machine (%1).").arg(where.join("; "));
+}
+
+QStringList ProjectSession::missingPackages() const {
+  QStringList ids;
+  for (const auto& m : m_missing)
+    if (!m.package.empty() && !ids.contains(qstr(m.package))) ids << qstr(m.package);
+  return ids;
+}
+
+bool ProjectSession::relocateData(const QString& field, const QString& path) {
+  try {
+    runtime::relocate_data(m_dir.toStdString(), field.toStdString(), path.toStdString());
   } catch (const std::exception& e) {
     m_error = QString::fromUtf8(e.what());
     return false;

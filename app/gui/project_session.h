@@ -1,13 +1,15 @@
 // ProjectSession: the open project (a folder with project.json, its run store, checkpoints/),
 // the user's workspace and the recent-projects list: Qt glue over the engine's project files
 // (runtime/project.h, runtime/project_files.h), which validate, find templates, create projects
-// and add variants. A bad project is refused with its message and nothing is written.
+// and add variants. A bad project is refused with its message and nothing is written; a project
+// whose data is not on this machine opens for browsing (missingData() says what is missing).
 #pragma once
 
 #include <QObject>
 #include <QString>
 #include <QStringList>
 #include <map>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "runtime/project.h"
@@ -26,7 +28,9 @@ class ProjectSession : public QObject {
   // Where new projects go by default: <data dir>/projects.
   static QString workspaceDir();
 
-  // Opens a project folder (or its project.json). Returns false with errorText() otherwise.
+  // Opens a project folder (or its project.json). Returns false with errorText() otherwise. Its
+  // corpus or tokenizer files need not be here (a project trained on a server): the runs can be
+  // browsed, and missingData() lists what training and evaluation would need.
   bool open(const QString& path);
   // The default project: the quickstart, copied into the workspace on first use.
   QString defaultProjectPath(QString* error = nullptr) const;
@@ -52,6 +56,17 @@ class ProjectSession : public QObject {
   // The project's "profile" section (defaults, present == false, when it has none).
   const pha::runtime::ProfileSettings& profileSettings() const { return m_profile; }
 
+  // Data the open project names that is not on this machine (empty: it can train).
+  const std::vector<pha::runtime::MissingData>& missingData() const { return m_missing; }
+  bool hasLocalData() const { return m_missing.empty(); }
+  // One sentence for tooltips and the status bar: why training and evaluation cannot start.
+  QString missingDataReason() const;
+  // Package ids (`pha data install ...`) that would provide the missing data.
+  QStringList missingPackages() const;
+  // Points `field` (a MissingData field) at a local copy through runtime::relocate_data; open()
+  // the project again to use it. False with errorText() when refused (project.json unchanged).
+  bool relocateData(const QString& field, const QString& path);
+
   QStringList recentProjects() const;
 
  signals:
@@ -64,6 +79,7 @@ class ProjectSession : public QObject {
   QStringList m_runs;
   std::map<QString, nlohmann::json> m_configs;
   pha::runtime::ProfileSettings m_profile;
+  std::vector<pha::runtime::MissingData> m_missing;
   QString m_error;
 };
 

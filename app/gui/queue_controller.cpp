@@ -19,6 +19,7 @@ QueueController::QueueController(RunQueue* queue, RunMonitor* monitor, Efficienc
       m_progress(progress) {
   connectTraining();
   connectProfile();
+  connectEvaluation();
 }
 
 bool QueueController::isBusy() const { return m_queue->isBusy(); }
@@ -51,6 +52,18 @@ bool QueueController::measureEfficiency(const ProjectSession& session) {
   }
   m_storePath = session.storePath();
   m_queue->enqueue({QueuedRun::profileOf(session.dir())});
+  startQueue();
+  return true;
+}
+
+bool QueueController::evaluateRun(const QString& storePath, qint64 runId) {
+  if (m_queue->isBusy()) {
+    emit errorOccurred(tr("Wait for the run queue to finish (or cancel it) before evaluating a run."));
+    return false;
+  }
+  m_queue->enqueue({QueuedRun::evaluationOf(storePath, runId)});
+  m_status->setText(tr("Evaluating run %1 from its last checkpoint (the same plan as its final evaluation)").arg(runId));
+  m_progress->setRange(0, 0);
   startQueue();
   return true;
 }
@@ -124,6 +137,20 @@ void QueueController::connectTraining() {
   connect(m_queue, &RunQueue::queueFinished, this, [this] {
     m_status->setText(tr("Queue finished"));
     m_efficiency->load(m_storePath);
+    emit stateChanged();
+  });
+}
+
+void QueueController::connectEvaluation() {
+  connect(m_queue, &RunQueue::evaluationEnded, this, [this](qint64 runId, const QString& status, const QString& summary) {
+    emit storeChanged(true);
+    if (status == "finished") {
+      m_status->setText(tr("Evaluated %1").arg(summary));
+      emit message(tr("Evaluation of run %1 recorded").arg(runId), 10000);
+    } else {
+      m_status->setText(tr("Evaluation of run %1 failed").arg(runId));
+      emit errorOccurred(tr("Cannot evaluate run %1: %2").arg(runId).arg(summary));
+    }
     emit stateChanged();
   });
 }

@@ -27,6 +27,8 @@ class QueueController : public QObject {
   // Each returns false with errorOccurred() when it cannot start (no project, queue busy, ...).
   bool runProject(const ProjectSession& session);
   bool measureEfficiency(const ProjectSession& session);
+  // Evaluates a stored run again from its last checkpoint (runtime::evaluate_run, as `pha eval`).
+  bool evaluateRun(const QString& storePath, qint64 runId);
   void pauseOrResume();
   void cancelAll();
 
@@ -43,6 +45,7 @@ class QueueController : public QObject {
  private:
   void connectTraining();
   void connectProfile();
+  void connectEvaluation();
   void startQueue();
 
   RunQueue* m_queue;

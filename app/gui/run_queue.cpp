@@ -5,6 +5,7 @@
 
 #include "pha_program.h"
 #include "runtime/job.h"
+#include "runtime/run_eval.h"
 #include "runtime/profile_job.h"
 #include "runtime/project.h"
 
@@ -131,6 +132,10 @@ void RunQueue::startNext() {
     startProfile();
     return;
   }
+  if (m_current.isEvaluation()) {
+    startEvaluation();
+    return;
+  }
   runtime::JobSpec spec;
   spec.project = m_current.project.toStdString();
   spec.run = m_current.item.run;
@@ -208,6 +213,47 @@ void RunQueue::startProfile() {
     }
     QMetaObject::invokeMethod(this, [this, status, message, stored] { onProfileDone(status, message, stored); },
                               Qt::QueuedConnection);
+  });
+}
+
+namespace {
+// One line per measured point, as `pha eval` prints them.
+QString evaluationSummary(const runtime::RunEvalResult& r) {
+  QStringList parts;
+  for (const auto& p : r.rows) {
+    const QString where = QString::fromStdString(p.set) + (p.seq_len > 0 ? QString(" T=%1").arg(p.seq_len) : QString());
+    if (p.kind == "text")
+      parts << QObject::tr("%1: loss %2, ppl %3, bpb %4").arg(where).arg(p.loss, 0, 'f', 4).arg(p.perplexity, 0, 'f', 3)
+                   .arg(p.bpb, 0, 'f', 4);
+    else
+      parts << QObject::tr("%1: accuracy %2").arg(where).arg(p.accuracy.micro, 0, 'f', 4);
+  }
+  return QObject::tr("run %1 at step %2: %3 (%4 rows recorded)")
+      .arg(r.run_id)
+      .arg(r.step)
+      .arg(parts.join("; "))
+      .arg(r.recorded);
+}
+}  // namespace
+
+void RunQueue::startEvaluation() {
+  const std::string store = m_current.evalStore.toStdString();
+  const qint64 runId = m_current.evalRunId;
+  QMetaObject::invokeMethod(m_worker, [this, store, runId] {
+    QString status = "failed", summary;
+    try {
+      summary = evaluationSummary(runtime::evaluate_run(store, runId, runtime::RunEvalOptions{}));
+      status = "finished";
+    } catch (const std::exception& e) {  // no checkpoint, data gone, ...: nothing was recorded
+      summary = QString::fromUtf8(e.what());
+    } catch (...) {
+      summary = "unknown error";
+    }
+    QMetaObject::invokeMethod(this, [this, runId, status, summary] {
+      m_busy = false;
+      emit evaluationEnded(runId, status, summary);
+      startNext();
+    }, Qt::QueuedConnection);
   });
 }
 

@@ -56,12 +56,20 @@ class EventBuffer : public pha::runtime::RunObserver {
 struct QueuedRun {
   QString project;                 // project folder
   pha::runtime::QueueItem item;    // a training run of it, or its efficiency profile
+  // Run > Evaluate: a stored run evaluated again (runtime::evaluate_run, the same plan and rows
+  // as the training's final evaluation and `pha eval`); 0: not an evaluation item.
+  qint64 evalRunId = 0;
+  QString evalStore;
 
-  bool isProfile() const { return item.kind == pha::runtime::QueueItemKind::Profile; }
+  bool isProfile() const { return evalRunId == 0 && item.kind == pha::runtime::QueueItemKind::Profile; }
+  bool isEvaluation() const { return evalRunId > 0; }
   QString run() const { return QString::fromStdString(item.run); }
   // Run > Measure efficiency: the profile alone, whatever ran before.
   static QueuedRun profileOf(const QString& project) {
-    return {project, {pha::runtime::QueueItemKind::Profile, {}, 0, false}};
+    return {project, {pha::runtime::QueueItemKind::Profile, {}, 0, false}, 0, {}};
+  }
+  static QueuedRun evaluationOf(const QString& storePath, qint64 runId) {
+    return {QString(), {}, runId, storePath};
   }
 };
 
@@ -99,11 +107,14 @@ class RunQueue : public QObject {
   // ... and it ended. status: finished | cancelled | failed | skipped (a run before it did not
   // finish; message says so); storedRuns: the profile runs written.
   void profileEnded(const QString& status, const QString& message, int storedRuns);
+  // An evaluation item ended: status finished | failed; summary: the figures (or the error).
+  void evaluationEnded(qint64 runId, const QString& status, const QString& summary);
   void queueFinished();
 
  private:
   void startNext();
   void startProfile();
+  void startEvaluation();
   void drain();
   void onWorkerDone(const QString& run, qint64 runId, const QString& status, const QString& reason);
   void onProfileDone(const QString& status, const QString& message, int storedRuns);

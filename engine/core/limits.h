@@ -15,8 +15,10 @@ inline constexpr const char* kNote = "a limit on work: docs/project-format.md, L
 // Sequence length T: a training window, a task's length, a profile point (2^17).
 inline constexpr int64_t kMaxSeqLen = 131072;
 
-// Runs one project file asks for: variants x grid points.
+// Runs one project file asks for: variants x grid points (x seeds).
 inline constexpr int64_t kMaxRuns = 1000;
+// Seeded replicas of each run ("seeds" entries, "repeats").
+inline constexpr int64_t kMaxReplicas = 100;
 
 // Training (the "training" section).
 inline constexpr int64_t kMaxSteps = 10'000'000;

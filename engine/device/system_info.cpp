@@ -137,7 +137,7 @@ std::vector<InstalledItem> installed_data() {
       it.present = books > 0;
       it.detail = fmt::format("{} books, {:.1f} MB", books, bytes / 1e6);
     } else {
-      it.detail = "missing: run installer/setup.sh";
+      it.detail = "missing: run `pha data install gutenberg`";
     }
     items.push_back(it);
   }
@@ -148,7 +148,7 @@ std::vector<InstalledItem> installed_data() {
     it.present = enc && bpe;
     it.detail = it.present ? "encoder.json, vocab.bpe"
                            : std::string("missing: ") + (enc ? "" : "encoder.json ") + (bpe ? "" : "vocab.bpe") +
-                                 " (run installer/setup.sh)";
+                                 " (run `pha data install gpt2`)";
     items.push_back(it);
   }
   return items;

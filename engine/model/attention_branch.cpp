@@ -5,7 +5,7 @@
 
 #include "attention/attention.h"
 #include "core/error.h"
-#include "model/rope.h"
+#include "model/cast_linear.h"
 
 namespace pha::model {
 
@@ -30,39 +30,50 @@ AttentionBranchImpl::AttentionBranchImpl(const ModelConfig& cfg)
   log_scale = register_parameter("log_scale", at::full({Hq_}, cfg.attention.scale_init));
 }
 
+const pha::kernels::RopeTables& AttentionBranchImpl::tables(int64_t pos0, int64_t T, at::TensorOptions opts) {
+  if (pos0 != 0) {  // decoding: a few positions at a time, not worth caching
+    step_tables_ = pha::kernels::rope_tables(pos0, T, hd_, rope_theta_, opts);
+    return step_tables_;
+  }
+  const at::Tensor& c = tables_.cos;
+  if (!c.defined() || c.size(0) != T || c.scalar_type() != opts.dtype().toScalarType() || c.device() != opts.device())
+    tables_ = pha::kernels::rope_tables(0, T, hd_, rope_theta_, opts);
+  return tables_;
+}
+
 AttentionBranchImpl::Qkv AttentionBranchImpl::project(const at::Tensor& x, int64_t pos0) {
   TORCH_CHECK(x.dim() == 3 && x.size(2) == d_, "AttentionBranch: x must be (B, T, ", d_, "), got ", x.sizes());
   const int64_t B = x.size(0), T = x.size(1);
-  const auto qk_v = w_qkv(x).view({B, T, Hq_ + 2 * G_, hd_}).split_with_sizes({Hq_ + G_, G_}, 2);
-  const RopeTables tables = rope_tables(pos0, T, hd_, rope_theta_, x.options());
-  const auto qk = apply_rope(qk_v[0], tables).split_with_sizes({Hq_, G_}, 2);  // RoPE on q and k at once
-  return {qk[0], qk[1], qk_v[1]};  // (B, T, Hq, hd), (B, T, G, hd), (B, T, G, hd)
+  const auto qk_v = cast_linear(x, w_qkv).view({B, T, Hq_ + 2 * G_, hd_}).split_with_sizes({Hq_ + G_, G_}, 2);
+  // RoPE, cosine normalisation and the logit scale in one pass; q and k leave in fp32, and v is
+  // cast up to join them: the attention core runs in fp32 on purpose (docs/model.md, "Precision").
+  const at::ScalarType core = log_scale.scalar_type();
+  const auto qk = pha::kernels::rope_cosine(qk_v[0], Hq_, tables(pos0, T, x.options().dtype(core)), log_scale,
+                                            scale_max_);
+  return {qk.q, qk.k, as_dtype(qk_v[1], qk.q.scalar_type())};  // (B, T, Hq, hd), (B, T, G, hd) x 2
 }
 
-at::Tensor AttentionBranchImpl::output(const at::Tensor& o) {
-  return w_o(o.reshape({o.size(0), o.size(1), Hq_ * hd_}));  // (B, T, d)
+at::Tensor AttentionBranchImpl::output(const at::Tensor& o, at::ScalarType dtype) {
+  return cast_linear(as_dtype(o, dtype).reshape({o.size(0), o.size(1), Hq_ * hd_}), w_o);  // (B, T, d)
 }
 
 at::Tensor AttentionBranchImpl::forward(const at::Tensor& x) {
   const Qkv p = project(x, 0);
-  return output(pha::kernels::cosine_attention(p.q, p.k, p.v, log_scale, scale_max_));
+  return output(pha::kernels::causal_attention(p.q, p.k, p.v), x.scalar_type());
 }
 
 at::Tensor AttentionBranchImpl::prefill(const at::Tensor& x, KvCache& cache) {
   TORCH_CHECK(cache.len == 0, "AttentionBranch::prefill: the cache must be empty");
   const Qkv p = project(x, 0);
-  const at::Tensor kn = pha::kernels::cosine_keys(p.k);  // (B, T, G, hd)
-  cache.append(kn, p.v);
-  const at::Tensor qn = pha::kernels::cosine_queries(p.q, log_scale, scale_max_);
-  return output(pha::kernels::causal_attention(qn, kn, p.v));
+  cache.append(p.k, p.v);
+  return output(pha::kernels::causal_attention(p.q, p.k, p.v), x.scalar_type());
 }
 
 at::Tensor AttentionBranchImpl::step(const at::Tensor& x, KvCache& cache) {
   TORCH_CHECK(x.dim() == 3 && x.size(1) == 1, "AttentionBranch::step: x must be (B, 1, d), got ", x.sizes());
   const Qkv p = project(x, cache.len);
-  cache.append(pha::kernels::cosine_keys(p.k), p.v);
-  const at::Tensor qn = pha::kernels::cosine_queries(p.q, log_scale, scale_max_);  // (B, 1, Hq, hd)
-  return output(pha::kernels::causal_attention(qn, cache.keys(), cache.values()));
+  cache.append(p.k, p.v);
+  return output(pha::kernels::causal_attention(p.q, cache.keys(), cache.values()), x.scalar_type());
 }
 
 std::vector<WeightSlice> AttentionBranchImpl::weight_slices() const {

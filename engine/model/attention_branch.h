@@ -4,6 +4,8 @@
 //   s_h = log_scale[h] (init ln 10), causal softmax, query head h reads KV head h / (Hq/G)
 //   w_o: Hq * hd -> d, no bias
 // Generation keeps a KV cache of the G heads (keys stored rotated and normalised).
+// Precision: w_qkv and w_o run in x's dtype (bf16 under mixed precision); RoPE + normalisation
+// (one fused op, kernels/rope_cosine) and the attention core in fp32; the output in x's dtype.
 #pragma once
 
 #include <vector>
@@ -14,6 +16,7 @@
 #include <torch/nn/pimpl.h>
 
 #include "model/decode_state.h"
+#include "rope_cosine/rope_cosine.h"
 #include "model/model_config.h"
 #include "model/weight_slice.h"
 
@@ -39,15 +42,19 @@ class AttentionBranchImpl : public torch::nn::Module {
 
  private:
   struct Qkv {
-    at::Tensor q;  // (B, T, Hq, hd) rotated
-    at::Tensor k;  // (B, T, G, hd) rotated
-    at::Tensor v;  // (B, T, G, hd)
+    at::Tensor q;  // (B, T, Hq, hd) rotated, normalised and scaled (fp32)
+    at::Tensor k;  // (B, T, G, hd) rotated and normalised (fp32)
+    at::Tensor v;  // (B, T, G, hd) (fp32)
   };
   Qkv project(const at::Tensor& x, int64_t pos0);
-  at::Tensor output(const at::Tensor& o);  // (B, T, Hq, hd) -> (B, T, d)
+  at::Tensor output(const at::Tensor& o, at::ScalarType dtype);  // (B, T, Hq, hd) -> (B, T, d) in dtype
+  // RoPE tables for positions [pos0, pos0 + T); those from position 0 are kept between calls
+  // (training reuses one T), recomputed when T, dtype or device change.
+  const pha::kernels::RopeTables& tables(int64_t pos0, int64_t T, at::TensorOptions opts);
 
   int64_t d_, Hq_, G_, hd_;
   double rope_theta_, scale_max_;
+  pha::kernels::RopeTables tables_, step_tables_;
 };
 TORCH_MODULE(AttentionBranch);
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "model/optimizer_state_key.h"
 
 namespace pha::model {
 
@@ -20,20 +21,6 @@ constexpr const char* kRngName = "rng.cpu";
 constexpr const char* kMetaPrefix = "meta.";
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
-
-// The key torch's optimizers index their per-parameter state by: a string of the TensorImpl
-// address in LibTorch 1.x, the address itself in 2.x.
-template <typename Map>
-typename Map::key_type state_key(const Map&, const at::Tensor& p) {
-  using Key = typename Map::key_type;
-  if constexpr (std::is_same_v<Key, std::string>) {
-    std::ostringstream os;
-    os << static_cast<const void*>(p.unsafeGetTensorImpl());
-    return os.str();
-  } else {
-    return static_cast<Key>(p.unsafeGetTensorImpl());
-  }
-}
 
 // Name of every parameter of `module`, by TensorImpl.
 std::map<const void*, std::string> parameter_names(const torch::nn::Module& module) {
@@ -96,7 +83,7 @@ TensorMap adamw_state(const torch::optim::AdamW& optimizer, const torch::nn::Mod
   TensorMap out;
   for (const auto& group : optimizer.param_groups()) {
     for (const auto& p : group.params()) {
-      auto it = states.find(state_key(states, p));
+      auto it = states.find(optimizer_state_key(states, p));
       if (it == states.end()) continue;  // no step taken for this parameter yet
       auto name_it = names.find(p.unsafeGetTensorImpl());
       if (name_it == names.end()) throw Error("optimizer state: a parameter of the optimizer is not in the module");
@@ -146,7 +133,7 @@ void load_adamw_state(torch::optim::AdamW& optimizer, const torch::nn::Module& m
       s->exp_avg(avg.to(p.options()).clone());
       s->exp_avg_sq(avg_sq.to(p.options()).clone());
       if (max_sq.defined()) s->max_exp_avg_sq(max_sq.to(p.options()).clone());
-      states[state_key(states, p)] = std::move(s);
+      states[optimizer_state_key(states, p)] = std::move(s);
     }
   }
   if (used != state.size()) {

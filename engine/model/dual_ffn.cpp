@@ -3,6 +3,7 @@
 #include <c10/util/Exception.h>
 
 #include "core/error.h"
+#include "model/cast_linear.h"
 
 namespace pha::model {
 
@@ -17,7 +18,7 @@ DualFfnImpl::DualFfnImpl(const ModelConfig& cfg)
 
 at::Tensor DualFfnImpl::forward(const at::Tensor& x) {
   TORCH_CHECK(x.dim() == 3 && x.size(2) == d_, "DualFfn: x must be (B, T, ", d_, "), got ", x.sizes());
-  return down(at::gelu(up(x)));  // (B, T, d_ff + d_aux) -> (B, T, d)
+  return cast_linear(at::gelu(cast_linear(x, up)), down);  // (B, T, d_ff + d_aux) -> (B, T, d), x's dtype
 }
 
 std::vector<WeightSlice> DualFfnImpl::weight_slices() const {

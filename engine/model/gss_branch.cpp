@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "gss_conv/gss_conv.h"
+#include "model/cast_linear.h"
 
 namespace pha::model {
 
@@ -38,12 +39,16 @@ void GssBranchImpl::reset_dss_parameters() {
 GssBranchImpl::Projected GssBranchImpl::project(const at::Tensor& x) {
   TORCH_CHECK(x.dim() == 3 && x.size(2) == E_, "GssBranch: x must be (B, T, ", E_, "), got ", x.sizes());
   // split (not two narrows): its backward is one cat instead of two zero-filled full copies
-  const auto uv = at::gelu(w_uv(x)).split_with_sizes({F_, H_}, 2);  // (B, T, F), (B, T, H)
-  return {uv[0], inner_norm ? inner_norm(uv[1]) : uv[1].contiguous()};
+  const auto uv = at::gelu(cast_linear(x, w_uv)).split_with_sizes({F_, H_}, 2);  // (B, T, F), (B, T, H)
+  // The DSS part (inner norm, kernel, FFT convolution) runs in the parameters' dtype (fp32) on
+  // purpose, whatever the GEMM dtype: bf16 has no FFT on CPU and too few bits for the kernel.
+  const at::Tensor v = as_dtype(uv[1], lre.scalar_type());
+  return {uv[0], inner_norm ? inner_norm(v) : v.contiguous()};
 }
 
 at::Tensor GssBranchImpl::output(const at::Tensor& y, const at::Tensor& u) {
-  return w_o(w_g(y) * u);  // (B, T, H) -> (B, T, F) -> (B, T, E)
+  // back to the GEMM dtype (u's): (B, T, H) -> (B, T, F) -> (B, T, E)
+  return cast_linear(cast_linear(as_dtype(y, u.scalar_type()), w_g) * u, w_o);
 }
 
 at::Tensor GssBranchImpl::kernel(int64_t T) const {

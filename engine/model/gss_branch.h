@@ -3,6 +3,8 @@
 //   z = LayerNorm(v) (gss.inner_norm), y = DSS(z) (B, T, H)  FFT convolution, kernels/gss_conv
 //   out = W_o(W_g(y) * u)                                    W_g: H -> F, W_o: F -> E (+ bias)
 // DSS-EXP parameters: lre, lim (N), cre, cim (H, N), d (H), all ~ N(0, 1).
+// Precision: the GEMMs and GELU run in x's dtype (bf16 under mixed precision); z, the DSS
+// kernel and the convolution in the parameters' dtype (fp32); the output is in x's dtype.
 // Generation: step() runs the recurrence s_t = exp(Lambda) s_{t-1} + z_t,
 // y_t = Re(sum_n C'_{h,n} s_{t,h,n}) + D_h z_t; prefill() fills s from a whole prompt.
 #pragma once

@@ -7,6 +7,7 @@
 #include <torch/types.h>
 
 #include "core/error.h"
+#include "model/cast_linear.h"
 #include "model/deepnorm_init.h"
 
 namespace pha::model {
@@ -84,7 +85,19 @@ at::Tensor PhaModelImpl::check_tokens(const at::Tensor& tokens, int64_t dims) co
 }
 
 at::Tensor PhaModelImpl::logits_from_hidden(const at::Tensor& h) {
-  return cfg_.tie_embeddings ? at::linear(h, embed->weight) : head(h);  // (B, T, V)
+  const at::Tensor hc = compute_ ? as_dtype(h, *compute_) : h;  // the head GEMM in the compute dtype
+  const at::Tensor logits = cfg_.tie_embeddings ? at::linear(hc, as_dtype(embed->weight, hc.scalar_type()))
+                                                : cast_linear(hc, head);
+  return as_dtype(logits, h.scalar_type());  // (B, T, V) in the master dtype: the loss runs in fp32
+}
+
+void PhaModelImpl::set_compute_dtype(std::optional<at::ScalarType> dtype) {
+  TORCH_CHECK(!dtype || *dtype == at::kBFloat16 || *dtype == at::kFloat || *dtype == at::kDouble,
+              "PhaModel: compute dtype must be bf16, fp32 or fp64, got ", *dtype);
+  compute_ = dtype;
+  for (auto& block : blocks_) {
+    for (const auto& s : block->sublayers()) s.ptr()->set_compute_dtype(dtype);
+  }
 }
 
 at::Tensor PhaModelImpl::hidden(const at::Tensor& tokens) {

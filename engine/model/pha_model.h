@@ -2,12 +2,16 @@
 // per LayerSpec) -> final LayerNorm -> LM head (tied to the embedding unless
 // cfg.tie_embeddings is false). No positional embedding: RoPE and the SSM carry position.
 // Built from a ModelConfig whose `layers` is filled (variants.h: apply_variant).
+// Mixed precision: set_compute_dtype(bf16) runs the weight GEMMs (and the elementwise work
+// between them) in bf16 against fp32 master weights; the residual stream, norms, mixer, DSS
+// convolution, attention core and the logits that leave the model stay fp32 (docs/model.md).
 //
 // Parameter names (named_parameters(), the safetensors names):
 //   embed.weight (V, d); layers.<l>.sub.<s>.<sublayer parameter> (see sublayer.h and the
 //   branch headers); final_norm.weight, final_norm.bias; head.weight (V, d) when untied.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,7 +48,7 @@ class PhaModelImpl : public torch::nn::Module {
  public:
   explicit PhaModelImpl(ModelConfig cfg);
 
-  // tokens (B, T) int64 in [0, V) -> logits (B, T, V)
+  // tokens (B, T) int64 in [0, V) -> logits (B, T, V), in the parameters' dtype
   at::Tensor forward(const at::Tensor& tokens);
   // tokens (B, T) -> final hidden states after the final LayerNorm (B, T, d)
   at::Tensor hidden(const at::Tensor& tokens);
@@ -62,6 +66,10 @@ class PhaModelImpl : public torch::nn::Module {
   std::vector<ParamInfo> parameter_info() const;
   int64_t num_parameters() const;
   void set_record_stats(bool on);
+  // The dtype the branches and the head compute in: kBFloat16 for mixed precision, nullopt
+  // (default) for the parameters' own dtype.
+  void set_compute_dtype(std::optional<at::ScalarType> dtype);
+  std::optional<at::ScalarType> compute_dtype() const { return compute_; }
 
   // Re-initialises every parameter (DeepNorm init, see deepnorm_init.h); the constructor calls it.
   void reset_parameters();
@@ -77,6 +85,7 @@ class PhaModelImpl : public torch::nn::Module {
   at::Tensor check_tokens(const at::Tensor& tokens, int64_t dims) const;
 
   ModelConfig cfg_;
+  std::optional<at::ScalarType> compute_;
   torch::nn::ModuleList layers_{nullptr};
   std::vector<HybridBlock> blocks_;
 };

@@ -11,14 +11,7 @@ RMSNormImpl::RMSNormImpl(int64_t dim, double eps) : dim_(dim), eps_(eps) {
 
 at::Tensor RMSNormImpl::forward(const at::Tensor& x) {
   TORCH_CHECK(x.size(-1) == dim_, "RMSNorm: last dim must be ", dim_, ", got ", x.sizes());
-  return normalize(x, x.pow(2).mean(-1, /*keepdim=*/true), at::Tensor());
-}
-
-at::Tensor RMSNormImpl::normalize(const at::Tensor& x, const at::Tensor& ms,
-                                  const at::Tensor& extra_gain) {
-  TORCH_CHECK(x.size(-1) == dim_, "RMSNorm: last dim must be ", dim_, ", got ", x.sizes());
-  const at::Tensor gain = extra_gain.defined() ? weight * extra_gain.to(weight.scalar_type()) : weight;
-  return x * at::rsqrt(ms + eps_) * gain.to(x.scalar_type());  // (..., dim)
+  return x * at::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps_) * weight.to(x.scalar_type());  // (..., dim)
 }
 
 }  // namespace pha::model

@@ -1,5 +1,6 @@
 // RMSNorm: x / sqrt(mean(x^2) + eps) * g over the last dimension (the per-branch norm of the
-// PHA mixer). Gain g initialised to 1.
+// PHA mixer). Gain g initialised to 1. Inside a sublayer the norm runs fused with the mixer and
+// the residual (kernels/mix_norm); this module holds its gain and is the plain form.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -13,10 +14,6 @@ class RMSNormImpl : public torch::nn::Module {
   RMSNormImpl(int64_t dim, double eps);
 
   at::Tensor forward(const at::Tensor& x);  // (..., dim) -> (..., dim)
-
-  // x * rsqrt(ms + eps) * weight * extra_gain, with ms = mean(x^2) (..., 1) given by the caller
-  // (the mixer reuses ms for its RMS statistics). extra_gain: scalar tensor or undefined.
-  at::Tensor normalize(const at::Tensor& x, const at::Tensor& ms, const at::Tensor& extra_gain);
 
   at::Tensor weight;  // (dim)
 

@@ -6,11 +6,13 @@
 #include <torch/types.h>
 
 #include "core/error.h"
+#include "mix_norm/mix_norm.h"
+#include "model/cast_linear.h"
 
 namespace pha::model {
 
 SublayerImpl::SublayerImpl(const ModelConfig& cfg, const SubLayer& spec)
-    : branches_(spec.branches), alpha_(cfg.deepnorm_alpha()) {
+    : branches_(spec.branches), alpha_(cfg.deepnorm_alpha()), rms_eps_(cfg.norm_eps) {
   if (branches_.empty()) throw Error("model.layers", "a sublayer needs at least one branch");
   for (size_t i = 1; i < branches_.size(); ++i) {
     if (static_cast<int>(branches_[i]) <= static_cast<int>(branches_[i - 1])) {
@@ -59,31 +61,36 @@ at::Tensor SublayerImpl::run_branch(Branch b, const at::Tensor& x, Mode mode, Su
   TORCH_CHECK(false, "Sublayer: unknown branch");
 }
 
+void SublayerImpl::set_compute_dtype(std::optional<at::ScalarType> dtype) {
+  TORCH_CHECK(!dtype || *dtype == at::kBFloat16 || *dtype == at::kFloat || *dtype == at::kDouble,
+              "Sublayer: compute dtype must be bf16, fp32 or fp64, got ", *dtype);
+  compute_ = dtype;
+}
+
 at::Tensor SublayerImpl::run(const at::Tensor& x, Mode mode, SublayerState* state) {
   TORCH_CHECK(x.dim() == 3, "Sublayer: x must be (B, T, d), got ", x.sizes());
-  at::Tensor f;  // (B, T, d)
-  if (!mixed()) {
-    const Branch b = branches_[0];
-    f = run_branch(b, x, mode, state);
-    if (record_stats_) {
-      torch::NoGradGuard no_grad;
-      last_rms_[static_cast<int>(b)] = f.detach().pow(2).mean().sqrt().to(at::kFloat);
-    }
-  } else {
-    const at::Tensor w = mixer->weights(x.scalar_type());  // (n_branches) fp32 or fp64
-    for (size_t i = 0; i < branches_.size(); ++i) {
-      const Branch b = branches_[i];
-      const at::Tensor y = run_branch(b, x, mode, state);       // (B, T, d)
-      const at::Tensor ms = y.pow(2).mean(-1, /*keepdim=*/true);  // (B, T, 1)
-      const at::Tensor term = norms[static_cast<int>(b)]->normalize(y, ms, w[i]);
-      f = f.defined() ? f + term : term;
-      if (record_stats_) {
-        torch::NoGradGuard no_grad;
-        last_rms_[static_cast<int>(b)] = ms.detach().mean().sqrt().to(at::kFloat);
-      }
-    }
+  // The branches run in the compute dtype (their GEMMs); the residual stream x stays in the
+  // master dtype, and so do the norms, the mixer and the residual sum (one fused op).
+  const at::Tensor xc = compute_ ? as_dtype(x, *compute_) : x;
+  pha::kernels::MixNormInputs in;
+  for (Branch b : branches_) {
+    in.ys.push_back(run_branch(b, xc, mode, state));  // (B, T, d)
+    if (mixed()) in.gains.push_back(norms[static_cast<int>(b)]->weight);
   }
-  return post_norm(at::add(f, x, alpha_));  // LayerNorm(alpha * x + f)
+  if (mixed()) in.mix = mixer->weights(x.scalar_type());  // (n_branches) fp32 or fp64
+  in.x = x;
+  in.alpha = alpha_;
+  in.ln_weight = post_norm->weight;
+  in.ln_bias = post_norm->bias;
+  in.rms_eps = rms_eps_;
+  in.ln_eps = post_norm->options.eps();
+  const pha::kernels::MixNormOut out = pha::kernels::mix_residual_norm(in);  // LayerNorm(alpha * x + f)
+  if (record_stats_) {
+    torch::NoGradGuard no_grad;
+    const at::Tensor rms = out.ms.mean(1).sqrt().to(at::kFloat);  // (n_branches) RMS of each branch output
+    for (size_t i = 0; i < branches_.size(); ++i) last_rms_[static_cast<int>(branches_[i])] = rms[static_cast<int64_t>(i)];
+  }
+  return out.out;
 }
 
 at::Tensor SublayerImpl::forward(const at::Tensor& x) { return run(x, Mode::Forward, nullptr); }

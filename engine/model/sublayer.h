@@ -4,9 +4,13 @@
 // with the softplus mixer weights w.
 // Parameter names: gss.*, attn.*, ffn.*, norm_gss.weight, norm_attn.weight, norm_ffn.weight,
 // mixer.p, post_norm.weight, post_norm.bias.
+// The branch norms, the mixer sum, the residual and the LayerNorm run as one fused op
+// (kernels/mix_norm) in the master dtype; with a compute dtype set (bf16), x is cast once and
+// the branches run their GEMMs in it.
 #pragma once
 
 #include <array>
+#include <optional>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -42,6 +46,8 @@ class SublayerImpl : public torch::nn::Module {
   // forward yet), canonical order.
   const std::array<at::Tensor, kNumBranches>& last_rms() const { return last_rms_; }
   void set_record_stats(bool on) { record_stats_ = on; }
+  // The dtype the branches compute in (bf16 for mixed precision); nullopt: the input's own.
+  void set_compute_dtype(std::optional<at::ScalarType> dtype);
 
   GssBranch gss{nullptr};
   AttentionBranch attn{nullptr};
@@ -57,6 +63,8 @@ class SublayerImpl : public torch::nn::Module {
 
   std::vector<Branch> branches_;
   double alpha_;
+  double rms_eps_;
+  std::optional<at::ScalarType> compute_;
   bool record_stats_ = true;
   std::array<at::Tensor, kNumBranches> last_rms_;
 };

@@ -157,6 +157,8 @@ void JobRunner::prepare() {
     nr.config_hash = hex64(data::fnv1a64(nr.config_json));
     nr.n_params = trainer_->num_parameters();
     nr.device = device;
+    nr.group = plan_.group;  // seeded replicas of one run share it (docs/store.md, Groups)
+    nr.seed = static_cast<int64_t>(plan_.training.seed);
     run_id_ = store_->create_run(nr);
   }
   for (const char* k : {"val/accuracy", "val/macro_accuracy", "val/exact_match", "train/tokens_per_s"})

@@ -1,6 +1,7 @@
 // project.json reading and validation: every section read through ConfigReader (unknown keys
-// rejected, types and ranges checked, errors naming the field), variants and grid expanded
-// into RunPlans, each model config validated and matched to the data's vocabulary.
+// rejected, types and ranges checked, errors naming the field), variants, grid and seeds expanded
+// into RunPlans (seeded replicas share a group), each model config validated and matched to the
+// data's vocabulary; the claims checked against the runs and the data.
 #include "runtime/project.h"
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "model/variants.h"
 #include "runtime/project_data.h"
 #include "runtime/project_files.h"
+#include "runtime/project_replicas.h"
 
 namespace pha::runtime {
 
@@ -79,9 +81,12 @@ void set_dotted(json& j, const std::string& key, const json& value) {
 
 std::string value_label(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-int32_t data_vocab(const DataSpec& d, const std::string& where) {
+// The data's vocabulary; 0 when it is unknown (a bpe tokenizer whose files are missing).
+int32_t data_vocab(const DataSpec& d, const std::string& where, const std::vector<MissingData>& missing) {
   if (d.is_task) return detail::make_task_at(d.train_task, where + ".train")->info().vocab_size;
   json tok = d.text.contains("tokenizer") ? d.text["tokenizer"] : json{{"kind", "byte"}};
+  for (const auto& m : missing)
+    if (m.field == where + ".tokenizer.dir") return tok.value("kind", "") == "gpt2" ? model::kGpt2VocabSize : 0;
   return data::make_tokenizer(tok, where + ".tokenizer")->vocab_size();
 }
 
@@ -104,6 +109,9 @@ RunPlan resolve_run(const Project& p, const json& entry_model, const json& entry
   plan.data = dataspec;
   json mj = expand_model_json(entry_model, model_where);
   const bool vocab_given = mj.contains("vocab_size");
+  if (!vocab_given && vocab == 0)
+    throw Error(model_where + ".vocab_size", "is needed: the bpe tokenizer (data.tokenizer.dir) is not on this machine, so "
+                                             "the data's vocabulary is unknown; give vocab_size or locate the tokenizer");
   if (!vocab_given) mj["vocab_size"] = vocab;
   plan.model = model::model_config_from_json(mj, model_where);
   if (plan.model.vocab_size < vocab)
@@ -296,11 +304,12 @@ std::vector<Entry> read_variants(ConfigReader& r, const std::string& project_nam
   return entries;
 }
 
-// "grid": {"model.d_model": [64, 128], "training.lr": [...]}, crossed with every variant.
-std::vector<std::pair<std::string, json>> read_grid(ConfigReader& r, size_t variants) {
+// "grid": {"model.d_model": [64, 128], "training.lr": [...]}, crossed with every variant (and
+// with every seed: `replicas` runs per point).
+std::vector<std::pair<std::string, json>> read_grid(ConfigReader& r, size_t variants, size_t replicas) {
   const json grid = r.get_object("grid");
   std::vector<std::pair<std::string, json>> axes;
-  double runs = static_cast<double>(variants);
+  double runs = static_cast<double>(variants) * static_cast<double>(replicas);
   for (auto it = grid.begin(); it != grid.end(); ++it) {
     const std::string& key = it.key();
     if (key.rfind("model.", 0) != 0 && key.rfind("training.", 0) != 0)
@@ -312,31 +321,73 @@ std::vector<std::pair<std::string, json>> read_grid(ConfigReader& r, size_t vari
     runs *= static_cast<double>(it.value().size());
   }
   if (runs > static_cast<double>(limits::kMaxRuns))
-    ConfigReader::out_of_range("grid", "variants x grid points = " + format_number(runs) + " runs",
+    ConfigReader::out_of_range("grid", std::string(replicas > 1 ? "variants x grid points x seeds = " : "variants x grid points = ") +
+                                           format_number(runs) + " runs",
                                "at most " + std::to_string(limits::kMaxRuns), limits::kNote);
   return axes;
 }
 
+// The runs of one variant at one grid point: one run named `group`, or one replica per seed
+// named "<group>/seed=N" ("<entry>/<point>,seed=N" on a grid), all of group `group`.
+void add_runs(Project& p, const Entry& e, const json& run, const std::string& point, const DataSpec& dataspec,
+              int32_t vocab, std::set<std::string>& names) {
+  const std::string group = point.empty() ? e.name : e.name + "/" + point;
+  auto resolve = [&](const std::string& name, const json& training) {
+    try {
+      return resolve_run(p, run["model"], training, name, e.model_where, e.training_where, dataspec, vocab);
+    } catch (const Error& err) {
+      if (point.empty()) throw;
+      throw Error(err.where(), message_of(err) + " (grid point " + point + ")");
+    }
+  };
+  std::vector<std::pair<std::string, json>> replicas;  // name, training section
+  if (p.seeds.empty()) {
+    replicas.emplace_back(group, run["training"]);
+  } else {
+    const uint64_t base = p.repeats ? resolve(group, run["training"]).training.seed : 0;
+    for (uint64_t offset : p.seeds) {
+      json training = run["training"];
+      training["seed"] = base + offset;
+      replicas.emplace_back(group + (point.empty() ? "/" : ",") + "seed=" + std::to_string(base + offset), training);
+    }
+  }
+  for (const auto& [name, training] : replicas) {
+    if (!names.insert(name).second) throw Error("variants", "two runs are named \"" + name + "\"; names must be unique");
+    RunPlan plan = resolve(name, training);
+    plan.group = group;
+    plan.seed = plan.training.seed;
+    plan.entry = e.name;
+    plan.grid_point = point;
+    p.runs.push_back(std::move(plan));
+  }
+}
+
 }  // namespace
 
-Project parse_project(const json& j, const std::string& dir, const std::string& source) {
+Project parse_project(const json& j, const std::string& dir, const std::string& source, const LoadOptions& options) {
   Project p;
   p.dir = dir;
   p.json = j;
   if (!j.is_object()) throw Error(source, "expected a JSON object, got " + describe_json(j));
-  ConfigReader r(j, "", {"name", "description", "data", "model", "training", "variants", "grid", "profile"});
+  ConfigReader r(j, "", {"name", "description", "data", "model", "training", "variants", "grid", "seeds", "repeats",
+                         "profile", "claims"});
   p.name = r.get_string("name", fs::path(dir).filename().string());
   p.description = r.get_string("description", "");
   if (r.has("profile")) p.profile = ProfileSettings::from_json(r.at("profile"), "profile");
   if (!r.has("data"))
     throw Error("data", "is required; allowed: a text corpus {\"kind\": \"file\", \"path\": ...} or tasks "
                         "{\"kind\": \"task\", \"train\": ...}");
-  const DataSpec dataspec = DataSpec::from_json(r.at("data"), "data");
-  const int32_t vocab = data_vocab(dataspec, "data");
+  const DataSpec dataspec = DataSpec::from_json(r.at("data"), "data", options, &p.missing_data);
+  const int32_t vocab = data_vocab(dataspec, "data", p.missing_data);
   const json base_model = r.get_object("model");
   const json base_training = r.get_object("training");
   const std::vector<Entry> entries = read_variants(r, p.name, base_model, base_training);
-  const auto axes = read_grid(r, entries.size());
+  detail::read_seeds(r, p);
+  const auto axes = read_grid(r, entries.size(), std::max<size_t>(1, p.seeds.size()));
+  for (const auto& a : axes)
+    if (a.first == "training.seed" && !p.seeds.empty())
+      throw Error("grid.training.seed", std::string("sets the seed that \"") + (p.repeats ? "repeats" : "seeds") +
+                                            "\" sets; allowed: one of the two");
 
   std::set<std::string> names;
   for (const Entry& e : entries) {
@@ -344,7 +395,6 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
     for (const auto& a : axes) combos *= a.second.size();
     for (size_t c = 0; c < combos; ++c) {
       json run = {{"model", e.model}, {"training", e.training}};
-      std::string name = e.name;
       std::string suffix;
       size_t rest = c;
       for (const auto& [key, values] : axes) {
@@ -353,21 +403,14 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
         set_dotted(run, key, v);
         suffix += (suffix.empty() ? "" : ",") + key.substr(key.find('.') + 1) + "=" + value_label(v);
       }
-      if (!suffix.empty()) name += "/" + suffix;
-      if (!names.insert(name).second) throw Error("variants", "two runs are named \"" + name + "\"; names must be unique");
-      try {
-        p.runs.push_back(
-            resolve_run(p, run["model"], run["training"], name, e.model_where, e.training_where, dataspec, vocab));
-      } catch (const Error& err) {
-        if (suffix.empty()) throw;
-        throw Error(err.where(), message_of(err) + " (grid point " + suffix + ")");
-      }
+      add_runs(p, e, run, suffix, dataspec, vocab, names);
     }
   }
+  detail::read_project_claims(r, p, dataspec);
   return p;
 }
 
-Project load_project(const std::string& path) {
+Project load_project(const std::string& path, const LoadOptions& options) {
   fs::path file = path;
   if (fs::is_directory(file)) file = project_file_in(path);
   if (!fs::exists(file)) throw Error(file.string(), "no such file (a project is a folder with project.json)");
@@ -383,7 +426,7 @@ Project load_project(const std::string& path) {
   }
   fs::path dir = fs::absolute(file).parent_path();
   try {
-    return parse_project(j, dir.string(), file.string());
+    return parse_project(j, dir.string(), file.string(), options);
   } catch (const Error& e) {
     // Name the file as well as the field.
     throw Error(e.where(), message_of(e) + " (in " + file.string() + ")");

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/claims.h"
 #include "model/model_config.h"
 
 namespace pha::runtime {
@@ -58,6 +59,22 @@ struct TrainingConfig {
   static TrainingConfig from_json(const nlohmann::json& section, const std::string& where = "training");
 };
 
+// Data a project names that is not on this machine (load_project with require_data = false):
+// a project trained elsewhere (`pha train` on a GPU server) opens for browsing its runs.
+struct MissingData {
+  std::string field;    // "data.path" or "data.tokenizer.dir"
+  std::string path;     // where it was expected
+  std::string message;  // the engine's error, as a strict load gives it
+  std::string package;  // the `pha data install` package that provides it ("gutenberg", "gpt2"), or ""
+};
+
+struct LoadOptions {
+  // false: a text corpus or tokenizer files that are missing (or unusable) are listed in
+  // Project::missing_data instead of refused; everything else is still validated. Training and
+  // evaluation load strictly, so they refuse such a project with the same message.
+  bool require_data = true;
+};
+
 // The "data" section: a text corpus (TextDataset's section, kind wikitext|folder|file|gutenberg)
 // or synthetic tasks (kind "task": a "train" task, or a "suite" that names standard sets).
 struct DataSpec {
@@ -77,6 +94,9 @@ struct DataSpec {
   int max_train_seq_len() const;        // tasks: the longest T a training batch has
 
   static DataSpec from_json(const nlohmann::json& section, const std::string& where = "data");
+  // With require_data false, missing text data is appended to `missing` instead of refused.
+  static DataSpec from_json(const nlohmann::json& section, const std::string& where, const LoadOptions& options,
+                            std::vector<MissingData>* missing);
 };
 
 // The "profile" section: the efficiency sweep (tokens/s and peak memory against T) the
@@ -98,9 +118,13 @@ struct ProfileSettings {
   static ProfileSettings from_json(const nlohmann::json& section, const std::string& where = "profile");
 };
 
-// One run a project asks for: a variant (and grid point) with everything resolved.
+// One run a project asks for: a variant (and grid point, and seed) with everything resolved.
 struct RunPlan {
-  std::string name;             // unique in the project, e.g. "pha-tiny" or "pha-tiny/lr=0.001"
+  std::string name;             // unique in the project, e.g. "pha-tiny", "pha-tiny/lr=0.001", "pha-tiny/seed=1"
+  std::string group;            // the replicas' group: the name without the seed ("pha-tiny/lr=0.001")
+  uint64_t seed = 0;            // training.seed of this replica
+  std::string entry;            // the variants entry ("pha-tiny")
+  std::string grid_point;       // "lr=0.001" ("" without a grid)
   std::string variant;          // model variant (pha, transformer, ...)
   model::ModelConfig model;     // vocab size matched to the data
   TrainingConfig training;
@@ -113,8 +137,12 @@ struct Project {
   std::string name;
   std::string description;
   nlohmann::json json;          // project.json as read
-  std::vector<RunPlan> runs;    // in the order the file lists them (variants x grid)
+  std::vector<RunPlan> runs;    // in the order the file lists them (variants x grid x seeds)
   ProfileSettings profile;      // the "profile" section (defaults when absent)
+  std::vector<uint64_t> seeds;  // the "seeds" list (or repeats' offsets 0..N-1); empty: one run per point
+  bool repeats = false;         // seeds are offsets from each run's training.seed ("repeats": N)
+  std::vector<analysis::Claim> claims;  // the "claims" the report tests (analysis/claims.h)
+  std::vector<MissingData> missing_data;  // empty unless loaded with require_data = false
 
   std::string file() const;        // project_file_in(dir): <dir>/project.json
   std::string store_path() const;  // store_path_in(dir): the run store (runtime/project_files.h)
@@ -124,10 +152,12 @@ struct Project {
 
 // Reads and validates `dir`/project.json (or the file itself when `path` names a .json file):
 // JSON syntax, types, unknown keys, model dimensions, that data files exist and that the data
-// fits the model. Writes nothing.
-Project load_project(const std::string& path);
+// fits the model. Writes nothing. A missing corpus or tokenizer that `pha data install` provides
+// is refused with a message saying so.
+Project load_project(const std::string& path, const LoadOptions& options = {});
 // Same from JSON already in memory; `dir` is where the store and checkpoints live.
-Project parse_project(const nlohmann::json& json, const std::string& dir, const std::string& source);
+Project parse_project(const nlohmann::json& json, const std::string& dir, const std::string& source,
+                      const LoadOptions& options = {});
 
 // Runs to make, in order (the GUI's queue): the names of project.runs.
 std::vector<std::string> run_names(const Project& project);

@@ -1,14 +1,18 @@
-// project.json's "data" section: a text corpus (validated by TextSource, files checked) or
+// project.json's "data" section: a text corpus (its files checked; missing ones listed for a browsing
+// load or refused with the `pha data install` package that provides them) or
 // synthetic tasks: a training task or a suite (Zoology's MQAR mixture and test sets), the
 // held-out sets (default: the training task at seed + 10 with the suite's test size) and the
 // length / OOD sweeps, each checked to be makeable before anything trains.
 #include <algorithm>
+#include <filesystem>
 
 #include "core/config_reader.h"
 #include "core/error.h"
 #include "core/limits.h"
+#include "core/paths.h"
 #include "data/text_source.h"
 #include "data/tokenizer.h"
+#include "runtime/data_install.h"
 #include "runtime/project.h"
 #include "runtime/project_data.h"
 
@@ -31,6 +35,35 @@ std::unique_ptr<data::TaskGenerator> make_task_at(const json& config, const std:
 using detail::make_task_at;
 
 namespace {
+
+namespace fs = std::filesystem;
+
+// A data check that failed: listed as missing (a load for browsing), else refused, saying how to
+// install it when a data package provides it.
+void data_unavailable(const Error& e, const std::string& field, const fs::path& path, const LoadOptions& options,
+                      std::vector<MissingData>* missing) {
+  const std::string package = package_providing(path);
+  if (!options.require_data && missing) {
+    missing->push_back({field, path.string(), e.what(), package});
+    return;
+  }
+  if (package.empty()) throw e;
+  throw Error(e.where(), message_of(e) + "; install it with `pha data install " + package + "`");
+}
+
+// A gpt2 / bpe tokenizer's files; its config errors are always refused.
+void check_tokenizer(const json& tok, const std::string& where, const LoadOptions& options,
+                     std::vector<MissingData>* missing) {
+  try {
+    data::make_tokenizer(tok, where);
+  } catch (const Error& e) {
+    const std::string kind = tok.is_object() && tok.contains("kind") && tok["kind"].is_string() ? tok["kind"].get<std::string>() : "";
+    if (e.where().rfind(where, 0) == 0 || (kind != "gpt2" && kind != "bpe")) throw;
+    const fs::path dir = tok.contains("dir") && tok["dir"].is_string() ? fs::path(tok["dir"].get<std::string>())
+                                                                       : pha::gpt2_tokenizer_dir();
+    data_unavailable(e, where + ".dir", dir, options, missing);
+  }
+}
 
 // data.test: a list of task configs with a "name"; each set is evaluated in full after training.
 void read_test_tasks(DataSpec& d, ConfigReader& r, const data::TaskGenerator& train) {
@@ -139,7 +172,10 @@ void read_sweeps(DataSpec& d, ConfigReader& r) {
 
 }  // namespace
 
-DataSpec DataSpec::from_json(const json& section, const std::string& where) {
+DataSpec DataSpec::from_json(const json& section, const std::string& where) { return from_json(section, where, {}, nullptr); }
+
+DataSpec DataSpec::from_json(const json& section, const std::string& where, const LoadOptions& options,
+                             std::vector<MissingData>* missing) {
   if (!section.is_object())
     throw Error(where, "expected an object, got " + describe_json(section) +
                            "; allowed: a text corpus {\"kind\": \"file\", \"path\": ...} or tasks {\"kind\": \"task\", "
@@ -150,9 +186,14 @@ DataSpec DataSpec::from_json(const json& section, const std::string& where) {
   const std::string kind = r.get_choice("kind", "gutenberg", {"wikitext", "folder", "file", "gutenberg", "task"});
   if (kind != "task") {
     // A text corpus: TextSource validates the section and checks that every file exists.
+    // Missing files are listed (options.require_data false) or refused with how to install them.
     data::SourceConfig sc = data::SourceConfig::from_json(section, where);
-    data::TextSource source(sc);
-    data::make_tokenizer(sc.tokenizer, where + ".tokenizer");
+    try {
+      data::TextSource source(sc);
+    } catch (const Error& e) {
+      data_unavailable(e, where + ".path", sc.path, options, missing);
+    }
+    check_tokenizer(sc.tokenizer, where + ".tokenizer", options, missing);
     d.text = section;
     return d;
   }

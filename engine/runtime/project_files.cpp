@@ -10,6 +10,7 @@
 
 #include "core/config_reader.h"
 #include "core/error.h"
+#include "core/json_syntax.h"
 #include "data/file_io.h"
 #include "runtime/profiler.h"
 #include "runtime/project.h"
@@ -41,7 +42,7 @@ ordered_json parse_file(const std::string& file, const std::string& text) {
   try {
     return ordered_json::parse(text);
   } catch (const ordered_json::parse_error& e) {
-    throw Error(file, std::string("JSON syntax error: ") + e.what());
+    throw Error(file, "JSON syntax error, " + describe_json_syntax_error(text, e).text());
   }
 }
 
@@ -132,6 +133,72 @@ std::string splice_variants(const std::string& text, const ordered_json& entries
     insert += multiline ? "\n" + indent + "]" : "]";
   }
   return text.substr(0, last + 1) + insert + text.substr(last + 1);
+}
+
+// ---- replacing one value in the text of project.json --------------------------------------
+
+// One past the end of the JSON value that starts at `i` (string, object, array or scalar).
+size_t value_end(const std::string& t, size_t i) {
+  if (i >= t.size()) return std::string::npos;
+  if (t[i] == '"') {
+    size_t j = i + 1;
+    while (j < t.size() && t[j] != '"') j += t[j] == '\\' ? 2 : 1;
+    return j < t.size() ? j + 1 : std::string::npos;
+  }
+  if (t[i] == '{' || t[i] == '[') {
+    int depth = 0;
+    for (size_t j = i; j < t.size(); ++j) {
+      if (t[j] == '"') {
+        const size_t e = value_end(t, j);
+        if (e == std::string::npos) return e;
+        j = e - 1;
+      } else if (t[j] == '{' || t[j] == '[') {
+        ++depth;
+      } else if ((t[j] == '}' || t[j] == ']') && --depth == 0) {
+        return j + 1;
+      }
+    }
+    return std::string::npos;
+  }
+  const size_t e = t.find_first_of(",}] \t\r\n", i);
+  return e == std::string::npos ? t.size() : e;
+}
+
+// The text range {begin, end} of member `key` of the object whose '{' is at `open`; npos when
+// it has none (or the text is laid out in a way this does not follow).
+std::pair<size_t, size_t> member_value(const std::string& t, size_t open, const std::string& key) {
+  constexpr size_t npos = std::string::npos;
+  size_t i = t.find_first_not_of(kSpace, open + 1);
+  while (i != npos && t[i] == '"') {
+    const size_t key_end = value_end(t, i);
+    const size_t colon = key_end == npos ? npos : t.find_first_not_of(kSpace, key_end);
+    if (colon == npos || t[colon] != ':') break;
+    const size_t begin = t.find_first_not_of(kSpace, colon + 1);
+    const size_t end = begin == npos ? npos : value_end(t, begin);
+    if (end == npos) break;
+    const json name = json::parse(t.substr(i, key_end - i), nullptr, /*allow_exceptions=*/false);
+    if (name.is_string() && name.get<std::string>() == key) return {begin, end};
+    i = t.find_first_not_of(kSpace, end);
+    if (i == npos || t[i] != ',') break;
+    i = t.find_first_not_of(kSpace, i + 1);
+  }
+  return {npos, npos};
+}
+
+// `text` with the value at dotted `field` ("data.path") replaced by `value`; "" when the field
+// is not written in the file (the caller then writes the parsed edit).
+std::string replace_value(const std::string& text, const std::string& field, const json& value) {
+  size_t open = text.find_first_not_of(kSpace);
+  if (open == std::string::npos || text[open] != '{') return "";
+  std::pair<size_t, size_t> range{open, open};
+  for (size_t start = 0; start <= field.size();) {
+    const size_t dot = std::min(field.find('.', start), field.size());
+    if (text[range.first] != '{') return "";
+    range = member_value(text, range.first, field.substr(start, dot - start));
+    if (range.first == std::string::npos) return "";
+    start = dot + 1;
+  }
+  return text.substr(0, range.first) + value.dump() + text.substr(range.second);
 }
 
 }  // namespace
@@ -277,6 +344,45 @@ void add_variant(const std::string& project_dir, const std::string& name, const 
   const json reread = json::parse(out, nullptr, /*allow_exceptions=*/false);
   if (out.empty() || reread.is_discarded() || reread != json(edited)) out = edited.dump(2) + "\n";
   data::write_file_atomic(file, {out});
+}
+
+// ---- data that is not on this machine -----------------------------------------------------
+
+Project relocate_data(const std::string& project_dir, const std::string& field, const std::string& path) {
+  const fs::path dir = clean_dir(project_dir);
+  const std::string file = project_file_in(dir.string());
+  const std::string text = data::read_file(file);
+  const ordered_json doc = parse_file(file, text);
+  if (field != "data.path" && field != "data.tokenizer.dir")
+    throw Error(field, "cannot be relocated; allowed: \"data.path\", \"data.tokenizer.dir\"");
+  if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_object() ||
+      doc["data"].value("kind", std::string("gutenberg")) == "task")
+    throw Error(file, "has no text data section to relocate (synthetic tasks need no data files)");
+  if (path.empty()) throw Error(field, "the new location is empty; allowed: an existing file or folder");
+  const std::string location = fs::absolute(path).lexically_normal().string();
+  ordered_json edited = doc;
+  if (field == "data.path") {
+    edited["data"]["path"] = location;
+  } else {
+    if (!edited["data"].contains("tokenizer") || !edited["data"]["tokenizer"].is_object())
+      throw Error("data.tokenizer", "is not an object with a \"dir\": nothing to relocate");
+    edited["data"]["tokenizer"]["dir"] = location;
+  }
+  LoadOptions browse;
+  browse.require_data = false;
+  Project p;
+  try {
+    p = parse_project(json(edited), dir.string(), file, browse);
+  } catch (const Error& e) {
+    throw Error(e.where(), message_of(e) + " (with " + field + " = " + location + "; " + file + " is unchanged)");
+  }
+  for (const auto& m : p.missing_data)
+    if (m.field == field) throw Error(field, "no usable data at " + location + ": " + m.message + " (" + file + " is unchanged)");
+  std::string out = replace_value(text, field, json(location));
+  const json reread = json::parse(out, nullptr, /*allow_exceptions=*/false);
+  if (out.empty() || reread.is_discarded() || reread != json(edited)) out = edited.dump(2) + "\n";
+  data::write_file_atomic(file, {out});
+  return p;
 }
 
 }  // namespace pha::runtime

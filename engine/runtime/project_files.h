@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/project.h"
+
 namespace pha::runtime {
 
 // ---- files of a project folder ------------------------------------------------------------
@@ -54,5 +56,15 @@ std::string unique_variant_name(const std::string& project_dir, const std::strin
 // '/' (grid run names use it), or the project with the new variant does not load.
 void add_variant(const std::string& project_dir, const std::string& name, const nlohmann::json& model,
                  const nlohmann::json& training = nullptr);
+
+// ---- data that is not on this machine -----------------------------------------------------
+
+// Points a project at a local copy of its data: sets `field` ("data.path", or
+// "data.tokenizer.dir": a MissingData::field of load_project with require_data = false) to the
+// absolute form of `path` in project.json, the rest of the file kept as written. Validated
+// first: the project must still load and `field`'s data must be usable at `path` (other missing
+// data may remain: the returned project lists it). Refused with a pha::Error naming the field,
+// writing nothing, otherwise; written atomically.
+Project relocate_data(const std::string& project_dir, const std::string& field, const std::string& path);
 
 }  // namespace pha::runtime

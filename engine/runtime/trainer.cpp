@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <limits>
 
-#include <ATen/autocast_mode.h>
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/cuda.h>
 #include <torch/nn/functional/loss.h>
@@ -16,6 +15,7 @@
 
 #include "core/error.h"
 #include "model/checkpoint.h"
+#include "model/fused_adamw.h"
 #include "model/generate.h"
 #include "model/pha_model.h"
 
@@ -39,7 +39,7 @@ struct Trainer::Impl {
   model::ModelConfig model_cfg;
   TrainingConfig cfg;
   std::string device;
-  bool autocast = false;
+  model::PrecisionChoice precision;
   bool phase_timing = false;
   model::PhaModel model{nullptr};
   std::unique_ptr<torch::optim::AdamW> optimizer;
@@ -55,22 +55,10 @@ struct Trainer::Impl {
     return device == "cpu" ? t : t.to(at::Device(device));
   }
 
-  // logits (B, T, V) with bf16 autocast on CUDA when asked
-  at::Tensor logits(const at::Tensor& inputs) {
-    if (!autocast) return model->forward(inputs);
-    at::autocast::set_enabled(true);
-    at::Tensor out;
-    try {
-      out = model->forward(inputs).to(at::kFloat);
-    } catch (...) {
-      at::autocast::set_enabled(false);
-      at::autocast::clear_cache();
-      throw;
-    }
-    at::autocast::set_enabled(false);
-    at::autocast::clear_cache();
-    return out;
-  }
+  // logits (B, T, V) in fp32: under bf16 the model computes in bf16 and returns fp32 logits,
+  // so the loss and the evaluation statistics run in fp32 (no autocast: the model casts by
+  // hand, the same on CPU and CUDA, docs/model.md "Precision").
+  at::Tensor logits(const at::Tensor& inputs) { return model->forward(inputs); }
 
   void build_optimizer() {
     std::vector<at::Tensor> decay, no_decay, dss, mixer;
@@ -151,18 +139,19 @@ Trainer::Trainer(const model::ModelConfig& model_cfg, const TrainingConfig& cfg,
   impl_->model_cfg = model_cfg;
   impl_->cfg = cfg;
   impl_->device = resolve_device(device);
-  impl_->autocast = impl_->device == "cuda" && cfg.precision != "fp32";
-  if (impl_->autocast) at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+  impl_->precision = model::resolve_precision(cfg.precision, impl_->device);
   torch::manual_seed(cfg.seed);
   impl_->model = model::PhaModel(model_cfg);
   if (impl_->device != "cpu") impl_->model->to(at::Device(impl_->device));
+  if (impl_->precision.bf16()) impl_->model->set_compute_dtype(at::kBFloat16);  // fp32 master weights stay
   impl_->build_optimizer();
 }
 
 Trainer::~Trainer() = default;
 
 const std::string& Trainer::device() const { return impl_->device; }
-bool Trainer::bf16_autocast() const { return impl_->autocast; }
+bool Trainer::bf16_autocast() const { return impl_->precision.bf16(); }
+const model::PrecisionChoice& Trainer::precision() const { return impl_->precision; }
 int64_t Trainer::num_parameters() const { return impl_->model->num_parameters(); }
 json Trainer::group_summary() const { return impl_->groups; }
 
@@ -219,7 +208,7 @@ TrainStepResult Trainer::train_step(const std::vector<data::Batch>& micro, doubl
       if (p.grad().defined()) p.grad().mul_(coef);
   }
   m.set_lr(lr_scale);
-  m.optimizer->step();
+  model::fused_adamw_step(*m.optimizer);  // the optimizer's own arithmetic and state, one pass per group
   r.optimizer_s = m.lap(t);
   return r;
 }

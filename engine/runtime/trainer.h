@@ -19,6 +19,7 @@
 #include "data/batch.h"
 #include "model/model_config.h"
 #include "model/model_introspection.h"
+#include "model/precision.h"
 #include "runtime/project.h"
 
 namespace pha::runtime {
@@ -60,7 +61,7 @@ struct SamplingSettings {
 class Trainer {
  public:
   // Seeds torch's default generator with cfg.seed, builds the model on `device` ("cpu" or
-  // "cuda") and the optimizer. Throws pha::Error for an unavailable device.
+  // "cuda") in cfg.precision and the optimizer. Throws pha::Error for an unavailable device.
   Trainer(const model::ModelConfig& model, const TrainingConfig& cfg, const std::string& device);
   ~Trainer();
   Trainer(const Trainer&) = delete;
@@ -70,7 +71,10 @@ class Trainer {
   static std::string resolve_device(const std::string& setting);
 
   const std::string& device() const;
-  bool bf16_autocast() const;
+  // What training.precision resolved to on this device, and why (model/precision.h). bf16:
+  // the model computes in bf16 against fp32 master weights and fp32 AdamW state.
+  const model::PrecisionChoice& precision() const;
+  bool bf16_autocast() const;  // precision().bf16() (the name the job's log line uses)
   int64_t num_parameters() const;
   // Parameter counts per optimizer group: {"decay": n, "no_decay": n, "dss": n, "mixer": n}.
   nlohmann::json group_summary() const;

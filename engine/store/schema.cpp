@@ -114,6 +114,21 @@ UPDATE runs SET kind = 'profile'
     AND (CASE WHEN json_valid(config_json) THEN json_type(config_json, '$.profile.points') END) = 'array';
 )sql";
 
+// Version 4: seeded replicas (docs/store.md, "Groups"). run_group names the replicas' group (a
+// project's run name without its seed: "pha-tiny" for "pha-tiny/seed=1"), seed the training
+// seed. A legacy training run is a group of one, its own name, with the seed its config
+// recorded (training.seed); profile runs belong to no group ('').
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE runs ADD COLUMN run_group TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN seed INTEGER;
+CREATE INDEX runs_group ON runs(project, run_group, id);
+UPDATE runs SET run_group = name,
+  seed = CASE WHEN json_valid(config_json) THEN
+           CASE WHEN json_type(config_json, '$.training.seed') = 'integer'
+                THEN json_extract(config_json, '$.training.seed') END END
+  WHERE kind = 'train';
+)sql";
+
 void migrate_0_to_1(Db& db) { db.exec_script(kSchemaV1); }
 
 void migrate_1_to_2(Db& db) {
@@ -129,12 +144,14 @@ void migrate_1_to_2(Db& db) {
 
 void migrate_2_to_3(Db& db) { db.exec_script(kSchemaV3); }
 
+void migrate_3_to_4(Db& db) { db.exec_script(kSchemaV4); }
+
 // A new version: a kSchemaV<n> script (ALTER TABLE ... ADD COLUMN with a default that is right
 // for the old rows, plus any UPDATE that classifies them), a migrate_<n-1>_to_<n>, one entry
 // here, and Store::kSchemaVersion.
 using Migration = void (*)(Db&);
 // kMigrations[v] takes a store from version v to v + 1.
-constexpr Migration kMigrations[] = {migrate_0_to_1, migrate_1_to_2, migrate_2_to_3};
+constexpr Migration kMigrations[] = {migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4};
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 
 bool table_exists(Db& db, const char* name) {
@@ -165,7 +182,7 @@ int read_schema_version(Db& db) {
 }
 
 void ensure_schema(Db& db, int target_version) {
-  static_assert(kMigrationCount == 3, "one migration per schema version (Store::kSchemaVersion)");
+  static_assert(kMigrationCount == 4, "one migration per schema version (Store::kSchemaVersion)");
   auto check_newer = [&](int version) {
     if (version > target_version) {
       throw Error(db.path(), "run store schema version " + std::to_string(version) +

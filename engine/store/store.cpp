@@ -48,8 +48,8 @@ std::string host_name() {
 #define PHA_RUN_COLUMNS                                                                        \
   "r.id, r.project, r.name, r.variant, r.status, r.config_hash, r.n_params, r.device, "       \
   "r.created_at, r.started_at, r.ended_at, r.error, r.pid, r.host, r.heartbeat_at, r.notes, "   \
-  "r.kind, "
-constexpr int kRunColumnCount = 18;  // including the config_json column that follows
+  "r.kind, r.run_group, r.seed, "
+constexpr int kRunColumnCount = 20;  // including the config_json column that follows
 
 RunInfo read_run(const detail::Stmt& s) {
   auto opt_i64 = [&](int c) { return s.is_null(c) ? std::int64_t{0} : s.i64(c); };
@@ -71,7 +71,9 @@ RunInfo read_run(const detail::Stmt& s) {
   r.heartbeat_at = opt_i64(14);
   r.notes = s.text(15);
   r.kind = run_kind_from_string(s.text(16));
-  r.config_json = s.text(17);
+  r.group = s.text(17);
+  r.seed = s.is_null(18) ? -1 : s.i64(18);
+  r.config_json = s.text(19);
   return r;
 }
 
@@ -183,10 +185,16 @@ detail::Db& Store::db() { return *impl_->db; }
 std::int64_t Store::create_run(const NewRun& run) {
   StmtScope s(db().stmt(
       "INSERT INTO runs(project, name, variant, status, config_json, config_hash, n_params, "
-      "device, created_at, kind) VALUES(?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9)"));
+      "device, created_at, kind, run_group, seed) "
+      "VALUES(?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
   s->bind(1, run.project).bind(2, run.name).bind(3, run.variant).bind(4, run.config_json);
   s->bind(5, run.config_hash).bind(6, run.n_params).bind(7, run.device);
-  s->bind(8, detail::now_ms()).bind(9, std::string(to_string(run.kind)));
+  s->bind(8, detail::now_ms()).bind(9, std::string(to_string(run.kind))).bind(10, run.group);
+  if (run.seed >= 0) {
+    s->bind(11, run.seed);
+  } else {
+    s->bind_null(11);
+  }
   s->run();
   return db().last_insert_rowid();
 }
@@ -209,7 +217,8 @@ std::vector<RunListEntry> Store::list_runs(const RunListQuery& query) {
   "LEFT JOIN (SELECT j.key AS ord, mk.id AS key_id FROM json_each(?3) j "                      \
   "           JOIN metric_keys mk ON mk.name = j.value) k ON 1 "                               \
   "LEFT JOIN run_summary s ON s.run_id = r.id AND s.key_id = k.key_id "                        \
-  "WHERE (?1 IS NULL OR r.project = ?1) AND (?4 IS NULL OR r.kind = ?4) ORDER BY r.id " ORDER
+  "WHERE (?1 IS NULL OR r.project = ?1) AND (?4 IS NULL OR r.kind = ?4) "                    \
+  "AND (?5 IS NULL OR r.run_group = ?5) ORDER BY r.id " ORDER
   const char* sql = query.newest_first ? PHA_LIST_SQL("DESC") : PHA_LIST_SQL("ASC");
 #undef PHA_LIST_SQL
   StmtScope s(db().stmt(sql));
@@ -224,6 +233,11 @@ std::vector<RunListEntry> Store::list_runs(const RunListQuery& query) {
     s->bind(4, std::string(to_string(*query.kind)));
   } else {
     s->bind_null(4);
+  }
+  if (query.group) {
+    s->bind(5, *query.group);
+  } else {
+    s->bind_null(5);
   }
 
   std::vector<RunListEntry> out;
@@ -246,6 +260,28 @@ std::vector<RunListEntry> Store::list_runs(const RunListQuery& query) {
     m.count = s->i64(c + 6);
     out.back().summaries[ord] = m;
   }
+  return out;
+}
+
+std::vector<RunGroupInfo> Store::list_groups(const GroupListQuery& query) {
+  StmtScope s(db().stmt(
+      "SELECT project, run_group, count(*), sum(status = 'finished'), "
+      "count(DISTINCT CASE WHEN status = 'finished' THEN coalesce(seed, -1) END), min(id), max(id) "
+      "FROM runs WHERE run_group <> '' AND (?1 IS NULL OR project = ?1) AND (?2 IS NULL OR kind = ?2) "
+      "GROUP BY project, run_group ORDER BY min(id)"));
+  if (query.project) {
+    s->bind(1, *query.project);
+  } else {
+    s->bind_null(1);
+  }
+  if (query.kind) {
+    s->bind(2, std::string(to_string(*query.kind)));
+  } else {
+    s->bind_null(2);
+  }
+  std::vector<RunGroupInfo> out;
+  while (s->step())
+    out.push_back(RunGroupInfo{s->text(0), s->text(1), s->i64(2), s->i64(3), s->i64(4), s->i64(5), s->i64(6)});
   return out;
 }
 

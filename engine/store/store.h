@@ -30,7 +30,7 @@ class Store {
  public:
   // The schema version this code writes. Older stores are migrated on open; newer ones are
   // refused with a pha::Error naming the file.
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens (creating when missing) the store at path, applies pragmas, migrates, then marks
   // dead running runs as interrupted. Throws pha::Error naming the file.
@@ -49,6 +49,9 @@ class Store {
   std::int64_t create_run(const NewRun& run);
   std::optional<RunInfo> get_run(std::int64_t run_id);
   std::vector<RunListEntry> list_runs(const RunListQuery& query = {});
+  // The groups of seeded replicas (runs.run_group), in the order of their first run; runs
+  // without a group (profiles) are not listed.
+  std::vector<RunGroupInfo> list_groups(const GroupListQuery& query = {});
   // Written at once (not batched). Terminal states set ended_at; error may be empty.
   void set_status(std::int64_t run_id, RunStatus status, const std::string& error = {});
   void rename_run(std::int64_t run_id, const std::string& name);

@@ -45,6 +45,11 @@ struct NewRun {
   std::int64_t n_params = 0;
   std::string device;
   RunKind kind = RunKind::Train;
+  // Seeded replicas of one run of a project share a group: the run name without its seed
+  // ("pha-tiny" for "pha-tiny/seed=1"; a run without seeds is a group of one, its own name).
+  // Empty: no group (profile runs).
+  std::string group{};
+  std::int64_t seed = -1;  // training seed; -1: not recorded (stored as NULL)
 };
 
 // Times are milliseconds since the Unix epoch; 0 means "not set".
@@ -67,6 +72,8 @@ struct RunInfo {
   std::string host;      // writer host name
   std::int64_t heartbeat_at = 0;
   std::string notes;
+  std::string group;       // runs.run_group ("" for none)
+  std::int64_t seed = -1;  // -1: not recorded
 };
 
 struct MetricPoint {
@@ -103,6 +110,7 @@ struct MetricBucket {
 struct RunListQuery {
   std::optional<std::string> project;        // all projects when empty
   std::optional<RunKind> kind;               // every kind when empty
+  std::optional<std::string> group;          // only the replicas of this group
   std::vector<std::string> summary_keys;     // e.g. {"train/loss", "val/loss"}
   bool include_config = false;               // config_json is large; the browser rarely needs it
   bool newest_first = true;
@@ -113,6 +121,22 @@ struct RunListEntry {
   // One entry per RunListQuery::summary_keys, in that order; nullopt when the run has no
   // points for that key.
   std::vector<std::optional<MetricSummary>> summaries;
+};
+
+struct GroupListQuery {
+  std::optional<std::string> project;  // all projects when empty
+  std::optional<RunKind> kind;         // every kind when empty
+};
+
+// One group of replicas as list_groups() reports it.
+struct RunGroupInfo {
+  std::string project;
+  std::string group{};
+  std::int64_t runs = 0;            // every run of the group, any status
+  std::int64_t finished = 0;        // finished runs
+  std::int64_t finished_seeds = 0;  // distinct seeds among the finished runs (the replicas)
+  std::int64_t first_run = 0;       // smallest and largest run id
+  std::int64_t last_run = 0;
 };
 
 // Mixer weights at one step: layers x branches float32, layer-major (w[l * branches + b]).

@@ -39,6 +39,12 @@ int64_t attention_query_block(int64_t B, int64_t Hq, int64_t T, int64_t S, int64
 at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                             int64_t block, AttentionBackward mode) {
   check_qkv(q, k, v);
+  if (q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf) {
+    // The core runs in fp32 on purpose, on every device: cosine logits reach |s| = 100 (the
+    // clamped scale), where bf16's spacing is 0.5, so bf16 scores would move probabilities by
+    // tens of percent; the softmax statistics need fp32 as well (docs/model.md, "Precision").
+    return causal_attention(q.to(at::kFloat), k.to(at::kFloat), v.to(at::kFloat), block, mode).to(q.scalar_type());
+  }
   if (mode == AttentionBackward::Auto && q.device().is_cpu() &&
       (q.scalar_type() == at::kFloat || q.scalar_type() == at::kDouble)) {
     return cpu_causal_attention(q, k, v, block);  // per-head GEMMs, in-place softmax, recompute

@@ -7,7 +7,8 @@
 //   with a KV cache; S == T: training / prefill).
 //
 // causal_attention is the core softmax(q k^T + mask) v with no 1/sqrt(hd) (the cosine form
-// carries its own scale). Two implementations:
+// carries its own scale). bf16 / fp16 inputs are computed in fp32 and the result cast back (on
+// purpose: docs/model.md, "Precision"). Two implementations:
 //  - CPU tensors in fp32/fp64 with mode Auto: attention_cpu.h (one (batch, head) pair at a
 //    time, BLAS GEMMs on strided views, in-place causal softmax, always recompute in backward).
 //  - Otherwise (CUDA, other dtypes, or an explicit backward mode): the query-blocked ATen path

@@ -19,6 +19,34 @@ at::Tensor head(const at::Tensor& x, int64_t b, int64_t h) { return x.select(0, 
 
 at::Tensor unit_last_stride(const at::Tensor& x) { return x.stride(3) == 1 ? x : x.contiguous(); }
 
+// Max and sum of n >= 1 values with 8 independent accumulators: a single accumulator is a
+// serial chain the compiler may not reorder, these lanes it vectorises (the softmax rows are
+// most of the kernel's non-GEMM time at long T).
+template <typename T>
+T row_max(const T* x, int64_t n) {
+  T acc[8];
+  for (T& a : acc) a = x[0];
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8)
+    for (int k = 0; k < 8; ++k) acc[k] = x[j + k] > acc[k] ? x[j + k] : acc[k];
+  for (; j < n; ++j) acc[0] = x[j] > acc[0] ? x[j] : acc[0];
+  T m = acc[0];
+  for (int k = 1; k < 8; ++k) m = acc[k] > m ? acc[k] : m;
+  return m;
+}
+
+template <typename T>
+T row_sum(const T* x, int64_t n) {
+  T acc[8] = {};
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8)
+    for (int k = 0; k < 8; ++k) acc[k] += x[j + k];
+  for (; j < n; ++j) acc[0] += x[j];
+  T s = 0;
+  for (T a : acc) s += a;
+  return s;
+}
+
 // Row i of the (nb, ke) block sees keys [0, first + i) (clipped to ke); the rest is masked.
 // Forward: s <- softmax(s) in place with zeros at masked keys; lse[i] = log-sum-exp of row i.
 template <typename T>
@@ -30,8 +58,7 @@ void causal_softmax_(at::Tensor& s, int64_t first, T* lse) {
     for (int64_t i = i0; i < i1; ++i) {
       T* row = base + i * ke;
       const int64_t len = std::min(ke, first + i);
-      T m = row[0];
-      for (int64_t j = 1; j < len; ++j) m = row[j] > m ? row[j] : m;
+      const T m = row_max(row, len);
       for (int64_t j = 0; j < len; ++j) row[j] -= m;
       for (int64_t j = len; j < ke; ++j) row[j] = neg_inf;
       lse[i] = m;
@@ -42,8 +69,7 @@ void causal_softmax_(at::Tensor& s, int64_t first, T* lse) {
     for (int64_t i = i0; i < i1; ++i) {
       T* row = base + i * ke;
       const int64_t len = std::min(ke, first + i);
-      T sum = 0;
-      for (int64_t j = 0; j < len; ++j) sum += row[j];
+      const T sum = row_sum(row, len);
       const T inv = T(1) / sum;
       for (int64_t j = 0; j < len; ++j) row[j] *= inv;
       lse[i] += std::log(sum);

@@ -26,15 +26,18 @@ DssTerms dss_terms(const at::Tensor& lre, const at::Tensor& lim, const at::Tenso
 
 // The powers exp(Lambda * t) for t = 0 .. T-1 as a real basis (2N, T): rows 0..N-1 the real
 // parts, rows N..2N-1 the imaginary parts. Angles and decays are evaluated in fp64 (t * Im
-// Lambda reaches 1e5 rad at long T) and cast to the dtype of lre.
+// Lambda reaches 1e5 rad at long T) and cast to the dtype of lre. No gradient (decoding uses it
+// to fill the recurrent state from a prompt).
 at::Tensor dss_power_basis(const at::Tensor& lre, const at::Tensor& lim, int64_t T);
 
-// K (H, T) in the dtype of the parameters: one GEMM [C're, -C'im] (H, 2N) x basis (2N, T).
+// K (H, T) in the dtype of the parameters: [C're, -C'im] (H, 2N) x basis (2N, T), as GEMMs over
+// chunks of T so that no (2N, T) basis exists; backward recomputes the chunks.
 at::Tensor dss_kernel(const at::Tensor& lre, const at::Tensor& lim, const at::Tensor& cre,
                       const at::Tensor& cim, int64_t T);
 
 // y (B, T, H) = causal_conv(z, K) + D * z, with z (B, T, H), K (H, T), D (H).
-// FFT with n = 2T (no wrap-around): irfft(rfft(z) * rfft(K))[..., :T].
+// FFT with n = 2T (no wrap-around): irfft(rfft(z) * rfft(K))[..., :T]. Backward keeps z, K, D
+// and recomputes the spectra.
 at::Tensor gss_causal_conv(const at::Tensor& z, const at::Tensor& K, const at::Tensor& D);
 
 namespace ref {

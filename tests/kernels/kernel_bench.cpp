@@ -11,8 +11,13 @@
 #include <ATen/Parallel.h>
 #include <torch/types.h>
 
+#include <torch/optim/adamw.h>
+
+#include "adamw/adamw.h"
 #include "attention/attention.h"
 #include "gss_conv/gss_conv.h"
+#include "mix_norm/mix_norm.h"
+#include "rope_cosine/rope_cosine.h"
 
 namespace pha::kernels::testing {
 namespace {
@@ -65,6 +70,77 @@ void bench_gss(int64_t B, int64_t T, int64_t H, int64_t N, int reps) {
               T <= 1024 ? (std::to_string(conv_ref) + " ms").c_str() : "skipped");
 }
 
+// RoPE + cosine front end, fwd + bwd: fused kernel vs the unfused reference.
+void bench_rope_cosine(int64_t B, int64_t T, int64_t Hq, int64_t G, int64_t hd, at::ScalarType dt, int reps) {
+  const at::Tensor qkv = at::randn({B, T, Hq + 2 * G, hd}).to(dt).requires_grad_(true);
+  const at::Tensor s = at::full({Hq}, 2.3).requires_grad_(true);
+  const RopeTables tables = rope_tables(0, T, hd, 10000.0, at::TensorOptions());
+  auto run = [&](bool fused) {
+    const at::Tensor qk = qkv.narrow(2, 0, Hq + G);
+    const RopeCosine r = fused ? rope_cosine(qk, Hq, tables, s, 4.6) : ref::rope_cosine(qk, Hq, tables, s, 4.6);
+    (r.q.sum() + r.k.sum()).backward();
+  };
+  const double fused = median_ms([&] { run(true); }, reps), unfused = median_ms([&] { run(false); }, reps);
+  std::printf("rope_cosine fwd+bwd %s B=%ld T=%ld Hq=%ld G=%ld hd=%ld  fused %.2f ms  reference %.2f ms  (x%.1f)\n",
+              dt == at::kBFloat16 ? "bf16" : "fp32", (long)B, (long)T, (long)Hq, (long)G, (long)hd, fused, unfused,
+              unfused / fused);
+}
+
+// Branch norms + mixer + residual + LayerNorm of a three-branch sublayer, fwd + bwd.
+void bench_mix_norm(int64_t B, int64_t T, int64_t d, at::ScalarType ydt, int reps) {
+  MixNormInputs in;
+  for (int b = 0; b < 3; ++b) {
+    in.ys.push_back(at::randn({B, T, d}).to(ydt).requires_grad_(true));
+    in.gains.push_back(at::ones({d}).requires_grad_(true));
+  }
+  in.mix = at::full({3}, 1.0 / 3).requires_grad_(true);
+  in.x = at::randn({B, T, d}).requires_grad_(true);
+  in.alpha = 1.68;
+  in.ln_weight = at::ones({d}).requires_grad_(true);
+  in.ln_bias = at::zeros({d}).requires_grad_(true);
+  auto run = [&](bool fused) { (fused ? mix_residual_norm(in) : ref::mix_residual_norm(in)).out.sum().backward(); };
+  const double fused = median_ms([&] { run(true); }, reps), unfused = median_ms([&] { run(false); }, reps);
+  std::printf("mix_norm fwd+bwd 3 branches %s B=%ld T=%ld d=%ld  fused %.2f ms  reference %.2f ms  (x%.1f)\n",
+              ydt == at::kBFloat16 ? "bf16" : "fp32", (long)B, (long)T, (long)d, fused, unfused, unfused / fused);
+}
+
+// One AdamW step over `sizes` parameters: multi-tensor kernel, the per-tensor ATen reference,
+// and torch::optim::AdamW.
+void bench_adamw(const std::vector<int64_t>& sizes, const char* label, int reps) {
+  std::vector<at::Tensor> ps, gs, ms, vs, tp;
+  int64_t total = 0;
+  for (int64_t n : sizes) {
+    ps.push_back(at::randn({n}));
+    gs.push_back(at::randn({n}));
+    ms.push_back(at::zeros({n}));
+    vs.push_back(at::zeros({n}));
+    tp.push_back(ps.back().clone().requires_grad_(true));
+    tp.back().mutable_grad() = gs.back().clone();
+    total += n;
+  }
+  AdamWHyper h;
+  h.weight_decay = 0.1;
+  std::vector<AdamWTensors> ts;
+  for (size_t i = 0; i < ps.size(); ++i) ts.push_back({ps[i], gs[i], ms[i], vs[i], 1});
+  torch::optim::AdamW opt(tp, torch::optim::AdamWOptions(1e-3).weight_decay(0.1));
+  const double fused = median_ms([&] { adamw_step(ts, h); }, reps);
+  const double unfused = median_ms([&] { ref::adamw_step(ts, h); }, reps);
+  const double torch_ms = median_ms([&] { opt.step(); }, reps);
+  std::printf("adamw step %s (%zu tensors, %.2fM params)  multi-tensor %.2f ms  reference %.2f ms  torch::optim %.2f ms\n",
+              label, sizes.size(), total / 1e6, fused, unfused, torch_ms);
+}
+
+// The parameter tensors of a preset-like model: L layers of (qkv, o, uv, g, o, up, down) plus
+// small vectors, and the embedding.
+std::vector<int64_t> model_sizes(int64_t d, int64_t L, int64_t V) {
+  std::vector<int64_t> s = {V * d};
+  for (int64_t l = 0; l < L; ++l) {
+    for (int64_t n : {2 * d * d, d * d, d * (2 * d + d / 2), d / 2 * 2 * d, 2 * d * d, d * 5 * d, 5 * d * d}) s.push_back(n);
+    for (int64_t n : {d, d, d, d, d, d, 3L, 64L, 64L}) s.push_back(n);
+  }
+  return s;
+}
+
 }  // namespace
 
 int run_benchmarks(bool quick) {
@@ -79,6 +155,14 @@ int run_benchmarks(bool quick) {
   bench_gss(8, 512, 64, 64, reps);
   bench_gss(4, 512, 256, 64, reps);
   if (!quick) bench_gss(1, 8192, 64, 64, 3);
+  for (auto dt : {at::kFloat, at::kBFloat16}) {
+    bench_rope_cosine(8, 512, 4, 2, 32, dt, reps);
+    bench_rope_cosine(8, 512, 8, 4, 64, dt, reps);
+    bench_mix_norm(8, 512, 128, dt, reps);
+    bench_mix_norm(8, 512, 512, dt, reps);
+  }
+  bench_adamw(model_sizes(128, 4, 256), "pha-tiny-like", reps);
+  bench_adamw(model_sizes(512, 4, 256), "pha-d512-like", reps);
   return 0;
 }
 

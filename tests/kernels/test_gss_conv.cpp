@@ -53,6 +53,31 @@ TEST(DssKernel, GradientsMatchReference) {
   for (at::Tensor* t : {&p.lre, &p.lim, &p.cre, &p.cim}) EXPECT_LE(rel_err(g[i++], t->grad()), 1e-10);
 }
 
+// T over one chunk of the power basis (1024 positions): forward and gradients across chunks.
+TEST(DssKernel, ChunkedGradientsMatchReference) {
+  at::manual_seed(6);
+  Params p = random_params(3, 5, at::kDouble);
+  {
+    torch::NoGradGuard no_grad;
+    p.lre.sub_(8.0);  // slow decays, so that positions in the later chunks matter
+  }
+  for (at::Tensor* t : {&p.lre, &p.lim, &p.cre, &p.cim}) t->requires_grad_(true);
+  const int64_t T = 2500;
+  const at::Tensor w = at::randn({3, T}, at::kDouble);
+  const at::Tensor k = dss_kernel(p.lre, p.lim, p.cre, p.cim, T);
+  EXPECT_LE(rel_err(k, ref::dss_kernel(p.lre, p.lim, p.cre, p.cim, T)), 1e-10);
+  EXPECT_GT(k.narrow(1, 2048, T - 2048).abs().max().item<double>(), 1e-3 * k.abs().max().item<double>());
+  (k * w).sum().backward();
+  std::vector<at::Tensor> g;
+  for (at::Tensor* t : {&p.lre, &p.lim, &p.cre, &p.cim}) {
+    g.push_back(t->grad().clone());
+    t->mutable_grad() = at::Tensor();
+  }
+  (ref::dss_kernel(p.lre, p.lim, p.cre, p.cim, T) * w).sum().backward();
+  int i = 0;
+  for (at::Tensor* t : {&p.lre, &p.lim, &p.cre, &p.cim}) EXPECT_LE(rel_err(g[i++], t->grad()), 1e-9) << i;
+}
+
 TEST(GssCausalConv, FftEqualsDirectConvolution) {
   at::manual_seed(3);
   for (auto dt : {at::kDouble, at::kFloat}) {

@@ -33,11 +33,22 @@ store::Store* StoreCache::store(const QString& path, QString* error) {
   }
 }
 
+namespace {
+
+// Keys whose larger values are better, by name: for when the store's numbers cannot tell (a
+// key with one value, or both extremes in one bucket).
+bool nameSaysHigherIsBetter(const std::string& key) {
+  const QString name = QString::fromStdString(key).toLower();
+  return name.contains("acc") || name.contains("exact_match") || name.contains("tokens_per_s");
+}
+
+}  // namespace
+
 std::optional<BestValue> bestValue(const store::MetricSummary& summary,
                                    const std::vector<store::MetricBucket>& buckets,
                                    const std::string& key) {
   if (summary.best_step < 0 || std::isnan(summary.min)) return std::nullopt;
-  if (summary.min == summary.max) return BestValue{summary.min, summary.best_step, false};
+  if (summary.min == summary.max) return BestValue{summary.min, summary.best_step, nameSaysHigherIsBetter(key)};
   for (const auto& b : buckets) {
     if (summary.best_step < b.step_first || summary.best_step > b.step_last) continue;
     const bool holdsMin = b.min == summary.min;
@@ -47,8 +58,7 @@ std::optional<BestValue> bestValue(const store::MetricSummary& summary,
     break;
   }
   // Both extremes in the bucket of best_step: decide by the key's name.
-  const QString name = QString::fromStdString(key).toLower();
-  const bool higher = name.contains("acc") || name.contains("exact_match") || name.contains("tokens_per_s");
+  const bool higher = nameSaysHigherIsBetter(key);
   return BestValue{higher ? summary.max : summary.min, summary.best_step, higher};
 }
 

@@ -1,18 +1,16 @@
 #include "curves_tab.h"
 
-#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <cmath>
 #include <qcustomplot.h>
 
+#include "curve_plot.h"
 #include "export_menu.h"
 #include "plot_export.h"
-#include "plot_panel.h"
 
 namespace pha::gui {
 
@@ -21,17 +19,30 @@ namespace store = pha::store;
 namespace {
 
 const Qt::PenStyle kKeyStyles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
+constexpr std::size_t kBuckets = 2000;  // as the live view reads a stored run (docs/gui.md)
 
-QString axisTitle(store::XAxis axis) {
-  switch (axis) {
-    case store::XAxis::Step: return QObject::tr("step");
-    case store::XAxis::Tokens: return QObject::tr("tokens");
-    case store::XAxis::WallMs: return QObject::tr("wall time (s)");
-  }
-  return {};
+// What a metric measures, by the name after its split ("val/loss" -> "loss").
+QString metricTitle(const QString& key) {
+  const QString name = key.section('/', -1);
+  static const QHash<QString, QString> titles = {
+      {"loss", QObject::tr("loss (nats/token)")},   {"ppl", QObject::tr("perplexity")},
+      {"perplexity", QObject::tr("perplexity")},    {"bpb", QObject::tr("bits per byte")},
+      {"accuracy", QObject::tr("accuracy")},        {"macro_accuracy", QObject::tr("macro accuracy")},
+      {"exact_match", QObject::tr("exact match")},  {"tokens_per_s", QObject::tr("tokens / s")},
+      {"memory_bytes", QObject::tr("memory (bytes)")}, {"lr", QObject::tr("learning rate")},
+      {"grad_norm", QObject::tr("gradient norm")}};
+  if (key.startsWith(QLatin1String("branch_rms/"))) return QObject::tr("branch output RMS");
+  return titles.value(name, key);
 }
 
 }  // namespace
+
+QString metricAxisTitle(const QStringList& keys) {
+  QStringList titles;
+  for (const QString& k : keys)
+    if (!titles.contains(metricTitle(k))) titles << metricTitle(k);
+  return titles.isEmpty() ? QObject::tr("value") : titles.join(QStringLiteral(", "));
+}
 
 CurvesTab::CurvesTab(StoreCache& cache, QWidget* parent) : QWidget(parent), m_cache(cache) {
   auto* layout = new QHBoxLayout(this);
@@ -40,24 +51,24 @@ CurvesTab::CurvesTab(StoreCache& cache, QWidget* parent) : QWidget(parent), m_ca
   m_keys = new QListWidget(this);
   m_keys->setObjectName("curveKeys");
   m_keys->setMaximumWidth(220);
+  m_keys->setToolTip(tr("Tick the metrics to overlay; each run has one colour, each metric one line style"));
   side->addWidget(m_keys, 1);
-  side->addWidget(new QLabel(tr("x axis"), this));
-  m_xAxis = new QComboBox(this);
-  m_xAxis->addItem(tr("step"), static_cast<int>(store::XAxis::Step));
-  m_xAxis->addItem(tr("tokens"), static_cast<int>(store::XAxis::Tokens));
-  m_xAxis->addItem(tr("wall time"), static_cast<int>(store::XAxis::WallMs));
-  side->addWidget(m_xAxis);
-  m_panel = new widgets::PlotPanel(tr("step"), tr("value"), this);
-  m_panel->setObjectName("compareCurvesPlot");
-  m_panel->plot()->legend->setVisible(true);
-  m_panel->plot()->legend->setFont(font());
+  auto* right = new QVBoxLayout;
+  m_plot = new widgets::CurvePlot(tr("value"), this);
+  m_plot->setObjectName("compareCurvesPlot");
+  m_message = new QLabel(this);
+  m_message->setObjectName("compareCurvesMessage");
+  m_message->setWordWrap(true);
+  m_message->setAlignment(Qt::AlignCenter);
+  m_message->hide();
+  right->addWidget(m_plot, 1);
+  right->addWidget(m_message);
   auto csv = [this](const QString& path, QString* error) { return writeCsv(path, error); };
-  installExportMenu(m_panel->plot(), "compare-curves", csv);
-  side->addWidget(makeExportButton(m_panel->plot(), "compare-curves", csv, this));
+  installExportMenu(m_plot->plot(), "compare-curves", csv);
+  side->addWidget(makeExportButton(m_plot->plot(), "compare-curves", csv, this));
   layout->addLayout(side);
-  layout->addWidget(m_panel, 1);
+  layout->addLayout(right, 1);
   connect(m_keys, &QListWidget::itemChanged, this, [this] { redraw(); });
-  connect(m_xAxis, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   redraw();
 }
 
@@ -100,17 +111,17 @@ QStringList CurvesTab::selectedKeys() const {
   return keys;
 }
 
-void CurvesTab::setXAxis(store::XAxis axis) { m_xAxis->setCurrentIndex(m_xAxis->findData(static_cast<int>(axis))); }
+void CurvesTab::setXAxis(store::XAxis axis) {
+  m_plot->setXAxis(axis == store::XAxis::Tokens   ? widgets::CurveX::Tokens
+                   : axis == store::XAxis::WallMs ? widgets::CurveX::WallTime
+                                                  : widgets::CurveX::Step);
+}
 
 void CurvesTab::redraw() {
-  QCustomPlot* plot = m_panel->plot();
-  plot->clearGraphs();
-  const auto axis = static_cast<store::XAxis>(m_xAxis->currentData().toInt());
-  plot->xAxis->setLabel(axisTitle(axis));
+  m_plot->clearSeries();
+  m_names.clear();
   const QStringList keys = selectedKeys();
   QStringList problems;
-  // About one bucket per horizontal pixel of the plot (at least 200 before it is laid out).
-  const std::size_t maxPoints = static_cast<std::size_t>(std::max(200, plot->width()));
   const int runCount = m_runs ? static_cast<int>(m_runs->size()) : 0;
   for (int r = 0; r < runCount; ++r) {
     const LoadedRun& run = (*m_runs)[static_cast<std::size_t>(r)];
@@ -120,55 +131,58 @@ void CurvesTab::redraw() {
     }
     QString error;
     store::Store* s = m_cache.store(run.ref.storePath, &error);
+    if (!s) problems << error;
     for (int k = 0; k < keys.size() && s; ++k) {
-      if (!run.summaries.count(keys[k].toStdString())) continue;
-      std::vector<store::MetricBucket> buckets;
+      const std::string key = keys[k].toStdString();
+      if (!run.summaries.count(key)) continue;
+      // The same step buckets twice, once with tokens and once with wall time as x.
+      std::vector<double> st, tk, wl, v;
       try {
-        buckets = s->read_metric(run.ref.runId, keys[k].toStdString(), maxPoints, axis);
+        const auto tokens = s->read_metric(run.ref.runId, key, kBuckets, store::XAxis::Tokens);
+        const auto wall = s->read_metric(run.ref.runId, key, kBuckets, store::XAxis::WallMs);
+        for (std::size_t i = 0; i < tokens.size(); ++i) {
+          st.push_back(static_cast<double>(tokens[i].step_last));
+          tk.push_back(tokens[i].x_last);
+          wl.push_back(i < wall.size() ? wall[i].x_last / 1000.0 : 0.0);
+          v.push_back(tokens[i].last);
+        }
       } catch (const std::exception& e) {
         problems << tr("%1, %2: %3").arg(run.label, keys[k], QString::fromUtf8(e.what()));
         continue;
       }
-      QVector<double> x, y;
-      for (const auto& b : buckets) {
-        x << (axis == store::XAxis::WallMs ? b.x_last / 1000.0 : b.x_last);
-        y << b.last;
+      const QString name = keys.size() > 1 ? QStringLiteral("%1 · %2").arg(run.label, keys[k]) : run.label;
+      m_plot->setSeries(name, st, tk, wl, v, runColor(r));
+      m_names << name;
+      // One line style per key: on the series' legend graph (the smoothed one).
+      for (int g = 0; g < m_plot->plot()->graphCount(); ++g) {
+        QCPGraph* graph = m_plot->plot()->graph(g);
+        if (graph->name() != name) continue;
+        QPen pen = graph->pen();
+        pen.setStyle(kKeyStyles[k % 4]);
+        graph->setPen(pen);
       }
-      QCPGraph* graph = plot->addGraph();
-      graph->setName(keys.size() > 1 ? QStringLiteral("%1 · %2").arg(run.label, keys[k]) : run.label);
-      QPen pen(runColor(r), 2.0, kKeyStyles[k % 4]);
-      graph->setPen(pen);
-      graph->setData(x, y, true);
     }
-    if (!s) problems << error;
   }
-  if (plot->graphCount() > 0) {
-    plot->rescaleAxes();
-    padAxisRange(plot->yAxis);
-  }
-  plot->yAxis->setLabel(keys.size() == 1 ? keys.front() : tr("value"));
+  m_plot->setYLabel(metricAxisTitle(keys));
   if (runCount == 0) problems << tr("Select two or more saved runs to compare their curves.");
   else if (keys.isEmpty()) problems << tr("Tick one or more metrics on the left.");
-  else if (plot->graphCount() == 0) problems << tr("None of the compared runs recorded %1.").arg(keys.join(", "));
-  m_panel->setEmptyMessage(problems.join('\n'));
-  plot->replot(QCustomPlot::rpQueuedReplot);
+  else if (m_names.isEmpty()) problems << tr("None of the compared runs recorded %1.").arg(keys.join(", "));
+  m_message->setText(problems.join('\n'));
+  m_message->setVisible(!problems.isEmpty());
+  m_plot->replotLater();
 }
 
-int CurvesTab::curveCount() const { return m_panel->plot()->graphCount(); }
+int CurvesTab::curveCount() const { return static_cast<int>(m_names.size()); }
 
-int CurvesTab::pointCount(int curve) const {
-  QCustomPlot* plot = m_panel->plot();
-  return curve >= 0 && curve < plot->graphCount() ? plot->graph(curve)->dataCount() : 0;
-}
+int CurvesTab::pointCount(int curve) const { return m_plot->pointCount(curveName(curve)); }
 
-QString CurvesTab::curveName(int curve) const {
-  QCustomPlot* plot = m_panel->plot();
-  return curve >= 0 && curve < plot->graphCount() ? plot->graph(curve)->name() : QString();
-}
+QString CurvesTab::curveName(int curve) const { return m_names.value(curve); }
 
-QString CurvesTab::emptyMessage() const { return m_panel->emptyMessage(); }
+std::vector<double> CurvesTab::curveValues(int curve) const { return m_plot->drawnSmoothed(curveName(curve)); }
 
-QCustomPlot* CurvesTab::plot() const { return m_panel->plot(); }
+QString CurvesTab::emptyMessage() const { return m_message->isHidden() ? QString() : m_message->text(); }
+
+QCustomPlot* CurvesTab::plot() const { return m_plot->plot(); }
 
 bool CurvesTab::writeCsv(const QString& path, QString* error) const {
   QList<MetricSeries> series;

@@ -1,6 +1,8 @@
 // Compare dock, Curves tab: the chosen metric keys of every compared run overlaid, one colour
-// per run and one line style per key, x by step, tokens or wall time. Curves are read from the
-// store downsampled to about the plot's width; CSV export writes every stored point.
+// per run and one line style per key, drawn by the live view's widgets::CurvePlot (the same
+// smoothing slider, x by step / tokens / wall time, log y). Curves are read from the store
+// downsampled (about 2,000 buckets, each the last value of its step range; CurvePlot thins them
+// to the plot width); the y axis is named after the metric; CSV export writes every stored point.
 #pragma once
 
 #include <QStringList>
@@ -9,15 +11,19 @@
 
 #include "compare_data.h"
 
-class QComboBox;
 class QCustomPlot;
+class QLabel;
 class QListWidget;
 
 namespace pha::widgets {
-class PlotPanel;
+class CurvePlot;
 }  // namespace pha::widgets
 
 namespace pha::gui {
+
+// The y-axis title for the ticked keys: the metric without its split ("val/loss" ->
+// "loss (nats/token)"), "a, b" when they measure different things.
+QString metricAxisTitle(const QStringList& keys);
 
 class CurvesTab : public QWidget {
   Q_OBJECT
@@ -29,11 +35,13 @@ class CurvesTab : public QWidget {
   QStringList selectedKeys() const;
   void setXAxis(pha::store::XAxis axis);
 
-  int curveCount() const;
-  int pointCount(int curve) const;
-  QString curveName(int curve) const;
+  int curveCount() const;               // series drawn (one per run and ticked key)
+  int pointCount(int curve) const;      // points read for it
+  QString curveName(int curve) const;   // "run" or "run · key"
+  std::vector<double> curveValues(int curve) const;  // as drawn (after smoothing)
   QString emptyMessage() const;
   QCustomPlot* plot() const;
+  widgets::CurvePlot* curvePlot() const { return m_plot; }
   bool writeCsv(const QString& path, QString* error) const;  // every point of the shown curves
 
  private:
@@ -42,8 +50,9 @@ class CurvesTab : public QWidget {
   StoreCache& m_cache;
   std::shared_ptr<const LoadedRuns> m_runs;
   QListWidget* m_keys = nullptr;
-  QComboBox* m_xAxis = nullptr;
-  widgets::PlotPanel* m_panel = nullptr;
+  widgets::CurvePlot* m_plot = nullptr;
+  QLabel* m_message = nullptr;
+  QStringList m_names;  // series in drawing order
 };
 
 }  // namespace pha::gui

@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <qcustomplot.h>
 
 #include "export_menu.h"
 #include "plot_export.h"
 #include "plot_panel.h"
+#include "series_colors.h"
 
 namespace pha::gui {
 
@@ -28,7 +30,7 @@ LengthTab::LengthTab(QWidget* parent) : QWidget(parent) {
   m_panel = new widgets::PlotPanel(tr("sequence length T"), tr("value"), this);
   m_panel->setObjectName("compareLength");
   m_panel->setLogX(true);
-  m_panel->plot()->legend->setVisible(true);
+  m_series->setToolTip(tr("Which evaluation (task or split, and metric) to plot against T"));
   top->addWidget(makeExportButton(m_panel->plot(), "compare-length", {}, this));
   installExportMenu(m_panel->plot(), "compare-length");
   layout->addLayout(top);
@@ -40,6 +42,7 @@ LengthTab::LengthTab(QWidget* parent) : QWidget(parent) {
 void LengthTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   m_runs = std::move(runs);
   const QString previous = m_series->currentText();
+  std::map<QString, std::set<std::int64_t>> lengths;  // series -> the lengths evaluated
   {
     QSignalBlocker block(m_series);
     m_series->clear();
@@ -50,10 +53,15 @@ void LengthTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
           const QString task = QString::fromStdString(e.task), metric = QString::fromStdString(e.metric);
           const QString text = QStringLiteral("%1 · %2").arg(task, metric);
           if (m_series->findText(text) < 0) m_series->addItem(text, QStringList{task, metric});
+          lengths[text].insert(e.seq_len);
         }
       }
     }
-    m_series->setCurrentIndex(std::max(0, m_series->findText(previous)));
+    // Keep the user's choice; else the first evaluation that was run at several lengths.
+    int pick = m_series->findText(previous);
+    for (int i = 0; i < m_series->count() && pick < 0; ++i)
+      if (lengths[m_series->itemText(i)].size() > 1) pick = i;
+    m_series->setCurrentIndex(std::max(0, pick));
   }
   redraw();
 }
@@ -91,6 +99,15 @@ void LengthTab::redraw() {
     }
     plot->yAxis->setLabel(pick[1]);
   }
+  std::set<double> drawnLengths;
+  for (int g = 0; g < plot->graphCount(); ++g)
+    for (auto it = plot->graph(g)->data()->constBegin(); it != plot->graph(g)->data()->constEnd(); ++it) drawnLengths.insert(it->key);
+  if (drawnLengths.size() == 1)
+    notes.prepend(tr("No length sweep in these runs: %1 was evaluated at T = %2 only. Add data.sweeps [\"length\"] "
+                     "(task projects), or evaluate at other lengths with pha eval --run ID --lengths 64,128,256,512.")
+                      .arg(m_series->currentText())
+                      .arg(qint64(*drawnLengths.begin())));
+  widgets::showLegendIfAny(plot);
   if (plot->graphCount() > 0) {
     // Tick exactly the evaluated lengths (usually powers of two), not decades.
     QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
@@ -105,7 +122,8 @@ void LengthTab::redraw() {
   }
   if (runCount == 0) notes << tr("Select two or more saved runs to compare length generalization.");
   else if (m_series->count() == 0)
-    notes << tr("None of the compared runs has evaluations over sequence lengths (evals with seq_len > 0).");
+    notes << tr("No length sweep in these runs: none was evaluated at a sequence length. Add data.sweeps "
+                "[\"length\"] (task projects), or run pha eval --run ID --lengths 64,128,256,512.");
   m_panel->setEmptyMessage(notes.join('\n'));
   plot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -1,16 +1,17 @@
 #include "metrics_tab.h"
 
-#include <QDateTime>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QSaveFile>
 #include <QTableWidget>
 #include <QTextStream>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "plot_export.h"
@@ -21,6 +22,12 @@ namespace store = pha::store;
 
 namespace {
 
+// Vertical-header roles: the group a row belongs to, and whether the row is a group's header.
+constexpr int kGroupRole = Qt::UserRole + 10;
+constexpr int kIsGroupRole = Qt::UserRole + 11;
+// Cell role: marked as the best of its row.
+constexpr int kBestRole = Qt::UserRole + 12;
+
 QString valueText(double v) { return std::isnan(v) ? QStringLiteral("NaN") : QString::number(v, 'g', 6); }
 
 QString durationText(const store::RunInfo& info) {
@@ -29,14 +36,93 @@ QString durationText(const store::RunInfo& info) {
   return formatDuration(info.ended_at - info.started_at);
 }
 
+int splitRank(const QString& key) {
+  if (key.startsWith(QLatin1String("val/"))) return 0;
+  if (key.startsWith(QLatin1String("test/"))) return 1;
+  if (key.startsWith(QLatin1String("train/"))) return 2;
+  return 3;
+}
+
+// Rows whose best is a quality or a cost a reader compares; the others (learning rate, branch
+// norms) have no "better" value.
+bool ranked(MetricGroup g) { return g == MetricGroup::Losses || g == MetricGroup::Accuracies || g == MetricGroup::Efficiency; }
+
+// Text order with runs of digits compared as numbers ("l2" before "l10"); QCollator's numeric
+// mode is not available on every platform backend.
+bool naturalLess(const QString& a, const QString& b) {
+  int i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (a[i].isDigit() && b[j].isDigit()) {
+      int ei = i, ej = j;
+      while (ei < a.size() && a[ei].isDigit()) ++ei;
+      while (ej < b.size() && b[ej].isDigit()) ++ej;
+      const qulonglong x = a.mid(i, ei - i).toULongLong(), y = b.mid(j, ej - j).toULongLong();
+      if (x != y) return x < y;
+      i = ei;
+      j = ej;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
 }  // namespace
 
+MetricGroup metricGroup(const QString& key) {
+  const QString k = key.toLower();
+  const QString name = k.section('/', -1);
+  if (k.startsWith(QLatin1String("branch_")) || k.startsWith(QLatin1String("mixer"))) return MetricGroup::Branches;
+  if (name.contains(QLatin1String("acc")) || name.contains(QLatin1String("exact_match"))) return MetricGroup::Accuracies;
+  if (name.contains(QLatin1String("loss")) || name == QLatin1String("ppl") || name.contains(QLatin1String("perplexity")) ||
+      name == QLatin1String("bpb"))
+    return MetricGroup::Losses;
+  if (name.contains(QLatin1String("tokens_per_s")) || name.contains(QLatin1String("memory")) ||
+      name.contains(QLatin1String("peak")) || name.endsWith(QLatin1String("_ms")))
+    return MetricGroup::Efficiency;
+  if (name == QLatin1String("lr") || name.contains(QLatin1String("grad"))) return MetricGroup::Optimizer;
+  return MetricGroup::Other;
+}
+
+QString metricGroupTitle(MetricGroup group) {
+  switch (group) {
+    case MetricGroup::Losses: return QObject::tr("Losses");
+    case MetricGroup::Accuracies: return QObject::tr("Accuracies");
+    case MetricGroup::Efficiency: return QObject::tr("Efficiency");
+    case MetricGroup::Optimizer: return QObject::tr("Optimizer");
+    case MetricGroup::Branches: return QObject::tr("Branch statistics");
+    case MetricGroup::Other: return QObject::tr("Other");
+  }
+  return {};
+}
+
+QStringList orderedMetricKeys(QStringList keys) {
+  std::stable_sort(keys.begin(), keys.end(), [&](const QString& a, const QString& b) {
+    const auto ga = static_cast<int>(metricGroup(a)), gb = static_cast<int>(metricGroup(b));
+    if (ga != gb) return ga < gb;
+    if (splitRank(a) != splitRank(b)) return splitRank(a) < splitRank(b);
+    return naturalLess(a, b);
+  });
+  return keys;
+}
+
 MetricsTab::MetricsTab(QWidget* parent) : QWidget(parent) {
+  m_folded = {metricGroupTitle(MetricGroup::Branches)};
   auto* layout = new QVBoxLayout(this);
+  m_filter = new QLineEdit(this);
+  m_filter->setObjectName("compareMetricsFilter");
+  m_filter->setPlaceholderText(tr("Filter rows (e.g. val/, loss, acc)"));
+  m_filter->setClearButtonEnabled(true);
+  m_filter->setToolTip(tr("Shows the rows whose name contains this text (folded groups open while filtering)"));
+  layout->addWidget(m_filter);
   m_table = new QTableWidget(this);
   m_table->setObjectName("compareMetricsTable");
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);  // runs side by side, equal
+  m_table->verticalHeader()->setSectionsClickable(true);
+  m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);  // compact: more rows in view
   layout->addWidget(m_table, 1);
   auto* bottom = new QHBoxLayout;
   m_message = new QLabel(this);
@@ -44,6 +130,7 @@ MetricsTab::MetricsTab(QWidget* parent) : QWidget(parent) {
   bottom->addWidget(m_message, 1);
   auto* exportButton = new QToolButton(this);
   exportButton->setText(tr("Export CSV…"));
+  exportButton->setToolTip(tr("Every row at full precision, folded or filtered rows included"));
   connect(exportButton, &QToolButton::clicked, this, [this] {
     QString path = QFileDialog::getSaveFileName(this, tr("Export metrics table"), "compare-metrics.csv",
                                                 tr("CSV data (*.csv)"));
@@ -53,13 +140,42 @@ MetricsTab::MetricsTab(QWidget* parent) : QWidget(parent) {
   });
   bottom->addWidget(exportButton);
   layout->addLayout(bottom);
+  connect(m_filter, &QLineEdit::textChanged, this, [this] { applyVisibility(); });
+  connect(m_table->verticalHeader(), &QHeaderView::sectionClicked, this, [this](int row) {
+    const QTableWidgetItem* h = m_table->verticalHeaderItem(row);
+    if (h && h->data(kIsGroupRole).toBool()) setGroupFolded(h->data(kGroupRole).toString(), !m_folded.contains(h->data(kGroupRole).toString()));
+  });
   setRuns(nullptr);
+}
+
+void MetricsTab::addGroup(const QString& title) {
+  const int r = m_table->rowCount();
+  m_table->insertRow(r);
+  auto* header = new QTableWidgetItem(title);
+  header->setData(kGroupRole, title);
+  header->setData(kIsGroupRole, true);
+  QFont bold = header->font();
+  bold.setBold(true);
+  header->setFont(bold);
+  m_table->setVerticalHeaderItem(r, header);
+  auto* band = new QTableWidgetItem;
+  band->setFlags(Qt::ItemIsEnabled);
+  band->setBackground(palette().alternateBase());
+  m_table->setItem(r, 0, band);
+  if (m_table->columnCount() > 1) m_table->setSpan(r, 0, 1, m_table->columnCount());
 }
 
 void MetricsTab::addRow(const QString& name, const std::vector<std::pair<QString, QVariant>>& cells) {
   const int r = m_table->rowCount();
   m_table->insertRow(r);
-  m_table->setVerticalHeaderItem(r, new QTableWidgetItem(name));
+  auto* header = new QTableWidgetItem(name);
+  // The group of the nearest header row above.
+  for (int up = r - 1; up >= 0; --up)
+    if (m_table->verticalHeaderItem(up)->data(kIsGroupRole).toBool()) {
+      header->setData(kGroupRole, m_table->verticalHeaderItem(up)->data(kGroupRole));
+      break;
+    }
+  m_table->setVerticalHeaderItem(r, header);
   for (std::size_t c = 0; c < cells.size(); ++c) {
     auto* item = new QTableWidgetItem(cells[c].first);
     if (cells[c].second.isValid()) {
@@ -70,8 +186,35 @@ void MetricsTab::addRow(const QString& name, const std::vector<std::pair<QString
   }
 }
 
+// Bold on a green tint for the best value(s) of a row, when at least two runs have one and
+// they are not all equal.
+void MetricsTab::markBest(int row, bool higherIsBetter) {
+  std::vector<std::pair<int, double>> values;
+  for (int c = 0; c < m_table->columnCount(); ++c) {
+    const QTableWidgetItem* item = m_table->item(row, c);
+    const QVariant v = item ? item->data(Qt::UserRole) : QVariant();
+    if (v.isValid() && std::isfinite(v.toDouble())) values.emplace_back(c, v.toDouble());
+  }
+  if (values.size() < 2) return;
+  auto [lo, hi] = std::minmax_element(values.begin(), values.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  if (lo->second == hi->second) return;
+  const double best = higherIsBetter ? hi->second : lo->second;
+  for (const auto& [c, v] : values) {
+    if (v != best) continue;
+    QTableWidgetItem* item = m_table->item(row, c);
+    QFont f = item->font();
+    f.setBold(true);
+    item->setFont(f);
+    item->setBackground(QColor(0, 158, 115, 55));
+    item->setData(kBestRole, true);
+    item->setToolTip(higherIsBetter ? tr("Best of the compared runs (higher is better)")
+                                    : tr("Best of the compared runs (lower is better)"));
+  }
+}
+
 void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   m_table->clear();
+  m_table->clearSpans();
   m_table->setRowCount(0);
   const LoadedRuns empty;
   const LoadedRuns& list = runs ? *runs : empty;
@@ -80,67 +223,144 @@ void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   m_table->setColumnCount(labels.size());
   m_table->setHorizontalHeaderLabels(labels);
   if (list.empty()) {
-    m_message->setText(tr("Select two or more saved runs to compare their metrics."));
+    m_message->setText(tr("No runs to compare: select two or more saved runs in the run table and press Compare selected."));
     return;
   }
-  using Cells = std::vector<std::pair<QString, QVariant>>;
+  using Cell = std::pair<QString, QVariant>;
   auto fieldRow = [&](const QString& name, auto text) {
-    Cells cells;
-    for (const auto& run : list) cells.push_back(run.ok() ? text(run) : std::pair<QString, QVariant>{run.error, {}});
+    std::vector<Cell> cells;
+    for (const auto& run : list) cells.push_back(run.ok() ? text(run) : Cell{run.error, {}});
     addRow(name, cells);
   };
-  fieldRow(tr("project"), [](const LoadedRun& r) { return std::pair<QString, QVariant>{QString::fromStdString(r.info.project), {}}; });
-  fieldRow(tr("variant"), [](const LoadedRun& r) { return std::pair<QString, QVariant>{QString::fromStdString(r.info.variant), {}}; });
+  addGroup(tr("Run"));
+  fieldRow(tr("project"), [](const LoadedRun& r) { return Cell{QString::fromStdString(r.info.project), {}}; });
+  fieldRow(tr("variant"), [](const LoadedRun& r) { return Cell{QString::fromStdString(r.info.variant), {}}; });
   fieldRow(tr("status"), [](const LoadedRun& r) {
     QString text = QString::fromUtf8(store::to_string(r.info.status));
     if (!r.info.error.empty()) text += ": " + QString::fromStdString(r.info.error);
-    return std::pair<QString, QVariant>{text, {}};
+    return Cell{text, {}};
   });
   fieldRow(tr("parameters"), [](const LoadedRun& r) {
-    return r.info.n_params > 0 ? std::pair<QString, QVariant>{widgets::formatCount(double(r.info.n_params)), qint64(r.info.n_params)}
-                               : std::pair<QString, QVariant>{tr("not recorded"), {}};
+    return r.info.n_params > 0 ? Cell{widgets::formatCount(double(r.info.n_params)), qint64(r.info.n_params)}
+                               : Cell{tr("not recorded"), {}};
   });
-  fieldRow(tr("device"), [](const LoadedRun& r) { return std::pair<QString, QVariant>{QString::fromStdString(r.info.device), {}}; });
+  fieldRow(tr("device"), [](const LoadedRun& r) { return Cell{QString::fromStdString(r.info.device), {}}; });
   fieldRow(tr("duration"), [](const LoadedRun& r) {
     const bool done = r.info.started_at > 0 && r.info.ended_at > 0;
-    return std::pair<QString, QVariant>{durationText(r.info),
-                                        done ? QVariant(qint64(r.info.ended_at - r.info.started_at)) : QVariant()};
+    return Cell{durationText(r.info), done ? QVariant(qint64(r.info.ended_at - r.info.started_at)) : QVariant()};
   });
-  for (const QString& key : unionOfKeys(list)) {
+  const QStringList keys = orderedMetricKeys(unionOfKeys(list));
+  int group = -1;
+  for (const QString& key : keys) {
+    const MetricGroup g = metricGroup(key);
+    if (static_cast<int>(g) != group) {
+      group = static_cast<int>(g);
+      addGroup(metricGroupTitle(g));
+    }
     const std::string k = key.toStdString();
+    bool higher = false;
+    for (const auto& r : list)
+      if (auto it = r.best.find(k); it != r.best.end()) higher = it->second.higherIsBetter;
     fieldRow(tr("%1 final").arg(key), [&](const LoadedRun& r) {
       auto it = r.summaries.find(k);
-      if (it == r.summaries.end()) return std::pair<QString, QVariant>{"—", {}};
-      return std::pair<QString, QVariant>{tr("%1 (step %2)").arg(valueText(it->second.last)).arg(it->second.last_step),
-                                          it->second.last};
+      if (it == r.summaries.end()) return Cell{"—", {}};
+      return Cell{tr("%1 (step %2)").arg(valueText(it->second.last)).arg(it->second.last_step), it->second.last};
     });
+    if (ranked(g)) markBest(m_table->rowCount() - 1, higher);
     fieldRow(tr("%1 best").arg(key), [&](const LoadedRun& r) {
       auto it = r.best.find(k);
-      if (it == r.best.end()) return std::pair<QString, QVariant>{"—", {}};
-      return std::pair<QString, QVariant>{tr("%1 (step %2)").arg(valueText(it->second.value)).arg(it->second.step),
-                                          it->second.value};
+      if (it == r.best.end()) return Cell{"—", {}};
+      return Cell{tr("%1 (step %2)").arg(valueText(it->second.value)).arg(it->second.step), it->second.value};
     });
+    if (ranked(g)) markBest(m_table->rowCount() - 1, higher);
   }
   m_message->setText(tr("Final: the value at the last recorded step. Best: the lowest (loss-like) or highest "
-                        "(accuracy-like) value recorded, as the run store ranks the key."));
+                        "(accuracy-like) value recorded, as the run store ranks the key. Bold on green: the best run "
+                        "of a row (losses, accuracies, efficiency). Click a group's name to fold or unfold it."));
+  applyVisibility();
+}
+
+void MetricsTab::setFilter(const QString& text) { m_filter->setText(text); }
+
+void MetricsTab::setGroupFolded(const QString& title, bool folded) {
+  if (folded) m_folded.insert(title);
+  else m_folded.remove(title);
+  applyVisibility();
+}
+
+void MetricsTab::applyVisibility() {
+  const QString filter = m_filter->text().trimmed();
+  int header = -1, shownInGroup = 0;
+  auto closeGroup = [&] {
+    if (header < 0) return;
+    QTableWidgetItem* h = m_table->verticalHeaderItem(header);
+    const QString title = h->data(kGroupRole).toString();
+    const bool folded = filter.isEmpty() && m_folded.contains(title);
+    m_table->setRowHidden(header, !filter.isEmpty() && shownInGroup == 0);
+    h->setText(folded ? tr("%1 (folded: click to show)").arg(title) : title);
+  };
+  for (int r = 0; r < m_table->rowCount(); ++r) {
+    QTableWidgetItem* h = m_table->verticalHeaderItem(r);
+    if (h->data(kIsGroupRole).toBool()) {
+      closeGroup();
+      header = r;
+      shownInGroup = 0;
+      continue;
+    }
+    const bool match = filter.isEmpty() || h->text().contains(filter, Qt::CaseInsensitive);
+    const bool folded = filter.isEmpty() && m_folded.contains(h->data(kGroupRole).toString());
+    m_table->setRowHidden(r, !match || folded);
+    shownInGroup += match ? 1 : 0;
+  }
+  closeGroup();
+}
+
+int MetricsTab::rowOf(const QString& name) const {
+  for (int r = 0; r < m_table->rowCount(); ++r) {
+    const QTableWidgetItem* h = m_table->verticalHeaderItem(r);
+    if (!h->data(kIsGroupRole).toBool() && h->text() == name) return r;
+  }
+  return -1;
 }
 
 QStringList MetricsTab::rowNames() const {
   QStringList names;
-  for (int r = 0; r < m_table->rowCount(); ++r) names << m_table->verticalHeaderItem(r)->text();
+  for (int r = 0; r < m_table->rowCount(); ++r)
+    if (!m_table->verticalHeaderItem(r)->data(kIsGroupRole).toBool()) names << m_table->verticalHeaderItem(r)->text();
+  return names;
+}
+
+QStringList MetricsTab::groupTitles() const {
+  QStringList titles;
+  for (int r = 0; r < m_table->rowCount(); ++r)
+    if (m_table->verticalHeaderItem(r)->data(kIsGroupRole).toBool()) titles << m_table->verticalHeaderItem(r)->data(kGroupRole).toString();
+  return titles;
+}
+
+QStringList MetricsTab::visibleRowNames() const {
+  QStringList names;
+  for (int r = 0; r < m_table->rowCount(); ++r)
+    if (!m_table->verticalHeaderItem(r)->data(kIsGroupRole).toBool() && !m_table->isRowHidden(r))
+      names << m_table->verticalHeaderItem(r)->text();
   return names;
 }
 
 QString MetricsTab::cellText(const QString& row, int run) const {
-  const int r = static_cast<int>(rowNames().indexOf(row));
+  const int r = rowOf(row);
   const QTableWidgetItem* item = r >= 0 ? m_table->item(r, run) : nullptr;
   return item ? item->text() : QString();
 }
 
 QVariant MetricsTab::cellValue(const QString& row, int run) const {
-  const int r = static_cast<int>(rowNames().indexOf(row));
+  const int r = rowOf(row);
   const QTableWidgetItem* item = r >= 0 ? m_table->item(r, run) : nullptr;
   return item ? item->data(Qt::UserRole) : QVariant();
+}
+
+bool MetricsTab::isBest(const QString& row, int run) const {
+  const int r = rowOf(row);
+  const QTableWidgetItem* item = r >= 0 ? m_table->item(r, run) : nullptr;
+  return item && item->data(kBestRole).toBool();
 }
 
 bool MetricsTab::writeCsv(const QString& path, QString* error) const {
@@ -154,6 +374,7 @@ bool MetricsTab::writeCsv(const QString& path, QString* error) const {
   for (int c = 0; c < m_table->columnCount(); ++c) out << ',' << csvField(m_table->horizontalHeaderItem(c)->text());
   out << '\n';
   for (int r = 0; r < m_table->rowCount(); ++r) {
+    if (m_table->verticalHeaderItem(r)->data(kIsGroupRole).toBool()) continue;  // headers are not data
     out << csvField(m_table->verticalHeaderItem(r)->text());
     for (int c = 0; c < m_table->columnCount(); ++c) {
       const QTableWidgetItem* item = m_table->item(r, c);

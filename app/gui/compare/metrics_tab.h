@@ -1,8 +1,14 @@
-// Compare dock, Metrics tab: one column per run; rows for status, parameters, device and
-// duration, then the final and the best value of each metric key (best with its step).
-// Cells hold the stored number in Qt::UserRole; CSV export writes the table.
+// Compare dock, Metrics tab: one column per run. Rows: the run's facts (project, variant,
+// status, parameters, device, duration), then for each metric key its final value (at the last
+// recorded step) and its best value (with the step), grouped: losses, accuracies, efficiency,
+// optimizer, branch statistics, other (metricGroup). In the losses, accuracies and efficiency
+// groups the best run of each row is marked (bold on a green tint) by the key's direction. A
+// filter box keeps the rows whose name contains its text; clicking a group's header folds it
+// (branch statistics start folded). Cells hold the stored number in Qt::UserRole; CSV export
+// writes every row, folded or filtered or not.
 #pragma once
 
+#include <QSet>
 #include <QStringList>
 #include <QVariant>
 #include <QWidget>
@@ -11,9 +17,19 @@
 #include "compare_data.h"
 
 class QLabel;
+class QLineEdit;
 class QTableWidget;
 
 namespace pha::gui {
+
+enum class MetricGroup { Losses, Accuracies, Efficiency, Optimizer, Branches, Other };
+// The group a metric key belongs to, from its name ("val/loss" -> Losses, "branch_rms/l0/gss"
+// -> Branches, "train/tokens_per_s" -> Efficiency).
+MetricGroup metricGroup(const QString& key);
+QString metricGroupTitle(MetricGroup group);
+// Keys in table order: by group, then split (val, test, train, the rest), then name with
+// numbers compared as numbers (l2 before l10).
+QStringList orderedMetricKeys(QStringList keys);
 
 class MetricsTab : public QWidget {
   Q_OBJECT
@@ -21,18 +37,30 @@ class MetricsTab : public QWidget {
   explicit MetricsTab(QWidget* parent = nullptr);
 
   void setRuns(std::shared_ptr<const LoadedRuns> runs);
+  void setFilter(const QString& text);
 
-  QStringList rowNames() const;  // e.g. "status", "val/loss final", "val/loss best"
+  QStringList rowNames() const;     // data rows, e.g. "status", "val/loss final", "val/loss best"
+  QStringList groupTitles() const;  // group header rows in order, e.g. "Run", "Losses", ...
+  QStringList visibleRowNames() const;  // data rows the filter and folding leave shown
   QString cellText(const QString& row, int run) const;
   QVariant cellValue(const QString& row, int run) const;  // the stored number, when numeric
+  bool isBest(const QString& row, int run) const;         // marked as the row's best
+  void setGroupFolded(const QString& title, bool folded);
   QTableWidget* table() const { return m_table; }
+  QLineEdit* filterEdit() const { return m_filter; }
   bool writeCsv(const QString& path, QString* error) const;
 
  private:
+  void addGroup(const QString& title);
   void addRow(const QString& name, const std::vector<std::pair<QString, QVariant>>& cells);
+  void markBest(int row, bool higherIsBetter);
+  int rowOf(const QString& name) const;
+  void applyVisibility();
 
   QTableWidget* m_table = nullptr;
+  QLineEdit* m_filter = nullptr;
   QLabel* m_message = nullptr;
+  QSet<QString> m_folded = {QStringLiteral("Branch statistics")};
 };
 
 }  // namespace pha::gui

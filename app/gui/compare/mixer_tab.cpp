@@ -130,7 +130,8 @@ void MixerTab::showStep() {
     if (!run.ok()) {
       m_heatmaps[i]->clear(run.error);
     } else if (!snapshot) {
-      m_heatmaps[i]->clear(tr("This run recorded no mixer weights (no parallel mix, or none logged)."));
+      m_heatmaps[i]->clear(tr("%1 recorded no mixer weights: its variant (%2) has no parallel mix, or none was logged.")
+                               .arg(run.label, QString::fromStdString(run.info.variant)));
     } else {
       m_heatmaps[i]->setMatrix(snapshot->layers, snapshot->branches, snapshot->weights);
     }
@@ -138,7 +139,9 @@ void MixerTab::showStep() {
     m_titles[i]->setText(snapshot ? tr("%1 — step %2").arg(run.label).arg(snapshot->step) : run.label);
   }
   if (m_heatmaps.isEmpty()) problems << tr("Select two or more saved runs to compare their mixer weights.");
-  else if (m_steps.empty()) problems << tr("None of the compared runs recorded mixer weights.");
+  else if (m_steps.empty())
+    problems << tr("None of the compared runs recorded mixer weights (only parallel-mix variants such as pha have a "
+                   "mixer; snapshots every training.mixer_every steps).");
   m_message->setText(problems.join('\n'));
   m_message->setVisible(!problems.isEmpty());
 }

@@ -12,6 +12,7 @@
 #include "export_menu.h"
 #include "plot_export.h"
 #include "plot_panel.h"
+#include "series_colors.h"
 
 namespace pha::gui {
 
@@ -55,7 +56,8 @@ ParetoTab::ParetoTab(QWidget* parent) : QWidget(parent) {
   top->addStretch(1);
   m_panel = new widgets::PlotPanel(costAxisName(CostAxis::Parameters), tr("best value"), this);
   m_panel->setObjectName("comparePareto");
-  m_panel->plot()->legend->setVisible(true);
+  m_quality->setToolTip(tr("The metric whose best value is the quality axis"));
+  m_cost->setToolTip(tr("Parameters and FLOPs come from each run's config; tokens/s and peak memory were measured"));
   top->addWidget(makeExportButton(m_panel->plot(), "compare-pareto", {}, this));
   installExportMenu(m_panel->plot(), "compare-pareto");
   layout->addLayout(top);
@@ -146,6 +148,7 @@ void ParetoTab::redraw() {
     padAxisRange(plot->yAxis, 0.2);
   }
   placeLegend(plot, m_points);
+  widgets::showLegendIfAny(plot);
   if (runCount == 0) missing << tr("Select two or more saved runs to compare quality against cost.");
   else if (m_points.empty()) missing.prepend(tr("No run has both values, so there is nothing to plot:"));
   m_panel->setEmptyMessage(missing.join('\n'));

@@ -2,7 +2,6 @@
 
 #include <QAction>
 #include <QComboBox>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QTabWidget>
@@ -112,12 +111,10 @@ QWidget* ConfigEditor::buildModelTab() {
   m_model->setObjectName("modelEditor");
   layout->addWidget(m_model, 1);
 
-  auto* box = new QGroupBox(tr("Size and cost"), tab);
-  auto* boxLayout = new QVBoxLayout(box);
-  m_summary = new ConfigSummary(box);
+  // The form and JSON take the height; the summary folds to one line under them.
+  m_summary = new ConfigSummary(tab);
   m_summary->setObjectName("configSummary");
-  boxLayout->addWidget(m_summary);
-  layout->addWidget(box);
+  layout->addWidget(m_summary);
   return tab;
 }
 

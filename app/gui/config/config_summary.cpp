@@ -4,6 +4,9 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QSettings>
+#include <QSignalBlocker>
+#include <QToolButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -25,6 +28,33 @@ QLabel* cell(const QString& text, QWidget* parent, Qt::Alignment align) {
 ConfigSummary::ConfigSummary(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
+  // A headline with the totals is always shown; the per-branch table folds away so that the
+  // form above keeps the dock's height (the choice is remembered).
+  auto* header = new QHBoxLayout;
+  m_toggle = new QToolButton(this);
+  m_toggle->setObjectName("summaryToggle");
+  m_toggle->setText(tr("Size and cost"));
+  m_toggle->setCheckable(true);
+  m_toggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  m_toggle->setAutoRaise(true);
+  m_toggle->setToolTip(tr("Show or hide parameters, FLOPs per token and memory per branch"));
+  QFont bold = m_toggle->font();
+  bold.setBold(true);
+  m_toggle->setFont(bold);
+  m_headline = new QLabel(this);
+  m_headline->setObjectName("summaryHeadline");
+  m_headline->setWordWrap(true);  // a narrow dock must not be widened by it
+  m_headline->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_headline->setToolTip(tr("Parameters (counted from the config), FLOPs per token of a forward pass at T, and the "
+                            "training memory estimate for a batch of B × T in fp32 (T and B: open the table)"));
+  header->addWidget(m_toggle);
+  header->addWidget(m_headline, 1);
+  layout->addLayout(header);
+  m_details = new QWidget(this);
+  m_details->setObjectName("summaryDetails");
+  auto* detailsLayout = new QVBoxLayout(m_details);
+  detailsLayout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_details);
 
   auto* inputs = new QHBoxLayout;
   m_seqLen = new QSpinBox(this);
@@ -44,7 +74,7 @@ ConfigSummary::ConfigSummary(QWidget* parent) : QWidget(parent) {
   inputs->addWidget(new QLabel(tr("Batch"), this));
   inputs->addWidget(m_batch, 1);
   inputs->addStretch(1);
-  layout->addLayout(inputs);
+  detailsLayout->addLayout(inputs);
 
   auto* grid = new QGridLayout;
   grid->setHorizontalSpacing(10);
@@ -81,13 +111,13 @@ ConfigSummary::ConfigSummary(QWidget* parent) : QWidget(parent) {
   // Compact when wide (the empty last column takes the slack), names first when narrow.
   grid->setColumnStretch(ColumnCount + 1, 1);
   grid->setColumnMinimumWidth(0, 110);
-  layout->addLayout(grid);
+  detailsLayout->addLayout(grid);
 
   m_memoryLabel = new QLabel(this);
   m_memoryLabel->setObjectName("summaryMemory");
   m_memoryLabel->setWordWrap(true);
   m_memoryLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  layout->addWidget(m_memoryLabel);
+  detailsLayout->addWidget(m_memoryLabel);
 
   m_staleLabel = new QLabel(tr("The edit above is invalid: these figures are for the last valid configuration."),
                             this);
@@ -100,7 +130,25 @@ ConfigSummary::ConfigSummary(QWidget* parent) : QWidget(parent) {
 
   connect(m_seqLen, &QSpinBox::valueChanged, this, &ConfigSummary::recompute);
   connect(m_batch, &QSpinBox::valueChanged, this, &ConfigSummary::recompute);
+  connect(m_toggle, &QToolButton::toggled, this, [this](bool on) {
+    setExpanded(on);
+    QSettings().setValue(QStringLiteral("config/summaryExpanded"), on);
+  });
+  setExpanded(QSettings().value(QStringLiteral("config/summaryExpanded"), false).toBool());
 }
+
+void ConfigSummary::setExpanded(bool on) {
+  if (m_toggle->isChecked() != on) {
+    QSignalBlocker block(m_toggle);
+    m_toggle->setChecked(on);
+  }
+  m_toggle->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+  m_details->setVisible(on);
+}
+
+bool ConfigSummary::isExpanded() const { return m_toggle->isChecked(); }
+
+QString ConfigSummary::headlineText() const { return m_headline->text(); }
 
 void ConfigSummary::setConfig(const pha::model::ModelConfig& config, bool stale) {
   // T follows the config's context when the context changes; otherwise the user's T stays.
@@ -157,6 +205,9 @@ void ConfigSummary::recompute() {
                              .arg(b)
                              .arg(t)
                              .arg(widgets::formatBytes(double(m_memory.total())), widgets::formatBytes(double(inference.total()))));
+  m_headline->setText(tr("%1 params · %2/token · %3 to train")
+                          .arg(widgets::formatCount(double(m_params.total)), widgets::formatFlops(fw.total()),
+                               widgets::formatBytes(double(m_memory.total()))));
   m_memoryLabel->setToolTip(tr("Training: weights %1, gradients %2, AdamW state %3, activations %4, logits %5")
                                 .arg(widgets::formatBytes(double(m_memory.weights)), widgets::formatBytes(double(m_memory.gradients)),
                                      widgets::formatBytes(double(m_memory.optimizer)),

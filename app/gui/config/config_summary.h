@@ -1,6 +1,7 @@
 // Live size and cost of a model config: parameters per branch, FLOPs per token per branch for a
 // forward pass and a training step at a chosen sequence length T, and a memory estimate for a
-// batch of B sequences. Pure arithmetic from model/flops.h, recomputed on every edit.
+// batch of B sequences. Pure arithmetic from model/flops.h, recomputed on every edit. A headline
+// with the totals is always shown; the table folds away (remembered in QSettings).
 #pragma once
 
 #include <QWidget>
@@ -10,6 +11,7 @@
 
 class QLabel;
 class QSpinBox;
+class QToolButton;
 
 namespace pha::gui {
 
@@ -36,6 +38,10 @@ class ConfigSummary : public QWidget {
   const pha::model::MemoryEstimate& trainingMemory() const { return m_memory; }
   QString cellText(Row row, Column column) const;
   QString memoryText() const;
+  // The per-branch table shown (true) or folded under the one-line headline (the default).
+  void setExpanded(bool on);
+  bool isExpanded() const;
+  QString headlineText() const;  // "1.29 M params · 3.05 MFLOP/token · 642 MiB to train"
 
  signals:
   void recomputed();
@@ -53,6 +59,9 @@ class ConfigSummary : public QWidget {
   QLabel* m_cells[RowCount][ColumnCount] = {};
   QLabel* m_memoryLabel = nullptr;
   QLabel* m_staleLabel = nullptr;
+  QToolButton* m_toggle = nullptr;
+  QLabel* m_headline = nullptr;
+  QWidget* m_details = nullptr;
 };
 
 }  // namespace pha::gui

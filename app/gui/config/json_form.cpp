@@ -76,6 +76,25 @@ JsonForm::JsonForm(QWidget* parent)
   m_layout->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
 }
 
+void JsonForm::setHelp(const QString& key, const QString& help) {
+  const Field* f = find(key);
+  if (!f) return;
+  // The tooltip the field was made with names the key (and the range of a number).
+  const QString detail = f->widget->property("keyToolTip").isValid() ? f->widget->property("keyToolTip").toString()
+                                                                      : f->widget->toolTip();
+  f->widget->setProperty("keyToolTip", detail);
+  f->widget->setProperty("help", help);
+  const QString tip = detail.isEmpty() ? help : QStringLiteral("%1\n(%2)").arg(help, detail);
+  if (key == m_invalidKey) m_savedToolTip = tip;  // shown again once the error is fixed
+  else f->widget->setToolTip(tip);
+  if (QWidget* label = m_layout->labelForField(f->widget)) label->setToolTip(tip);
+}
+
+QString JsonForm::help(const QString& key) const {
+  const Field* f = find(key);
+  return f ? f->widget->property("help").toString() : QString();
+}
+
 void JsonForm::addSection(const QString& title) {
   auto* label = new QLabel(title, this);
   QFont font = label->font();

@@ -46,6 +46,10 @@ class JsonForm : public QWidget {
   QStringList keys() const;
   int fieldIndex(const QString& key) const;        // -1 for an unknown key
   void setFieldEnabled(const QString& key, bool enabled);
+  // What a field means, as the tooltip of the field and of its label (the JSON key and the
+  // allowed range follow on a second line). An invalid field shows its error until it is valid.
+  void setHelp(const QString& key, const QString& help);
+  QString help(const QString& key) const;
 
   // Shows `doc`; a key absent from it shows its value in `defaults`; a value of the wrong type
   // leaves the field as it is (the validation error names it). Emits nothing.

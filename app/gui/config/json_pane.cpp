@@ -1,5 +1,7 @@
 #include "json_pane.h"
 
+#include "core/json_syntax.h"
+
 #include <QFontDatabase>
 #include <QKeyEvent>
 #include <QLabel>
@@ -16,16 +18,6 @@ using nlohmann::json;
 namespace {
 
 const char* const kErrorColor = "#d93025";
-
-// nlohmann's message without its "[json.exception.parse_error.101] " prefix.
-QString plainMessage(const char* what) {
-  QString text = QString::fromUtf8(what);
-  if (text.startsWith(QLatin1Char('['))) {
-    const int close = text.indexOf(QLatin1String("] "));
-    if (close > 0) text = text.mid(close + 2);
-  }
-  return text;
-}
 
 }  // namespace
 
@@ -104,11 +96,10 @@ void JsonPane::parse() {
     highlightLine(0);
     emit jsonParsed(doc);
   } catch (const json::parse_error& e) {
-    // Line of the byte where parsing stopped (e.byte is 1-based, past the bad character).
-    const size_t stop = std::min(text.size(), e.byte > 0 ? size_t(e.byte - 1) : size_t(0));
-    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + long(stop), '\n'));
-    highlightLine(line);
-    emit syntaxErrorFound(QStringLiteral("JSON syntax: ") + plainMessage(e.what()));
+    // "line 3, column 3: expected ',' or '}'", at the token where parsing stopped.
+    const pha::JsonSyntaxError error = pha::describe_json_syntax_error(text, e);
+    highlightLine(error.line);
+    emit syntaxErrorFound(QStringLiteral("JSON syntax error, ") + QString::fromStdString(error.text()));
   }
 }
 

@@ -36,7 +36,7 @@ class JsonPane : public QWidget {
 
  signals:
   void jsonParsed(const nlohmann::json& doc);      // every successful parse of typed text
-  void syntaxErrorFound(const QString& message);   // "line 3, column 5: ..."
+  void syntaxErrorFound(const QString& message);   // "JSON syntax error, line 3, column 3: expected ',' or '}'"
   void undoRequested();
   void redoRequested();
 

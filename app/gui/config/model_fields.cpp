@@ -77,6 +77,38 @@ void populateModelForm(JsonForm* form) {
   form->addChoice(QStringLiteral("mixer"), QObject::tr("Mixer"), {QStringLiteral("learned"), QStringLiteral("uniform")});
   form->addBool(QStringLiteral("tie_embeddings"), QObject::tr("Tied embeddings"));
   form->addBool(QStringLiteral("deepnorm"), QObject::tr("DeepNorm"));
+
+  // What each field means (docs/model-config.md has the full reference).
+  const std::pair<const char*, QString> help[] = {
+      {"name", QObject::tr("A label for this model, recorded with the run")},
+      {"variant", QObject::tr("The architecture: pha = GSS, attention and FFN in parallel in every layer, mixed by "
+                              "learned weights; pha-uniform = the same with a fixed equal mix; pha-no-gss / -no-attn / "
+                              "-no-ffn = one branch removed; sequential = the branches one after another; transformer = "
+                              "attention and FFN; gss-only; pattern = your own list of layer kinds")},
+      {"layers", pattern->toolTip()},
+      {"n_layers", QObject::tr("Number of layers (blocks), input side first")},
+      {"d_model", QObject::tr("Width of the residual stream and the embeddings")},
+      {"vocab_size", QObject::tr("Token ids the embedding and the output head hold; at least the tokenizer's "
+                                 "vocabulary (a project sets it from its data when left out)")},
+      {"context", QObject::tr("The training context length; RoPE and GSS also run beyond it. The size and cost "
+                              "figures below use it as T by default")},
+      {"attention.heads", QObject::tr("Query heads of the attention branch; must divide d_model when head dim is auto")},
+      {"attention.kv_heads", QObject::tr("Key/value heads (grouped-query attention): must divide the query heads; equal "
+                                         "to them is multi-head attention, 1 is multi-query")},
+      {"attention.head_dim", QObject::tr("Width of each head; 0 = d_model / heads; must be even (RoPE rotates pairs)")},
+      {"gss.expanded", QObject::tr("F: the GSS branch's expanded (gated) width; 0 = 4 × d_model")},
+      {"gss.reduced", QObject::tr("H: the width the state-space (DSS) convolution runs at")},
+      {"gss.state", QObject::tr("N: the state size of each diagonal state-space kernel")},
+      {"gss.inner_norm", QObject::tr("A LayerNorm on v before the DSS convolution")},
+      {"ffn.d_ff", QObject::tr("Hidden width of the feed-forward network; 0 = 4 × d_model")},
+      {"ffn.aux_ratio", QObject::tr("Width of the auxiliary FFN as a fraction of d_ff (d_aux = round(ratio × d_ff)); 0 "
+                                    "removes it")},
+      {"mixer", QObject::tr("How a layer mixes its parallel branches: learned (softplus weights of learnable logits, "
+                            "starting equal) or uniform (1/branches, no parameters)")},
+      {"tie_embeddings", QObject::tr("The output head shares the embedding matrix (fewer parameters)")},
+      {"deepnorm", QObject::tr("DeepNorm residual scaling: alpha = (2L)^(1/4), beta = (8L)^(-1/4); off: 1 and 1")},
+  };
+  for (const auto& [key, text] : help) form->setHelp(QString::fromLatin1(key), text);
 }
 
 json patternFromText(const QString& text) {

@@ -51,7 +51,7 @@ SectionEditor::SectionEditor(JsonForm* form, Rules rules, QUndoStack* stack, QWi
   m_pane = new JsonPane(m_splitter);
   m_splitter->addWidget(scroll);
   m_splitter->addWidget(m_pane);
-  m_splitter->setStretchFactor(0, 1);
+  m_splitter->setStretchFactor(0, 2);  // the form grows first
   m_splitter->setStretchFactor(1, 1);
   layout->addWidget(m_splitter);
 
@@ -144,10 +144,10 @@ void SectionEditor::resizeEvent(QResizeEvent* event) {
   const Qt::Orientation wanted = event->size().width() < kSideBySideWidth ? Qt::Vertical : Qt::Horizontal;
   if (m_splitter->orientation() == wanted) return;
   m_splitter->setOrientation(wanted);
-  // Side by side the form needs little width and the JSON gets the rest; stacked, the form
-  // gets a bit more height than the text.
+  // Side by side the form needs little width and the JSON gets the rest; stacked (a dock of
+  // 400-500 px), the form gets two thirds of the height: it is what people edit, the JSON a view.
   const int total = wanted == Qt::Horizontal ? event->size().width() : event->size().height();
-  const int first = wanted == Qt::Horizontal ? std::min(480, total * 45 / 100) : total * 55 / 100;
+  const int first = wanted == Qt::Horizontal ? std::min(480, total * 45 / 100) : total * 2 / 3;
   m_splitter->setSizes({first, std::max(1, total - first)});
 }
 

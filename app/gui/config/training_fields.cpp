@@ -45,8 +45,7 @@ void populateTrainingForm(JsonForm* form) {
   form->addDouble(QStringLiteral("min_lr_ratio"), QObject::tr("Final lr ratio"), 0.0, 1.0, 3, 0.05);
   form->addDouble(QStringLiteral("weight_decay"), QObject::tr("Weight decay"), 0.0, 10.0, 4, 0.01);
   form->addText(QStringLiteral("dss_lr"), QObject::tr("DSS kernel lr"), numberFromText, numberToText);
-  form->addText(QStringLiteral("mixer_lr"), QObject::tr("Mixer lr"), numberFromText, numberToText)
-      ->setToolTip(QObject::tr("Peak learning rate of the mixers' softplus logits (default: the learning rate)"));
+  form->addText(QStringLiteral("mixer_lr"), QObject::tr("Mixer lr"), numberFromText, numberToText);
   form->addDouble(QStringLiteral("grad_clip"), QObject::tr("Gradient clip"), 0.0, 1e6, 3, 0.1)
       ->setSpecialValueText(QObject::tr("off"));
   form->addInt(QStringLiteral("seed"), QObject::tr("Seed"), 0, kIntMax);
@@ -64,6 +63,31 @@ void populateTrainingForm(JsonForm* form) {
   form->addChoice(QStringLiteral("precision"), QObject::tr("Precision"),
                   {QStringLiteral("auto"), QStringLiteral("fp32"), QStringLiteral("bf16")});
   form->addInt(QStringLiteral("threads"), QObject::tr("Threads"), 0, 4096, QObject::tr("all cores"));
+
+  // What each field means (docs/project-format.md, "training", has the full reference).
+  const std::pair<const char*, QString> help[] = {
+      {"steps", QObject::tr("Optimizer steps to train")},
+      {"batch_size", QObject::tr("Sequences per micro-batch")},
+      {"seq_len", QObject::tr("Tokens per training window T (text; a task uses its own length)")},
+      {"grad_accum", QObject::tr("Micro-batches whose gradients add up to one optimizer step")},
+      {"warmup_steps", QObject::tr("Steps of linear warm-up from 0 to the peak learning rate (at most steps)")},
+      {"lr", QObject::tr("Peak learning rate, typed as a number (3e-3); cosine decay follows the warm-up")},
+      {"min_lr_ratio", QObject::tr("The cosine ends at learning rate × this ratio")},
+      {"weight_decay", QObject::tr("AdamW weight decay, on matrices and the embedding only")},
+      {"dss_lr", QObject::tr("Peak learning rate of the DSS kernel parameters (same warm-up and cosine)")},
+      {"mixer_lr", QObject::tr("Peak learning rate of the mixers' softplus logits (default: the learning rate)")},
+      {"grad_clip", QObject::tr("Global L2 gradient clipping; 0 = off (DeepNorm needs none)")},
+      {"seed", QObject::tr("Seed of the initialization and the batch order (CPU runs are bit-reproducible)")},
+      {"eval_every", QObject::tr("Steps between validation evaluations; 0 = only the final one")},
+      {"eval_tokens", QObject::tr("Validation tokens per periodic evaluation (text); 0 = the whole split")},
+      {"checkpoint_every", QObject::tr("Steps between checkpoints; 0 = only at the end and on cancel")},
+      {"mixer_every", QObject::tr("Steps between mixer-weight snapshots and per-branch output norms (the heatmap's "
+                                  "frames)")},
+      {"device", QObject::tr("auto = CUDA when available, else CPU")},
+      {"precision", QObject::tr("auto = bf16 autocast on CUDA, fp32 on CPU; bf16 needs CUDA")},
+      {"threads", QObject::tr("Intra-op CPU threads; 0 = all cores (or $PHA_THREADS)")},
+  };
+  for (const auto& [key, text] : help) form->setHelp(QString::fromLatin1(key), text);
 }
 
 json trainingDefaults() {

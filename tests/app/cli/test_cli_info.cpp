@@ -20,7 +20,7 @@ TEST(CliInfo, NamesMissingDataAndTheFix) {
   auto r = run_cli("info --no-gemm", "PHA_DATA_DIR=/tmp/pha-cli-test-empty");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("fp32 GEMM"), std::string::npos);
-  EXPECT_NE(r.output.find("missing: run installer/setup.sh"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("missing: run `pha data install gutenberg`"), std::string::npos) << r.output;
 }
 
 TEST(CliInfo, BadCommandLineExitsWithTheUsageCode) {

@@ -10,7 +10,7 @@
 #include "attention/attention.h"
 #include "core/error.h"
 #include "model/attention_branch.h"
-#include "model/rope.h"
+#include "rope_cosine/rope_cosine.h"
 #include "test_model_util.h"
 
 namespace pha::model {
@@ -101,8 +101,8 @@ TEST(Rope, ScoresDependOnlyOnRelativeOffset) {
   const at::Tensor q = at::randn({1, 1, 1, hd}, at::kDouble), k = at::randn({1, 1, 1, hd}, at::kDouble);
   auto score = [&](int64_t m, int64_t n) {
     const auto o = at::TensorOptions().dtype(at::kDouble);
-    const at::Tensor qr = apply_rope(q, rope_tables(m, 1, hd, 10000.0, o));
-    const at::Tensor kr = apply_rope(k, rope_tables(n, 1, hd, 10000.0, o));
+    const at::Tensor qr = pha::kernels::apply_rope(q, pha::kernels::rope_tables(m, 1, hd, 10000.0, o));
+    const at::Tensor kr = pha::kernels::apply_rope(k, pha::kernels::rope_tables(n, 1, hd, 10000.0, o));
     return (qr * kr).sum().item<double>();
   };
   for (int64_t shift : {1, 7, 100, 5000}) {
@@ -111,7 +111,7 @@ TEST(Rope, ScoresDependOnlyOnRelativeOffset) {
   }
   EXPECT_GT(std::abs(score(9, 4) - score(9, 5)), 1e-6);  // and the offset itself does matter
   // Rotation keeps the norm (so normalising after RoPE is the same as before).
-  const at::Tensor r = apply_rope(q, rope_tables(1234, 1, hd, 10000.0, at::TensorOptions().dtype(at::kDouble)));
+  const at::Tensor r = pha::kernels::apply_rope(q, pha::kernels::rope_tables(1234, 1, hd, 10000.0, at::TensorOptions().dtype(at::kDouble)));
   EXPECT_NEAR(r.norm().item<double>(), q.norm().item<double>(), 1e-12);
 }
 

@@ -173,7 +173,7 @@ TEST(StoreSchema, MigratesAStoreWrittenByVersionTwoKeepingEveryRowAndClassifying
   EXPECT_EQ(before[0], 5);
 
   ps::Store store = ps::Store::open(path);
-  EXPECT_EQ(store.schema_version(), 3);
+  EXPECT_EQ(store.schema_version(), ps::Store::kSchemaVersion);
   EXPECT_EQ(store.integrity_check(), "ok");
   for (size_t i = 0; i < std::size(tables); ++i)
     EXPECT_EQ(scalar(path, (std::string("SELECT count(*) FROM ") + tables[i]).c_str()), before[i]) << tables[i];
@@ -205,13 +205,84 @@ TEST(StoreSchema, MigratesAStoreWrittenByVersionTwoKeepingEveryRowAndClassifying
   EXPECT_EQ(store.tags(1), std::vector<std::string>{"baseline"});
   EXPECT_EQ(store.get_run(1)->notes, "kept for the migration test");
 
-  // New runs and records go through the v3 paths; opening again is a no-op.
+  // Through v4: every training run is a group of one under its own name, with its recorded seed.
+  EXPECT_EQ(runs[0].run.group, "pha");
+  EXPECT_EQ(runs[0].run.seed, 1);
+  EXPECT_EQ(runs[1].run.group, "profile: lookalike");
+  EXPECT_EQ(runs[3].run.group, "");
+  EXPECT_EQ(runs[3].run.seed, -1);
+
+  // New runs and records go through the current paths; opening again is a no-op.
   ps::NewRun nr;
   nr.name = "after";
   nr.kind = ps::RunKind::Profile;
   const std::int64_t id = store.create_run(nr);
   EXPECT_EQ(store.get_run(id)->kind, ps::RunKind::Profile);
   EXPECT_EQ(ps::Store::open(path).list_runs().size(), 6u);
+}
+
+// tests/engine/store/data/store-v3.sqlite: written by the version-3 program (README.md there).
+TEST(StoreSchema, MigratesAStoreWrittenByVersionThreeKeepingEveryRowAndGroupingItsTrainingRuns) {
+  TempDir dir;
+  const std::string path = dir.file("runs.sqlite");
+  std::filesystem::copy_file(PHA_STORE_FIXTURES "/store-v3.sqlite", path);
+  ASSERT_EQ(scalar(path, "SELECT version FROM schema_version"), 3);
+  const char* tables[] = {"runs", "metrics", "evals", "perf", "checkpoints", "mixer_snapshots",
+                          "metric_rollups", "run_summary", "metric_keys", "run_tags"};
+  const int expected_rows[] = {5, 98, 15, 8, 3, 5, 132, 44, 16, 1};  // README.md
+  for (size_t i = 0; i < std::size(tables); ++i)
+    ASSERT_EQ(scalar(path, (std::string("SELECT count(*) FROM ") + tables[i]).c_str()), expected_rows[i]) << tables[i];
+
+  ps::Store store = ps::Store::open(path);
+  EXPECT_EQ(store.schema_version(), 4);
+  EXPECT_EQ(store.integrity_check(), "ok");
+  for (size_t i = 0; i < std::size(tables); ++i)
+    EXPECT_EQ(scalar(path, (std::string("SELECT count(*) FROM ") + tables[i]).c_str()), expected_rows[i]) << tables[i];
+
+  ps::RunListQuery q;
+  q.newest_first = false;
+  q.summary_keys = {"train/loss", "val/accuracy"};
+  const auto runs = store.list_runs(q);
+  ASSERT_EQ(runs.size(), 5u);
+  // Training runs: a group of one each, named as the run, seed from training.seed; the two runs
+  // named "pha" (1, and 5 trained again later) share the group. Profiles have no group.
+  const char* groups[] = {"pha", "transformer", "", "", "pha"};
+  const std::int64_t seeds[] = {0, 0, -1, -1, 0};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_EQ(runs[i].run.group, groups[i]) << runs[i].run.name;
+    EXPECT_EQ(runs[i].run.seed, seeds[i]) << runs[i].run.name;
+  }
+  EXPECT_EQ(runs[2].run.kind, ps::RunKind::Profile);
+  ASSERT_TRUE(runs[0].summaries[0]);
+  EXPECT_EQ(runs[0].summaries[0]->count, 4);
+  EXPECT_EQ(store.tags(1), std::vector<std::string>{"baseline"});
+  EXPECT_EQ(store.get_run(1)->notes, "kept for the migration test");
+  EXPECT_EQ(store.perf(3).size(), 4u);
+  EXPECT_EQ(store.mixer_steps(1).size(), 2u);
+
+  const auto list = store.list_groups();
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].group, "pha");
+  EXPECT_EQ(list[0].project, "legacy-v3");
+  EXPECT_EQ(list[0].runs, 2);
+  EXPECT_EQ(list[0].finished, 2);
+  EXPECT_EQ(list[0].finished_seeds, 1);
+  EXPECT_EQ(list[0].first_run, 1);
+  EXPECT_EQ(list[0].last_run, 5);
+  EXPECT_EQ(list[1].group, "transformer");
+  q.group = "pha";
+  EXPECT_EQ(store.list_runs(q).size(), 2u);
+
+  // New replicas go through the v4 paths; opening again is a no-op.
+  ps::NewRun nr;
+  nr.project = "legacy-v3";
+  nr.name = "pha/seed=1";
+  nr.group = "pha";
+  nr.seed = 1;
+  const std::int64_t id = store.create_run(nr);
+  EXPECT_EQ(store.get_run(id)->group, "pha");
+  EXPECT_EQ(store.get_run(id)->seed, 1);
+  EXPECT_EQ(ps::Store::open(path).list_runs(q).size(), 3u);
 }
 
 TEST(StoreSchema, NewerVersionIsRefusedNamingTheFile) {

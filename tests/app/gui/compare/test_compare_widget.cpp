@@ -1,5 +1,6 @@
 // CompareWidget over two runs from two project stores: every tab shows what was written.
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
@@ -13,6 +14,9 @@
 #include "mixer_heatmap.h"
 #include "mixer_tab.h"
 #include "pareto_tab.h"
+#include "curve_plot.h"
+#include "store/run_writer.h"
+#include "store/store.h"
 
 using namespace pha::gui;
 
@@ -38,18 +42,18 @@ TEST(CompareWidget, OverlaysOneCurvePerRunAndKeyWithTheWrittenPoints) {
   ASSERT_EQ(curves->curveCount(), 2);
   EXPECT_EQ(curves->curveName(0), "run-a");
   EXPECT_EQ(curves->curveName(1), "run-b");
+  curves->curvePlot()->setSmoothing(0.0);  // drawn as stored
   for (int c = 0; c < 2; ++c) {
     const WrittenRun& run = c == 0 ? f.a : f.b;
     ASSERT_EQ(curves->pointCount(c), static_cast<int>(run.trainLoss.size()));
-    auto data = curves->plot()->graph(c)->data();
-    for (int i = 0; i < data->size(); ++i) {
-      EXPECT_DOUBLE_EQ(data->at(i)->key, i);
-      EXPECT_DOUBLE_EQ(data->at(i)->value, run.trainLoss[static_cast<std::size_t>(i)]);
-    }
+    const std::vector<double> drawn = curves->curveValues(c);
+    ASSERT_EQ(drawn.size(), run.trainLoss.size());
+    for (std::size_t i = 0; i < drawn.size(); ++i) EXPECT_DOUBLE_EQ(drawn[i], run.trainLoss[i]);
   }
+  EXPECT_DOUBLE_EQ(curves->plot()->xAxis->range().upper, 49);
   // x by tokens: same points, x in tokens.
   curves->setXAxis(pha::store::XAxis::Tokens);
-  EXPECT_DOUBLE_EQ(curves->plot()->graph(0)->data()->at(3)->key, 3 * 1024);
+  EXPECT_DOUBLE_EQ(curves->plot()->xAxis->range().upper, 49 * 1024);
   curves->setSelectedKeys({"no/such"});
   EXPECT_EQ(curves->curveCount(), 0);
   EXPECT_FALSE(curves->emptyMessage().isEmpty());
@@ -149,4 +153,116 @@ TEST(CompareWidget, MissingStoreAndRunAreReportedNotFatal) {
   w.setRuns({});
   EXPECT_EQ(w.curvesTab()->curveCount(), 0);
   EXPECT_FALSE(w.diffView()->message().isEmpty());
+}
+
+namespace {
+
+// Two runs in one store with the keys a real text run records (losses, accuracies, throughput,
+// learning rate, per-branch norms), evaluated at one length only, as the quickstart's runs are.
+QList<RunRef> writeTextRuns(const QString& store) {
+  auto s = pha::store::Store::open(store.toStdString());
+  s.define_metric_key("val/accuracy", pha::store::Goal::Maximize);
+  s.define_metric_key("train/tokens_per_s", pha::store::Goal::Maximize);
+  QList<RunRef> refs;
+  for (int r = 0; r < 2; ++r) {
+    pha::store::NewRun nr;
+    nr.project = "text";
+    nr.name = r == 0 ? "pha-tiny" : "transformer-tiny";
+    nr.variant = r == 0 ? "pha" : "transformer";
+    nr.config_json = "{}";
+    const std::int64_t id = s.create_run(nr);
+    pha::store::RunWriter w(s, id);
+    for (int step = 1; step <= 20; ++step) {
+      w.metric("train/loss", step, step * 256, step * 50, 4.0 - 0.05 * step - 0.2 * r);
+      w.metric("train/lr", step, step * 256, step * 50, 0.003);
+      w.metric("train/tokens_per_s", step, step * 256, step * 50, 1000.0 + 300.0 * r);
+      for (const char* b : {"branch_rms/l0/gss", "branch_rms/l10/gss", "branch_rms/l2/gss"}) w.metric(b, step, step * 256, step * 50, 0.5);
+    }
+    w.metric("val/loss", 20, 20 * 256, 1000, 3.0 - 0.2 * r);
+    w.metric("val/accuracy", 20, 20 * 256, 1000, 0.30 + 0.05 * r);
+    w.eval({20, "valid", 128, "loss", 3.0 - 0.2 * r});
+    w.finish(pha::store::RunStatus::Finished);
+    refs.push_back(RunRef{store, id});
+  }
+  return refs;
+}
+
+}  // namespace
+
+TEST(CompareMetrics, KeysAreGroupedInReadingOrder) {
+  EXPECT_EQ(orderedMetricKeys({"branch_rms/l10/gss", "val/accuracy", "train/loss", "branch_rms/l2/gss", "val/loss",
+                               "train/tokens_per_s", "train/lr", "test/bpb"}),
+            (QStringList{"val/loss", "test/bpb", "train/loss", "val/accuracy", "train/tokens_per_s", "train/lr",
+                         "branch_rms/l2/gss", "branch_rms/l10/gss"}));
+  EXPECT_EQ(metricGroup("val/macro_accuracy"), MetricGroup::Accuracies);
+  EXPECT_EQ(metricGroup("train/memory_bytes"), MetricGroup::Efficiency);
+  EXPECT_EQ(metricGroup("train/grad_norm"), MetricGroup::Optimizer);
+}
+
+TEST(CompareMetrics, GroupedFilterableAndTheBestOfEachRowMarked) {
+  QTemporaryDir dir;
+  CompareWidget w;
+  w.setRuns(writeTextRuns(dir.path() + "/runs.sqlite"));
+  MetricsTab* m = w.metricsTab();
+  EXPECT_EQ(m->groupTitles(), (QStringList{"Run", "Losses", "Accuracies", "Efficiency", "Optimizer", "Branch statistics"}));
+  const QStringList rows = m->rowNames();
+  EXPECT_LT(rows.indexOf("val/loss final"), rows.indexOf("train/loss final")) << "validation first";
+  EXPECT_LT(rows.indexOf("train/loss best"), rows.indexOf("branch_rms/l0/gss final")) << "branch statistics last";
+  // Lower loss, higher accuracy and higher throughput are better: transformer-tiny (run 1) here.
+  for (const char* row : {"val/loss final", "val/loss best", "train/loss final", "val/accuracy best", "train/tokens_per_s final"}) {
+    EXPECT_TRUE(m->isBest(row, 1)) << row;
+    EXPECT_FALSE(m->isBest(row, 0)) << row;
+  }
+  EXPECT_FALSE(m->isBest("train/lr final", 0) || m->isBest("train/lr final", 1)) << "equal values: no best";
+  EXPECT_FALSE(m->isBest("branch_rms/l0/gss final", 1)) << "a branch norm has no better value";
+  EXPECT_FALSE(m->visibleRowNames().contains("branch_rms/l2/gss final")) << "branch statistics start folded";
+  m->setGroupFolded("Branch statistics", false);
+  EXPECT_TRUE(m->visibleRowNames().contains("branch_rms/l2/gss final"));
+  m->setFilter("val/");
+  EXPECT_EQ(m->visibleRowNames(), (QStringList{"val/loss final", "val/loss best", "val/accuracy final", "val/accuracy best"}));
+  m->setFilter("");
+  EXPECT_EQ(m->visibleRowNames().size(), m->rowNames().size());
+}
+
+TEST(CompareCurves, UseTheLiveViewsSmoothingAndLogYAndNameTheAxisAfterTheMetric) {
+  CompareFixture f;
+  CompareWidget w;
+  w.resize(1000, 700);
+  w.setRuns(refs(f));
+  CurvesTab* curves = w.curvesTab();
+  EXPECT_EQ(curves->plot()->yAxis->label(), "loss (nats/token)") << "train/loss and val/loss measure the same";
+  curves->setSelectedKeys({"train/loss"});
+  EXPECT_EQ(metricAxisTitle({"val/loss", "val/accuracy"}), "loss (nats/token), accuracy");
+  EXPECT_EQ(metricAxisTitle({"val/ppl"}), "perplexity");
+  curves->curvePlot()->setSmoothing(0.9);
+  const std::vector<double> smoothed = curves->curveValues(0);
+  ASSERT_EQ(smoothed.size(), f.a.trainLoss.size());
+  EXPECT_GT(smoothed.back(), f.a.trainLoss.back() + 0.1) << "a falling curve's EMA lags above it";
+  curves->curvePlot()->setLogY(true);
+  EXPECT_EQ(curves->plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+  EXPECT_TRUE(curves->plot()->legend->visible());
+}
+
+TEST(CompareWidget, EmptyPlotsShowNoLegendBox) {
+  CompareWidget w;
+  w.setRuns({});
+  EXPECT_FALSE(w.curvesTab()->plot()->legend->visible());
+  EXPECT_FALSE(w.lengthTab()->plot()->legend->visible());
+  EXPECT_FALSE(w.paretoTab()->plot()->legend->visible());
+  EXPECT_FALSE(w.curvesTab()->emptyMessage().isEmpty());
+}
+
+TEST(CompareWidget, LengthTabSaysPlainlyWhenTheRunsHaveNoLengthSweep) {
+  QTemporaryDir dir;
+  CompareWidget w;
+  w.setRuns(writeTextRuns(dir.path() + "/runs.sqlite"));
+  LengthTab* l = w.lengthTab();
+  EXPECT_EQ(l->curveCount(), 2) << "the one measured point per run is still drawn";
+  EXPECT_TRUE(l->emptyMessage().contains("No length sweep in these runs: valid · loss was evaluated at T = 128 only. "
+                                         "Add data.sweeps [\"length\"] (task projects)"))
+      << l->emptyMessage().toStdString();
+  CompareFixture f;  // evaluated at T = 64, 128, 256: a sweep, nothing to say
+  w.setRuns(refs(f));
+  l->setSeries("mqar", "accuracy");
+  EXPECT_FALSE(l->emptyMessage().contains("No length sweep")) << l->emptyMessage().toStdString();
 }

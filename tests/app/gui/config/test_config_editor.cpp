@@ -90,6 +90,38 @@ TEST(ConfigEditor, JsonSyntaxErrorIsShownAndTheLastValidConfigStays) {
   EXPECT_EQ(e.configJson()["d_model"], 192);
 }
 
+TEST(ConfigEditor, AJsonSyntaxErrorIsSaidPlainlyWithItsLineAndColumn) {
+  ConfigEditor e;
+  typeJson(e, "{\n  \"d_model\": 256\n  \"n_layers\": 2\n}");
+  EXPECT_EQ(e.errorText(), "JSON syntax error, line 3, column 3: expected ',' or '}'");
+  auto* label = modelPane(e)->findChild<QLabel*>("jsonError");
+  ASSERT_NE(label, nullptr);
+  EXPECT_FALSE(label->text().contains("json.exception")) << label->text().toStdString();
+  EXPECT_TRUE(label->text().contains("line 3, column 3")) << label->text().toStdString();
+  const auto marks = modelPane(e)->editor()->extraSelections();
+  ASSERT_EQ(marks.size(), 1);
+  EXPECT_EQ(marks.front().cursor.blockNumber(), 2) << "the third line is tinted";
+}
+
+TEST(ConfigEditor, EveryFieldSaysWhatItMeans) {
+  ConfigEditor e;
+  std::vector<JsonForm*> forms = {e.modelEditor()->form()};
+  if (e.hasTrainingSection()) forms.push_back(e.trainingEditor()->form());
+  for (JsonForm* form : forms) {
+    for (const QString& key : form->keys()) {
+      EXPECT_FALSE(form->help(key).isEmpty()) << key.toStdString();
+      EXPECT_TRUE(form->fieldWidget(key)->toolTip().startsWith(form->help(key))) << key.toStdString();
+      EXPECT_TRUE(form->fieldWidget(key)->toolTip().contains(key)) << "the JSON key follows: " << key.toStdString();
+    }
+  }
+  // An invalid field shows its error, then its help again once fixed.
+  QSpinBox* kv = spin(e, "attention.kv_heads");
+  kv->setValue(3);
+  EXPECT_TRUE(kv->toolTip().startsWith("model.attention.kv_heads")) << kv->toolTip().toStdString();
+  kv->setValue(2);
+  EXPECT_TRUE(kv->toolTip().startsWith(modelForm(e)->help("attention.kv_heads"))) << kv->toolTip().toStdString();
+}
+
 TEST(ConfigEditor, KvHeadsThatDoNotDivideHeadsNameTheFieldAndOutlineIt) {
   ConfigEditor e;
   const json before = e.configJson();

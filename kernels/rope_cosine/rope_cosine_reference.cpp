@@ -1,8 +1,12 @@
-#include "model/rope.h"
-
+// RoPE tables, the literal RoPE rotation, and the unfused reference of rope_cosine (ATen ops
+// with autograd; also the path for CUDA tensors).
 #include <c10/util/Exception.h>
 
-namespace pha::model {
+#include "attention/attention.h"
+#include "common/row_chunks.h"
+#include "rope_cosine/rope_cosine.h"
+
+namespace pha::kernels {
 
 RopeTables rope_tables(int64_t pos0, int64_t T, int64_t hd, double base, at::TensorOptions opts) {
   TORCH_CHECK(hd % 2 == 0, "RoPE: head_dim must be even, got ", hd);
@@ -26,4 +30,16 @@ at::Tensor apply_rope(const at::Tensor& x, const RopeTables& tables) {
   return at::cat({x1 * c - x2 * s, x2 * c + x1 * s}, 3);  // (B, T, H, hd)
 }
 
-}  // namespace pha::model
+namespace ref {
+
+RopeCosine rope_cosine(const at::Tensor& qk, int64_t Hq, const RopeTables& tables, const at::Tensor& log_scale,
+                       double max_log_scale) {
+  const at::ScalarType dt = detail::opmath_dtype(qk.scalar_type());
+  const RopeTables t{tables.cos.to(dt), tables.sin.to(dt)};
+  const at::Tensor r = apply_rope(qk.to(dt), t);  // (B, T, Hq + G, hd)
+  const int64_t G = qk.size(2) - Hq;
+  return {cosine_queries(r.narrow(2, 0, Hq), log_scale, max_log_scale), cosine_keys(r.narrow(2, Hq, G))};
+}
+
+}  // namespace ref
+}  // namespace pha::kernels

@@ -1,0 +1,211 @@
+// Reading and validating claims: one ConfigReader per claim with the keys of its kind, so a typo
+// gets "did you mean", a wrong value gets the allowed ones, and a run name must exist.
+#include "analysis/claims.h"
+
+#include <algorithm>
+
+#include "core/config_reader.h"
+#include "core/error.h"
+
+namespace pha::analysis {
+
+using nlohmann::json;
+
+namespace {
+
+const char* const kEvalMetrics[] = {"loss", "perplexity", "bpb", "accuracy", "macro_accuracy", "exact_match"};
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+bool is_accuracy_name(const std::string& m) { return ends_with(m, "accuracy") || ends_with(m, "exact_match"); }
+
+// What only text runs record: validation / test loss, perplexity and bits per byte (task runs
+// record train/loss too, so that one is not text-only).
+bool is_text_only(const MetricRef& m) {
+  if (m.source == MetricRef::Source::Eval) return m.metric == "loss" || m.metric == "perplexity" || m.metric == "bpb";
+  const bool held_out = m.key.rfind("val/", 0) == 0 || m.key.rfind("test/", 0) == 0;
+  return held_out && (ends_with(m.key, "/loss") || ends_with(m.key, "/ppl") || ends_with(m.key, "/bpb"));
+}
+
+[[noreturn]] void bad_metric(const std::string& where, const std::string& text, const std::string& why) {
+  throw Error(where, "\"" + text + "\" " + why +
+                         "; allowed: a run metric key (\"val/ppl\", \"val/loss\", \"test/ppl\", \"val/accuracy\", "
+                         "\"train/loss\"), \"accuracy\" (the held-out accuracy of task runs) or "
+                         "\"eval/<set>/<metric>[@T]\" (an evaluation row, e.g. \"eval/length/accuracy@400\")");
+}
+
+// "eval/<set>/<metric>[@T]": the set may itself hold '/', the metric is after the last one.
+MetricRef parse_eval_metric(const std::string& text, const std::string& where) {
+  MetricRef m;
+  m.source = MetricRef::Source::Eval;
+  m.text = text;
+  std::string body = text.substr(5);
+  const size_t at = body.find('@');
+  if (at != std::string::npos) {
+    const std::string t = body.substr(at + 1);
+    if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos || std::stoll(t) < 1)
+      bad_metric(where, text, "has a length after '@' that is not a positive integer");
+    m.seq_len = std::stoll(t);
+    body = body.substr(0, at);
+  }
+  const size_t slash = body.rfind('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == body.size())
+    bad_metric(where, text, "names no evaluation set and metric");
+  m.set = body.substr(0, slash);
+  m.metric = body.substr(slash + 1);
+  if (std::find(std::begin(kEvalMetrics), std::end(kEvalMetrics), m.metric) == std::end(kEvalMetrics)) {
+    std::vector<std::string> allowed(std::begin(kEvalMetrics), std::end(kEvalMetrics));
+    throw Error(where, "\"" + text + "\": evaluation metric \"" + m.metric + "\" is not recorded; allowed: " +
+                           quoted_list(allowed));
+  }
+  return m;
+}
+
+MetricRef parse_metric(const std::string& text, const std::string& where, const ClaimContext& ctx) {
+  MetricRef m;
+  if (text.rfind("eval/", 0) == 0) {
+    m = parse_eval_metric(text, where);
+  } else if (text == "accuracy") {
+    if (!ctx.is_task) bad_metric(where, text, "is the accuracy of task runs; this project trains on text");
+    m.text = text;
+    m.key = "test/" + ctx.first_test_set + "/accuracy";
+    return m;
+  } else {
+    const size_t slash = text.find('/');
+    const std::string prefix = slash == std::string::npos ? "" : text.substr(0, slash);
+    if (slash == std::string::npos || slash + 1 == text.size() ||
+        (prefix != "train" && prefix != "val" && prefix != "test" && prefix != "branch_rms"))
+      bad_metric(where, text, "is not a metric the runs record");
+    m.text = m.key = text;
+  }
+  if (ctx.is_task && is_text_only(m))
+    bad_metric(where, text, "is a text metric; this project's runs are tasks (they record accuracy)");
+  if (!ctx.is_task && is_accuracy_name(m.source == MetricRef::Source::Eval ? m.metric : m.key))
+    bad_metric(where, text, "is a task metric; this project's runs are text (they record loss, ppl, bpb)");
+  return m;
+}
+
+const std::vector<std::string>& keys_of(ClaimKind kind) {
+  static const std::vector<std::string> compare = {"claim", "title", "metric", "better", "than", "at", "paper"};
+  static const std::vector<std::string> sandwich = {"claim", "title", "run", "edge_layers", "paper"};
+  static const std::vector<std::string> params = {"claim",        "title",        "metric", "family", "max_params",
+                                                  "min_accuracy", "max_accuracy", "paper"};
+  if (kind == ClaimKind::MixerSandwich) return sandwich;
+  if (kind == ClaimKind::AccuracyAtParams) return params;
+  return compare;
+}
+
+ClaimKind kind_from(const json& c, const std::string& where) {
+  const auto& names = claim_kind_names();
+  if (!c.contains("claim") || c["claim"].is_null())
+    throw Error(where + ".claim", "is required; allowed: " + quoted_list(names));
+  ConfigReader kr(json{{"claim", c["claim"]}}, where);
+  const std::string k = kr.get_choice("claim", "", names);
+  return static_cast<ClaimKind>(std::find(names.begin(), names.end(), k) - names.begin());
+}
+
+void read_compare(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
+  c.metric = parse_metric(r.require_string("metric"), r.field("metric"), ctx);
+  if (!r.has("better")) throw Error(r.field("better"), "is required; allowed: " + quoted_list(ctx.runs));
+  c.better = r.get_choice("better", "", ctx.runs);
+  if (!r.has("than")) throw Error(r.field("than"), "is required; allowed: " + quoted_list(ctx.runs));
+  c.than = r.get_choice("than", "", ctx.runs);
+  if (c.better == c.than) throw Error(r.field("than"), "\"" + c.than + "\" is the run of \"better\"; allowed: another run");
+  c.best = r.get_choice("at", "final", {"final", "best"}) == "best";
+  if (c.best && c.metric.source == MetricRef::Source::Eval)
+    throw Error(r.field("at"), "\"best\" needs a metric series; \"" + c.metric.text +
+                                   "\" is an evaluation row (one value per step); allowed: \"final\"");
+}
+
+void read_sandwich(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
+  if (!r.has("run")) throw Error(r.field("run"), "is required; allowed: " + quoted_list(ctx.runs));
+  c.run = r.get_choice("run", "", ctx.runs);
+  c.edge_layers = static_cast<int>(r.get_int("edge_layers", 1, 1, 512));
+}
+
+void read_params(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
+  if (!ctx.is_task)
+    throw Error(r.field("claim"), "\"accuracy_at_params\" compares accuracies; this project's runs are text; allowed: "
+                                  "\"lower_is_better\", \"higher_is_better\", \"mixer_sandwich\"");
+  c.metric = parse_metric(r.get_string("metric", "accuracy"), r.field("metric"), ctx);
+  if (!r.has("family")) throw Error(r.field("family"), "is required; allowed: " + quoted_list(family_names()));
+  c.family = r.get_choice("family", "", family_names());
+  c.max_params = r.require_int("max_params", 1, int64_t{1} << 50);
+  const bool lo = r.has("min_accuracy"), hi = r.has("max_accuracy");
+  if (lo == hi)
+    throw Error(r.field(lo ? "max_accuracy" : "min_accuracy"),
+                std::string(lo ? "is given with min_accuracy" : "is missing") +
+                    "; allowed: exactly one of \"min_accuracy\" (a model of the family reaches it) and \"max_accuracy\" "
+                    "(every model of the family stays below it)");
+  c.at_least = lo;
+  c.threshold = r.get_double(lo ? "min_accuracy" : "max_accuracy", 0.0, 0.0, 1.0);
+}
+
+}  // namespace
+
+const std::vector<std::string>& claim_kind_names() {
+  static const std::vector<std::string> names = {"lower_is_better", "higher_is_better", "mixer_sandwich",
+                                                 "accuracy_at_params"};
+  return names;
+}
+
+const char* to_string(ClaimKind kind) { return claim_kind_names()[static_cast<size_t>(kind)].c_str(); }
+
+const std::vector<std::string>& family_names() {
+  static const std::vector<std::string> names = {"ssm", "attention", "hybrid"};
+  return names;
+}
+
+std::vector<Claim> read_claims(const json& section, const std::string& where, const ClaimContext& ctx) {
+  if (!section.is_array())
+    throw Error(where, "expected a list of claims {\"claim\": kind, ...}, got " + describe_json(section) +
+                           "; allowed kinds: " + quoted_list(claim_kind_names()));
+  std::vector<Claim> out;
+  for (size_t i = 0; i < section.size(); ++i) {
+    const std::string w = where + "[" + std::to_string(i) + "]";
+    const json& c = section[i];
+    if (!c.is_object()) throw Error(w, "expected an object {\"claim\": kind, ...}, got " + describe_json(c));
+    Claim claim;
+    claim.kind = kind_from(c, w);
+    claim.where = w;
+    claim.json = c;
+    ConfigReader r(c, w, keys_of(claim.kind));
+    r.ignore("claim");
+    claim.title = r.get_string("title", "");
+    claim.paper = r.get_string("paper", "");
+    if (claim.kind == ClaimKind::MixerSandwich) {
+      read_sandwich(claim, r, ctx);
+    } else if (claim.kind == ClaimKind::AccuracyAtParams) {
+      read_params(claim, r, ctx);
+    } else {
+      read_compare(claim, r, ctx);
+    }
+    r.finish();
+    out.push_back(std::move(claim));
+  }
+  return out;
+}
+
+std::string statement(const Claim& c) {
+  switch (c.kind) {
+    case ClaimKind::LowerIsBetter:
+    case ClaimKind::HigherIsBetter:
+      return c.metric.text + (c.best ? " (best)" : " (final)") + ": " + c.better +
+             (c.kind == ClaimKind::LowerIsBetter ? " lower than " : " higher than ") + c.than;
+    case ClaimKind::MixerSandwich:
+      return c.run + ": GSS weight highest in the first and last " +
+             (c.edge_layers == 1 ? std::string("layers") : std::to_string(c.edge_layers) + " layers each") +
+             ", attention weight highest in the middle layers (final mixer snapshot)";
+    case ClaimKind::AccuracyAtParams:
+      return c.metric.text + ": " +
+             (c.at_least ? "some " + c.family + " model with at most " + std::to_string(c.max_params) +
+                               " parameters reaches " + format_number(c.threshold)
+                         : "every " + c.family + " model with at most " + std::to_string(c.max_params) +
+                               " parameters stays below " + format_number(c.threshold));
+  }
+  return {};
+}
+
+}  // namespace pha::analysis

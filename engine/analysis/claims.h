@@ -1,0 +1,69 @@
+// Claims a project declares about its runs ("claims" in project.json, docs/project-format.md):
+// the papers' statements a study tests, e.g. "PHA's validation perplexity is lower than the
+// sequential hybrid's". Read and validated here with the engine's ConfigReader (errors name the
+// field, what was found and what is allowed); evaluated by the report (analysis/report.h).
+// Plain C++: no torch, no Qt.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pha::analysis {
+
+enum class ClaimKind { LowerIsBetter, HigherIsBetter, MixerSandwich, AccuracyAtParams };
+
+// "lower_is_better", "higher_is_better", "mixer_sandwich", "accuracy_at_params".
+const char* to_string(ClaimKind kind);
+const std::vector<std::string>& claim_kind_names();
+
+// What a claim reads from each replica.
+struct MetricRef {
+  enum class Source { Summary, Eval };
+  Source source = Source::Summary;
+  std::string text;     // as written ("val/ppl", "accuracy", "eval/length/accuracy@400")
+  std::string key;      // Summary: a run metric key ("accuracy" resolves to "test/<set>/accuracy")
+  std::string set;      // Eval: the evaluation set ("valid", "test", "length", ...)
+  std::string metric;   // Eval: "accuracy", "perplexity", ...
+  int64_t seq_len = -1; // Eval: the T of "@T"; -1: the only T the run has for that set
+};
+
+// Architecture families of the parameter-efficiency table (model-spec: seed 2's comparison).
+// "ssm": no attention in any layer (gss-only, pha-no-attn); "attention": no GSS (transformer,
+// pha-no-gss); "hybrid": both (pha, sequential, patterns mixing the two).
+const std::vector<std::string>& family_names();
+
+struct Claim {
+  ClaimKind kind = ClaimKind::LowerIsBetter;
+  std::string where;   // "claims[2]": the field the claim was read from
+  std::string title;   // optional heading
+  std::string paper;   // the paper's figure, shown beside the measurement ("16.42 vs 16.46")
+  MetricRef metric;    // lower/higher_is_better, accuracy_at_params
+  bool best = false;   // "at": "best" (the best value of the series) instead of the final one
+  std::string better;  // lower/higher_is_better: the run (variant or group) claimed better ...
+  std::string than;    // ... than this one
+  std::string run;     // mixer_sandwich: the run whose mixers are tested
+  int edge_layers = 1; // mixer_sandwich: layers at each end that count as "first and last"
+  std::string family;  // accuracy_at_params
+  int64_t max_params = 0;
+  bool at_least = true;   // min_accuracy (some model reaches it) or max_accuracy (every model stays below)
+  double threshold = 0.0; // the min_accuracy / max_accuracy value
+  nlohmann::json json;    // as written
+};
+
+// What the project offers claims to refer to.
+struct ClaimContext {
+  std::vector<std::string> runs;  // variant names and group names ("pha", "pha/d_model=64")
+  bool is_task = false;           // task data (accuracy) or text (loss, perplexity)
+  std::string first_test_set = "test";  // "accuracy" means test/<this>/accuracy
+};
+
+// Reads the "claims" list. Throws pha::Error naming the field ("claims[1].than: ...").
+std::vector<Claim> read_claims(const nlohmann::json& section, const std::string& where, const ClaimContext& context);
+
+// The claim in words: "val/ppl (final): pha lower than sequential".
+std::string statement(const Claim& claim);
+
+}  // namespace pha::analysis

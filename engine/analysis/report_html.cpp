@@ -1,0 +1,185 @@
+// The report as one self-contained HTML page: inline CSS, plots as inline SVG drawn from the
+// data (report_svg.cpp), no script and no external resource, so the window can show the same
+// page and export it as it is. XHTML-style (void elements closed) so XML tools can read it.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "analysis/report.h"
+#include "analysis/report_internal.h"
+#include "core/config_reader.h"
+
+namespace pha::analysis {
+
+namespace {
+
+using detail::html_escape;
+using detail::interval;
+using detail::mean_std;
+using detail::num;
+
+constexpr const char* kStyle = R"css(
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:72em;color:#222;line-height:1.4}
+h1{font-size:1.6em}h2{font-size:1.3em;border-bottom:1px solid #ccc;margin-top:2em}h3{font-size:1.1em}
+table{border-collapse:collapse;margin:0.6em 0 1em}th,td{border:1px solid #ccc;padding:0.25em 0.5em;text-align:left;vertical-align:top}
+th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.verdict{display:inline-block;padding:0.1em 0.5em;border-radius:0.3em;font-weight:600}
+.holds{background:#d8f0d8;color:#145214}.not{background:#f6d5d5;color:#7a1111}.inconclusive{background:#e8e8e8;color:#444}
+.mixed{background:#fbe6c2;color:#6b4500}.meta{color:#555;font-size:0.9em}.reason{color:#555;font-size:0.9em}
+svg.chart{display:block;margin:0.5em 0 1.5em;font-size:11px}svg .frame{fill:none;stroke:#999}svg .grid{stroke:#e4e4e4}
+svg .line{fill:none;stroke-width:1.8}svg .bar{stroke-width:1.2}svg .xl{text-anchor:middle;fill:#444}
+svg .yl{text-anchor:end;fill:#444}svg .yt{text-anchor:middle;fill:#444}svg .ct{font-weight:600;fill:#222}svg .lg{fill:#222}
+)css";
+
+const char* verdict_class(Verdict v) {
+  switch (v) {
+    case Verdict::Holds: return "holds";
+    case Verdict::DoesNotHold: return "not";
+    case Verdict::Mixed: return "mixed";
+    case Verdict::Inconclusive: break;
+  }
+  return "inconclusive";
+}
+
+std::string badge(Verdict v, const std::string& text) {
+  return std::string("<span class=\"verdict ") + verdict_class(v) + "\">" + html_escape(text) + "</span>";
+}
+
+std::string td(const std::string& text, bool numeric = false) {
+  return std::string(numeric ? "<td class=\"n\">" : "<td>") + html_escape(text) + "</td>";
+}
+
+std::string stats_td(const Stats& s) {
+  const std::string ci = s.n >= kMinReplicasForShownInterval ? interval(s.ci_low, s.ci_high) : "";
+  return td(mean_std(s) + (ci.empty() ? "" : " " + ci), true);
+}
+
+detail::ChartPoint point(double x, const Stats& s) {
+  return {x, s.n ? s.mean : NAN, s.n >= 2 ? s.mean - s.std : NAN, s.n >= 2 ? s.mean + s.std : NAN};
+}
+
+void claim_html(const ClaimReport& c, size_t i, std::ostringstream& os) {
+  os << "<h3>" << i + 1 << ". " << html_escape(c.claim.title.empty() ? c.statement : c.claim.title) << "</h3>";
+  os << "<p>claim: <code>" << to_string(c.claim.kind) << "</code>"
+     << (c.claim.title.empty() ? "" : ": " + html_escape(c.statement)) << "<br/>paper: "
+     << html_escape(c.claim.paper.empty() ? "-" : c.claim.paper) << "<br/>verdict: " << badge(c.verdict, c.summary)
+     << "</p>";
+  os << "<table><tr><th>at</th><th>measured: mean ± std (n) [95% interval]</th><th>effect [95% interval]</th>"
+        "<th>verdict</th></tr>";
+  for (const auto& r : c.rows) {
+    os << "<tr>" << td(r.label) << "<td>";
+    for (size_t k = 0; k < r.measured.size(); ++k) {
+      const auto& m = r.measured[k];
+      os << (k ? "<br/>" : "") << html_escape(m.label + ": " + mean_std(m.stats) + " " +
+                                              (m.stats.has_interval() ? interval(m.stats.ci_low, m.stats.ci_high) : ""));
+    }
+    os << "</td>"
+       << td(r.effect_label.empty() || std::isnan(r.effect)
+                 ? "-"
+                 : r.effect_label + ": " + num(r.effect) + " " + interval(r.effect_low, r.effect_high))
+       << "<td>" << badge(r.verdict, to_string(r.verdict)) << "<br/><span class=\"reason\">" << html_escape(r.reason)
+       << "</span></td></tr>";
+  }
+  os << "</table>";
+  if (c.mixer.empty()) return;
+  detail::Chart chart{"Final mixer weights of " + c.mixer_group + " (mean ± std over replicas)", "layer", "weight",
+                      false, 0.0, 1.0, {}, {}};
+  const char* names[] = {"gss", "attn", "ffn"};
+  for (int b = 0; b < 3; ++b) {
+    detail::ChartSeries s{names[b], {}};
+    for (const auto& l : c.mixer) {
+      chart.x_ticks.push_back(l.layer);
+      s.points.push_back(point(l.layer, b == 0 ? l.gss : b == 1 ? l.attn : l.ffn));
+    }
+    chart.series.push_back(s);
+  }
+  chart.x_ticks.erase(std::unique(chart.x_ticks.begin(), chart.x_ticks.end()), chart.x_ticks.end());
+  os << detail::svg_chart(chart);
+}
+
+void groups_html(const Report& r, std::ostringstream& os) {
+  os << "<h2>Metrics per group</h2><p class=\"meta\">Final values, mean ± std (n) over the replicas; the 95% "
+        "interval from 3 replicas.</p><table><tr><th>group</th><th>family</th><th>params</th><th>replicas</th>";
+  for (const auto& k : r.metric_keys) os << "<th>" << html_escape(k) << "</th>";
+  os << "</tr>";
+  for (const auto& g : r.groups) {
+    os << "<tr>" << td(g.group) << td(g.family) << td(g.n_params ? std::to_string(g.n_params) : "-", true)
+       << td(std::to_string(g.replicas.size()) + " of " + std::to_string(g.seeds.size()), true);
+    for (const auto& k : r.metric_keys) os << stats_td(g.metrics.at(k));
+    os << "</tr>";
+  }
+  os << "</table>";
+}
+
+void params_html(const Report& r, std::ostringstream& os) {
+  os << "<h2>Parameter efficiency</h2><p class=\"meta\">Held-out accuracy (" << html_escape(r.accuracy_key)
+     << ") against parameters per architecture family.</p><table><tr><th>family</th><th>group</th><th>params</th>"
+        "<th>accuracy</th></tr>";
+  detail::Chart chart{"Accuracy against parameters", "parameters (log scale)", "accuracy", true, 0.0, 1.0, {}, {}};
+  for (const auto& family : family_names()) {
+    std::vector<const GroupReport*> rows;
+    for (const auto& g : r.groups)
+      if (g.family == family) rows.push_back(&g);
+    std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->n_params < b->n_params; });
+    detail::ChartSeries s{family, {}};
+    for (const GroupReport* g : rows) {
+      const auto it = g->metrics.find(r.accuracy_key);
+      const Stats st = it == g->metrics.end() ? summarize({}) : it->second;
+      os << "<tr>" << td(family) << td(g->group) << td(g->n_params ? std::to_string(g->n_params) : "-", true)
+         << stats_td(st) << "</tr>";
+      if (g->n_params > 0) s.points.push_back(point(static_cast<double>(g->n_params), st));
+    }
+    if (!s.points.empty()) chart.series.push_back(s);
+  }
+  os << "</table>" << detail::svg_chart(chart);
+}
+
+void sweep_html(const SweepTable& t, std::ostringstream& os) {
+  if (t.empty()) return;
+  os << "<h2>" << html_escape(t.title) << "</h2><table><tr><th>group</th>";
+  for (double x : t.xs) os << "<th>" << html_escape(t.x_label + "=" + format_number(x)) << "</th>";
+  os << "</tr>";
+  const bool log_x = t.x_label == "T";
+  detail::Chart chart{t.title, log_x ? "T (log scale)" : t.x_label, "accuracy", log_x, 0.0, 1.0, t.xs, {}};
+  for (size_t g = 0; g < t.groups.size(); ++g) {
+    os << "<tr>" << td(t.groups[g]);
+    detail::ChartSeries s{t.groups[g], {}};
+    for (size_t k = 0; k < t.xs.size(); ++k) {
+      os << stats_td(t.cells[g][k]);
+      s.points.push_back(point(t.xs[k], t.cells[g][k]));
+    }
+    os << "</tr>";
+    chart.series.push_back(s);
+  }
+  os << "</table>" << detail::svg_chart(chart);
+}
+
+}  // namespace
+
+std::string render_html(const Report& r) {
+  std::ostringstream os;
+  os << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>Report: " << html_escape(r.project)
+     << "</title><style>" << kStyle << "</style></head><body>";
+  os << "<h1>Report: " << html_escape(r.project) << "</h1>";
+  if (!r.description.empty()) os << "<p>" << html_escape(r.description) << "</p>";
+  os << "<p class=\"meta\">Store " << html_escape(r.store_path) << ", generated " << detail::local_time(r.generated_at_ms)
+     << ". Each group's replicas are its finished runs, one per seed; figures are mean ± sample std (n), 95% intervals "
+        "Student t (a difference: Welch); a claim holds when the interval of its effect lies on the claimed side "
+        "(docs/report.md).</p>";
+  os << "<h2>Claims</h2>";
+  if (r.claims.empty()) os << "<p>The project declares no claims.</p>";
+  for (size_t i = 0; i < r.claims.size(); ++i) claim_html(r.claims[i], i, os);
+  groups_html(r, os);
+  if (r.is_task) params_html(r, os);
+  sweep_html(r.length, os);
+  sweep_html(r.ood, os);
+  if (!r.notes.empty()) {
+    os << "<h2>Notes</h2><ul>";
+    for (const auto& n : r.notes) os << "<li>" << html_escape(n) << "</li>";
+    os << "</ul>";
+  }
+  os << "</body></html>\n";
+  return os.str();
+}
+
+}  // namespace pha::analysis

@@ -1,0 +1,57 @@
+// Internal to the report: reading one replica's value of a metric, and the number formats the
+// renderers share.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/claims.h"
+#include "analysis/stats.h"
+
+namespace pha::store {
+class Store;
+}
+
+namespace pha::analysis::detail {
+
+// A replica's value of `metric`: a summary key's final value (or its best: the minimum when
+// `minimize`, else the maximum), or an evaluation row at the run's last step that has it
+// (at the given T; without one, the only T there). NaN when the run does not have it.
+double replica_value(store::Store& store, int64_t run_id, const MetricRef& metric, bool best, bool minimize);
+
+// "1.2346" (4 decimals below 10, else 4 significant digits; "-" for NaN).
+std::string num(double v);
+// "1.2346 ± 0.0123 (n=3)"; "1.2346 (n=1)"; "- (n=0)".
+std::string mean_std(const Stats& s);
+// "[1.2001, 1.2690]", or "" without an interval.
+std::string interval(double low, double high);
+// "2026-12-01 11:57" (local time) of milliseconds since the epoch.
+std::string local_time(int64_t ms);
+
+}  // namespace pha::analysis::detail
+
+namespace pha::analysis::detail {
+
+// &, <, >, " and ' as entities (text and attribute values).
+std::string html_escape(const std::string& text);
+
+// A line chart drawn as inline SVG: one polyline per series through its means, a dot per point
+// and a vertical bar from lo to hi (± 1 std); NaN points are skipped.
+struct ChartPoint {
+  double x = 0, y = 0, lo = 0, hi = 0;
+};
+struct ChartSeries {
+  std::string name;
+  std::vector<ChartPoint> points;
+};
+struct Chart {
+  std::string title, x_label, y_label;
+  bool x_log = false;
+  double y_min = 0.0, y_max = 1.0;  // fixed range (accuracies and mixer weights are in [0, 1])
+  std::vector<double> x_ticks;      // empty: chosen from the data's range
+  std::vector<ChartSeries> series;
+};
+std::string svg_chart(const Chart& chart);
+
+}  // namespace pha::analysis::detail

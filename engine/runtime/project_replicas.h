@@ -1,0 +1,15 @@
+// Internal to project.cpp: the project.json top-level keys of seeded replicas ("seeds",
+// "repeats") and of the claims the report tests ("claims"), read with the config reader.
+#pragma once
+
+#include "core/config_reader.h"
+#include "runtime/project.h"
+
+namespace pha::runtime::detail {
+
+// Fills project.seeds and project.repeats; pha::Error naming "seeds" / "repeats" otherwise.
+void read_seeds(ConfigReader& r, Project& p);
+// Fills project.claims, checked against the project's runs (variant and group names) and data.
+void read_project_claims(ConfigReader& r, Project& p, const DataSpec& dataspec);
+
+}  // namespace pha::runtime::detail

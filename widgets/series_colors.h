@@ -1,0 +1,36 @@
+// StableColors: one colour per series key (a run or model name) that stays with the key for the
+// life of the object, whatever order or subset of keys a redraw shows (the Efficiency dock's
+// live points and the stored profile read back afterwards, say). A new key takes the palette
+// colour its name hashes to when no other key holds it, else the next free one, so the same
+// names usually get the same colours across sessions too. The palette is the live curves'
+// (seriesColor); with more keys than colours, colours repeat.
+//
+// placeLegendBelow: moves a QCustomPlot's legend out of the axis rect into a row under it, so
+// it never covers a curve; it is shown only while it has entries (no empty box).
+#pragma once
+
+#include <QColor>
+#include <QHash>
+#include <QString>
+
+class QCustomPlot;
+
+namespace pha::widgets {
+
+class StableColors {
+ public:
+  QColor color(const QString& key);
+  int index(const QString& key);  // the palette index `key` holds (assigned on first use)
+  void clear() { m_index.clear(); }
+
+ private:
+  QHash<QString, int> m_index;
+};
+
+void placeLegendBelow(QCustomPlot* plot, int columns);
+// Plottables listed in the legend.
+int legendEntries(QCustomPlot* plot);
+// Shows the legend exactly when it lists something (call after adding or removing graphs).
+void showLegendIfAny(QCustomPlot* plot);
+
+}  // namespace pha::widgets
