@@ -106,9 +106,8 @@ std::string escape(const std::string& s) {
 void preview_task(const DataOptions& o, const json& cfg) {
   auto task = pha::data::make_task(cfg);
   const bool color = !o.no_color;
-  std::printf("task %s  vocab %d  T %d  metric %s%s\nparams %s\n", task->info().name.c_str(), task->info().vocab_size,
-              task->info().seq_len, task->info().metric.c_str(),
-              task->info().needs_encoder_head ? "  (needs an encoder head)" : "", task->params().dump().c_str());
+  std::printf("task %s  vocab %d  %s  metric %s\nparams %s\n", task->info().name.c_str(), task->info().vocab_size,
+              pha::data::describe_set(task->info()).c_str(), task->info().metric.c_str(), task->params().dump().c_str());
   std::printf("legend: token ids; a counted position shows input%s[target]%s\n", color ? "\x1b[1;32m" : "",
               color ? "\x1b[0m" : "");
   for (int i = 0; i < o.n; ++i) {

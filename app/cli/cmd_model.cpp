@@ -141,21 +141,34 @@ void print_report(const ModelConfig& c, int t, int b) {
   }
 }
 
+// The preset table: parameters, the budget each preset was built to (a companion names the PHA
+// preset it matches and the dimensions scaled to match it: presets.h PresetBudget), purpose.
+void list_presets(bool as_json) {
+  if (as_json) {
+    json list = json::array();
+    for (const auto& n : preset_names()) {
+      const PresetBudget b = preset_budget(n);
+      list.push_back({{"name", n},
+                      {"params", count_parameters(preset(n)).total},
+                      {"budget", {{"reference", b.reference}, {"nominal", b.nominal}, {"scaled", b.scaled},
+                                  {"text", preset_budget_text(n)}}},
+                      {"description", preset_description(n)}});
+    }
+    std::printf("%s\n", list.dump(2).c_str());
+    return;
+  }
+  std::printf("%-18s %12s  %-44s %s\n", "preset", "parameters", "budget (matched to: how)", "description");
+  for (const auto& n : preset_names()) {
+    std::printf("%-18s %12s  %-44s %s\n", n.c_str(), grouped(count_parameters(preset(n)).total).c_str(),
+                preset_budget_text(n).c_str(), preset_description(n).c_str());
+  }
+  std::printf("\nCompanions match their reference within 3%%: depth first, then d_ff (GSS F without an FFN); "
+              "docs/model-config.md, Presets\n");
+}
+
 void run_model(const ModelOptions& o) {
   if (o.list) {
-    if (o.json) {
-      json list = json::array();
-      for (const auto& n : preset_names()) {
-        list.push_back({{"name", n}, {"params", count_parameters(preset(n)).total}, {"description", preset_description(n)}});
-      }
-      std::printf("%s\n", list.dump(2).c_str());
-      return;
-    }
-    std::printf("%-18s %14s  %s\n", "preset", "parameters", "description");
-    for (const auto& n : preset_names()) {
-      std::printf("%-18s %14s  %s\n", n.c_str(), grouped(count_parameters(preset(n)).total).c_str(),
-                  preset_description(n).c_str());
-    }
+    list_presets(o.json);
     return;
   }
   const ModelConfig c = resolve_config(o.preset, o.config);

@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "core/error.h"
 #include "runtime/export.h"
+#include "runtime/job_data.h"
 #include "runtime/project_files.h"
 #include "runtime/trainer.h"
 
@@ -86,6 +87,39 @@ std::string value_text(const analysis::Stats& s) {
     std::snprintf(buf, sizeof(buf), "%.4f ± %.4f (%zu)", s.mean, s.std, s.n);
   }
   return buf;
+}
+
+// Labels of the run's held-out task sets, from the data section its config recorded.
+std::map<std::string, std::string> held_out_labels_of(const store::RunInfo& r) {
+  try {
+    return runtime::held_out_labels(nlohmann::json::parse(r.config_json).value("data", nlohmann::json()));
+  } catch (const nlohmann::json::exception&) {
+    return {};
+  }
+}
+
+// A layer without a mixed sub-layer has a row of NaN (model_introspection.h): say so, and say
+// when the model has no mixer at all (transformer, sequential, gss-only).
+void print_mixer(const store::MixerSnapshot& m) {
+  auto mixed = [&](int l) {
+    for (int b = 0; b < m.branches; ++b)
+      if (!std::isnan(m.weights[static_cast<size_t>(l * m.branches + b)])) return true;
+    return false;
+  };
+  int layers_mixed = 0;
+  for (int l = 0; l < m.layers; ++l) layers_mixed += mixed(l);
+  if (layers_mixed == 0) {
+    std::printf("mixer: none (every sub-layer of this model has a single branch: nothing is mixed)\n");
+    return;
+  }
+  std::printf("mixer weights at step %lld (gss attn ffn):\n", static_cast<long long>(m.step));
+  for (int l = 0; l < m.layers; ++l) {
+    std::printf("  layer %2d:", l);
+    if (!mixed(l)) std::printf(" no mixed sub-layer");
+    for (int b = 0; mixed(l) && b < m.branches; ++b)
+      std::printf(" %.3f", m.weights[static_cast<size_t>(l * m.branches + b)]);
+    std::printf("\n");
+  }
 }
 
 // "test/<first held-out set>/accuracy" of a task run (the final evaluation's accuracy on
@@ -220,19 +254,16 @@ void show_run(const RunLocator& where, bool json_out) {
   }
   const auto evals = s.evals(r.id);
   if (!evals.empty()) std::printf("evaluations:\n");
-  for (const auto& e : evals)
-    std::printf("  step %-7lld %-22s T=%-6lld %-15s %.5g\n", static_cast<long long>(e.step), e.task.c_str(),
-                static_cast<long long>(e.seq_len), e.metric.c_str(), e.value);
-  const auto steps = s.mixer_steps(r.id);
-  if (!steps.empty()) {
-    auto m = s.read_mixer(r.id, steps.back());
-    std::printf("mixer weights at step %lld (gss attn ffn):\n", static_cast<long long>(m->step));
-    for (int l = 0; l < m->layers; ++l) {
-      std::printf("  layer %2d:", l);
-      for (int b = 0; b < m->branches; ++b) std::printf(" %.3f", m->weights[static_cast<size_t>(l * m->branches + b)]);
-      std::printf("\n");
-    }
+  const auto labels = held_out_labels_of(r);
+  for (const auto& e : evals) {
+    // A held-out set says what it is (its T range and size); the sweeps' rows are one T each.
+    auto label = labels.find(e.task);
+    const std::string where = label != labels.end() ? "(" + label->second + ")" : "T=" + std::to_string(e.seq_len);
+    std::printf("  step %-7lld %-22s %-28s %-15s %.5g\n", static_cast<long long>(e.step), e.task.c_str(),
+                where.c_str(), e.metric.c_str(), e.value);
   }
+  const auto steps = s.mixer_steps(r.id);
+  if (!steps.empty()) print_mixer(*s.read_mixer(r.id, steps.back()));
   for (const auto& c : s.checkpoints(r.id))
     std::printf("checkpoint step %lld: %s (%s, sha256 %s)\n", static_cast<long long>(c.step), c.path.c_str(),
                 format_bytes(c.bytes).c_str(), c.sha256.substr(0, 16).c_str());

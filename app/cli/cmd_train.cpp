@@ -2,6 +2,8 @@
 // (the same runs.sqlite the GUI reads), and sample text from a run's checkpoint.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -129,13 +131,22 @@ void print_quickstart_summary(const std::string& store_path, const std::vector<i
     if (steps.empty() || !r) continue;
     auto first = s.read_mixer(id, steps.front());
     auto last = s.read_mixer(id, steps.back());
-    if (!first || !last || std::isnan(last->weights.at(0))) continue;
+    if (!first || !last) continue;
+    // Single-branch sub-layers record a row of NaN: such a model has no mixer to show.
+    if (std::all_of(last->weights.begin(), last->weights.end(), [](float w) { return std::isnan(w); })) {
+      std::printf("\n%s has no mixer: every sub-layer has a single branch (%s), nothing is mixed\n", r->name.c_str(),
+                  r->variant.c_str());
+      continue;
+    }
     std::printf("\nmixer weights of %s (gss / attn / ffn; 1/3 each means no preference), step %lld -> %lld:\n",
                 r->name.c_str(), static_cast<long long>(first->step), static_cast<long long>(last->step));
     for (int l = 0; l < last->layers; ++l) {
       const float* a = &first->weights[static_cast<size_t>(l * first->branches)];
       const float* b = &last->weights[static_cast<size_t>(l * last->branches)];
-      std::printf("  layer %d: %.3f %.3f %.3f -> %.3f %.3f %.3f\n", l, a[0], a[1], a[2], b[0], b[1], b[2]);
+      if (std::isnan(b[0]) && std::isnan(b[1]) && std::isnan(b[2]))
+        std::printf("  layer %d: no mixed sub-layer\n", l);
+      else
+        std::printf("  layer %d: %.3f %.3f %.3f -> %.3f %.3f %.3f\n", l, a[0], a[1], a[2], b[0], b[1], b[2]);
     }
   }
   std::printf("\nstore: %s (open the folder in pha-workbench, or `pha runs list --store %s`)\n", store_path.c_str(),

@@ -3,7 +3,8 @@
 // projections W_u, W_v, W_g, W_o; gain 1 on Q and K. A fused matrix is initialised per logical
 // slice with that slice's own fan-in/fan-out. Everything else: biases 0, norm gains 1, LayerNorm
 // biases 0, DSS parameters N(0, 1), attention log-scale ln 10, mixer p 0, embedding
-// N(0, 1/d) (tied head: logits start at unit scale), untied head Xavier-normal gain 1.
+// N(0, 1/d^2) (std 1/d: step-0 loss near ln V for every variant, docs/model.md), untied head
+// Xavier-normal gain 1.
 #pragma once
 
 #include <string>

@@ -19,8 +19,11 @@ at::Tensor sample_next(const at::Tensor& logits, const SamplingOptions& opts, at
   TORCH_CHECK(logits.dim() == 2, "sample_next: logits must be (B, V), got ", logits.sizes());
   if (opts.top_p <= 0.0 || opts.top_p > 1.0) throw Error("sampling.top_p", "must be in (0, 1]");
   if (opts.top_k < 0) throw Error("sampling.top_k", "must be >= 0");
-  if (opts.temperature <= 0.0) return logits.argmax(-1);  // (B)
-  at::Tensor l = logits.to(at::kFloat) / opts.temperature;  // (B, V)
+  // The byte presets have V = 260 for a 257-id tokenizer: ids it cannot decode are never drawn.
+  const at::Tensor usable = opts.vocab_limit > 0 && opts.vocab_limit < logits.size(1) ? logits.narrow(1, 0, opts.vocab_limit)
+                                                                                     : logits;  // (B, V')
+  if (opts.temperature <= 0.0) return usable.argmax(-1);  // (B)
+  at::Tensor l = usable.to(at::kFloat) / opts.temperature;  // (B, V')
   const int64_t V = l.size(1);
   if (opts.top_k > 0 && opts.top_k < V) {
     const at::Tensor kth = std::get<0>(l.topk(opts.top_k, -1)).narrow(1, opts.top_k - 1, 1);  // (B, 1)

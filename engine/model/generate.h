@@ -17,6 +17,7 @@ struct SamplingOptions {
   double top_p = 1.0;        // nucleus: keep the smallest set with probability >= top_p (1: off)
   uint64_t seed = 0;         // seeds the generator of generate()
   std::vector<int64_t> stop_tokens;  // generation ends after emitting one of these
+  int64_t vocab_limit = 0;  // > 0: only ids below it are drawn (a tokenizer with fewer ids than the model's V)
 };
 
 // A CPU generator seeded with `seed` (reproducible sampling).

@@ -62,6 +62,7 @@ EvalPlan final_eval_plan(const DataSpec& data, const TrainingConfig& training) {
   p.sweep_task["task"] = train->info().name;
   p.sweep_task["seed"] = p.sweep_task.value("seed", int64_t{0}) + 10;
   p.length_sweep = data.length_sweep;
+  p.lengths = data.sweep_lengths;  // empty: data::length_sweep_lengths()
   p.ood_sweep = data.ood_sweep;
   p.sweep_examples = training.sweep_examples;
   return p;

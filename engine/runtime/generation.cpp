@@ -36,7 +36,9 @@ GenerationResult generate_from_run(const std::string& store_path, std::int64_t r
   Trainer trainer(model::model_config_from_json(cfg.at("model")), tc, "cpu");
   trainer.load_weights(out.checkpoint);
   const auto t0 = std::chrono::steady_clock::now();
-  const auto ids = trainer.generate(tokenizer->encode(prompt), max_new_tokens, sampling);
+  SamplingSettings within_tokenizer = sampling;
+  within_tokenizer.vocab_limit = tokenizer->vocab_size();
+  const auto ids = trainer.generate(tokenizer->encode(prompt), max_new_tokens, within_tokenizer);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.tokens = static_cast<int>(ids.size());
   out.text = tokenizer->decode(ids);

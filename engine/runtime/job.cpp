@@ -1,18 +1,21 @@
 // The job loop: validate and open everything, then step the trainer, recording every metric in
 // the run store and reporting it to the observer; pause / cancel checked every step; NaN, Inf
-// or an exploding loss end the run as diverged; evaluation and checkpoints on schedule.
+// or an exploding loss end the run as diverged; evaluation and checkpoints on schedule; with
+// training.early_stop, a plateau of the watched metric ends the run early as finished.
 #include "runtime/job.h"
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <thread>
 
 #include "core/error.h"
 #include "device/system_info.h"
 #include "data/hash.h"
+#include "runtime/early_stop.h"
 #include "runtime/evaluator.h"
 #include "runtime/job_data.h"
 #include "runtime/process_stats.h"
@@ -69,6 +72,7 @@ class JobRunner {
   void record_step(int64_t step, const TrainStepResult& r, double lr, double dt);
   void record_mixer(int64_t step);
   void periodic_eval(int64_t step);
+  void replay_early_stop();
   void final_eval(int64_t step);
   void checkpoint(int64_t step);
   void end(JobStatus status, const std::string& reason);
@@ -93,6 +97,8 @@ class JobRunner {
   std::optional<Trainer> trainer_;
   std::optional<store::Store> store_;
   std::optional<store::RunWriter> writer_;
+  std::optional<EarlyStopper> early_stop_;  // training.early_stop; fed by periodic_eval
+  bool stop_now_ = false;                   // the plateau was reached at the last evaluation
   int64_t run_id_ = 0, start_step_ = 0, steps_done_ = 0, tokens_ = 0, last_ckpt_step_ = -1;
   Clock::time_point started_;
   double wall_offset_ = 0.0, paused_s_ = 0.0, train_s_ = 0.0;
@@ -158,6 +164,10 @@ void JobRunner::prepare() {
   for (const char* k : {"val/accuracy", "val/macro_accuracy", "val/exact_match", "train/tokens_per_s"})
     store_->define_metric_key(k, store::Goal::Maximize);
   writer_.emplace(*store_, run_id_);
+  if (plan_.training.early_stop.enabled()) {
+    early_stop_.emplace(plan_.training.early_stop);
+    replay_early_stop();
+  }
   ckpt_dir_ = project.checkpoint_dir() + "/run-" + std::to_string(run_id_);
   result_.run_id = run_id_;
   steps_done_ = start_step_;
@@ -166,6 +176,14 @@ void JobRunner::prepare() {
       " parameters, " + device + (trainer_->bf16_autocast() ? " (bf16 autocast)" : " (fp32)") + ", " +
       std::to_string(threads) + " threads, " + std::to_string(plan_.training.steps) + " steps" +
       (start_step_ > 0 ? ", resumed at step " + std::to_string(start_step_) : ""));
+}
+
+// A resumed run: the evaluations before the resume step feed the stopper again, so that the
+// plateau counts as if the run had not been interrupted.
+void JobRunner::replay_early_stop() {
+  if (start_step_ == 0) return;
+  for (const auto& p : store_->read_metric_full(run_id_, plan_.training.early_stop.metric))
+    if (p.step <= start_step_) early_stop_->update(p.step, p.value);
 }
 
 bool JobRunner::wait_while_paused() {
@@ -212,6 +230,12 @@ void JobRunner::loop() {
     }
     if (snapshot) record_mixer(step);
     if (cfg.eval_every > 0 && step % cfg.eval_every == 0 && step != cfg.steps) periodic_eval(step);
+    if (stop_now_) {  // the watched metric has plateaued: finish here, evaluated and saved
+      final_eval(step);
+      if (last_ckpt_step_ != step) checkpoint(step);
+      end(JobStatus::Finished, early_stop_->reason(step));
+      return;
+    }
     if (cfg.checkpoint_every > 0 && step % cfg.checkpoint_every == 0 && step != cfg.steps) checkpoint(step);
     writer_->maybe_flush();
   }
@@ -260,8 +284,10 @@ void JobRunner::record_mixer(int64_t step) {
 }
 
 void JobRunner::periodic_eval(int64_t step) {
+  std::map<std::string, double> measured;  // what early_stop may watch
   for (const EvalPoint& p : evaluate(*trainer_, *data_, periodic_plan_).points) {
     if (p.kind == "text") {
+      measured = {{"val/loss", p.loss}, {"val/ppl", p.perplexity}, {"val/bpb", p.bpb}};
       metric("val/loss", step, p.loss);
       metric("val/ppl", step, p.perplexity);
       metric("val/bpb", step, p.bpb);
@@ -270,11 +296,18 @@ void JobRunner::periodic_eval(int64_t step) {
       obs_.on_eval({run_id_, step, p.set, "bpb", 0, p.bpb});
       continue;
     }
+    measured = {{"val/accuracy", p.accuracy.micro},
+                {"val/macro_accuracy", p.accuracy.macro},
+                {"val/exact_match", p.accuracy.exact_match}};
     metric("val/accuracy", step, p.accuracy.micro);
     metric("val/macro_accuracy", step, p.accuracy.macro);
     metric("val/exact_match", step, p.accuracy.exact_match);
     obs_.on_eval({run_id_, step, p.set, "accuracy", 0, p.accuracy.micro});
     obs_.on_eval({run_id_, step, p.set, "exact_match", 0, p.accuracy.exact_match});
+  }
+  if (early_stop_) {
+    auto it = measured.find(plan_.training.early_stop.metric);
+    stop_now_ = early_stop_->update(step, it != measured.end() ? it->second : std::nan(""));
   }
 }
 
@@ -330,7 +363,9 @@ void JobRunner::end(JobStatus s, const std::string& reason) {
   } catch (const std::exception& e) {
     log(std::string("could not record the final status: ") + e.what(), LogEvent::Level::Error);
   }
-  if (!reason.empty()) log(reason, s == JobStatus::Cancelled ? LogEvent::Level::Info : LogEvent::Level::Error);
+  // Cancelling and an early stop are the user's intent, not errors.
+  const bool info = s == JobStatus::Cancelled || s == JobStatus::Finished;
+  if (!reason.empty()) log(reason, info ? LogEvent::Level::Info : LogEvent::Level::Error);
   status(s, reason);
 }
 

@@ -1,5 +1,7 @@
 #include "runtime/job_data.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "data/batcher.h"
 
@@ -31,8 +33,25 @@ JobData::JobData(const DataSpec& spec, const TrainingConfig& cfg) : spec_(spec),
       if (id >= 0 && id < tok.vocab_size()) token_bytes_[static_cast<size_t>(id)] = 0;
     return;
   }
-  train_task_ = data::make_task(spec.train_task);
+  if (spec.train_sets.empty()) {
+    train_sets_.push_back({"train", data::make_task(spec.train_task)});
+  } else {
+    for (const auto& [name, config] : spec.train_sets) train_sets_.push_back({name, data::make_task(config)});
+  }
+  int64_t total = 0;
+  for (const auto& t : train_sets_) train_cumulative_.push_back(total += std::max<int64_t>(1, t.task->info().num_examples));
   for (const auto& [name, config] : spec.test_tasks) tests_.push_back({name, data::make_task(config)});
+}
+
+const data::TaskGenerator& JobData::train_set_of_step(int64_t step) const {
+  if (train_sets_.size() == 1) return *train_sets_.front().task;
+  // A mixture (a suite): one set per step, drawn with probability proportional to its size, so
+  // that every micro-batch of a step has one T (as Zoology's batches never mix segments).
+  const uint64_t h = splitmix64(cfg_.seed * 0x9E3779B97F4A7C15ull ^ splitmix64(static_cast<uint64_t>(step)));
+  const int64_t x = static_cast<int64_t>(h % static_cast<uint64_t>(train_cumulative_.back()));
+  size_t i = 0;
+  while (train_cumulative_[i] <= x) ++i;
+  return *train_sets_[i].task;
 }
 
 std::vector<data::Batch> JobData::train_batches(int64_t step) const {
@@ -46,7 +65,8 @@ std::vector<data::Batch> JobData::train_batches(int64_t step) const {
       continue;
     }
     // Tasks: B examples drawn uniformly from the training set by a hash of (seed, step, row).
-    const auto& info = train_task_->info();
+    const data::TaskGenerator& task = train_set_of_step(step);
+    const auto& info = task.info();
     data::Batch b;
     b.B = B;
     b.T = info.seq_len;
@@ -56,7 +76,7 @@ std::vector<data::Batch> JobData::train_batches(int64_t step) const {
     for (int i = 0; i < B; ++i) {
       const uint64_t h = splitmix64(cfg_.seed * 0x100000001B3ull ^ splitmix64(micro * 65536u + static_cast<uint64_t>(i)));
       const uint64_t index = h % static_cast<uint64_t>(std::max<int64_t>(1, info.num_examples));
-      train_task_->generate(index, b.inputs.data() + i * T, b.targets.data() + i * T);
+      task.generate(index, b.inputs.data() + i * T, b.targets.data() + i * T);
     }
     out.push_back(std::move(b));
   }
@@ -65,9 +85,27 @@ std::vector<data::Batch> JobData::train_batches(int64_t step) const {
 
 nlohmann::json JobData::describe() const {
   if (text_) return text_->describe();
-  nlohmann::json j = {{"train", train_task_->params()}, {"test", nlohmann::json::object()}};
+  nlohmann::json j = {{"train", train_sets_.front().task->params()}, {"test", nlohmann::json::object()}};
+  if (train_sets_.size() > 1) {
+    j["train"] = nlohmann::json::object();
+    for (const auto& t : train_sets_) j["train"][t.name] = t.task->params();
+  }
   for (const auto& t : tests_) j["test"][t.name] = t.task->params();
   return j;
+}
+
+std::string held_out_label(const data::TaskInfo& info) { return "held-out " + data::describe_set(info); }
+
+std::map<std::string, std::string> held_out_labels(const nlohmann::json& data_section) {
+  std::map<std::string, std::string> out;
+  if (!data_section.is_object() || data_section.value("kind", std::string()) != "task") return out;
+  try {
+    const DataSpec spec = DataSpec::from_json(data_section, "data");
+    for (const auto& [name, config] : spec.test_tasks) out[name] = held_out_label(data::make_task(config)->info());
+  } catch (const Error&) {
+    out.clear();  // a run recorded by a version whose data section this one no longer reads: no labels
+  }
+  return out;
 }
 
 }  // namespace pha::runtime

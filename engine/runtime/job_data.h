@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,7 +42,9 @@ class JobData {
 
   // Tasks only: the held-out sets (the first one is the periodic validation set).
   const std::vector<NamedTask>& test_tasks() const { return tests_; }
-  const data::TaskGenerator& train_task() const { return *train_task_; }
+  // The training set (a suite's first set); the one that step `step`'s batches come from.
+  const data::TaskGenerator& train_task() const { return *train_sets_.front().task; }
+  const data::TaskGenerator& train_set_of_step(int64_t step) const;
 
   nlohmann::json describe() const;
 
@@ -50,8 +53,16 @@ class JobData {
   TrainingConfig cfg_;
   std::optional<data::TextDataset> text_;
   std::vector<int32_t> token_bytes_;
-  std::unique_ptr<data::TaskGenerator> train_task_;
+  std::vector<NamedTask> train_sets_;       // one task, or a suite's mixture
+  std::vector<int64_t> train_cumulative_;  // running sum of the sets' sizes (mixture weights)
   std::vector<NamedTask> tests_;
 };
+
+// "held-out T 20-50, 1000 seq.": what a held-out set is, for the places that show its results.
+std::string held_out_label(const data::TaskInfo& info);
+// The label of each held-out set (name -> label) of a run, from the data section its config
+// recorded; empty for text runs (or a section this version cannot read). Stored set names stay
+// as they are ("test", "mqar_test_T64_kv4"): the label is derived, not stored.
+std::map<std::string, std::string> held_out_labels(const nlohmann::json& data_section);
 
 }  // namespace pha::runtime

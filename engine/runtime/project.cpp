@@ -18,8 +18,7 @@
 #include "data/tokenizer.h"
 #include "model/presets.h"
 #include "model/variants.h"
-#include "core/paths.h"
-#include "runtime/data_install.h"
+#include "runtime/project_data.h"
 #include "runtime/project_files.h"
 #include "runtime/project_replicas.h"
 
@@ -29,14 +28,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::unique_ptr<data::TaskGenerator> make_task_at(const json& config, const std::string& where) {
-  try {
-    return data::make_task(config);
-  } catch (const Error& e) {
-    rethrow_under(e, "task", where);
-  }
-}
 
 // The work a training asks for as a whole (each field has its own limit too); checked again
 // once a task has set seq_len.
@@ -92,11 +83,22 @@ std::string value_label(const json& v) { return v.is_string() ? v.get<std::strin
 
 // The data's vocabulary; 0 when it is unknown (a bpe tokenizer whose files are missing).
 int32_t data_vocab(const DataSpec& d, const std::string& where, const std::vector<MissingData>& missing) {
-  if (d.is_task) return make_task_at(d.train_task, where + ".train")->info().vocab_size;
+  if (d.is_task) return detail::make_task_at(d.train_task, where + ".train")->info().vocab_size;
   json tok = d.text.contains("tokenizer") ? d.text["tokenizer"] : json{{"kind", "byte"}};
   for (const auto& m : missing)
     if (m.field == where + ".tokenizer.dir") return tok.value("kind", "") == "gpt2" ? model::kGpt2VocabSize : 0;
   return data::make_tokenizer(tok, where + ".tokenizer")->vocab_size();
+}
+
+// early_stop watches a periodic-evaluation metric, which depends on the data: accuracies for
+// tasks, losses for text.
+void check_early_stop_fits(const EarlyStop& es, bool is_task, const std::string& training_where) {
+  if (!es.enabled()) return;
+  const auto& allowed = early_stop_metrics(is_task);
+  if (std::find(allowed.begin(), allowed.end(), es.metric) == allowed.end())
+    throw Error(training_where + ".early_stop.metric",
+                "\"" + es.metric + "\" is not measured on " + (is_task ? "task" : "text") + " runs; allowed: " +
+                    quoted_list(allowed));
 }
 
 RunPlan resolve_run(const Project& p, const json& entry_model, const json& entry_training, const std::string& name,
@@ -120,15 +122,44 @@ RunPlan resolve_run(const Project& p, const json& entry_model, const json& entry
   plan.variant = plan.model.variant;
   plan.training = TrainingConfig::from_json(entry_training, training_where);
   if (dataspec.is_task) {
-    auto task = make_task_at(dataspec.train_task, "data.train");
-    plan.training.seq_len = task->info().seq_len;
+    plan.training.seq_len = dataspec.max_train_seq_len();
     plan.training.used["seq_len"] = plan.training.seq_len;
     check_training_work(plan.training, training_where);
   }
+  check_early_stop_fits(plan.training.early_stop, dataspec.is_task, training_where);
   plan.config = json{{"project", p.name},          {"run", name},
                      {"model", model::to_json(plan.model)}, {"training", plan.training.used},
                      {"data", dataspec.section}};
   return plan;
+}
+
+}  // namespace
+
+bool EarlyStop::maximize() const { return metric.find("accuracy") != std::string::npos || metric == "val/exact_match"; }
+
+const std::vector<std::string>& early_stop_metrics(bool task) {
+  static const std::vector<std::string> text = {"val/loss", "val/ppl", "val/bpb"};
+  static const std::vector<std::string> tasks = {"val/accuracy", "val/macro_accuracy", "val/exact_match"};
+  return task ? tasks : text;
+}
+
+namespace {
+
+// training.early_stop {"metric", "patience", "min_delta"}: needs periodic evaluations to watch.
+EarlyStop read_early_stop(ConfigReader& r, const TrainingConfig& c) {
+  ConfigReader e = r.object("early_stop", {"metric", "patience", "min_delta"});
+  std::vector<std::string> all = early_stop_metrics(false);
+  for (const auto& m : early_stop_metrics(true)) all.push_back(m);
+  EarlyStop es;
+  if (!e.has("metric")) throw Error(e.field("metric"), "is required; allowed: " + quoted_list(all));
+  es.metric = e.get_choice("metric", "", all);
+  es.patience = e.get_int("patience", es.patience, 1, limits::kMaxSteps);
+  es.min_delta = e.get_double("min_delta", es.min_delta, 0.0, 1e30);
+  e.finish();
+  if (c.eval_every <= 0)
+    throw Error(r.field("early_stop"), "watches the periodic evaluations, but " + r.field("eval_every") +
+                                           " is 0 (only at the end); allowed: eval_every >= 1");
+  return es;
 }
 
 }  // namespace
@@ -163,12 +194,16 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
   c.precision = r.get_choice("precision", c.precision, {"auto", "fp32", "bf16"});
   c.threads = static_cast<int>(r.get_int("threads", c.threads, 0, 4096));
   c.max_loss = r.get_double("max_loss", c.max_loss, 0.0, 1e30);
+  if (r.has("early_stop")) c.early_stop = read_early_stop(r, c);
   r.finish();
   if (c.warmup_steps > c.steps)
     throw Error(r.field("warmup_steps"), std::to_string(c.warmup_steps) + " is more than " + r.field("steps") + " = " +
                                              std::to_string(c.steps) + "; allowed: 0 to " + std::to_string(c.steps));
   check_training_work(c, where);
   c.used = r.used();
+  if (c.early_stop.enabled())
+    c.used["early_stop"] = {{"metric", c.early_stop.metric}, {"patience", c.early_stop.patience},
+                            {"min_delta", c.early_stop.min_delta}};
   return c;
 }
 
@@ -190,119 +225,6 @@ ProfileSettings ProfileSettings::from_json(const json& section, const std::strin
   r.finish();
   p.used = r.used();
   return p;
-}
-
-namespace {
-
-// A data check that failed: listed as missing (a load for browsing), else refused, saying how to
-// install it when a data package provides it.
-void data_unavailable(const Error& e, const std::string& field, const fs::path& path, const LoadOptions& options,
-                      std::vector<MissingData>* missing) {
-  const std::string package = package_providing(path);
-  if (!options.require_data && missing) {
-    missing->push_back({field, path.string(), e.what(), package});
-    return;
-  }
-  if (package.empty()) throw e;
-  throw Error(e.where(), message_of(e) + "; install it with `pha data install " + package + "`");
-}
-
-// A gpt2 / bpe tokenizer's files; its config errors are always refused.
-void check_tokenizer(const json& tok, const std::string& where, const LoadOptions& options,
-                     std::vector<MissingData>* missing) {
-  try {
-    data::make_tokenizer(tok, where);
-  } catch (const Error& e) {
-    const std::string kind = tok.is_object() && tok.contains("kind") && tok["kind"].is_string() ? tok["kind"].get<std::string>() : "";
-    if (e.where().rfind(where, 0) == 0 || (kind != "gpt2" && kind != "bpe")) throw;
-    const fs::path dir = tok.contains("dir") && tok["dir"].is_string() ? fs::path(tok["dir"].get<std::string>())
-                                                                       : pha::gpt2_tokenizer_dir();
-    data_unavailable(e, where + ".dir", dir, options, missing);
-  }
-}
-
-// data.test: a list of task configs with a "name"; each set is evaluated in full after training.
-void read_test_tasks(DataSpec& d, ConfigReader& r, const data::TaskGenerator& train) {
-  if (!r.has("test")) {
-    r.ignore("test");
-    // Default test set: the training task with seed + 10 and 1000 examples (tasks-spec §2).
-    json cfg = train.params();
-    cfg["task"] = train.info().name;
-    cfg["seed"] = cfg.value("seed", 0) + 10;
-    cfg["num_examples"] = 1000;
-    make_task_at(cfg, r.field("train"));
-    d.test_tasks.emplace_back("test", cfg);
-    return;
-  }
-  const json& test = r.at("test");
-  if (!test.is_array() || test.empty())
-    throw Error(r.field("test"), "expected a non-empty list of {\"name\", \"task\", ...} objects, got " + describe_json(test));
-  for (size_t i = 0; i < test.size(); ++i) {
-    const std::string w = r.field("test") + "[" + std::to_string(i) + "]";
-    if (!test[i].is_object()) throw Error(w, "expected an object {\"name\", \"task\", ...}, got " + describe_json(test[i]));
-    if (!test[i].contains("name") || !test[i]["name"].is_string())
-      throw Error(w + ".name", "is required (a string), got " + describe_json(test[i].value("name", json())));
-    json cfg = test[i];
-    cfg.erase("name");
-    const int64_t n = make_task_at(cfg, w)->info().num_examples;
-    if (n > limits::kMaxEvalExamples)
-      ConfigReader::out_of_range(w + ".num_examples", std::to_string(n),
-                                 "1 to " + std::to_string(limits::kMaxEvalExamples) + " for a test set", limits::kNote);
-    d.test_tasks.emplace_back(test[i]["name"].get<std::string>(), cfg);
-  }
-}
-
-}  // namespace
-
-DataSpec DataSpec::from_json(const json& section, const std::string& where) { return from_json(section, where, {}, nullptr); }
-
-DataSpec DataSpec::from_json(const json& section, const std::string& where, const LoadOptions& options,
-                             std::vector<MissingData>* missing) {
-  if (!section.is_object())
-    throw Error(where, "expected an object, got " + describe_json(section) +
-                           "; allowed: a text corpus {\"kind\": \"file\", \"path\": ...} or tasks {\"kind\": \"task\", "
-                           "\"train\": ...}");
-  DataSpec d;
-  d.section = section;
-  ConfigReader r(section, where);
-  const std::string kind = r.get_choice("kind", "gutenberg", {"wikitext", "folder", "file", "gutenberg", "task"});
-  if (kind != "task") {
-    // A text corpus: TextSource validates the section and checks that every file exists.
-    data::SourceConfig sc = data::SourceConfig::from_json(section, where);
-    try {
-      data::TextSource source(sc);
-    } catch (const Error& e) {
-      data_unavailable(e, where + ".path", sc.path, options, missing);
-    }
-    check_tokenizer(sc.tokenizer, where + ".tokenizer", options, missing);
-    d.text = section;
-    return d;
-  }
-  d.is_task = true;
-  if (!r.has("train"))
-    throw Error(r.field("train"), "is required for kind \"task\"; allowed: a task config {\"task\": name, ...}");
-  d.train_task = r.get_object("train");
-  auto train = make_task_at(d.train_task, r.field("train"));
-  read_test_tasks(d, r, *train);
-  for (const auto& s : r.get_choice_list("sweeps", {}, {"length", "ood"}, 0)) {
-    if (s == "length") {
-      d.length_sweep = true;
-      try {
-        data::length_generalization_sets(d.train_task);
-      } catch (const Error& e) {
-        throw Error(r.field("sweeps"), std::string("\"length\" cannot remake data.train at every T: ") + e.what());
-      }
-    } else {
-      d.ood_sweep = true;
-      try {
-        data::ood_bits_sets(d.train_task);
-      } catch (const Error& e) {
-        rethrow_under(e, "task", r.field("train"));
-      }
-    }
-  }
-  r.finish();
-  return d;
 }
 
 std::string Project::file() const { return project_file_in(dir); }

@@ -15,6 +15,18 @@
 
 namespace pha::runtime {
 
+// training.early_stop: end a run as finished when its periodic-evaluation metric has not
+// improved by more than min_delta for `patience` evaluations in a row (docs/project-format.md).
+struct EarlyStop {
+  std::string metric;        // "" (off), or a periodic-evaluation metric (early_stop_metrics())
+  int64_t patience = 3;      // evaluations without an improvement before the run ends
+  double min_delta = 0.0;    // an improvement must exceed this (in the metric's units)
+  bool enabled() const { return !metric.empty(); }
+  bool maximize() const;     // accuracies improve upwards; losses, perplexity and bpb downwards
+};
+// The metrics early_stop may watch: text runs' and task runs' periodic evaluation metrics.
+const std::vector<std::string>& early_stop_metrics(bool task);
+
 // The "training" section (defaults in docs/project-format.md).
 struct TrainingConfig {
   int64_t steps = 300;            // optimizer steps
@@ -41,6 +53,7 @@ struct TrainingConfig {
   std::string precision = "auto"; // auto (bf16 autocast on CUDA, fp32 on CPU) | fp32 | bf16
   int threads = 0;                // 0: all cores (or $PHA_THREADS)
   double max_loss = 0.0;          // loss above this marks the run diverged; 0: 4 ln V
+  EarlyStop early_stop;           // off unless the section has "early_stop"
   nlohmann::json used;            // every value in effect, defaults included
 
   static TrainingConfig from_json(const nlohmann::json& section, const std::string& where = "training");
@@ -63,15 +76,22 @@ struct LoadOptions {
 };
 
 // The "data" section: a text corpus (TextDataset's section, kind wikitext|folder|file|gutenberg)
-// or synthetic tasks (kind "task").
+// or synthetic tasks (kind "task": a "train" task, or a "suite" that names standard sets).
 struct DataSpec {
   bool is_task = false;
   nlohmann::json text;                  // the TextDataset section (is_task false)
-  nlohmann::json train_task;            // make_task config (is_task true)
+  nlohmann::json train_task;            // make_task config (is_task true); with a suite its first set
+  // Suite "zoology": the training mixture (name -> config); each step draws one set with a
+  // probability proportional to its size. Empty: train_task alone.
+  std::vector<std::pair<std::string, nlohmann::json>> train_sets;
   std::vector<std::pair<std::string, nlohmann::json>> test_tasks;  // name -> make_task config
+  std::string suite;                    // "zoology" or ""
   bool length_sweep = false;            // accuracy against T after training (tasks)
+  std::vector<int> sweep_lengths;       // T of the length sweep (empty: data::length_sweep_lengths())
   bool ood_sweep = false;               // Bernoulli-p sweep after training (bit tasks)
   nlohmann::json section;               // as written
+
+  int max_train_seq_len() const;        // tasks: the longest T a training batch has
 
   static DataSpec from_json(const nlohmann::json& section, const std::string& where = "data");
   // With require_data false, missing text data is appended to `missing` instead of refused.

@@ -170,7 +170,8 @@ void apply_task_options(EvalPlan& plan, const RunEvalOptions& o, const DataSpec&
   } else {
     for (const auto& [name, config] : plan.sets) check_task_vocab(*data::make_task(config), model_vocab, "data.test");
   }
-  plan.lengths = o.lengths;
+  // The run's own task keeps the project's data.sweep_lengths unless --lengths gives others.
+  if (!o.lengths.empty() || other) plan.lengths = o.lengths;
   plan.length_sweep = o.length_sweep.value_or(plan.length_sweep || !o.lengths.empty());
   // The OOD sweep needs a task with a binary-input mode (a bits_p parameter); another task
   // inherits the run's OOD sweep only when it is in that mode (bits_p >= 0).

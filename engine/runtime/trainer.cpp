@@ -283,6 +283,7 @@ std::vector<int32_t> Trainer::generate(const std::vector<int32_t>& prompt, int m
   o.top_k = s.top_k;
   o.top_p = s.top_p;
   o.seed = s.seed;
+  o.vocab_limit = s.vocab_limit;
   std::vector<int64_t> ids(prompt.begin(), prompt.end());
   auto out = model::generate(*impl_->model, ids, max_new, o);
   return std::vector<int32_t>(out.begin(), out.end());

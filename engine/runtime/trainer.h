@@ -56,6 +56,7 @@ struct SamplingSettings {
   int top_k = 0;
   double top_p = 0.95;
   uint64_t seed = 0;
+  int vocab_limit = 0;  // > 0: only ids below it are drawn (the tokenizer's vocabulary)
 };
 
 class Trainer {

@@ -18,6 +18,7 @@ Shape read_shape(ConfigReader& r, TaskInfo& info, int32_t default_vocab, int def
   s.vocab = static_cast<int32_t>(r.get_int("vocab_size", default_vocab, 4, 1 << 24));
   info.seq_len = static_cast<int>(r.get_int("seq_len", default_T, min_T, limits::kMaxSeqLen, limits::kNote));
   s.seq_len_min = static_cast<int>(r.get_int("seq_len_min", info.seq_len, min_T, info.seq_len));
+  info.seq_len_min = s.seq_len_min;
   if (s.vocab % 2 != 0) throw Error("task.vocab_size", "must be even (half keys, half values)");
   return s;
 }

@@ -1,4 +1,4 @@
-// MAD selective copying (and seed 2's variable-length version), compression, memorization.
+// MAD selective copying (and seed 2's variable-length version) and memorization.
 #include <algorithm>
 
 #include "core/error.h"
@@ -30,6 +30,7 @@ class SelectiveCopy : public TaskGenerator {
                                                  std::to_string(seq_len_min_) + ")");
     if (bits_p_ < 0 && bits_p_ != -1.0) throw Error("task.bits_p", "must be -1 (off) or in [0, 1]");
     info_.vocab_size = vocab_;
+    info_.seq_len_min = seq_len_min_;
     params_ = r.used();
   }
 
@@ -60,39 +61,6 @@ class SelectiveCopy : public TaskGenerator {
   int seq_len_min_ = 0;
   int n_ = 16;
   double bits_p_ = -1.0;
-};
-
-// T-1 random tokens then the compression token; target at position t < T-1 is the token
-// there: the model must rebuild the whole sequence from its state at the compression token,
-// which needs an encoder/decoder head (info().needs_encoder_head).
-class Compression : public TaskGenerator {
- public:
-  explicit Compression(const nlohmann::json& config) {
-    ConfigReader r(config, "task");
-    info_.suite = "mad";
-    info_.needs_encoder_head = true;
-    detail::read_common(r, info_, seed_, 12800);
-    vocab_ = static_cast<int32_t>(r.get_int("vocab_size", 16, 3, 1 << 24));
-    info_.seq_len = static_cast<int>(r.get_int("seq_len", 32, 2, limits::kMaxSeqLen, limits::kNote));
-    r.finish();
-    info_.vocab_size = vocab_;
-    params_ = r.used();
-  }
-
-  void generate(uint64_t index, int32_t* inputs, int32_t* targets) const override {
-    Rng rng(derive_seed(seed_, index));
-    const int T = info_.seq_len;
-    for (int t = 0; t < T - 1; ++t) {
-      inputs[t] = static_cast<int32_t>(rng.below(static_cast<uint64_t>(vocab_ - 1)));
-      targets[t] = inputs[t];
-    }
-    inputs[T - 1] = vocab_ - 1;
-    targets[T - 1] = kIgnore;
-  }
-
- private:
-  uint64_t seed_ = 0;
-  int32_t vocab_ = 16;
 };
 
 // A fixed key -> value map drawn from map_seed (shared by train and test sets), stored in the
@@ -141,9 +109,6 @@ std::unique_ptr<TaskGenerator> make_mad_selective_copy(const nlohmann::json& con
 }
 std::unique_ptr<TaskGenerator> make_seed2_selective_copy(const nlohmann::json& config) {
   return std::make_unique<SelectiveCopy>(config, true);
-}
-std::unique_ptr<TaskGenerator> make_mad_compression(const nlohmann::json& config) {
-  return std::make_unique<Compression>(config);
 }
 std::unique_ptr<TaskGenerator> make_mad_memorization(const nlohmann::json& config) {
   return std::make_unique<Memorization>(config);

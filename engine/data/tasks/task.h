@@ -26,9 +26,11 @@ struct TaskInfo {
   std::string suite;         // "zoology", "mad", "seed2" (this workbench's versions)
   int32_t vocab_size = 0;    // ids used are in [0, vocab_size)
   int seq_len = 0;           // T of every sample (shorter draws are left-padded)
+  int seq_len_min = 0;       // the shortest draw when lengths vary (0: every sample is seq_len)
   int64_t num_examples = 0;  // size of the set: indices 0..num_examples-1
-  bool needs_encoder_head = false;  // e.g. MAD compression: not a plain causal-LM task
   std::string metric = "micro";     // the accuracy the task's literature reports: micro or macro
+
+  int shortest() const { return seq_len_min > 0 ? seq_len_min : seq_len; }
 };
 
 class TaskGenerator {
@@ -54,9 +56,19 @@ class TaskGenerator {
 using TaskFactory = std::function<std::unique_ptr<TaskGenerator>(const nlohmann::json& config)>;
 
 // Builds a task from {"task": name, ...params}; unknown names or fields give pha::Error naming
-// "task.<field>" and what is allowed.
+// "task.<field>" and what is allowed. A task this workbench refuses (refused_tasks()) gives the
+// reason instead.
 std::unique_ptr<TaskGenerator> make_task(const nlohmann::json& config);
 std::vector<std::string> task_names();
+// Tasks of the suites that a causal language model cannot be trained on meaningfully, with the
+// reason: MAD's compression (each target would be the input at the same position).
+const std::vector<std::pair<std::string, std::string>>& refused_tasks();
+
+// The size of a held-out set when a project does not give one: the suite's own test size
+// (MAD 1,280, tasks-spec §3; Zoology and this workbench's seed-2 tasks 1,000, §2).
+int64_t default_test_examples(const TaskInfo& info);
+// What a set is, for labels: "T 64, 1000 seq." or, when lengths vary, "T 20-50, 1000 seq.".
+std::string describe_set(const TaskInfo& info);
 void register_task(const std::string& name, TaskFactory factory);
 
 // A named set of sequences to train or test on: a task config (with its seed and size).

@@ -275,19 +275,34 @@ TEST(LengthGeneralization, SetsHaveTheSpecLengths) {
     EXPECT_EQ(pha::data::length_generalization_sets({{"task", name}}).size(), 6u) << name;
 }
 
-TEST(MadCompression, TargetsReconstructTheSequenceAndNeedAnEncoderHead) {
-  json cfg = {{"task", "mad_compression"}};
-  EXPECT_TRUE(make_task(cfg)->info().needs_encoder_head);
-  check_all(cfg, [&](const Sample& s, const pha::data::TaskGenerator& task) {
-    const int T = task.info().seq_len;
-    const int32_t V = task.info().vocab_size;
-    ASSERT_EQ(s.inputs[T - 1], V - 1);
-    ASSERT_EQ(s.targets[T - 1], kIgnore);
-    for (int t = 0; t < T - 1; ++t) {
-      ASSERT_LT(s.inputs[t], V - 1);
-      ASSERT_EQ(s.targets[t], s.inputs[t]);
-    }
-  });
+// A causal LM would "solve" MAD compression by echoing its input (each target is the input at
+// the same position), so the task is refused with the reason rather than offered as a test.
+TEST(MadCompression, IsRefusedWithTheReason) {
+  try {
+    make_task({{"task", "mad_compression"}});
+    ADD_FAILURE() << "mad_compression was made";
+  } catch (const pha::Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("task.task"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("\"mad_compression\" is not offered"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("encoder/decoder head"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("echoing"), std::string::npos) << msg;
+  }
+  const auto names = pha::data::task_names();
+  EXPECT_EQ(std::find(names.begin(), names.end(), "mad_compression"), names.end());
+}
+
+// Held-out sets default to the suite's own test size and are labelled by their T range and size.
+TEST(TaskSets, DefaultTestSizeAndLabelFollowTheSuite) {
+  EXPECT_EQ(pha::data::default_test_examples(make_task({{"task", "mad_selective_copy"}})->info()), 1280);
+  EXPECT_EQ(pha::data::default_test_examples(make_task({{"task", "mad_in_context_recall"}})->info()), 1280);
+  EXPECT_EQ(pha::data::default_test_examples(make_task({{"task", "mqar"}})->info()), 1000);
+  EXPECT_EQ(pha::data::default_test_examples(make_task({{"task", "selective_copy"}})->info()), 1000);
+  auto varying = make_task({{"task", "selective_copy"}, {"num_examples", 1000}});
+  EXPECT_EQ(pha::data::describe_set(varying->info()), "T 20-50, 1000 seq.");
+  auto needle = make_task({{"task", "needle"}, {"seq_len", 64}, {"seq_len_min", 32}, {"num_examples", 500}});
+  EXPECT_EQ(pha::data::describe_set(needle->info()), "T 32-64, 500 seq.");
+  EXPECT_EQ(pha::data::describe_set(make_task({{"task", "mqar"}, {"num_examples", 1000}})->info()), "T 64, 1000 seq.");
 }
 
 TEST(MadMemorization, TargetsFollowOneFixedMapAcrossSequencesAndSeeds) {

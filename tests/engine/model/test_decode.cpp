@@ -83,6 +83,19 @@ TEST(Sampling, GreedyTopKAndTopP) {
   EXPECT_THROW(sample_next(logits, bad, gen), pha::Error);
 }
 
+// A model whose V exceeds its tokenizer's (byte presets: 260 for 257 ids) never emits an id the
+// tokenizer cannot decode, however likely the model finds it.
+TEST(Sampling, VocabLimitNeverDrawsIdsBeyondIt) {
+  at::Generator gen = make_sampling_generator(3);
+  const at::Tensor logits = at::tensor({0.0f, 1.0f, 0.5f, 9.0f}).view({1, 4});  // id 3 most likely
+  SamplingOptions o;
+  o.vocab_limit = 3;
+  o.temperature = 2.0;
+  for (int i = 0; i < 100; ++i) EXPECT_LT(sample_next(logits, o, gen)[0].item<int64_t>(), 3);
+  o.temperature = 0.0;
+  EXPECT_EQ(sample_next(logits, o, gen)[0].item<int64_t>(), 1);
+}
+
 TEST(Generate, SeededAndGreedyAgreeWithForward) {
   at::manual_seed(52);
   PhaModel model(testing::tiny_config("pha"));

@@ -1,9 +1,11 @@
-// Presets: budgets within 3% of their names, the analytic parameter count equal to the built
+// Presets: paper-scale budgets within 3% of their names, CPU-scale companions within 3% of their
+// PHA preset (with the table's account of how), the analytic parameter count equal to the built
 // module's (whole model, per layer, per branch), and the FLOP / memory accounting's invariants.
 #include "model/presets.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -81,6 +83,7 @@ TEST(Presets, PaperScaleBudgetsWithinThreePercent) {
   for (const auto& name : preset_names()) {
     double budget = budget_of(name);
     if (budget == 0) continue;
+    EXPECT_EQ(static_cast<double>(preset_budget(name).nominal), budget) << name;  // the table says the same
     ModelConfig c = preset(name);
     double total = static_cast<double>(count_parameters(c).total);
     EXPECT_LE(std::abs(total - budget) / budget, 0.03) << name << ": " << total;
@@ -105,26 +108,63 @@ TEST(Presets, DocumentedWidthsOfPha125m) {
   EXPECT_NEAR(count_parameters(c).total / 1e6, 124.6, 0.1);  // the spec's "about 124.6M"
 }
 
-TEST(Presets, TinyFamilySharesTheShape) {
+TEST(Presets, CpuFamiliesShareWidthAndVocabulary) {
   for (const auto& name : preset_names()) {
-    if (name.find("tiny") == std::string::npos) continue;
+    const bool tiny = name.find("-tiny") != std::string::npos, small = name.find("-small") != std::string::npos;
+    if (!tiny && !small) continue;
     ModelConfig c = preset(name);
-    EXPECT_EQ(c.d_model, 128) << name;
-    EXPECT_EQ(c.n_layers, 4) << name;
+    EXPECT_EQ(c.d_model, tiny ? 128 : 256) << name;
     EXPECT_EQ(c.vocab_size, kByteVocabSize) << name;
+    EXPECT_EQ(c.attention.heads, tiny ? 4 : 8) << name;
   }
   double tiny = static_cast<double>(count_parameters(preset("pha-tiny")).total);
-  EXPECT_GE(tiny, 1e6);
-  EXPECT_LE(tiny, 3e6);
+  EXPECT_EQ(tiny, 1286172);  // the quickstart's and the tests' model is unchanged
+  EXPECT_NEAR(count_parameters(preset("pha-small")).total / 1e6, 5.0, 0.1);
   EXPECT_EQ(preset("pha-uniform-tiny").mixer, MixerMode::Uniform);
   EXPECT_EQ(count_parameters(preset("pha-uniform-tiny")).mixer, 0);
   EXPECT_EQ(count_parameters(preset("pha-tiny")).mixer, 4 * 3);
   EXPECT_EQ(preset("pha-d512").d_model, 512);
 }
 
+// Every CPU-scale companion matches its PHA preset within 3%, every variant has a companion in
+// both sets, and the dimensions the table says were scaled are exactly those that differ from
+// the reference (so `pha model --list` cannot misstate how a budget was met).
+TEST(Presets, CompanionSetsMatchTheirPhaPresetWithinThreePercent) {
+  for (const char* family : {"tiny", "small"}) {
+    const std::string ref = std::string("pha-") + family;
+    const ModelConfig r = preset(ref);
+    const double target = static_cast<double>(count_parameters(r).total);
+    std::set<std::string> variants;
+    for (const auto& name : preset_names()) {
+      if (name.size() < std::strlen(family) + 1 || name.substr(name.size() - std::strlen(family) - 1) != std::string("-") + family ||
+          name == ref)
+        continue;
+      SCOPED_TRACE(name);
+      const PresetBudget b = preset_budget(name);
+      EXPECT_EQ(b.reference, ref);
+      const ModelConfig c = preset(name);
+      const double total = static_cast<double>(count_parameters(c).total);
+      EXPECT_LE(std::abs(total - target) / target, 0.03) << total << " vs " << target;
+      std::vector<std::string> differing;
+      for (const auto& d : preset_dimensions())
+        if (preset_dimension(c, d) != preset_dimension(r, d)) differing.push_back(d);
+      EXPECT_EQ(differing, b.scaled);
+      EXPECT_EQ(c.attention.heads, r.attention.heads);  // nothing else moved
+      EXPECT_EQ(c.gss.reduced, r.gss.reduced);
+      EXPECT_EQ(c.context, r.context);
+      variants.insert(c.variant);
+    }
+    EXPECT_EQ(variants.size() + 1, known_variants().size()) << family;  // every variant but pha itself
+  }
+  EXPECT_EQ(preset_budget_text("transformer-tiny"), "pha-tiny +0.2%: depth 4->6, d_ff 512->496");
+  EXPECT_EQ(preset_budget_text("pha-tiny"), "reference");
+  EXPECT_EQ(preset_budget_text("pha-90m"), "90M +0.2%: depth 6");
+}
+
 TEST(Presets, AnalyticCountEqualsModuleCountForEveryTinyPreset) {
   for (const auto& name : preset_names()) {
-    if (name.find("tiny") == std::string::npos && name != "pha-d512") continue;
+    if (name.find("tiny") == std::string::npos && name.find("small") == std::string::npos && name != "pha-d512")
+      continue;
     expect_analytic_equals_module(preset(name));
   }
 }

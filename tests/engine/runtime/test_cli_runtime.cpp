@@ -144,6 +144,26 @@ TEST(CliRuntime, RunsExportGenerateAndBench) {
   EXPECT_NE(r.output.find("peak RSS (VmHWM) of a fresh worker process"), std::string::npos) << r.output;
 }
 
+// `pha runs show` of a task run of a model without a mixer: the held-out set says what it is
+// (its T range and size), and the mixer section says there is none instead of printing NaN.
+TEST(CliRuntime, RunsShowLabelsHeldOutSetsAndModelsWithoutAMixer) {
+  pha::test::TempProject p;
+  json j = p.text_project({{"steps", 2}, {"eval_every", 0}, {"batch_size", 2}, {"mixer_every", 1}});
+  j["model"]["variant"] = "transformer";
+  j["data"] = {{"kind", "task"},
+               {"train", {{"task", "selective_copy"}, {"seq_len", 30}, {"seq_len_min", 20}, {"vocab_size", 8},
+                          {"num_tokens_to_copy", 4}, {"num_examples", 100}}}};
+  p.write_project(j);
+  const std::string dir = "'" + p.dir().string() + "'";
+  ASSERT_EQ(run_cli("--threads 1 train --quiet " + dir).exit_code, 0);
+  const CliResult r = run_cli("runs show 1 --project " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("test                   (held-out T 20-30, 1000 seq.)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("mixer: none (every sub-layer of this model has a single branch"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("nan"), std::string::npos) << r.output;
+}
+
 TEST(CliRuntime, QuickstartEndToEndReduced) {
   if (!fs::exists(pha::gutenberg_dir())) GTEST_SKIP() << "Gutenberg corpus not installed at " << pha::gutenberg_dir();
   const char* src = PHA_SOURCE_DIR;
@@ -158,7 +178,8 @@ TEST(CliRuntime, QuickstartEndToEndReduced) {
   const CliResult r = run_cli("quickstart --dir '" + p.dir().string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* name : {"pha-tiny", "transformer-tiny", "sequential-tiny", "mixer weights of pha-tiny",
-                           "efficiency profile", "recorded 3 profile run(s)"})
+                           "transformer-tiny has no mixer: every sub-layer has a single branch", "efficiency profile",
+                           "recorded 3 profile run(s)"})
     EXPECT_NE(r.output.find(name), std::string::npos) << name << "\n" << r.output;
   auto s = pha::store::Store::open(p.store());
   const auto runs = s.list_runs();
