@@ -281,6 +281,10 @@ void JobRunner::record_step(int64_t step, const TrainStepResult& r, double lr, d
   metric("train/grad_norm", step, m.grad_norm);
   metric("train/tokens_per_s", step, m.tokens_per_s);
   metric("train/memory_bytes", step, static_cast<double>(m.memory_bytes));
+  if (spec_.group) {  // data-parallel: gradient reduction not hidden behind backward, and in flight
+    metric("dist/reduce_exposed_s", step, r.reduce_exposed_s);
+    metric("dist/reduce_inflight_s", step, r.reduce_inflight_s);
+  }
   result_.final_loss = r.loss;
   result_.steps_done = step;
   obs_.on_step(m);
