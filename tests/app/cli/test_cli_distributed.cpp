@@ -92,6 +92,10 @@ TEST(CliDistributed, TwoProcessesWithGlobalBatchBTrainLikeOneProcessAndOnlyRankZ
   for (const auto& e : fs::recursive_directory_iterator(two.dir() / "checkpoints")) files += e.is_regular_file();
   EXPECT_EQ(files, 2);
   EXPECT_EQ(pha::store::Store::open(one.store()).get_run(1)->world_size, 1);
+  const CliResult show = run_cli("runs show 1 --store '" + two.store() + "'");
+  EXPECT_NE(show.output.find("processes 2 (gloo, data-parallel)"), std::string::npos) << show.output;
+  const CliResult show_json = run_cli("runs show 1 --json --store '" + two.store() + "'");
+  EXPECT_NE(show_json.output.find("\"world_size\": 2"), std::string::npos) << show_json.output;
   // The one-line summary is rank 0's alone.
   EXPECT_EQ(std::count(b.output.begin(), b.output.end(), '\n') - 2, std::count(a.output.begin(), a.output.end(), '\n'))
       << b.output;
