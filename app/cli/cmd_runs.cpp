@@ -245,6 +245,7 @@ void show_run(const RunLocator& where, bool json_out) {
               static_cast<long long>(r.n_params), r.device.c_str(), when(r.started_at).c_str(), when(r.ended_at).c_str());
   if (!r.group.empty())
     std::printf("  group    %s%s\n", r.group.c_str(), r.seed >= 0 ? (" (seed " + std::to_string(r.seed) + ")").c_str() : "");
+  if (r.world_size > 1) std::printf("  processes %d (%s, data-parallel)\n", r.world_size, r.backend.c_str());
   std::printf("metrics (last / min / max / best step / points):\n");
   for (const auto& k : s.metric_keys(r.id)) {
     auto m = s.summary(r.id, k);

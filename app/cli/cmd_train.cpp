@@ -9,12 +9,14 @@
 #include <memory>
 
 #include "cmd_bench.h"
+#include "cmd_launch.h"
 #include "cmd_progress.h"
 #include "cmd_runs.h"
 #include "commands.h"
 #include "core/error.h"
 #include "core/paths.h"
 #include "device/system_info.h"
+#include "distributed/process_group.h"
 #include "data/tokenizer.h"
 #include "runtime/generation.h"
 #include "runtime/job.h"
@@ -41,6 +43,9 @@ struct TrainOptions {
   std::string device;
   bool quiet = false;
   bool profile = true;  // run the project's efficiency profile after its runs (project.json "profile")
+  LaunchOptions launch;  // --nproc etc. (cmd_launch.h)
+  std::shared_ptr<distributed::ProcessGroup> group;  // this worker's, when data-parallel
+  bool lead() const { return !group || group->rank() == 0; }
 };
 
 int exit_code_for(runtime::JobStatus s) {
@@ -62,14 +67,16 @@ runtime::JobStatus train_run(const TrainOptions& o, const runtime::Project& proj
   spec.resume_run_id = item.resume_run_id;
   spec.threads = threads;
   spec.device = o.device;
+  spec.group = o.group;
   if (o.steps > 0) {
     spec.training_overrides["steps"] = o.steps;
     const auto& t = project.run(item.run).training;
     if (t.warmup_steps > o.steps) spec.training_overrides["warmup_steps"] = o.steps / 10;
   }
-  ProgressPrinter printer(item.run, o.quiet);
+  ProgressPrinter printer(item.run, o.quiet || !o.lead());
   const runtime::JobResult r = runtime::run_job(spec, printer, control);
   if (run_ids) run_ids->push_back(r.run_id);
+  if (!o.lead()) return r.status;  // rank 0 reports the run
   std::fprintf(stdout, "run %lld %s: %s after %lld steps (loss %.4f)%s%s\n", static_cast<long long>(r.run_id),
                item.run.c_str(), runtime::job_status_name(r.status), static_cast<long long>(r.steps_done), r.final_loss,
                r.reason.empty() ? "" : ": ", r.reason.c_str());
@@ -85,7 +92,7 @@ int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_
   runtime::QueueOptions qo;
   qo.runs = o.runs;
   qo.resume_run_id = o.resume;
-  qo.profile = o.profile;
+  qo.profile = o.profile && !o.group;  // the efficiency profile is one process's measurement
   const std::vector<runtime::QueueItem> items = runtime::project_queue(project, qo);
   runtime::RunControl control;
   CancelOnSignal signals(control);
@@ -108,8 +115,18 @@ int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_
     if (status != runtime::JobStatus::Finished) ++unfinished;
     const int code = exit_code_for(status);
     if (code != kOk && (worst == kOk || code == kCancelled)) worst = code;
+    if (o.group && status != runtime::JobStatus::Finished) break;  // the ranks' collectives no longer line up
   }
   return worst;
+}
+
+// A data-parallel worker: validate the project first (every rank fails alike on bad input),
+// then join the group.
+std::shared_ptr<distributed::ProcessGroup> connect_worker(const TrainOptions& o, const distributed::DistConfig& env) {
+  const runtime::Project project = runtime::load_project(o.project);
+  const std::string device =
+      runtime::Trainer::resolve_device(o.device.empty() ? project.runs.front().training.device : o.device);
+  return distributed::ProcessGroup::connect(env, device);
 }
 
 void print_quickstart_summary(const std::string& store_path, const std::vector<int64_t>& ids) {
@@ -165,7 +182,25 @@ void add_train(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--quiet", o->quiet, "Only the final line per run and errors");
   cmd->add_flag("--no-profile", [o](std::int64_t) { o->profile = false; },
                 "Skip the efficiency profile that project.json's \"profile\" section asks for after all runs");
+  cmd->add_option("--nproc", o->launch.nproc, "Data-parallel worker processes on this machine (docs/distributed.md)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--nnodes", o->launch.nnodes, "Machines taking part (with --node-rank, --master-addr)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--node-rank", o->launch.node_rank, "This machine's index, 0 .. nnodes - 1 (0 hosts the rendezvous)");
+  cmd->add_option("--master-addr", o->launch.master_addr, "Address of node 0 (default 127.0.0.1)");
+  cmd->add_option("--master-port", o->launch.master_port, "Rendezvous port on node 0 (default: a free one on one "
+                                                          "machine, 29500 on several)")->check(CLI::Range(1, 65535));
+  cmd->add_option("--dist-timeout", o->launch.timeout_s, "Seconds before a dead or hung rank fails the others "
+                                                         "(default 300)")->check(CLI::Range(1, 7 * 24 * 3600));
   cmd->callback([o, &global] {
+    const auto env = distributed::config_from_env();  // set by the launcher, torchrun, srun, ...
+    if (!env && (o->launch.nproc > 1 || o->launch.nnodes > 1)) {
+      o->launch.threads = global.threads;
+      const int code = launch_workers(o->launch);
+      if (code != kOk) throw ExitWith(code);
+      return;
+    }
+    if (env && env->world_size > 1) o->group = connect_worker(*o, *env);
     const int code = train_project(*o, global.threads, nullptr);
     if (code != kOk) throw ExitWith(code);
   });

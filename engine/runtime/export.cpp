@@ -52,7 +52,8 @@ json export_run_json(store::Store& s, std::int64_t run_id, const std::vector<std
               {"variant", r.variant}, {"kind", store::to_string(r.kind)},
               {"status", store::to_string(r.status)}, {"n_params", r.n_params},
               {"device", r.device},   {"created_at", r.created_at},  {"started_at", r.started_at},
-              {"ended_at", r.ended_at}, {"error", r.error},          {"config", config}};
+              {"ended_at", r.ended_at}, {"error", r.error},          {"config", config},
+              {"world_size", r.world_size}, {"backend", r.backend}};
   j["metrics"] = json::object();
   for (const auto& key : keys_of(s, run_id, keys)) {
     json pts = json::array();

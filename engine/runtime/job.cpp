@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "device/system_info.h"
 #include "data/hash.h"
+#include "distributed/process_group.h"
 #include "runtime/early_stop.h"
 #include "runtime/evaluator.h"
 #include "runtime/job_data.h"
@@ -67,6 +68,8 @@ class JobRunner {
 
  private:
   void prepare();
+  void prepare_follower(const Project& project, const std::string& device);
+  void share_run_with_followers();
   void loop();
   bool wait_while_paused();
   void record_step(int64_t step, const TrainStepResult& r, double lr, double dt);
@@ -75,13 +78,14 @@ class JobRunner {
   void replay_early_stop();
   void final_eval(int64_t step);
   void checkpoint(int64_t step);
+  std::string checkpoint_path(int64_t step) const;
   void end(JobStatus status, const std::string& reason);
   void log(const std::string& msg, LogEvent::Level level = LogEvent::Level::Info) {
     obs_.on_log({run_id_, level, msg});
   }
   void status(JobStatus s, const std::string& reason = {}) { obs_.on_status({run_id_, s, reason}); }
   void metric(const std::string& key, int64_t step, double v) {
-    writer_->metric(key, step, tokens_, static_cast<int64_t>(wall_s() * 1000.0), v);
+    if (writer_) writer_->metric(key, step, tokens_, static_cast<int64_t>(wall_s() * 1000.0), v);
   }
   double wall_s() const {
     return wall_offset_ + std::chrono::duration<double>(Clock::now() - started_).count() - paused_s_;
@@ -125,6 +129,8 @@ void JobRunner::prepare() {
   periodic_plan_ = periodic_eval_plan(plan_.data, plan_.training);
   final_plan_ = final_eval_plan(plan_.data, plan_.training);
   store_path_ = spec_.store_path.empty() ? project.store_path() : spec_.store_path;
+  if (spec_.group) data_->set_shard(spec_.group->rank(), spec_.group->world_size());
+  if (spec_.group && spec_.group->rank() > 0) return prepare_follower(project, device);  // writes nothing
 
   store_.emplace(store::Store::open(store_path_));
   std::string resume_from;
@@ -159,6 +165,8 @@ void JobRunner::prepare() {
     nr.device = device;
     nr.group = plan_.group;  // seeded replicas of one run share it (docs/store.md, Groups)
     nr.seed = static_cast<int64_t>(plan_.training.seed);
+    nr.world_size = spec_.group ? spec_.group->world_size() : 1;
+    nr.backend = spec_.group ? spec_.group->backend() : "";
     run_id_ = store_->create_run(nr);
   }
   for (const char* k : {"val/accuracy", "val/macro_accuracy", "val/exact_match", "train/tokens_per_s"})
@@ -169,13 +177,43 @@ void JobRunner::prepare() {
     replay_early_stop();
   }
   ckpt_dir_ = project.checkpoint_dir() + "/run-" + std::to_string(run_id_);
+  share_run_with_followers();
   result_.run_id = run_id_;
   steps_done_ = start_step_;
   status(JobStatus::Running);
   log("run " + std::to_string(run_id_) + " \"" + plan_.name + "\": " + std::to_string(trainer_->num_parameters()) +
       " parameters, " + device + (trainer_->bf16_autocast() ? " (bf16 autocast)" : " (fp32)") + ", " +
       std::to_string(threads) + " threads, " + std::to_string(plan_.training.steps) + " steps" +
-      (start_step_ > 0 ? ", resumed at step " + std::to_string(start_step_) : ""));
+      (start_step_ > 0 ? ", resumed at step " + std::to_string(start_step_) : "") +
+      (spec_.group ? ", " + std::to_string(spec_.group->world_size()) + " processes (" + spec_.group->backend() + ")"
+                   : ""));
+}
+
+// Data-parallel, rank 0: tells the other ranks the run id and where it starts (they read the
+// same checkpoint), and makes every rank's trainer reduce over the group.
+void JobRunner::share_run_with_followers() {
+  if (!spec_.group) return;
+  std::vector<double> shared{static_cast<double>(run_id_), static_cast<double>(start_step_), wall_offset_,
+                             static_cast<double>(tokens_)};
+  spec_.group->broadcast_from_rank0(shared);
+  trainer_->set_process_group(spec_.group);
+}
+
+// Data-parallel, ranks > 0: the same model, data and checkpoint as rank 0, no store.
+void JobRunner::prepare_follower(const Project& project, const std::string& device) {
+  trainer_.emplace(plan_.model, plan_.training, device);
+  std::vector<double> shared(4, 0.0);
+  spec_.group->broadcast_from_rank0(shared);
+  run_id_ = static_cast<int64_t>(shared[0]);
+  start_step_ = static_cast<int64_t>(shared[1]);
+  wall_offset_ = shared[2];
+  tokens_ = static_cast<int64_t>(shared[3]);
+  ckpt_dir_ = project.checkpoint_dir() + "/run-" + std::to_string(run_id_);
+  if (start_step_ > 0) trainer_->load_checkpoint(checkpoint_path(start_step_));
+  last_ckpt_step_ = start_step_ > 0 ? start_step_ : -1;
+  trainer_->set_process_group(spec_.group);
+  result_.run_id = run_id_;
+  steps_done_ = start_step_;
 }
 
 // A resumed run: the evaluations before the resume step feed the stopper again, so that the
@@ -189,7 +227,7 @@ void JobRunner::replay_early_stop() {
 bool JobRunner::wait_while_paused() {
   if (!ctl_.paused()) return !ctl_.cancel_requested();
   const auto t0 = Clock::now();
-  writer_->flush();
+  if (writer_) writer_->flush();
   status(JobStatus::Paused);
   while (ctl_.paused() && !ctl_.cancel_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   paused_s_ += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -203,7 +241,9 @@ void JobRunner::loop() {
   const double max_loss = cfg.max_loss > 0 ? cfg.max_loss : 4.0 * std::log(static_cast<double>(plan_.model.vocab_size));
   started_ = Clock::now();
   for (int64_t step = start_step_ + 1; step <= cfg.steps; ++step) {
-    if (!wait_while_paused()) {
+    bool go = wait_while_paused();
+    if (spec_.group) go = !spec_.group->any(!go);  // every rank stops at the same step
+    if (!go) {
       if (steps_done_ > 0 && steps_done_ != last_ckpt_step_) checkpoint(steps_done_);
       end(JobStatus::Cancelled, "cancelled at step " + std::to_string(steps_done_));
       return;
@@ -229,15 +269,19 @@ void JobRunner::loop() {
       return;
     }
     if (snapshot) record_mixer(step);
-    if (cfg.eval_every > 0 && step % cfg.eval_every == 0 && step != cfg.steps) periodic_eval(step);
+    if (cfg.eval_every > 0 && step % cfg.eval_every == 0 && step != cfg.steps) {
+      periodic_eval(step);
+      // Rank 0 alone keeps the stopper (it reads the store); every rank stops at its word.
+      if (spec_.group) stop_now_ = spec_.group->any(stop_now_);
+    }
     if (stop_now_) {  // the watched metric has plateaued: finish here, evaluated and saved
       final_eval(step);
       if (last_ckpt_step_ != step) checkpoint(step);
-      end(JobStatus::Finished, early_stop_->reason(step));
+      end(JobStatus::Finished, early_stop_ ? early_stop_->reason(step) : "stopped early (rank 0's plateau)");
       return;
     }
     if (cfg.checkpoint_every > 0 && step % cfg.checkpoint_every == 0 && step != cfg.steps) checkpoint(step);
-    writer_->maybe_flush();
+    if (writer_) writer_->maybe_flush();
   }
   final_eval(cfg.steps);
   if (last_ckpt_step_ != cfg.steps) checkpoint(cfg.steps);
@@ -265,12 +309,17 @@ void JobRunner::record_step(int64_t step, const TrainStepResult& r, double lr, d
   metric("train/grad_norm", step, m.grad_norm);
   metric("train/tokens_per_s", step, m.tokens_per_s);
   metric("train/memory_bytes", step, static_cast<double>(m.memory_bytes));
+  if (spec_.group) {  // data-parallel: gradient reduction not hidden behind backward, and in flight
+    metric("dist/reduce_exposed_s", step, r.reduce_exposed_s);
+    metric("dist/reduce_inflight_s", step, r.reduce_inflight_s);
+  }
   result_.final_loss = r.loss;
   result_.steps_done = step;
   obs_.on_step(m);
 }
 
 void JobRunner::record_mixer(int64_t step) {
+  if (!writer_) return;  // data-parallel ranks > 0 write nothing
   const model::ModelIntrospection in = trainer_->introspect();
   store::MixerSnapshot snap{step, in.mixer_weights.rows, in.mixer_weights.cols, in.mixer_weights.values};
   writer_->mixer(snap);
@@ -318,7 +367,7 @@ void JobRunner::final_eval(int64_t step) {
   bool first_set = true;
   const EvalReport report = evaluate(*trainer_, *data_, final_plan_, [&](const EvalPoint& p) {
     for (const store::EvalRow& row : store_rows(step, p)) {
-      writer_->eval(row);
+      if (writer_) writer_->eval(row);
       obs_.on_eval({run_id_, step, row.task, row.metric, row.seq_len, row.value});
     }
     if (p.kind == "text") {
@@ -339,11 +388,17 @@ void JobRunner::final_eval(int64_t step) {
   for (const std::string& why : report.skipped) log("final evaluation skipped " + why);
 }
 
-void JobRunner::checkpoint(int64_t step) {
-  fs::create_directories(ckpt_dir_);
+std::string JobRunner::checkpoint_path(int64_t step) const {
   char name[64];
   std::snprintf(name, sizeof(name), "/step-%08lld.safetensors", static_cast<long long>(step));
-  const std::string path = ckpt_dir_ + name;
+  return ckpt_dir_ + name;
+}
+
+void JobRunner::checkpoint(int64_t step) {
+  last_ckpt_step_ = step;
+  if (!writer_) return;  // data-parallel: rank 0 writes it
+  fs::create_directories(ckpt_dir_);
+  const std::string path = checkpoint_path(step);
   json rc = plan_.config;
   rc["wall_s"] = wall_s();
   rc["tokens"] = tokens_;
@@ -359,7 +414,7 @@ void JobRunner::end(JobStatus s, const std::string& reason) {
   result_.reason = reason;
   result_.steps_done = steps_done_;
   try {
-    writer_->finish(to_store(s), reason);
+    if (writer_) writer_->finish(to_store(s), reason);
   } catch (const std::exception& e) {
     log(std::string("could not record the final status: ") + e.what(), LogEvent::Level::Error);
   }

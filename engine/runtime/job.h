@@ -13,12 +13,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "runtime/events.h"
+
+namespace pha::distributed {
+class ProcessGroup;  // distributed/process_group.h
+}
 
 namespace pha::runtime {
 
@@ -30,6 +35,9 @@ struct JobSpec {
   std::string device;               // "": training.device
   nlohmann::json training_overrides = nlohmann::json::object();  // merged over the run's "training"
   std::string store_path;           // "": <project>/runs.sqlite
+  // Data-parallel (docs/distributed.md): every rank calls run_job with the same spec and its
+  // connected group; rank 0 alone writes the store and the checkpoints. null: one process.
+  std::shared_ptr<distributed::ProcessGroup> group;
 };
 
 struct JobResult {

@@ -54,7 +54,40 @@ const data::TaskGenerator& JobData::train_set_of_step(int64_t step) const {
   return *train_sets_[i].task;
 }
 
+void JobData::set_shard(int rank, int world_size) {
+  if (world_size < 1 || rank < 0 || rank >= world_size)
+    throw Error("distributed", "rank " + std::to_string(rank) + " of " + std::to_string(world_size) + " is not valid");
+  if (cfg_.batch_size % world_size != 0)
+    throw Error("training.batch_size", "is " + std::to_string(cfg_.batch_size) + ", the global batch; with " +
+                                           std::to_string(world_size) + " processes it must be a multiple of " +
+                                           std::to_string(world_size) + " (each takes batch_size / N rows)");
+  rank_ = rank;
+  world_size_ = world_size;
+}
+
+namespace {
+// Rows [r * B / N, (r + 1) * B / N) of a (B, T) batch.
+data::Batch rows_of(const data::Batch& b, int rank, int world_size) {
+  const int rows = b.B / world_size;
+  const auto first = static_cast<size_t>(rank) * static_cast<size_t>(rows) * static_cast<size_t>(b.T);
+  const auto count = static_cast<size_t>(rows) * static_cast<size_t>(b.T);
+  data::Batch out;
+  out.B = rows;
+  out.T = b.T;
+  out.inputs.assign(b.inputs.begin() + static_cast<std::ptrdiff_t>(first), b.inputs.begin() + static_cast<std::ptrdiff_t>(first + count));
+  out.targets.assign(b.targets.begin() + static_cast<std::ptrdiff_t>(first), b.targets.begin() + static_cast<std::ptrdiff_t>(first + count));
+  return out;
+}
+}  // namespace
+
 std::vector<data::Batch> JobData::train_batches(int64_t step) const {
+  std::vector<data::Batch> out = global_batches(step);
+  if (world_size_ > 1)
+    for (auto& b : out) b = rows_of(b, rank_, world_size_);
+  return out;
+}
+
+std::vector<data::Batch> JobData::global_batches(int64_t step) const {
   std::vector<data::Batch> out;
   const int B = cfg_.batch_size;
   for (int m = 0; m < cfg_.grad_accum; ++m) {

@@ -34,6 +34,11 @@ class JobData {
   bool is_task() const { return spec_.is_task; }
   // training.grad_accum micro-batches of step `step` (1-based).
   std::vector<data::Batch> train_batches(int64_t step) const;
+  // Data-parallel (docs/distributed.md): from now on train_batches gives this rank's rows
+  // [rank * B / N, (rank + 1) * B / N) of each global micro-batch (B = training.batch_size), so
+  // the N ranks together see exactly one process's batches. B not a multiple of N: pha::Error
+  // naming training.batch_size.
+  void set_shard(int rank, int world_size);
 
   // Text only.
   const data::TextDataset& text() const { return *text_; }
@@ -51,6 +56,8 @@ class JobData {
  private:
   DataSpec spec_;
   TrainingConfig cfg_;
+  int rank_ = 0, world_size_ = 1;
+  std::vector<data::Batch> global_batches(int64_t step) const;  // the whole batch_size rows
   std::optional<data::TextDataset> text_;
   std::vector<int32_t> token_bytes_;
   std::vector<NamedTask> train_sets_;       // one task, or a suite's mixture

@@ -2,6 +2,7 @@
 // loss, evaluation forward passes, checkpoints, generation).
 #include "runtime/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <torch/utils.h>
 
 #include "core/error.h"
+#include "distributed/grad_reducer.h"
 #include "model/checkpoint.h"
 #include "model/fused_adamw.h"
 #include "model/generate.h"
@@ -46,6 +48,9 @@ struct Trainer::Impl {
   std::vector<at::Tensor> params;
   std::vector<std::string> group_names;  // per optimizer group
   json groups = json::object();
+  // Data-parallel (set_process_group); null for one process.
+  std::shared_ptr<distributed::ProcessGroup> group;
+  std::unique_ptr<distributed::GradReducer> reducer;
 
   // (B, T) int32 -> (B, T) int64 on the device
   at::Tensor to_device(const std::vector<int32_t>& v, int B, int T) const {
@@ -118,6 +123,28 @@ struct Trainer::Impl {
     return s;
   }
 
+  // Data-parallel: the counted targets of each micro-batch over all ranks. Each rank's loss is
+  // its NLL sum over that global count, so the summed gradient (and loss) equals what one
+  // process computes on the whole batch, even when ranks count different targets.
+  std::vector<double> global_counts(const std::vector<data::Batch>& micro) const {
+    std::vector<double> c;
+    for (const auto& b : micro)
+      c.push_back(static_cast<double>(std::count_if(b.targets.begin(), b.targets.end(),
+                                                    [](int32_t t) { return t != data::kIgnore; })));
+    group->allreduce_sum(c);
+    return c;
+  }
+
+  // logits (B, T, V), targets (B, T) -> the micro-batch loss: the token mean for one process,
+  // this rank's share of the global mean when data-parallel.
+  at::Tensor micro_loss(const at::Tensor& logits, const at::Tensor& targets, const std::vector<double>& counts,
+                        size_t i) const {
+    auto opts = F::CrossEntropyFuncOptions().ignore_index(data::kIgnore);
+    if (!group) return F::cross_entropy(logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}), opts);
+    return F::cross_entropy(logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}), opts.reduction(torch::kSum)) /
+           counts[i];
+  }
+
   void set_lr(double scale) {
     auto& gs = optimizer->param_groups();
     for (size_t i = 0; i < gs.size(); ++i) {
@@ -171,6 +198,15 @@ std::vector<OptimizerGroup> Trainer::optimizer_groups() const {
 }
 double Trainer::learning_rate(double lr_scale) const { return impl_->cfg.lr * lr_scale; }
 
+void Trainer::set_process_group(std::shared_ptr<distributed::ProcessGroup> group) {
+  impl_->reducer.reset();
+  impl_->group = std::move(group);
+  if (impl_->group && impl_->group->world_size() > 1)
+    impl_->reducer = std::make_unique<distributed::GradReducer>(impl_->group, impl_->params);
+  else
+    impl_->group.reset();
+}
+
 TrainStepResult Trainer::train_step(const std::vector<data::Batch>& micro, double lr_scale) {
   Impl& m = *impl_;
   TrainStepResult r;
@@ -178,20 +214,31 @@ TrainStepResult Trainer::train_step(const std::vector<data::Batch>& micro, doubl
   m.optimizer->zero_grad();
   const double n = static_cast<double>(micro.size());
   at::Tensor loss_sum = at::zeros({}, at::kDouble);
+  const std::vector<double> counts = m.group ? m.global_counts(micro) : std::vector<double>{};
   auto t = std::chrono::steady_clock::now();
-  for (const auto& b : micro) {
+  for (size_t i = 0; i < micro.size(); ++i) {
+    const data::Batch& b = micro[i];
     at::Tensor inputs = m.to_device(b.inputs, b.B, b.T);    // (B, T)
     at::Tensor targets = m.to_device(b.targets, b.B, b.T);  // (B, T)
     at::Tensor logits = m.logits(inputs);                   // (B, T, V)
-    at::Tensor loss = F::cross_entropy(logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}),
-                                       F::CrossEntropyFuncOptions().ignore_index(data::kIgnore));
+    at::Tensor loss = m.micro_loss(logits, targets, counts, i);
     r.forward_s += m.lap(t);
+    if (m.reducer && i + 1 == micro.size()) m.reducer->arm();  // earlier micro-batches only accumulate
     (loss / n).backward();
     r.backward_s += m.lap(t);
     loss_sum += loss.detach().to(at::kCPU, at::kDouble);
     r.tokens += static_cast<int64_t>(b.B) * b.T;
   }
   r.loss = loss_sum.item<double>() / n;
+  if (m.reducer) {  // gradients: the sum over ranks of their shares = the whole batch's
+    m.reducer->finish();
+    r.reduce_exposed_s = m.reducer->last_stats().exposed_s;
+    r.reduce_inflight_s = m.reducer->last_stats().inflight_s;
+    std::vector<double> l{r.loss};
+    m.group->allreduce_sum(l);
+    r.loss = l[0];
+    r.tokens *= m.group->world_size();  // the global batch (every rank holds batch_size / N rows)
+  }
   // Global L2 norm of the gradients (fp32 sums of squares).
   std::vector<at::Tensor> sq;
   for (const auto& p : m.params)

@@ -22,6 +22,10 @@
 #include "model/precision.h"
 #include "runtime/project.h"
 
+namespace pha::distributed {
+class ProcessGroup;
+}
+
 namespace pha::runtime {
 
 // Linear warmup from 0 to 1 over warmup_steps, then cosine from 1 down to min_lr_ratio at
@@ -36,6 +40,10 @@ struct TrainStepResult {
   // Only with set_phase_timing(true) (the step benchmark): seconds in forward + loss, in
   // backward, and in gradient norm + clipping + AdamW, summed over the micro-batches.
   double forward_s = 0.0, backward_s = 0.0, optimizer_s = 0.0;
+  // Data-parallel steps only (set_process_group): seconds spent after backward waiting for the
+  // gradient allreduce (not hidden behind backward), and the sum over buckets of launch ->
+  // completion seen (docs/distributed.md, "Overlap").
+  double reduce_exposed_s = 0.0, reduce_inflight_s = 0.0;
 };
 
 struct LossSums {
@@ -82,6 +90,11 @@ class Trainer {
   // The optimizer's groups with their current learning rate and weight decay (groups without
   // parameters are left out).
   std::vector<OptimizerGroup> optimizer_groups() const;
+
+  // Data-parallel training (docs/distributed.md): from now on train_step reduces the gradients
+  // over the group's ranks (bucketed allreduce from gradient hooks) and the loss with them;
+  // each rank passes its own rows of the global batch. Every rank calls train_step in step.
+  void set_process_group(std::shared_ptr<distributed::ProcessGroup> group);
 
   // One optimizer step over the micro-batches (gradient accumulation), learning rates scaled
   // by lr_factor. Non-finite loss or gradient: no update, finite = false.

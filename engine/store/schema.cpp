@@ -129,6 +129,14 @@ UPDATE runs SET run_group = name,
   WHERE kind = 'train';
 )sql";
 
+// Version 5: data-parallel runs (docs/distributed.md). world_size is how many processes
+// trained the run, backend the collective backend ("gloo", "nccl"); every legacy run was one
+// process ('' backend).
+constexpr const char* kSchemaV5 = R"sql(
+ALTER TABLE runs ADD COLUMN world_size INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE runs ADD COLUMN backend TEXT NOT NULL DEFAULT '';
+)sql";
+
 void migrate_0_to_1(Db& db) { db.exec_script(kSchemaV1); }
 
 void migrate_1_to_2(Db& db) {
@@ -146,12 +154,15 @@ void migrate_2_to_3(Db& db) { db.exec_script(kSchemaV3); }
 
 void migrate_3_to_4(Db& db) { db.exec_script(kSchemaV4); }
 
+void migrate_4_to_5(Db& db) { db.exec_script(kSchemaV5); }
+
 // A new version: a kSchemaV<n> script (ALTER TABLE ... ADD COLUMN with a default that is right
 // for the old rows, plus any UPDATE that classifies them), a migrate_<n-1>_to_<n>, one entry
 // here, and Store::kSchemaVersion.
 using Migration = void (*)(Db&);
 // kMigrations[v] takes a store from version v to v + 1.
-constexpr Migration kMigrations[] = {migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4};
+constexpr Migration kMigrations[] = {migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4,
+                                     migrate_4_to_5};
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 
 bool table_exists(Db& db, const char* name) {
@@ -182,7 +193,7 @@ int read_schema_version(Db& db) {
 }
 
 void ensure_schema(Db& db, int target_version) {
-  static_assert(kMigrationCount == 4, "one migration per schema version (Store::kSchemaVersion)");
+  static_assert(kMigrationCount == 5, "one migration per schema version (Store::kSchemaVersion)");
   auto check_newer = [&](int version) {
     if (version > target_version) {
       throw Error(db.path(), "run store schema version " + std::to_string(version) +

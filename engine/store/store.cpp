@@ -48,8 +48,8 @@ std::string host_name() {
 #define PHA_RUN_COLUMNS                                                                        \
   "r.id, r.project, r.name, r.variant, r.status, r.config_hash, r.n_params, r.device, "       \
   "r.created_at, r.started_at, r.ended_at, r.error, r.pid, r.host, r.heartbeat_at, r.notes, "   \
-  "r.kind, r.run_group, r.seed, "
-constexpr int kRunColumnCount = 20;  // including the config_json column that follows
+  "r.kind, r.run_group, r.seed, r.world_size, r.backend, "
+constexpr int kRunColumnCount = 22;  // including the config_json column that follows
 
 RunInfo read_run(const detail::Stmt& s) {
   auto opt_i64 = [&](int c) { return s.is_null(c) ? std::int64_t{0} : s.i64(c); };
@@ -73,7 +73,9 @@ RunInfo read_run(const detail::Stmt& s) {
   r.kind = run_kind_from_string(s.text(16));
   r.group = s.text(17);
   r.seed = s.is_null(18) ? -1 : s.i64(18);
-  r.config_json = s.text(19);
+  r.world_size = static_cast<int>(s.i64(19));
+  r.backend = s.text(20);
+  r.config_json = s.text(21);
   return r;
 }
 
@@ -185,8 +187,8 @@ detail::Db& Store::db() { return *impl_->db; }
 std::int64_t Store::create_run(const NewRun& run) {
   StmtScope s(db().stmt(
       "INSERT INTO runs(project, name, variant, status, config_json, config_hash, n_params, "
-      "device, created_at, kind, run_group, seed) "
-      "VALUES(?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
+      "device, created_at, kind, run_group, seed, world_size, backend) "
+      "VALUES(?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"));
   s->bind(1, run.project).bind(2, run.name).bind(3, run.variant).bind(4, run.config_json);
   s->bind(5, run.config_hash).bind(6, run.n_params).bind(7, run.device);
   s->bind(8, detail::now_ms()).bind(9, std::string(to_string(run.kind))).bind(10, run.group);
@@ -195,6 +197,7 @@ std::int64_t Store::create_run(const NewRun& run) {
   } else {
     s->bind_null(11);
   }
+  s->bind(12, static_cast<std::int64_t>(run.world_size)).bind(13, run.backend);
   s->run();
   return db().last_insert_rowid();
 }

@@ -31,7 +31,7 @@ class Store {
  public:
   // The schema version this code writes. Older stores are migrated on open; newer ones are
   // refused with a pha::Error naming the file.
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // Opens (creating when missing) the store at path, applies pragmas, migrates, then marks
   // dead running runs as interrupted. Throws pha::Error naming the file.

@@ -50,6 +50,10 @@ struct NewRun {
   // Empty: no group (profile runs).
   std::string group{};
   std::int64_t seed = -1;  // training seed; -1: not recorded (stored as NULL)
+  // Data-parallel training (docs/distributed.md): how many processes trained the run, and the
+  // collective backend ("gloo", "nccl"; "" for one process).
+  int world_size = 1;
+  std::string backend{};
 };
 
 // Times are milliseconds since the Unix epoch; 0 means "not set".
@@ -74,6 +78,8 @@ struct RunInfo {
   std::string notes;
   std::string group;       // runs.run_group ("" for none)
   std::int64_t seed = -1;  // -1: not recorded
+  int world_size = 1;      // processes that trained it (schema v5; older runs: 1)
+  std::string backend;     // "gloo" | "nccl" | "" (one process)
 };
 
 struct MetricPoint {

@@ -234,7 +234,7 @@ TEST(StoreSchema, MigratesAStoreWrittenByVersionThreeKeepingEveryRowAndGroupingI
     ASSERT_EQ(scalar(path, (std::string("SELECT count(*) FROM ") + tables[i]).c_str()), expected_rows[i]) << tables[i];
 
   ps::Store store = ps::Store::open(path);
-  EXPECT_EQ(store.schema_version(), 4);
+  EXPECT_EQ(store.schema_version(), ps::Store::kSchemaVersion);
   EXPECT_EQ(store.integrity_check(), "ok");
   for (size_t i = 0; i < std::size(tables); ++i)
     EXPECT_EQ(scalar(path, (std::string("SELECT count(*) FROM ") + tables[i]).c_str()), expected_rows[i]) << tables[i];

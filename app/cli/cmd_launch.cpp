@@ -1,0 +1,166 @@
+// The data-parallel launcher: fork/exec of this program per rank, signal forwarding, and the
+// fault policy (cmd_launch.h; docs/distributed.md, "Faults").
+#include "cmd_launch.h"
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "commands.h"
+#include "core/error.h"
+
+namespace pha::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+std::atomic<int> g_launcher_signals{0};
+std::atomic<int> g_last_signal{0};
+
+void on_launcher_signal(int sig) {
+  g_last_signal.store(sig);
+  g_launcher_signals.fetch_add(1);
+}
+
+// This process's argv, as the kernel recorded it: the workers run exactly the same command.
+std::vector<std::string> own_arguments() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  std::string cur;
+  for (char c : all) {
+    if (c == '\0') {
+      args.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (args.empty()) throw Error("/proc/self/cmdline", "could not read this program's arguments");
+  return args;
+}
+
+int free_loopback_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(a);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    if (fd >= 0) close(fd);
+    throw Error("--master-port", "no free port on 127.0.0.1; pass one");
+  }
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+pid_t start_worker(const std::vector<std::string>& args, const std::vector<std::pair<std::string, std::string>>& env) {
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) throw Error("pha train --nproc", "fork failed");
+  if (pid > 0) return pid;
+  setpgid(0, 0);                          // Ctrl-C reaches the launcher only; it forwards one signal
+  prctl(PR_SET_PDEATHSIG, SIGTERM);       // a killed launcher stops its workers
+  if (getppid() != parent) _exit(1);
+  for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv("/proc/self/exe", argv.data());
+  std::perror("pha: exec of a worker failed");
+  _exit(127);
+}
+
+int code_of(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+}  // namespace
+
+int launch_workers(const LaunchOptions& o) {
+  if (o.nproc < 1) throw Error("--nproc", "must be at least 1");
+  if (o.nnodes < 1 || o.node_rank < 0 || o.node_rank >= o.nnodes)
+    throw Error("--node-rank", std::to_string(o.node_rank) + " is not in 0 .. --nnodes - 1 (" +
+                                   std::to_string(o.nnodes - 1) + ")");
+  const int world = o.nproc * o.nnodes;
+  const int port = o.master_port > 0 ? o.master_port : (o.nnodes == 1 ? free_loopback_port() : 29500);
+  const std::vector<std::string> args = own_arguments();
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const bool set_threads = o.threads == 0 && !std::getenv("PHA_THREADS");
+  struct sigaction sa {};
+  sa.sa_handler = on_launcher_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  std::vector<pid_t> pids;
+  for (int local = 0; local < o.nproc; ++local) {
+    const int rank = o.node_rank * o.nproc + local;
+    std::vector<std::pair<std::string, std::string>> env = {
+        {"RANK", std::to_string(rank)},           {"WORLD_SIZE", std::to_string(world)},
+        {"LOCAL_RANK", std::to_string(local)},    {"LOCAL_WORLD_SIZE", std::to_string(o.nproc)},
+        {"MASTER_ADDR", o.master_addr},           {"MASTER_PORT", std::to_string(port)},
+        {"PHA_DIST_TIMEOUT", std::to_string(o.timeout_s)}};
+    if (set_threads) env.emplace_back("PHA_THREADS", std::to_string(std::max(1u, cores / static_cast<unsigned>(o.nproc))));
+    pids.push_back(start_worker(args, env));
+    std::fprintf(stderr, "pha: rank %d of %d (local %d) is pid %d\n", rank, world, local, static_cast<int>(pids.back()));
+  }
+  std::fflush(stderr);
+
+  // Fault policy: rank 0 (the writer) ended -> the others get 5 s, then SIGKILL (they write
+  // nothing). Another rank died -> rank 0 fails at its next collective (peer gone) or by the
+  // timeout, marks the run and exits; everyone left is killed after timeout + 30 s.
+  std::vector<int> codes(pids.size(), -1);
+  size_t alive = pids.size();
+  int forwarded = 0, first_failure = 0;
+  std::optional<Clock::time_point> kill_at;
+  const bool has_writer = o.node_rank == 0;
+  while (alive > 0) {
+    const int sigs = g_launcher_signals.load();
+    for (; forwarded < sigs; ++forwarded)
+      for (size_t i = 0; i < pids.size(); ++i)
+        if (codes[i] < 0) kill(pids[i], g_last_signal.load() == SIGTERM ? SIGTERM : SIGINT);
+    for (size_t i = 0; i < pids.size(); ++i) {
+      int st = 0;
+      if (codes[i] >= 0 || waitpid(pids[i], &st, WNOHANG) != pids[i]) continue;
+      codes[i] = code_of(st);
+      --alive;
+      if (codes[i] != 0 && first_failure == 0) first_failure = codes[i];
+      if (codes[i] != 0)
+        std::fprintf(stderr, "pha: rank %d exited with %d\n", o.node_rank * o.nproc + static_cast<int>(i), codes[i]);
+      const auto grace = (i == 0 && has_writer) ? std::chrono::seconds(5) : std::chrono::seconds(o.timeout_s + 30);
+      if (codes[i] != 0 || (i == 0 && has_writer)) {
+        const auto t = Clock::now() + grace;
+        if (!kill_at || t < *kill_at) kill_at = t;
+      }
+    }
+    if (kill_at && Clock::now() > *kill_at)
+      for (size_t i = 0; i < pids.size(); ++i)
+        if (codes[i] < 0) kill(pids[i], SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  // The run's outcome is rank 0's (it recorded it); a worker killed by a signal is a failure.
+  const int code = has_writer ? codes[0] : first_failure;
+  return code > 127 ? kFailure : code;
+}
+
+}  // namespace pha::cli
