@@ -130,14 +130,19 @@ data::Batch window_batch(const std::vector<int32_t>& text, int B, int T, std::mt
   return b;
 }
 
-// Mean loss of the last 10 of 100 steps (B 4, T 64, the same batches in both precisions). At
+// Mean loss of the last 10 of 100 steps (B 4, T 64, lr 1e-3, the same batches in both precisions). At
 // T 32 the runs end nearer the data's entropy floor, where the two trajectories differ by up to
 // 1.7% (sequential-tiny); at T 64 by at most 0.6%.
 double final_loss(const std::string& preset_name, const std::string& precision, double* first) {
   runtime::TrainingConfig tc;
   tc.steps = 100;
   tc.warmup_steps = 10;
-  tc.lr = 3e-3;
+  // lr 1e-3: at 3e-3 the 6-layer transformer-tiny (equal budget, step-7 init) is near the data's
+  // entropy floor by step 80, where two trajectories wander apart whatever the precision: fp32
+  // ended at 0.920 and bf16 at 0.856 (bf16 lower, 7% apart; pha-tiny and sequential-tiny stayed
+  // within 2%). At 1e-3 all three are still learning at step 100 and the comparison measures
+  // the precision, not the chaos near the floor.
+  tc.lr = 1e-3;
   tc.mixer_lr = 1e-2;
   tc.batch_size = 4;
   tc.seq_len = 64;
