@@ -94,6 +94,8 @@ int code_of(int status) {
 
 }  // namespace
 
+// Longer than 60 lines: the fault policy (who ended, who gets how long, who is killed) reads
+// best as one loop over the worker set.
 int launch_workers(const LaunchOptions& o) {
   if (o.nproc < 1) throw Error("--nproc", "must be at least 1");
   if (o.nnodes < 1 || o.node_rank < 0 || o.node_rank >= o.nnodes)

@@ -34,74 +34,80 @@ QVBoxLayout* host(QWidget*& box, QWidget* parent) {
   return layout;
 }
 
+// Project and runs: the project line, the run filters, the run table and Compare selected.
+void buildProjectDock(Docks& d, QWidget* parent) {
+  QWidget* box = nullptr;
+  auto* layout = host(box, parent);
+  d.projectLabel = new QLabel(QObject::tr("No project open."), box);
+  d.projectLabel->setObjectName("projectLabel");
+  d.projectLabel->setWordWrap(true);
+  layout->addWidget(d.projectLabel);
+  d.runFilter = new QLineEdit(box);
+  d.runFilter->setObjectName("runFilter");
+  d.runFilter->setPlaceholderText(QObject::tr("Filter runs by name, variant or status"));
+  d.runFilter->setClearButtonEnabled(true);
+  d.runFilter->setToolTip(QObject::tr("Shows the runs whose name, variant or status contains the text, or whose id "
+                                      "it is (12 or #12)"));
+  d.runKindFilter = new QComboBox(box);
+  d.runKindFilter->setObjectName("runKindFilter");
+  d.runKindFilter->setToolTip(QObject::tr("Which kind of run the table lists: training runs (curves, mixer, "
+                                          "evaluations) or efficiency-profile runs (tokens/s and memory rows only)"));
+  auto* filterRow = new QHBoxLayout;
+  filterRow->addWidget(d.runFilter, 1);
+  filterRow->addWidget(d.runKindFilter);
+  layout->addLayout(filterRow);
+  // Sorting, column choice and order are RunBrowser's (remembered in QSettings).
+  d.runsTable = new QTableView(box);
+  d.runsTable->setObjectName("runsTable");
+  d.runsTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+  d.runsTable->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  d.runsTable->setWordWrap(false);
+  d.runsTable->setTextElideMode(Qt::ElideMiddle);
+  d.runsTable->horizontalHeader()->setStretchLastSection(true);
+  d.runsTable->verticalHeader()->hide();
+  d.runsTable->verticalHeader()->setDefaultSectionSize(d.runsTable->fontMetrics().height() + 6);
+  d.runsTable->setAlternatingRowColors(true);
+  layout->addWidget(d.runsTable, 1);
+  d.compareButton = new QPushButton(QObject::tr("Compare selected"), box);
+  d.compareButton->setObjectName("compareButton");
+  d.compareButton->setToolTip(QObject::tr("Select two or more runs (Ctrl/Shift-click) to compare them"));
+  layout->addWidget(d.compareButton);
+  d.projectDock = makeDock(QObject::tr("Project and runs"), dock_names::kProject, box, parent);
+}
+
+// Live curves: loss and perplexity plots and the per-step readout.
+void buildCurvesDock(Docks& d, QWidget* parent) {
+  QWidget* box = nullptr;
+  auto* layout = host(box, parent);
+  auto* split = new QSplitter(Qt::Vertical, box);
+  d.lossPlot = new widgets::CurvePlot(QObject::tr("loss (nats/token)"), split);
+  d.lossPlot->setObjectName("lossPlot");
+  d.lossPlot->setEmptyMessage(QObject::tr("Loss curves appear here while a run trains, or when you pick a run."));
+  d.qualityPlot = new widgets::CurvePlot(QObject::tr("perplexity"), split);
+  d.qualityPlot->setObjectName("qualityPlot");
+  layout->addWidget(split, 1);
+  d.liveReadout = new QLabel(box);
+  d.liveReadout->setObjectName("liveReadout");
+  d.liveReadout->setWordWrap(true);
+  d.liveReadout->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  // Two lines reserved: the per-step text changes length, and a re-wrap would resize (and
+  // redraw) both plots.
+  d.liveReadout->setMinimumHeight(2 * d.liveReadout->fontMetrics().lineSpacing() + 4);
+  layout->addWidget(d.liveReadout);
+  d.curvesDock = makeDock(QObject::tr("Live curves"), dock_names::kCurves, box, parent);
+}
+
 }  // namespace
 
 Docks buildDocks(QWidget* parent) {
   Docks d;
-  {  // Project and runs
-    QWidget* box = nullptr;
-    auto* layout = host(box, parent);
-    d.projectLabel = new QLabel(QObject::tr("No project open."), box);
-    d.projectLabel->setObjectName("projectLabel");
-    d.projectLabel->setWordWrap(true);
-    layout->addWidget(d.projectLabel);
-    d.runFilter = new QLineEdit(box);
-    d.runFilter->setObjectName("runFilter");
-    d.runFilter->setPlaceholderText(QObject::tr("Filter runs by name, variant or status"));
-    d.runFilter->setClearButtonEnabled(true);
-    d.runFilter->setToolTip(QObject::tr("Shows the runs whose name, variant or status contains the text, or whose id "
-                                        "it is (12 or #12)"));
-    d.runKindFilter = new QComboBox(box);
-    d.runKindFilter->setObjectName("runKindFilter");
-    d.runKindFilter->setToolTip(QObject::tr("Which kind of run the table lists: training runs (curves, mixer, "
-                                            "evaluations) or efficiency-profile runs (tokens/s and memory rows only)"));
-    auto* filterRow = new QHBoxLayout;
-    filterRow->addWidget(d.runFilter, 1);
-    filterRow->addWidget(d.runKindFilter);
-    layout->addLayout(filterRow);
-    // Sorting, column choice and order are RunBrowser's (remembered in QSettings).
-    d.runsTable = new QTableView(box);
-    d.runsTable->setObjectName("runsTable");
-    d.runsTable->setSelectionBehavior(QAbstractItemView::SelectRows);
-    d.runsTable->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    d.runsTable->setWordWrap(false);
-    d.runsTable->setTextElideMode(Qt::ElideMiddle);
-    d.runsTable->horizontalHeader()->setStretchLastSection(true);
-    d.runsTable->verticalHeader()->hide();
-    d.runsTable->verticalHeader()->setDefaultSectionSize(d.runsTable->fontMetrics().height() + 6);
-    d.runsTable->setAlternatingRowColors(true);
-    layout->addWidget(d.runsTable, 1);
-    d.compareButton = new QPushButton(QObject::tr("Compare selected"), box);
-    d.compareButton->setObjectName("compareButton");
-    d.compareButton->setToolTip(QObject::tr("Select two or more runs (Ctrl/Shift-click) to compare them"));
-    layout->addWidget(d.compareButton);
-    d.projectDock = makeDock(QObject::tr("Project and runs"), dock_names::kProject, box, parent);
-  }
+  buildProjectDock(d, parent);
   {  // Configuration: the config editor is placed in configHost by MainWindow
     QWidget* box = nullptr;
     d.configHost = host(box, parent);
     d.configDock = makeDock(QObject::tr("Configuration"), dock_names::kConfig, box, parent);
   }
-  {  // Live curves
-    QWidget* box = nullptr;
-    auto* layout = host(box, parent);
-    auto* split = new QSplitter(Qt::Vertical, box);
-    d.lossPlot = new widgets::CurvePlot(QObject::tr("loss (nats/token)"), split);
-    d.lossPlot->setObjectName("lossPlot");
-    d.lossPlot->setEmptyMessage(QObject::tr("Loss curves appear here while a run trains, or when you pick a run."));
-    d.qualityPlot = new widgets::CurvePlot(QObject::tr("perplexity"), split);
-    d.qualityPlot->setObjectName("qualityPlot");
-    layout->addWidget(split, 1);
-    d.liveReadout = new QLabel(box);
-    d.liveReadout->setObjectName("liveReadout");
-    d.liveReadout->setWordWrap(true);
-    d.liveReadout->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-    // Two lines reserved: the per-step text changes length, and a re-wrap would resize (and
-    // redraw) both plots.
-    d.liveReadout->setMinimumHeight(2 * d.liveReadout->fontMetrics().lineSpacing() + 4);
-    layout->addWidget(d.liveReadout);
-    d.curvesDock = makeDock(QObject::tr("Live curves"), dock_names::kCurves, box, parent);
-  }
+  buildCurvesDock(d, parent);
   {  // Mixer heatmap
     d.mixerPanel = new widgets::MixerPanel(parent);
     d.mixerPanel->setObjectName("mixerPanel");

@@ -28,8 +28,38 @@ void ensureRuntimeDir() {
   QFile::setPermissions(dir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
   qputenv("XDG_RUNTIME_DIR", dir.toLocal8Bit());
 }
+
+// What the command line asks the window to do once it shows.
+struct StartRequest {
+  QStringList args;
+  QString runName, dockName;
+  bool compare = false, start = false, profile = false;
+};
+
+// Opens the project (the argument, else the last one, else the quickstart), then compares,
+// selects, starts or measures as asked and raises the named dock.
+void openOnStart(pha::gui::MainWindow& window, const StartRequest& r) {
+  bool opened = false;
+  if (!r.args.isEmpty()) {
+    opened = window.openProject(r.args.first());
+  } else {
+    const QStringList recent = window.session()->recentProjects();
+    opened = (!recent.isEmpty() && window.openProject(recent.first())) || window.openDefaultProject();
+  }
+  if (!opened) return;
+  if (r.compare) window.compareFinishedRuns();
+  if (!r.runName.isEmpty()) window.selectRunByName(r.runName);
+  if (r.start) window.runProject();
+  else if (r.profile) window.measureEfficiency();
+  if (auto* dock = window.findChild<QDockWidget*>(r.dockName); dock && !r.dockName.isEmpty()) {
+    dock->show();
+    dock->raise();
+  }
+}
 }  // namespace
 
+// The option list stays in one place (it is the program's command-line reference), so main is
+// longer than the usual 60 lines.
 int main(int argc, char** argv) {
   pha::apply_allocator_policy_at_startup();  // before the first large allocation
   ensureRuntimeDir();
@@ -90,27 +120,8 @@ int main(int argc, char** argv) {
   window.restoreSettings();
   window.show();
   // Open after the event loop starts so the window paints first.
-  const QStringList args = cli.positionalArguments();
-  const QString runName = cli.value(showRun);
-  const bool compare = cli.isSet(compareAll), start = cli.isSet(startRuns), profile = cli.isSet(measure);
-  const QString dockName = cli.value(raiseDock);
-  QTimer::singleShot(0, &window, [&window, args, runName, compare, start, profile, dockName] {
-    bool opened = false;
-    if (!args.isEmpty()) {
-      opened = window.openProject(args.first());
-    } else {
-      const QStringList recent = window.session()->recentProjects();
-      opened = (!recent.isEmpty() && window.openProject(recent.first())) || window.openDefaultProject();
-    }
-    if (!opened) return;
-    if (compare) window.compareFinishedRuns();
-    if (!runName.isEmpty()) window.selectRunByName(runName);
-    if (start) window.runProject();
-    else if (profile) window.measureEfficiency();
-    if (auto* dock = window.findChild<QDockWidget*>(dockName); dock && !dockName.isEmpty()) {
-      dock->show();
-      dock->raise();
-    }
-  });
+  const StartRequest request{cli.positionalArguments(), cli.value(showRun), cli.value(raiseDock),
+                             cli.isSet(compareAll), cli.isSet(startRuns), cli.isSet(measure)};
+  QTimer::singleShot(0, &window, [&window, request] { openOnStart(window, request); });
   return app.exec();
 }

@@ -161,6 +161,8 @@ void RunMonitor::addEvents(const EventBuffer::Batch& batch) {
   m_quality->replotLater();
 }
 
+// Longer than 60 lines: reads the run's series from the store in one transaction-like pass and
+// hands each to its plot; splitting it would pass the open store around.
 bool RunMonitor::showStoredRun(const QString& storePath, qint64 runId) {
   try {
     auto s = store::Store::open(storePath.toStdString());

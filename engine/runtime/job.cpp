@@ -72,6 +72,7 @@ class JobRunner {
   void share_run_with_followers();
   void loop();
   bool wait_while_paused();
+  void apply_training_overrides();
   void record_step(int64_t step, const TrainStepResult& r, double lr, double dt);
   void record_mixer(int64_t step);
   void periodic_eval(int64_t step);
@@ -109,19 +110,26 @@ class JobRunner {
   JobResult result_;
 };
 
+// The caller's training overrides (pha train --steps/--set, the window's run options) on top of
+// the project's training section, re-validated.
+void JobRunner::apply_training_overrides() {
+  if (spec_.training_overrides.is_null() || spec_.training_overrides.empty()) return;
+  json t = plan_.training.used;
+  // mixer_lr defaults to lr: when it was left at that default, an override of lr moves it too.
+  if (spec_.training_overrides.contains("lr") && !spec_.training_overrides.contains("mixer_lr") &&
+      t.value("mixer_lr", -1.0) == t.value("lr", -2.0))
+    t.erase("mixer_lr");
+  t.merge_patch(spec_.training_overrides);
+  plan_.training = TrainingConfig::from_json(t, "training");
+  plan_.config["training"] = plan_.training.used;
+}
+
+// Longer than 60 lines: the start of a run in its required order (plan, data, store row, resume,
+// trainer, rank-0 sharing); each step is a few lines and depends on the ones before.
 void JobRunner::prepare() {
   const Project project = load_project(spec_.project);
   plan_ = spec_.run.empty() ? project.runs.front() : project.run(spec_.run);
-  if (!spec_.training_overrides.is_null() && !spec_.training_overrides.empty()) {
-    json t = plan_.training.used;
-    // mixer_lr defaults to lr: when it was left at that default, an override of lr moves it too.
-    if (spec_.training_overrides.contains("lr") && !spec_.training_overrides.contains("mixer_lr") &&
-        t.value("mixer_lr", -1.0) == t.value("lr", -2.0))
-      t.erase("mixer_lr");
-    t.merge_patch(spec_.training_overrides);
-    plan_.training = TrainingConfig::from_json(t, "training");
-    plan_.config["training"] = plan_.training.used;
-  }
+  apply_training_overrides();
   if (!spec_.device.empty()) plan_.training.device = spec_.device;
   const int threads = pha::configure_threads(spec_.threads > 0 ? spec_.threads : plan_.training.threads);
   const std::string device = Trainer::resolve_device(plan_.training.device);

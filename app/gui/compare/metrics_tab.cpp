@@ -234,6 +234,8 @@ QString numberText(double v) { return valueText(v); }
 
 }  // namespace
 
+// Longer than 60 lines: one pass that fills the table row by row (groups, best marks, folds);
+// its helpers above hold the per-cell rules.
 void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   m_table->clear();
   m_table->clearSpans();

@@ -85,6 +85,8 @@ void ParetoTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
 void ParetoTab::setCostAxis(CostAxis axis) { m_cost->setCurrentIndex(m_cost->findData(static_cast<int>(axis))); }
 void ParetoTab::setQualityKey(const QString& key) { m_quality->setCurrentIndex(m_quality->findText(key)); }
 
+// Longer than 60 lines: the points, the frontier and the labels are drawn in one pass over the
+// same list, in the order QCustomPlot stacks them.
 void ParetoTab::redraw() {
   QCustomPlot* plot = m_panel->plot();
   plot->clearGraphs();

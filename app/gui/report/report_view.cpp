@@ -86,6 +86,7 @@ QString measuredText(const an::ClaimRow& row) {
 
 }  // namespace
 
+// Longer than 60 lines: the dock's widgets and their layout, top to bottom as shown.
 ReportView::ReportView(QWidget* parent) : QWidget(parent) {
   setObjectName("reportView");
   auto* outer = new QVBoxLayout(this);
