@@ -1,5 +1,6 @@
 // Training checkpoints on top of safetensors, plus module / AdamW / RNG state helpers.
 #include "model/checkpoint.h"
+#include "model/model_config.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/version.h>
@@ -206,6 +207,7 @@ TrainingCheckpoint load_checkpoint(const std::string& path) {
   }
   try {
     ck.config = nlohmann::json::parse(meta("pha.config"));
+    if (ck.config.is_object() && ck.config.contains("model")) apply_saved_model_defaults(ck.config["model"]);
   } catch (const nlohmann::json::exception& e) {
     throw Error(path, std::string("checkpoint metadata pha.config is not valid JSON: ") + e.what());
   }

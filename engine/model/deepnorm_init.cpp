@@ -78,7 +78,9 @@ void apply_deepnorm_init(PhaModelImpl& model) {
       if (s->gss) s->gss.ptr()->reset_dss_parameters();
     }
   }
-  // Embedding N(0, 1/d^2), i.e. std 1/d (docs/model.md, Initialisation). The final LayerNorm
+  // Embedding N(0, 1/d^2), i.e. std 1/d (docs/model.md, Initialisation), entering the first
+  // block multiplied by sqrt(d) (model.embed_scale "sqrt_d"), so the blocks see unit-norm token
+  // vectors as with the old N(0, 1/d), while the tied head sees std 1/d. The final LayerNorm
   // output h has norm sqrt(d) and, in a single-branch model, the current token's direction
   // (cos ~1), so the tied head gives that token an excess logit of d * std * cos: ~sqrt(d) with
   // the old N(0, 1/d) (loss 10.5-15.5 instead of ln V), 0.02 d with GPT-2's N(0, 0.02) (15 at

@@ -246,6 +246,14 @@ double ModelConfig::deepnorm_alpha() const { return deepnorm ? std::pow(2.0 * n_
 
 double ModelConfig::deepnorm_beta() const { return deepnorm ? std::pow(8.0 * n_layers, -0.25) : 1.0; }
 
+double ModelConfig::embed_multiplier() const {
+  return embed_scale == "sqrt_d" ? std::sqrt(static_cast<double>(d_model)) : 1.0;
+}
+
+void apply_saved_model_defaults(json& model_json) {
+  if (model_json.is_object() && !model_json.contains("embed_scale")) model_json["embed_scale"] = "none";
+}
+
 void validate_model_config(const ModelConfig& c, const std::string& path) {
   auto positive = [&](const std::string& key, int v) {
     if (v < 1) throw Error(path + "." + key, std::to_string(v) + " must be >= 1");
@@ -283,7 +291,7 @@ void validate_model_config(const ModelConfig& c, const std::string& path) {
 ModelConfig model_config_from_json(const json& j, const std::string& path) {
   ConfigReader r(j, path,
                  {"name", "variant", "vocab_size", "d_model", "n_layers", "context", "layers", "mixer", "gss",
-                  "attention", "ffn", "norm_eps", "tie_embeddings", "deepnorm"});
+                  "attention", "ffn", "norm_eps", "tie_embeddings", "deepnorm", "embed_scale"});
   ModelConfig c;
   c.name = r.get_string("name", c.name);
   c.variant = r.get_choice("variant", c.variant, variant_names());
@@ -312,6 +320,7 @@ ModelConfig model_config_from_json(const json& j, const std::string& path) {
   read_double(r, "norm_eps", c.norm_eps, 0.0, 0.1, true);
   c.tie_embeddings = r.get_bool("tie_embeddings", c.tie_embeddings);
   c.deepnorm = r.get_bool("deepnorm", c.deepnorm);
+  c.embed_scale = r.get_choice("embed_scale", c.embed_scale, {"sqrt_d", "none"});
 
   if (r.has("layers")) {
     const json& layers = r.at("layers");
@@ -365,6 +374,7 @@ json to_json(const ModelConfig& c) {
   j["norm_eps"] = c.norm_eps;
   j["tie_embeddings"] = c.tie_embeddings;
   j["deepnorm"] = c.deepnorm;
+  j["embed_scale"] = c.embed_scale;
   return j;
 }
 

@@ -76,6 +76,11 @@ struct ModelConfig {
   double norm_eps = 1e-6;
   bool tie_embeddings = true;
   bool deepnorm = true;          // alpha = (2L)^(1/4), beta = (8L)^(-1/4); off: alpha = beta = 1
+  // The token embedding enters the first block multiplied by sqrt(d_model) ("sqrt_d", as in
+  // Vaswani et al. 2017, 3.4) or as it is ("none"). With the embedding's init std 1/d the tied
+  // head starts at ln V and the residual stream still starts at unit-norm token vectors
+  // (docs/model.md, "Initialisation"). Checkpoints saved before the field existed mean "none".
+  std::string embed_scale = "sqrt_d";
 
   // Derived sizes.
   int gss_expanded() const { return gss.expanded > 0 ? gss.expanded : 4 * d_model; }
@@ -84,6 +89,7 @@ struct ModelConfig {
   int d_aux() const;
   double deepnorm_alpha() const;  // (2L)^(1/4) with L = n_layers, or 1
   double deepnorm_beta() const;   // (8L)^(-1/4), or 1
+  double embed_multiplier() const;  // sqrt(d_model) or 1 (embed_scale)
 };
 
 // JSON form, every key documented in docs/model-config.md (model_config.cpp). `path` prefixes
@@ -91,6 +97,9 @@ struct ModelConfig {
 ModelConfig model_config_from_json(const nlohmann::json& j, const std::string& path = "model");
 nlohmann::json to_json(const ModelConfig& config);  // layers written only when the variant
                                                     // does not determine them
+// A model config read back from a checkpoint or a stored run: fields added after it was saved
+// get the value that reproduces what it was trained with (embed_scale "none" when absent).
+void apply_saved_model_defaults(nlohmann::json& model_json);
 // Checks a config built in code (presets, GUI edits); throws pha::Error naming the field.
 void validate_model_config(const ModelConfig& config, const std::string& path = "model");
 // Files: the config object itself, or any object with a "model" section (a project file);

@@ -84,6 +84,11 @@ at::Tensor PhaModelImpl::check_tokens(const at::Tensor& tokens, int64_t dims) co
   return tokens.scalar_type() == at::kLong ? tokens : tokens.to(at::kLong);
 }
 
+at::Tensor PhaModelImpl::embed_tokens(const at::Tensor& tokens) {
+  const double m = cfg_.embed_multiplier();
+  return m == 1.0 ? embed(tokens) : embed(tokens) * m;  // model_config.h: embed_scale
+}
+
 at::Tensor PhaModelImpl::logits_from_hidden(const at::Tensor& h) {
   const at::Tensor hc = compute_ ? as_dtype(h, *compute_) : h;  // the head GEMM in the compute dtype
   const at::Tensor logits = cfg_.tie_embeddings ? at::linear(hc, as_dtype(embed->weight, hc.scalar_type()))
@@ -101,7 +106,7 @@ void PhaModelImpl::set_compute_dtype(std::optional<at::ScalarType> dtype) {
 }
 
 at::Tensor PhaModelImpl::hidden(const at::Tensor& tokens) {
-  at::Tensor h = embed(check_tokens(tokens, 2));  // (B, T, d)
+  at::Tensor h = embed_tokens(check_tokens(tokens, 2));  // (B, T, d)
   for (auto& block : blocks_) h = block(h);
   return final_norm(h);
 }
@@ -120,7 +125,7 @@ at::Tensor PhaModelImpl::prefill(const at::Tensor& tokens, DecodeState& state) {
   TORCH_CHECK(state.empty(), "PhaModel::prefill: the decode state must be empty (position ", state.position, ")");
   TORCH_CHECK(state.layers.size() == blocks_.size(), "PhaModel::prefill: state is for another model");
   TORCH_CHECK(state.batch == t.size(0), "PhaModel::prefill: state batch ", state.batch, " != ", t.size(0));
-  at::Tensor h = embed(t);  // (B, T, d)
+  at::Tensor h = embed_tokens(t);  // (B, T, d)
   for (size_t l = 0; l < blocks_.size(); ++l) h = blocks_[l]->prefill(h, state.layers[l]);
   state.position += t.size(1);
   return logits_from_hidden(final_norm(h));  // (B, T, V)
@@ -130,7 +135,7 @@ at::Tensor PhaModelImpl::step(const at::Tensor& tokens, DecodeState& state) {
   const at::Tensor t = check_tokens(tokens, 1);
   TORCH_CHECK(state.layers.size() == blocks_.size(), "PhaModel::step: state is for another model");
   TORCH_CHECK(state.batch == t.size(0), "PhaModel::step: state batch ", state.batch, " != ", t.size(0));
-  at::Tensor h = embed(t.unsqueeze(1));  // (B, 1, d)
+  at::Tensor h = embed_tokens(t.unsqueeze(1));  // (B, 1, d)
   for (size_t l = 0; l < blocks_.size(); ++l) h = blocks_[l]->step(h, state.layers[l]);
   state.position += 1;
   return logits_from_hidden(final_norm(h)).squeeze(1);  // (B, V)

@@ -52,6 +52,7 @@ class PhaModelImpl : public torch::nn::Module {
   at::Tensor forward(const at::Tensor& tokens);
   // tokens (B, T) -> final hidden states after the final LayerNorm (B, T, d)
   at::Tensor hidden(const at::Tensor& tokens);
+  at::Tensor embed_tokens(const at::Tensor& tokens);      // embedding x embed_multiplier()
   at::Tensor logits_from_hidden(const at::Tensor& h);  // (B, T, d) -> (B, T, V)
 
   // Incremental decoding. new_state(B) gives an empty state; prefill(tokens (B, T), state) runs

@@ -297,6 +297,17 @@ void Trainer::set_record_stats(bool on) { impl_->model->set_record_stats(on); }
 void Trainer::set_phase_timing(bool on) { impl_->phase_timing = on; }
 model::ModelIntrospection Trainer::introspect() const { return impl_->model->introspect(); }
 
+namespace {
+// Weights trained with one embed_scale mean something else under the other: refuse plainly.
+void check_embed_scale(const model::TrainingCheckpoint& ck, const model::ModelConfig& mc, const std::string& path) {
+  if (!ck.config.is_object() || !ck.config.contains("model") || !ck.config["model"].is_object()) return;
+  const std::string saved = ck.config["model"].value("embed_scale", std::string("none"));
+  if (saved != mc.embed_scale)
+    throw Error(path, "was trained with model.embed_scale \"" + saved + "\" but the model here has \"" +
+                          mc.embed_scale + "\"; set model.embed_scale to \"" + saved + "\" to use it");
+}
+}  // namespace
+
 int64_t Trainer::save_checkpoint(const std::string& path, int64_t step, const json& run_config) const {
   Impl& m = *impl_;
   model::TrainingCheckpoint ck;
@@ -313,6 +324,7 @@ int64_t Trainer::save_checkpoint(const std::string& path, int64_t step, const js
 int64_t Trainer::load_checkpoint(const std::string& path) {
   Impl& m = *impl_;
   model::TrainingCheckpoint ck = model::load_checkpoint(path);
+  check_embed_scale(ck, m.model_cfg, path);
   model::load_module_state(*m.model, ck.model, path);
   model::load_adamw_state(*m.optimizer, *m.model, ck.optimizer, path);
   if (ck.rng_state.defined()) model::set_default_rng_state(ck.rng_state);
@@ -321,6 +333,7 @@ int64_t Trainer::load_checkpoint(const std::string& path) {
 
 void Trainer::load_weights(const std::string& path) {
   model::TrainingCheckpoint ck = model::load_checkpoint(path);
+  check_embed_scale(ck, impl_->model_cfg, path);
   model::load_module_state(*impl_->model, ck.model, path);
 }
 
@@ -345,11 +358,14 @@ json checkpoint_config(const std::string& path) {
   const model::SafetensorsHeader h = model::read_safetensors_header(path);
   auto it = h.metadata.find("pha.config");
   if (it == h.metadata.end()) throw Error(path, "is not a PHA checkpoint (no pha.config metadata)");
+  json cfg;
   try {
-    return json::parse(it->second);
+    cfg = json::parse(it->second);
   } catch (const json::exception& e) {
     throw Error(path, std::string("pha.config metadata is not valid JSON: ") + e.what());
   }
+  if (cfg.is_object() && cfg.contains("model")) model::apply_saved_model_defaults(cfg["model"]);
+  return cfg;
 }
 
 void export_checkpoint_weights(const std::string& checkpoint, const std::string& out) {

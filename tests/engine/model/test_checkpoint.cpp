@@ -183,3 +183,51 @@ TEST(Checkpoint, SavingReplacesTheOldCheckpointWhole) {
   EXPECT_FALSE(ck.optimizer.empty());
   fs::remove(path);
 }
+
+// model.embed_scale: the first block sees the embedding times sqrt(d) ("sqrt_d", the default)
+// or as it is ("none"); a config saved before the key existed reads as "none" (how it trained).
+TEST(EmbedScale, FirstBlockSeesTheEmbeddingTimesSqrtDOrAsItIs) {
+  ModelConfig c = small_config();
+  ASSERT_EQ(c.embed_scale, "sqrt_d");
+  PhaModel scaled(c);
+  c.embed_scale = "none";
+  PhaModel plain(c);
+  load_module_state(*plain, module_state(*scaled), "test");
+  const at::Tensor tokens = at::randint(0, 37, {2, 8}, at::kLong);
+  torch::NoGradGuard no_grad;
+  const at::Tensor e = scaled->embed(tokens);
+  EXPECT_TRUE(at::allclose(scaled->embed_tokens(tokens), e * std::sqrt(32.0)));
+  EXPECT_TRUE(at::equal(plain->embed_tokens(tokens), e));
+  EXPECT_FALSE(at::allclose(scaled->forward(tokens), plain->forward(tokens), 1e-3, 1e-3));
+}
+
+TEST(EmbedScale, SavedConfigsWithoutTheKeyReadAsNoneAndBadValuesAreErrors) {
+  nlohmann::json j = to_json(small_config());
+  EXPECT_EQ(j.at("embed_scale"), "sqrt_d");
+  j.erase("embed_scale");
+  EXPECT_EQ(model_config_from_json(j).embed_scale, "sqrt_d");  // a new project: the default
+  apply_saved_model_defaults(j);                               // a checkpoint's or a stored run's
+  EXPECT_EQ(model_config_from_json(j).embed_scale, "none");
+  j["embed_scale"] = "sqrt_d";
+  apply_saved_model_defaults(j);
+  EXPECT_EQ(j.at("embed_scale"), "sqrt_d");  // a saved value is kept
+
+  // A checkpoint written before the key existed loads with "none".
+  Trainer t(small_config());
+  TrainingCheckpoint ck = t.checkpoint();
+  ck.config.erase("embed_scale");
+  ck.config = {{"model", ck.config}};
+  const std::string path = temp_file("legacy_embed");
+  save_checkpoint(path, ck);
+  EXPECT_EQ(load_checkpoint(path).config.at("model").at("embed_scale"), "none");
+  fs::remove(path);
+
+  j["embed_scale"] = "sqrtd";
+  try {
+    model_config_from_json(j);
+    FAIL() << "no error for embed_scale \"sqrtd\"";
+  } catch (const pha::Error& e) {
+    EXPECT_EQ(e.where(), "model.embed_scale");
+    EXPECT_NE(std::string(e.what()).find("sqrt_d"), std::string::npos) << e.what();
+  }
+}

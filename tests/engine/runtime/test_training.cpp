@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/error.h"
 #include "runtime/job.h"
 #include "runtime/trainer.h"
 #include "runtime_test_util.h"
@@ -86,6 +87,33 @@ double max_departure_from_uniform(const pha::model::ModelIntrospection& m) {
   double worst = 0.0;
   for (float w : m.mixer_weights.values) worst = std::max(worst, std::abs(static_cast<double>(w) - 1.0 / 3.0));
   return worst;
+}
+
+// Weights trained with one model.embed_scale are refused by a model with the other, with the
+// value to set; a checkpoint from before the key existed (no embed_scale) counts as "none".
+TEST(Trainer, CheckpointWithAnotherEmbedScaleIsRefusedWithTheValueToSet) {
+  json m = pha::test::TempProject::tiny_model();
+  m["vocab_size"] = 64;
+  m["embed_scale"] = "none";
+  TrainingConfig tc;
+  Trainer legacy(pha::model::model_config_from_json(m, "model"), tc, "cpu");
+  const std::string path = (std::filesystem::temp_directory_path() / "pha_test_embed_scale.safetensors").string();
+  legacy.save_checkpoint(path, 1, json::object());
+  m["embed_scale"] = "sqrt_d";
+  Trainer current(pha::model::model_config_from_json(m, "model"), tc, "cpu");
+  for (int weights_only = 0; weights_only < 2; ++weights_only) {
+    try {
+      weights_only ? current.load_weights(path) : (void)current.load_checkpoint(path);
+      ADD_FAILURE() << "no error loading a \"none\" checkpoint into a \"sqrt_d\" model";
+    } catch (const pha::Error& e) {
+      EXPECT_EQ(e.where(), path);
+      EXPECT_NE(std::string(e.what()).find("set model.embed_scale to \"none\""), std::string::npos) << e.what();
+    }
+  }
+  m["embed_scale"] = "none";
+  Trainer same(pha::model::model_config_from_json(m, "model"), tc, "cpu");
+  EXPECT_EQ(same.load_checkpoint(path), 1);
+  std::filesystem::remove(path);
 }
 
 TEST(Trainer, MixerLogitsHaveTheirOwnGroupAndLearningRate) {
