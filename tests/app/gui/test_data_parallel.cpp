@@ -82,6 +82,24 @@ std::vector<double> losses(const std::string& store, int64_t run) {
   return out;
 }
 
+// Opens `tp` in `w` with processes 2, runs it and waits for `steps` live loss points.
+void trainWithTwoProcesses(MainWindow& w, const pha::test::TempProject& tp, int steps) {
+  w.show();
+  setProcesses(w, 2);
+  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  w.runProject();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.docks().lossPlot->pointCount("train/loss") >= steps; }, 120000));
+}
+
+// The only run of `tp`'s store, with the store checked.
+pha::store::RunInfo onlyRun(const pha::test::TempProject& tp) {
+  auto store = pha::store::Store::open(tp.store());
+  EXPECT_EQ(store.integrity_check(), "ok");
+  const auto runs = store.list_runs();
+  EXPECT_EQ(runs.size(), 1u);
+  return runs.empty() ? pha::store::RunInfo{} : runs[0].run;
+}
+
 struct Fixture {
   Fixture() { qputenv("PHA_CLI", PHA_CLI_PATH); }
   ~Fixture() { qunsetenv("PHA_CLI"); }
@@ -150,24 +168,18 @@ TEST(DataParallelWindow, CancelStopsEveryProcessAndLeavesNoChild) {
   pha::test::TempProject tp;
   tp.write_project(tp.text_project(training(100000)));
   MainWindow w;
-  w.show();
-  setProcesses(w, 2);
-  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
   QSignalSpy ended(w.queue(), &RunQueue::runEnded);
-  w.runProject();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.docks().lossPlot->pointCount("train/loss") >= 3; }, 120000));
+  trainWithTwoProcesses(w, tp, 3);
+  if (HasFatalFailure()) return;
   EXPECT_EQ(children().size(), 1u) << "rank 1 is a child process of the window";
   w.cancelRuns();
   ASSERT_TRUE(waitIdle(w, 60000));
   ASSERT_EQ(ended.count(), 1);
   EXPECT_EQ(ended.at(0).at(2).toString(), "cancelled") << ended.at(0).at(3).toString().toStdString();
   EXPECT_TRUE(noChildrenWithin(5000)) << children().size() << " child process(es) left after Cancel";
-  auto store = pha::store::Store::open(tp.store());
-  EXPECT_EQ(store.integrity_check(), "ok");
-  const auto runs = store.list_runs();
-  ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].run.status, pha::store::RunStatus::Cancelled);
-  EXPECT_FALSE(store.checkpoints(runs[0].run.id).empty()) << "cancel writes a checkpoint";
+  const pha::store::RunInfo run = onlyRun(tp);
+  EXPECT_EQ(run.status, pha::store::RunStatus::Cancelled);
+  EXPECT_FALSE(pha::store::Store::open(tp.store()).checkpoints(run.id).empty()) << "cancel writes a checkpoint";
 }
 
 TEST(DataParallelWindow, ClosingTheWindowMidRunStopsTheWorkers) {
@@ -176,19 +188,12 @@ TEST(DataParallelWindow, ClosingTheWindowMidRunStopsTheWorkers) {
   tp.write_project(tp.text_project(training(100000)));
   {
     MainWindow w;
-    w.show();
-    setProcesses(w, 2);
-    ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
-    w.runProject();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return w.docks().lossPlot->pointCount("train/loss") >= 2; }, 120000));
+    trainWithTwoProcesses(w, tp, 2);
+    if (HasFatalFailure()) return;
     ASSERT_EQ(children().size(), 1u);
   }  // the window closes mid-run
   EXPECT_TRUE(noChildrenWithin(5000)) << children().size() << " child process(es) left after the window closed";
-  auto store = pha::store::Store::open(tp.store());
-  EXPECT_EQ(store.integrity_check(), "ok");
-  const auto runs = store.list_runs();
-  ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].run.status, pha::store::RunStatus::Cancelled);
+  EXPECT_EQ(onlyRun(tp).status, pha::store::RunStatus::Cancelled);
 }
 
 TEST(DataParallelWindow, AKilledWorkerFailsTheRunWithItsExitInTheWindow) {
@@ -197,12 +202,9 @@ TEST(DataParallelWindow, AKilledWorkerFailsTheRunWithItsExitInTheWindow) {
   pha::test::TempProject tp;
   tp.write_project(tp.text_project(training(100000)));
   MainWindow w;
-  w.show();
-  setProcesses(w, 2);
-  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
   QSignalSpy ended(w.queue(), &RunQueue::runEnded);
-  w.runProject();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.docks().lossPlot->pointCount("train/loss") >= 3; }, 120000));
+  trainWithTwoProcesses(w, tp, 3);
+  if (HasFatalFailure()) return;
   const std::vector<pid_t> workers = children();
   ASSERT_EQ(workers.size(), 1u);
   QElapsedTimer clock;
@@ -218,9 +220,5 @@ TEST(DataParallelWindow, AKilledWorkerFailsTheRunWithItsExitInTheWindow) {
   EXPECT_TRUE(w.lastError().contains("rank 1 was killed by signal 9")) << "the window's error: "
                                                                      << w.lastError().toStdString();
   EXPECT_TRUE(children().empty());
-  auto store = pha::store::Store::open(tp.store());
-  EXPECT_EQ(store.integrity_check(), "ok");
-  const auto runs = store.list_runs();
-  ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].run.status, pha::store::RunStatus::Failed);
+  EXPECT_EQ(onlyRun(tp).status, pha::store::RunStatus::Failed);
 }
