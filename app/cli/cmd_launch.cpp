@@ -2,10 +2,7 @@
 // fault policy (cmd_launch.h; docs/distributed.md, "Faults").
 #include "cmd_launch.h"
 
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +20,7 @@
 
 #include "commands.h"
 #include "core/error.h"
+#include "distributed/local_workers.h"
 
 namespace pha::cli {
 
@@ -55,43 +53,6 @@ std::vector<std::string> own_arguments() {
   return args;
 }
 
-int free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(a);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    if (fd >= 0) close(fd);
-    throw Error("--master-port", "no free port on 127.0.0.1; pass one");
-  }
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
-pid_t start_worker(const std::vector<std::string>& args, const std::vector<std::pair<std::string, std::string>>& env) {
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) throw Error("pha train --nproc", "fork failed");
-  if (pid > 0) return pid;
-  setpgid(0, 0);                          // Ctrl-C reaches the launcher only; it forwards one signal
-  prctl(PR_SET_PDEATHSIG, SIGTERM);       // a killed launcher stops its workers
-  if (getppid() != parent) _exit(1);
-  for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  execv("/proc/self/exe", argv.data());
-  std::perror("pha: exec of a worker failed");
-  _exit(127);
-}
-
-int code_of(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 }  // namespace
 
 // Longer than 60 lines: the fault policy (who ended, who gets how long, who is killed) reads
@@ -102,9 +63,9 @@ int launch_workers(const LaunchOptions& o) {
     throw Error("--node-rank", std::to_string(o.node_rank) + " is not in 0 .. --nnodes - 1 (" +
                                    std::to_string(o.nnodes - 1) + ")");
   const int world = o.nproc * o.nnodes;
-  const int port = o.master_port > 0 ? o.master_port : (o.nnodes == 1 ? free_loopback_port() : 29500);
+  const int port =
+      o.master_port > 0 ? o.master_port : (o.nnodes == 1 ? distributed::free_loopback_port() : 29500);
   const std::vector<std::string> args = own_arguments();
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const bool set_threads = o.threads == 0 && !std::getenv("PHA_THREADS");
   struct sigaction sa {};
   sa.sa_handler = on_launcher_signal;
@@ -115,13 +76,15 @@ int launch_workers(const LaunchOptions& o) {
   std::vector<pid_t> pids;
   for (int local = 0; local < o.nproc; ++local) {
     const int rank = o.node_rank * o.nproc + local;
-    std::vector<std::pair<std::string, std::string>> env = {
-        {"RANK", std::to_string(rank)},           {"WORLD_SIZE", std::to_string(world)},
-        {"LOCAL_RANK", std::to_string(local)},    {"LOCAL_WORLD_SIZE", std::to_string(o.nproc)},
-        {"MASTER_ADDR", o.master_addr},           {"MASTER_PORT", std::to_string(port)},
-        {"PHA_DIST_TIMEOUT", std::to_string(o.timeout_s)}};
-    if (set_threads) env.emplace_back("PHA_THREADS", std::to_string(std::max(1u, cores / static_cast<unsigned>(o.nproc))));
-    pids.push_back(start_worker(args, env));
+    distributed::DistConfig cfg;
+    cfg.rank = rank;
+    cfg.world_size = world;
+    cfg.local_rank = local;
+    cfg.master_addr = o.master_addr;
+    cfg.master_port = port;
+    cfg.timeout_s = o.timeout_s;
+    const auto env = distributed::rank_environment(cfg, o.nproc, set_threads ? distributed::threads_per_rank(o.nproc) : 0);
+    pids.push_back(distributed::spawn_worker("/proc/self/exe", args, env));
     std::fprintf(stderr, "pha: rank %d of %d (local %d) is pid %d\n", rank, world, local, static_cast<int>(pids.back()));
   }
   std::fflush(stderr);
@@ -142,7 +105,7 @@ int launch_workers(const LaunchOptions& o) {
     for (size_t i = 0; i < pids.size(); ++i) {
       int st = 0;
       if (codes[i] >= 0 || waitpid(pids[i], &st, WNOHANG) != pids[i]) continue;
-      codes[i] = code_of(st);
+      codes[i] = distributed::exit_code_of(st);
       --alive;
       if (codes[i] != 0 && first_failure == 0) first_failure = codes[i];
       if (codes[i] != 0)

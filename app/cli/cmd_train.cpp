@@ -20,6 +20,7 @@
 #include "data/tokenizer.h"
 #include "runtime/generation.h"
 #include "runtime/job.h"
+#include "runtime/local_parallel.h"
 #include "runtime/profile_job.h"
 #include "runtime/profiler.h"
 #include "runtime/project.h"
@@ -206,6 +207,33 @@ void add_train(CLI::App& app, GlobalOptions& global) {
   });
 }
 
+// The window's data-parallel workers (runtime/local_parallel.h): one rank > 0 of the JobSpec
+// given as JSON, with the torchrun environment; writes nothing, rank 0 (the window) reports.
+void add_train_rank(CLI::App& app) {
+  auto text = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("__train-rank", "Worker for the window's data-parallel runs: one rank of a job");
+  cmd->group("");  // hidden
+  cmd->add_option("spec", *text, "The job spec (JSON, runtime::job_spec_to_json)")->required();
+  cmd->callback([text] {
+    const auto env = distributed::config_from_env();
+    if (!env || env->world_size < 2 || env->rank == 0)
+      throw Error("pha __train-rank", "is started by pha-workbench as a rank > 0, with RANK and WORLD_SIZE set");
+    const json j = json::parse(*text, nullptr, false);
+    if (j.is_discarded()) throw Error("pha __train-rank", "the job spec is not JSON");
+    runtime::JobSpec spec = runtime::job_spec_from_json(j);
+    TrainOptions o;
+    o.project = spec.project;
+    o.device = spec.device;
+    spec.group = connect_worker(o, *env);
+    runtime::RunControl control;
+    CancelOnSignal signals(control);
+    ProgressPrinter printer(spec.run, true);
+    const runtime::JobResult r = runtime::run_job(spec, printer, control);
+    const int code = exit_code_for(r.status);
+    if (code != kOk) throw ExitWith(code);
+  });
+}
+
 void add_quickstart(CLI::App& app, GlobalOptions& global) {
   auto dir = std::make_shared<std::string>();
   auto steps = std::make_shared<int64_t>(0);
@@ -268,6 +296,7 @@ void add_generate(CLI::App& app, GlobalOptions& global) {
 
 void add_train_commands(CLI::App& app, GlobalOptions& global) {
   add_train(app, global);
+  add_train_rank(app);
   add_quickstart(app, global);
   add_generate(app, global);
 }

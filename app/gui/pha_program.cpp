@@ -30,8 +30,9 @@ QString locatePhaProgram(QString* error) {
   const QString onPath = QStandardPaths::findExecutable("pha");
   if (!onPath.isEmpty()) return onPath;
   if (error)
-    *error = QObject::tr("The efficiency profiler needs the pha program (it measures each point in a fresh pha "
-                         "process) and it was not found: not in %1, not in %2, not on PATH. Build it "
+    *error = QObject::tr("The efficiency profiler and runs with several processes need the pha program (the "
+                         "profiler measures each point in a fresh pha process; ranks 1 .. N-1 of a run are pha "
+                         "processes) and it was not found: not in %1, not in %2, not on PATH. Build it "
                          "(cmake --build <build dir> --target pha), install the package, or set PHA_CLI to its path.")
                  .arg(QDir::cleanPath(here), QDir::cleanPath(here + "/../cli"));
   return {};

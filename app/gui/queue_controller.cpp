@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "efficiency_controller.h"
+#include "processes_setting.h"
 #include "project_session.h"
 #include "run_monitor.h"
 #include "run_queue.h"
@@ -169,6 +170,7 @@ void QueueController::beginPass(const ProjectSession* session) {
 
 void QueueController::startQueue() {
   m_queue->setThreads(QSettings().value("engine/threads", 0).toInt());
+  m_queue->setProcesses(ProcessesSetting::saved());
   m_queue->start();
   emit stateChanged();
 }
@@ -212,14 +214,18 @@ void QueueController::onSteps(const QString& run, qint64 step, qint64 total, dou
   const double eta = queueEtaSeconds(currentRate, total - step, queueRate, pendingSteps);
   QString etaText = eta >= 0 ? tr("queue ETA %1").arg(formatEta(eta)) : tr("queue ETA: measuring");
   if (pos.profileNext) etaText += tr(" + the profile");
-  m_status->setText(tr("Run %1 of %2: %3, step %4/%5, %6 tokens/s · %7 · %8")
+  // A data-parallel run says its world size: "2 processes (gloo)" (the connected group's).
+  const QString world = m_queue->currentWorldSize() > 1
+                            ? tr(", %1 processes (%2)").arg(m_queue->currentWorldSize()).arg(m_queue->currentBackend())
+                            : QString();
+  m_status->setText(tr("Run %1 of %2: %3, step %4/%5, %6 tokens/s%7 · %8 · %9")
                         .arg(pos.run)
                         .arg(pos.runs)
                         .arg(run)
                         .arg(step)
                         .arg(total)
                         .arg(std::lround(tokensPerS))
-                        .arg(followsText(pos.next), etaText));
+                        .arg(world, followsText(pos.next), etaText));
   // The bar covers every run of the pass.
   const qint64 passSteps = m_stepsDone + total + pendingSteps;
   m_progress->setRange(0, static_cast<int>(std::min<qint64>(passSteps, INT_MAX)));
@@ -234,7 +240,9 @@ void QueueController::connectTraining() {
     m_lastStep = 0;
     const QueuePosition pos = m_queue->position();
     m_progress->setRange(0, 0);
-    m_status->setText(tr("Run %1 of %2: %3, starting · %4").arg(pos.run).arg(pos.runs).arg(run, followsText(pos.next)));
+    const QString starting = m_queue->processes() > 1 ? tr("starting %1 processes").arg(m_queue->processes())
+                                                      : tr("starting");
+    m_status->setText(tr("Run %1 of %2: %3, %4 · %5").arg(pos.run).arg(pos.runs).arg(run, starting, followsText(pos.next)));
     emit message(QString(), 0);  // a transient message about the previous run must not cover this one
     emit stateChanged();
   });

@@ -1,10 +1,12 @@
 #include "run_queue.h"
 
 #include <QMetaObject>
+#include <algorithm>
 #include <exception>
 
 #include "pha_program.h"
 #include "runtime/job.h"
+#include "runtime/local_parallel.h"
 #include "runtime/run_eval.h"
 #include "runtime/profile_job.h"
 #include "runtime/project.h"
@@ -167,17 +169,30 @@ void RunQueue::startNext() {
   if (!m_overrides.isEmpty()) spec.training_overrides = nlohmann::json::parse(m_overrides.toStdString(), nullptr, false);
   if (spec.training_overrides.is_discarded() || !spec.training_overrides.is_object())
     spec.training_overrides = nlohmann::json::object();
+  m_worldSize = 1;
+  m_backend.clear();
+  runtime::LocalParallelOptions parallel;
+  parallel.processes = std::max(1, m_processes);
+  if (parallel.processes > 1 && !locateWorkerProgram(&parallel)) return;
   emit runStarted(m_current.project, m_current.run());
   m_drainTimer.start();
+  // Called in the worker thread once the group is connected: only posts to the GUI thread.
+  parallel.on_connected = [this](int world, const std::string& backend) {
+    QMetaObject::invokeMethod(this, [this, world, b = QString::fromStdString(backend)] {
+      m_worldSize = world;
+      m_backend = b;
+    }, Qt::QueuedConnection);
+  };
 
   auto buffer = m_buffer;
   auto control = m_control;
   const QString name = m_current.run();
-  QMetaObject::invokeMethod(m_worker, [this, spec, buffer, control, name] {
+  QMetaObject::invokeMethod(m_worker, [this, spec, parallel, buffer, control, name] {
     qint64 runId = 0;
     QString status = "failed", reason;
     try {
-      const runtime::JobResult r = runtime::run_job(spec, *buffer, *control);
+      // One process: run_job itself; N: the same run_job as rank 0 of a local group.
+      const runtime::JobResult r = runtime::run_job_local_parallel(spec, parallel, *buffer, *control);
       runId = r.run_id;
       status = runtime::job_status_name(r.status);
       reason = QString::fromStdString(r.reason);
@@ -189,6 +204,25 @@ void RunQueue::startNext() {
     QMetaObject::invokeMethod(this, [this, name, runId, status, reason] { onWorkerDone(name, runId, status, reason); },
                               Qt::QueuedConnection);
   });
+}
+
+// The workers' program for a data-parallel run; without it the run ends failed at once, with
+// where it was looked for.
+bool RunQueue::locateWorkerProgram(runtime::LocalParallelOptions* parallel) {
+  QString error;
+  const QString exe = locatePhaProgram(&error);
+  if (exe.isEmpty()) {
+    const QString name = m_current.run();
+    emit runStarted(m_current.project, name);
+    QMetaObject::invokeMethod(this, [this, name, error] { onWorkerDone(name, 0, "failed", error); },
+                              Qt::QueuedConnection);
+    return false;
+  }
+  parallel->program = exe.toStdString();
+  // PHA_DIST_TIMEOUT, as for `pha train --nproc`: how long a dead or hung rank may take to fail the run.
+  const int timeout = qEnvironmentVariableIntValue("PHA_DIST_TIMEOUT");
+  if (timeout > 0) parallel->timeout_s = timeout;
+  return true;
 }
 
 void RunQueue::startProfile() {

@@ -7,6 +7,8 @@
 // profile, which is skipped unless every run before it finished). A profile item runs
 // runtime::run_profile_job in the same worker thread (each point in a `pha __profile-point`
 // process), recorded in the store exactly as `pha train` and `pha bench --project` record it.
+// With processes > 1 a training run is data-parallel: this process is rank 0 (its worker
+// thread joins the group and runs the same run_job), the other ranks are `pha` processes.
 #pragma once
 
 #include <QObject>
@@ -21,6 +23,10 @@
 
 #include "runtime/events.h"
 #include "runtime/project_queue.h"
+
+namespace pha::runtime {
+struct LocalParallelOptions;  // runtime/local_parallel.h
+}
 
 namespace pha::gui {
 
@@ -107,6 +113,15 @@ class RunQueue : public QObject {
   QueuePosition position() const;
   QString trainingOverrides() const { return m_overrides; }
   void setThreads(int threads) { m_threads = threads; }
+  // Data-parallel processes per training run (the Training tab's "processes"; 1: one process).
+  // With N > 1 the worker thread is rank 0 (runtime::run_job_local_parallel) and ranks 1..N-1
+  // are `pha __train-rank` processes; events reach the monitor exactly as for one process.
+  void setProcesses(int processes) { m_processes = processes; }
+  int processes() const { return m_processes; }
+  // The current run's process group once connected: world size (1 for one process) and
+  // backend ("gloo", "nccl"; empty for one process).
+  int currentWorldSize() const { return m_worldSize; }
+  QString currentBackend() const { return m_backend; }
   void setTrainingOverrides(const QString& json) { m_overrides = json; }  // JSON object text
 
  signals:
@@ -126,6 +141,7 @@ class RunQueue : public QObject {
  private:
   void startNext();
   void startProfile();
+  bool locateWorkerProgram(pha::runtime::LocalParallelOptions* parallel);
   void startEvaluation();
   void drain();
   void onWorkerDone(const QString& run, qint64 runId, const QString& status, const QString& reason);
@@ -137,6 +153,9 @@ class RunQueue : public QObject {
   int m_unfinished = 0;  // training runs of this queue pass that did not finish
   int m_runsStarted = 0;  // training runs started in this pass
   int m_threads = 0;
+  int m_processes = 1;
+  int m_worldSize = 1;
+  QString m_backend;
   QString m_overrides;
   QThread m_thread;
   QObject* m_worker = nullptr;  // lives in m_thread

@@ -112,6 +112,8 @@ void RunsModel::buildGroups() {
       if (row.created == 0 || e->run.created_at < row.created) row.created = e->run.created_at;
       if (row.variant != QString::fromStdString(e->run.variant)) row.variant = tr("mixed");
       if (row.device.isEmpty()) row.device = QString::fromStdString(e->run.device);
+      row.worldSize = e->run.world_size;
+      row.backend = e->run.backend;
     }
     const int groupRow = static_cast<int>(m_runs.size() + m_groups.size());
     for (int m : row.members) m_groupOf[static_cast<size_t>(m)] = groupRow;
@@ -171,6 +173,7 @@ QVariant RunsModel::groupValue(const GroupRow& g, int column, bool sort, bool ex
     case Created: return sort ? QVariant::fromValue<qint64>(g.created) : QVariant(longTime(g.created));
     case Kind: return QString(store::to_string(store::RunKind::Train));
     case Device: return g.device;
+    case Processes: return processesText(g.worldSize, g.backend, sort);
     case Seed: {
       const int n = static_cast<int>(g.seeds.count(',') + 1);
       return sort ? QVariant(n) : QVariant(tr("%1 seeds").arg(n));

@@ -54,6 +54,12 @@ QString longTime(qint64 ms) {
   return ms > 0 ? QDateTime::fromMSecsSinceEpoch(ms).toString("yyyy-MM-dd hh:mm:ss") : QString();
 }
 
+QVariant processesText(int worldSize, const std::string& backend, bool sort) {
+  if (sort) return worldSize;
+  return worldSize > 1 && !backend.empty() ? QString("%1 (%2)").arg(worldSize).arg(QString::fromStdString(backend))
+                                           : QString::number(worldSize);
+}
+
 }  // namespace runs_detail
 
 using namespace runs_detail;
@@ -107,6 +113,7 @@ QString RunsModel::widthSample(int column) {
     case Kind: return "profile";
     case Device: return "cuda:0";
     case Seed: return "3 seeds";
+    case Processes: return "16 (gloo)";
   }
   return "0000";
 }
@@ -227,6 +234,7 @@ QVariant RunsModel::valueOf(int row, int column, bool sort) const {
     case Kind: return QString(store::to_string(r.kind));
     case Device: return QString::fromStdString(r.device);
     case Seed: return r.seed < 0 ? (sort ? QVariant(-1.0) : QVariant()) : QVariant::fromValue<qint64>(r.seed);
+    case Processes: return processesText(r.world_size, r.backend, sort);
   }
   return {};
 }
@@ -258,6 +266,7 @@ QVariant RunsModel::toolTipOf(int row, int column) const {
   QString tip = tr("run %1 \"%2\" (%3), config %4").arg(r.id).arg(QString::fromStdString(r.name),
                                                             store::to_string(r.kind), QString::fromStdString(r.config_hash));
   if (!r.device.empty()) tip += tr(", %1").arg(QString::fromStdString(r.device));
+  if (r.world_size > 1) tip += tr(", %1 processes (%2)").arg(r.world_size).arg(QString::fromStdString(r.backend));
   if (!r.error.empty()) tip += "\n" + QString::fromStdString(r.error);
   return tip;
 }
@@ -274,6 +283,8 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
       case TokensSeen: return tr("Training tokens seen");
       case Duration: return tr("Wall time from start to end (or to the last heartbeat while running)");
       case Started: return tr("Start time: hours:minutes today, else the day (the tooltip has the full time)");
+      case Processes: return tr("Data-parallel processes that trained the run (the store's world_size) and their "
+                                "collective backend; 1: one process");
       case Seed: return tr("Training seed; runs of one group with several seeds are replicas, summarized in a "
                            "group row as mean \u00b1 std (n)");
       default: return {};
@@ -296,6 +307,7 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
     case Kind: return tr("Kind");
     case Device: return tr("Device");
     case Seed: return tr("Seed");
+    case Processes: return tr("Processes");
   }
   return {};
 }

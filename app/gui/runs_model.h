@@ -2,7 +2,8 @@
 // variant, status, parameters, best validation metric (val/loss, lowest, for text runs;
 // val/accuracy, highest, for task runs), tokens seen, duration and start time by default;
 // last validation metric, last train loss, kind, creation time and device on request (the
-// header's context menu, RunBrowser). Loading 10,000 runs is one list_runs() call (summaries
+// header's context menu, RunBrowser); Processes is the store's world_size ("2 (gloo)" for a
+// data-parallel run, "1" for one process). Loading 10,000 runs is one list_runs() call (summaries
 // come from run_summary, never from the metrics table) plus one last_points() lookup per run
 // for the tokens seen; sorting and filtering go through RunsFilterModel, which sorts on raw
 // numbers (Qt::UserRole), not on display strings, and filters by text and by kind.
@@ -31,7 +32,7 @@ class RunsModel : public QAbstractTableModel {
  public:
   enum Column {
     Id, Name, Variant, Status, Parameters, BestVal, TokensSeen, Duration, Started,  // shown by default
-    LastVal, FinalTrainLoss, Kind, Created, Device, Seed,                          // on request
+    LastVal, FinalTrainLoss, Kind, Created, Device, Seed, Processes,               // on request
     ColumnCount
   };
   static constexpr int SortRole = Qt::UserRole;
@@ -49,6 +50,8 @@ class RunsModel : public QAbstractTableModel {
     pha::analysis::Stats best, last, train, tokens, duration;
     std::int64_t newestId = 0, started = 0, created = 0;
     QString variant, status, seeds, device;
+    int worldSize = 1;            // a member's (the replicas of a group rarely differ)
+    std::string backend;
     std::int64_t params = 0;
   };
 

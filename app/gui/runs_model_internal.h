@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QString>
+#include <QVariant>
 #include <optional>
 
 #include "store/types.h"
@@ -20,5 +21,7 @@ double durationSeconds(const store::RunInfo& r);
 QString formatDuration(double s);
 QString shortTime(qint64 ms);
 QString longTime(qint64 ms);
+// The Processes column: "2 (gloo)", "1"; sort: the world size.
+QVariant processesText(int worldSize, const std::string& backend, bool sort);
 
 }  // namespace pha::gui::runs_detail

@@ -52,6 +52,26 @@ store::RunStatus to_store(JobStatus s) {
   }
 }
 
+// Data-parallel: every rank must train the same run, or the collectives pair unrelated
+// tensors (or hang on a different step count). Each rank hashes what it is about to train
+// (the resolved configuration, device, resume point); rank 0's hash is broadcast and every
+// rank learns whether any differs, so all of them fail alike, before the store is written.
+void check_same_run_on_every_rank(distributed::ProcessGroup& group, const RunPlan& plan, const JobSpec& spec,
+                                  const std::string& device) {
+  const std::string what = plan.config.dump() + "|" + plan.name + "|" + device + "|" + std::to_string(spec.resume_run_id);
+  const uint64_t h = data::fnv1a64(what);
+  // Two 32-bit halves: each is exact in a double.
+  std::vector<double> mine{static_cast<double>(h >> 32), static_cast<double>(h & 0xffffffffu)};
+  std::vector<double> rank0 = mine;
+  group.broadcast_from_rank0(rank0);
+  if (group.any(rank0 != mine))
+    throw Error("data-parallel run \"" + plan.name + "\"",
+                "the ranks would train different runs (rank " + std::to_string(group.rank()) +
+                    (rank0 != mine ? " differs from rank 0" : " agrees with rank 0, another rank does not") +
+                    ": project.json, the run's overrides or the device differ between the processes); every rank "
+                    "must start the same job");
+}
+
 class JobRunner {
  public:
   JobRunner(const JobSpec& spec, RunObserver& obs, RunControl& ctl) : spec_(spec), obs_(obs), ctl_(ctl) {}
@@ -137,6 +157,7 @@ void JobRunner::prepare() {
   periodic_plan_ = periodic_eval_plan(plan_.data, plan_.training);
   final_plan_ = final_eval_plan(plan_.data, plan_.training);
   store_path_ = spec_.store_path.empty() ? project.store_path() : spec_.store_path;
+  if (spec_.group) check_same_run_on_every_rank(*spec_.group, plan_, spec_, device);
   if (spec_.group) data_->set_shard(spec_.group->rank(), spec_.group->world_size());
   if (spec_.group && spec_.group->rank() > 0) return prepare_follower(project, device);  // writes nothing
 

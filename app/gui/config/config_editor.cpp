@@ -12,6 +12,7 @@
 #include "json_form.h"
 #include "model/presets.h"
 #include "model_fields.h"
+#include "processes_setting.h"
 #include "section_editor.h"
 #include "training_fields.h"
 
@@ -63,7 +64,15 @@ ConfigEditor::ConfigEditor(QWidget* parent) : QWidget(parent), m_undoStack(new Q
   m_tabs->addTab(buildModelTab(), tr("Model"));
 
   m_training = buildTrainingTab();
-  if (m_training) m_tabs->addTab(m_training, tr("Training"));
+  if (m_training) {
+    // The project's training section, then the window's own "processes" setting under it.
+    auto* tab = new QWidget(this);
+    auto* column = new QVBoxLayout(tab);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->addWidget(m_training, 1);
+    column->addWidget(new ProcessesSetting(tab));
+    m_tabs->addTab(tab, tr("Training"));
+  }
   layout->addWidget(m_tabs);
 
   connect(m_model, &SectionEditor::documentChanged, this, &ConfigEditor::onModelChanged);

@@ -19,6 +19,7 @@
 
 #include "cli_runner.h"
 #include "../../engine/runtime/runtime_test_util.h"
+#include "distributed/local_workers.h"
 #include "model/checkpoint.h"
 #include "store/store.h"
 
@@ -108,5 +109,28 @@ TEST(CliDistributed, AGlobalBatchTheProcessesDoNotDivideIsRefusedNamingTheField)
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("training.batch_size"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("multiple of 3"), std::string::npos) << r.output;
+  EXPECT_TRUE(pha::store::Store::open(p.store()).list_runs().empty());
+}
+
+// The window's workers (`pha __train-rank`, runtime/local_parallel.h) get the job spec itself;
+// should a rank still build another run (here: another learning rate), every rank refuses
+// before the store is written, naming the cause, instead of averaging unrelated gradients.
+TEST(CliDistributed, RanksThatWouldTrainDifferentRunsAllFailBeforeWriting) {
+  TempProject p;
+  p.write_project(p.text_project(training(6)));
+  const std::string env = "MASTER_ADDR=127.0.0.1 MASTER_PORT=" +
+                          std::to_string(pha::distributed::free_loopback_port()) +
+                          " WORLD_SIZE=2 PHA_DIST_TIMEOUT=30 PHA_THREADS=1";
+  CliResult rank0;
+  std::thread lead([&] { rank0 = run_cli("train '" + p.dir().string() + "' --no-profile --quiet", env + " RANK=0"); });
+  const json spec = {{"project", p.dir().string()}, {"training_overrides", {{"lr", 0.001}}}};
+  const auto t0 = std::chrono::steady_clock::now();
+  const CliResult rank1 = run_cli("__train-rank '" + spec.dump() + "'", env + " RANK=1 LOCAL_RANK=1");
+  lead.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(25)) << "a mismatch must not wait for the timeout";
+  EXPECT_NE(rank0.exit_code, 0) << rank0.output;
+  EXPECT_NE(rank1.exit_code, 0) << rank1.output;
+  EXPECT_NE(rank0.output.find("the ranks would train different runs"), std::string::npos) << rank0.output;
+  EXPECT_NE(rank1.output.find("rank 1 differs from rank 0"), std::string::npos) << rank1.output;
   EXPECT_TRUE(pha::store::Store::open(p.store()).list_runs().empty());
 }
