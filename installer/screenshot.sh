@@ -3,7 +3,7 @@
 #   1. set-up and build (as README command 1; skipped with --build-dir), 2. `pha quickstart`
 #   headless (skipped when the quickstart's three runs already finished), 3. the window training
 #   a copy of the project (workbench-training.png), 4. the window under Xvfb showing the
-#   pha-tiny run with the three runs compared, 5. the Efficiency dock: when the
+#   pha-tiny run with the three runs compared, and each Compare tab, 5. the Efficiency dock: when the
 #   store has no profile runs yet, the window measures them itself (Run > Measure efficiency,
 #   the project's "profile" section) and the picture is taken once they are recorded.
 # Options: --steps N (shorter quickstart), --out DIR (default docs/images), --build-dir DIR (an
@@ -66,6 +66,18 @@ sleep 6
 DISPLAY=$display import -window root "$OUT/workbench-quickstart.png"
 echo "[screenshot] $OUT/workbench-quickstart.png"
 kill $gui 2>/dev/null || true
+wait $gui 2>/dev/null || true
+# Each Compare tab with the three runs (compare-curves.png, compare-mixer.png, ...).
+for tab in Curves Mixer Metrics "Config diff" Pareto Length; do
+  file="$OUT/compare-$(echo "$tab" | tr 'A-Z ' 'a-z-').png"
+  DISPLAY=$display "$GUI" "$PROJECT" --compare --compare-tab "$tab" --run pha-tiny >/dev/null 2>&1 &
+  gui=$!
+  sleep 6
+  DISPLAY=$display import -window root "$file"
+  echo "[screenshot] $file"
+  kill $gui 2>/dev/null || true
+  wait $gui 2>/dev/null || true
+done
 # The Efficiency dock. Without profile runs in the store, the window measures them (the
 # worker processes are $PHA, found next to the window's program in the build tree).
 if ! "$PHA" runs list --project "$PROJECT" 2>/dev/null | grep -q "profile: "; then

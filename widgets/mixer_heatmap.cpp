@@ -63,6 +63,11 @@ void MixerHeatmap::setMatrix(int layers, int branches, const std::vector<float>&
               .arg(weights.size()).arg(layers).arg(branches));
     return;
   }
+  if (std::all_of(weights.begin(), weights.end(), [](float w) { return std::isnan(w); })) {
+    clear(tr("No layer of this model has a mixer: every sub-layer runs a single branch (sequential, transformer and "
+             "gss-only models), so there are no mixer weights to show."));
+    return;
+  }
   m_layers = layers;
   m_branches = branches;
   m_weights = weights;

@@ -7,8 +7,10 @@
 #include <unistd.h>
 #include <QIcon>
 #include <QSettings>
+#include <QTabWidget>
 #include <QTimer>
 #include <algorithm>
+#include <cstdio>
 
 #include "core/allocator.h"
 #include "device/system_info.h"
@@ -32,9 +34,27 @@ void ensureRuntimeDir() {
 // What the command line asks the window to do once it shows.
 struct StartRequest {
   QStringList args;
-  QString runName, dockName;
+  QString runName, dockName, compareTab;
   bool compare = false, start = false, profile = false;
 };
+
+// Brings the Compare dock's tab titled `title` (case-insensitive, e.g. "config diff") to the
+// front; an unknown title is reported on stderr with the titles there are.
+void showCompareTab(pha::gui::MainWindow& window, const QString& title) {
+  auto* dock = window.findChild<QDockWidget*>("dock.compare");
+  auto* tabs = dock ? dock->findChild<QTabWidget*>() : nullptr;
+  if (!tabs) return;
+  QStringList titles;
+  for (int i = 0; i < tabs->count(); ++i) {
+    if (tabs->tabText(i).compare(title, Qt::CaseInsensitive) == 0) {
+      tabs->setCurrentIndex(i);
+      return;
+    }
+    titles << tabs->tabText(i);
+  }
+  std::fprintf(stderr, "pha-workbench: --compare-tab: no tab \"%s\"; the tabs are: %s\n", qPrintable(title),
+               qPrintable(titles.join(", ")));
+}
 
 // Opens the project (the argument, else the last one, else the quickstart), then compares,
 // selects, starts or measures as asked and raises the named dock.
@@ -55,6 +75,7 @@ void openOnStart(pha::gui::MainWindow& window, const StartRequest& r) {
     dock->show();
     dock->raise();
   }
+  if (!r.compareTab.isEmpty()) showCompareTab(window, r.compareTab);
 }
 }  // namespace
 
@@ -82,6 +103,9 @@ int main(int argc, char** argv) {
   cli.addOption(showRun);
   cli.addOption(compareAll);
   cli.addOption(startRuns);
+  QCommandLineOption compareTab("compare-tab", "With --compare: show this Compare tab (Curves, Mixer, Metrics, Config diff, "
+                                               "Pareto, Length)", "title");
+  cli.addOption(compareTab);
   QCommandLineOption raiseDock("show-dock", "Bring this dock to the front (objectName, e.g. dock.efficiency)", "name");
   cli.addOption(raiseDock);
   QCommandLineOption measure("measure-efficiency", "Measure the project's efficiency profile on start");
@@ -120,7 +144,7 @@ int main(int argc, char** argv) {
   window.restoreSettings();
   window.show();
   // Open after the event loop starts so the window paints first.
-  const StartRequest request{cli.positionalArguments(), cli.value(showRun), cli.value(raiseDock),
+  const StartRequest request{cli.positionalArguments(), cli.value(showRun), cli.value(raiseDock), cli.value(compareTab),
                              cli.isSet(compareAll), cli.isSet(startRuns), cli.isSet(measure)};
   QTimer::singleShot(0, &window, [&window, request] { openOnStart(window, request); });
   return app.exec();

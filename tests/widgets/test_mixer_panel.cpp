@@ -51,6 +51,19 @@ TEST(MixerHeatmap, PrintsEachWeightInItsCell) {
   EXPECT_EQ(h.cellText(0, 0), "");
 }
 
+// A model without any mixer (every row NaN: sequential, transformer) says so instead of drawing
+// a grid of grey cells.
+TEST(MixerHeatmap, AModelWithoutAMixerSaysSo) {
+  MixerHeatmap h;
+  const float nan = NAN;
+  h.setMatrix(2, 3, {nan, nan, nan, nan, nan, nan});
+  EXPECT_EQ(h.layers(), 0);
+  EXPECT_TRUE(h.message().contains("No layer of this model has a mixer")) << h.message().toStdString();
+  h.setMatrix(2, 3, {0.4f, 0.3f, 0.3f, nan, nan, nan});  // a pattern with one mixed layer: drawn
+  EXPECT_EQ(h.layers(), 2);
+  EXPECT_EQ(h.cellText(1, 0), "-");
+}
+
 TEST(MixerPanel, ReadoutSaysHowFarTheWeightsMovedFromUniform) {
   MixerPanel p;
   p.appendFrame(MixerFrame{5, 2, 3, {0.45f, 0.25f, 0.30f, 0.34f, 0.33f, 0.33f}});
