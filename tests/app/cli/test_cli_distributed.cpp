@@ -1,7 +1,7 @@
 // `pha train --nproc N` end to end with the real binary on loopback Gloo (docs/distributed.md):
 // N processes with global batch B train like one process with batch B, rank 0 alone writes,
-// a bad split is refused, a killed worker fails the run within the timeout with the store sound
-// and the last checkpoint resumable on one process.
+// a bad split is refused, a one-process checkpoint resumes on two ranks like on one; faults and
+// four ranks: test_cli_distributed_faults.cpp (slow).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -133,4 +133,26 @@ TEST(CliDistributed, RanksThatWouldTrainDifferentRunsAllFailBeforeWriting) {
   EXPECT_NE(rank0.output.find("the ranks would train different runs"), std::string::npos) << rank0.output;
   EXPECT_NE(rank1.output.find("rank 1 differs from rank 0"), std::string::npos) << rank1.output;
   EXPECT_TRUE(pha::store::Store::open(p.store()).list_runs().empty());
+}
+
+// A checkpoint written by one process resumes on two ranks (every rank loads the same full
+// model and optimizer state) and continues exactly as resuming on one process does.
+TEST(CliDistributed, ACheckpointOfOneProcessResumesOnTwoLikeResumingOnOne) {
+  TempProject one, two;
+  for (const TempProject* p : {&one, &two}) {
+    p->write_project(p->text_project(training(20)));
+    const CliResult first = run_cli("train '" + p->dir().string() + "' --no-profile --quiet --steps 10");
+    ASSERT_EQ(first.exit_code, 0) << first.output;
+  }
+  const CliResult a = run_cli("train '" + one.dir().string() + "' --no-profile --quiet --resume 1 --steps 20");
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  const CliResult b =
+      run_cli("train '" + two.dir().string() + "' --no-profile --quiet --resume 1 --steps 20 --nproc 2 --dist-timeout 60");
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  const auto la = losses(one.store(), 1), lb = losses(two.store(), 1);
+  ASSERT_EQ(la.size(), 20u);
+  ASSERT_EQ(lb.size(), 20u);
+  for (size_t i = 0; i < la.size(); ++i)
+    EXPECT_LE(std::abs(la[i] - lb[i]) / std::abs(la[i]), 1e-4) << "step " << i + 1 << ": " << la[i] << " vs " << lb[i];
+  EXPECT_EQ(pha::store::Store::open(two.store()).list_runs().size(), 1u);  // resumed, not a new run
 }
