@@ -384,7 +384,7 @@ ModelConfig load_model_config(const std::string& file) {
   json j;
   try {
     j = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // syntax, or a number beyond double range (out_of_range 406)
     throw Error(file, std::string("not valid JSON: ") + e.what());
   }
   try {

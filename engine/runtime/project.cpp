@@ -420,6 +420,8 @@ Project load_project(const std::string& path, const LoadOptions& options) {
     j = json::parse(ss.str());
   } catch (const json::parse_error& e) {
     throw Error(file.string(), std::string("JSON syntax error: ") + e.what());
+  } catch (const json::exception& e) {  // e.g. a number beyond double range: out_of_range 406 (found by fuzzing)
+    throw Error(file.string(), std::string("not valid JSON: ") + e.what());
   }
   fs::path dir = fs::absolute(file).parent_path();
   try {

@@ -43,6 +43,8 @@ ordered_json parse_file(const std::string& file, const std::string& text) {
     return ordered_json::parse(text);
   } catch (const ordered_json::parse_error& e) {
     throw Error(file, "JSON syntax error, " + describe_json_syntax_error(text, e).text());
+  } catch (const ordered_json::exception& e) {  // a number beyond double range (out_of_range 406)
+    throw Error(file, std::string("not valid JSON: ") + e.what());
   }
 }
 

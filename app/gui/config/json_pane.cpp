@@ -100,6 +100,9 @@ void JsonPane::parse() {
     const pha::JsonSyntaxError error = pha::describe_json_syntax_error(text, e);
     highlightLine(error.line);
     emit syntaxErrorFound(QStringLiteral("JSON syntax error, ") + QString::fromStdString(error.text()));
+  } catch (const json::exception& e) {  // a number beyond double range (out_of_range 406): said, not thrown
+    highlightLine(0);
+    emit syntaxErrorFound(QStringLiteral("Not valid JSON: ") + QString::fromUtf8(e.what()));
   }
 }
 

@@ -167,3 +167,17 @@ TEST(WorkLimits, AGridOfTooManyRunsIsRefusedBeforeAnyIsResolved) {
 }
 
 }  // namespace
+
+// A number beyond double range makes nlohmann's parser throw out_of_range (406), not
+// parse_error: it must still be a pha::Error naming the file (found by fuzz_project).
+TEST(ConfigErrors, ANumberBeyondDoubleRangeIsAnErrorNamingTheFile) {
+  pha::test::TempProject p;
+  p.write_raw(R"({"name": "x", "training": {"lr": 5e555}})");
+  try {
+    pha::runtime::load_project(p.dir().string());
+    FAIL() << "no error";
+  } catch (const pha::Error& e) {
+    EXPECT_NE(e.where().find("project.json"), std::string::npos) << e.where();
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
+  }
+}
