@@ -60,23 +60,21 @@ echo "[screenshot] $OUT/workbench-training.png"
 kill $gui 2>/dev/null || true
 wait $gui 2>/dev/null || true
 rm -rf "$live"
-DISPLAY=$display "$GUI" "$PROJECT" --compare --run pha-tiny >/dev/null 2>&1 &
-gui=$!
-sleep 6
-DISPLAY=$display import -window root "$OUT/workbench-quickstart.png"
-echo "[screenshot] $OUT/workbench-quickstart.png"
-kill $gui 2>/dev/null || true
-wait $gui 2>/dev/null || true
-# Each Compare tab with the three runs (compare-curves.png, compare-mixer.png, ...).
-for tab in Curves Mixer Metrics "Config diff" Pareto Length; do
-  file="$OUT/compare-$(echo "$tab" | tr 'A-Z ' 'a-z-').png"
-  DISPLAY=$display "$GUI" "$PROJECT" --compare --compare-tab "$tab" --run pha-tiny >/dev/null 2>&1 &
+# shot FILE ARGS...: opens the window on the project with ARGS, pictures it after 6 s, closes it.
+shot() {
+  local file=$1; shift
+  DISPLAY=$display "$GUI" "$PROJECT" "$@" >/dev/null 2>&1 &
   gui=$!
   sleep 6
   DISPLAY=$display import -window root "$file"
   echo "[screenshot] $file"
   kill $gui 2>/dev/null || true
   wait $gui 2>/dev/null || true
+}
+shot "$OUT/workbench-quickstart.png" --compare --run pha-tiny
+# Each Compare tab with the three runs (compare-curves.png, compare-mixer.png, ...).
+for tab in Curves Mixer Metrics "Config diff" Pareto Length; do
+  shot "$OUT/compare-$(echo "$tab" | tr 'A-Z ' 'a-z-').png" --compare --compare-tab "$tab" --run pha-tiny
 done
 # The Efficiency dock. Without profile runs in the store, the window measures them (the
 # worker processes are $PHA, found next to the window's program in the build tree).
@@ -91,9 +89,5 @@ if ! "$PHA" runs list --project "$PROJECT" 2>/dev/null | grep -q "profile: "; th
   wait $gui 2>/dev/null || true
 fi
 if "$PHA" runs list --project "$PROJECT" 2>/dev/null | grep -q "profile: "; then
-  DISPLAY=$display "$GUI" "$PROJECT" --run pha-tiny --show-dock dock.efficiency >/dev/null 2>&1 &
-  gui=$!
-  sleep 6
-  DISPLAY=$display import -window root "$OUT/workbench-efficiency.png"
-  echo "[screenshot] $OUT/workbench-efficiency.png"
+  shot "$OUT/workbench-efficiency.png" --run pha-tiny --show-dock dock.efficiency
 fi

@@ -44,6 +44,15 @@ std::vector<double> losses(const std::string& store, int64_t run) {
   return out;
 }
 
+// Run 1 of both stores has `steps` losses, equal within 1e-4 relative at every step.
+void expect_same_losses(const std::string& store_a, const std::string& store_b, size_t steps) {
+  const auto la = losses(store_a, 1), lb = losses(store_b, 1);
+  ASSERT_EQ(la.size(), steps);
+  ASSERT_EQ(lb.size(), steps);
+  for (size_t i = 0; i < la.size(); ++i)
+    EXPECT_LE(std::abs(la[i] - lb[i]) / std::abs(la[i]), 1e-4) << "step " << i + 1 << ": " << la[i] << " vs " << lb[i];
+}
+
 std::string last_checkpoint(const std::string& store, int64_t run) {
   auto s = pha::store::Store::open(store);
   const auto c = s.checkpoints(run);
@@ -61,11 +70,7 @@ TEST(CliDistributed, TwoProcessesWithGlobalBatchBTrainLikeOneProcessAndOnlyRankZ
   const CliResult b = run_cli("train '" + two.dir().string() + "' --no-profile --quiet --nproc 2 --dist-timeout 60");
   ASSERT_EQ(b.exit_code, 0) << b.output;
 
-  const auto la = losses(one.store(), 1), lb = losses(two.store(), 1);
-  ASSERT_EQ(la.size(), 20u);
-  ASSERT_EQ(lb.size(), 20u);
-  for (size_t i = 0; i < la.size(); ++i)
-    EXPECT_LE(std::abs(la[i] - lb[i]) / std::abs(la[i]), 1e-4) << "step " << i + 1 << ": " << la[i] << " vs " << lb[i];
+  expect_same_losses(one.store(), two.store(), 20);
 
   const auto ca = pha::model::load_checkpoint(last_checkpoint(one.store(), 1));
   const auto cb = pha::model::load_checkpoint(last_checkpoint(two.store(), 1));
@@ -149,10 +154,6 @@ TEST(CliDistributed, ACheckpointOfOneProcessResumesOnTwoLikeResumingOnOne) {
   const CliResult b =
       run_cli("train '" + two.dir().string() + "' --no-profile --quiet --resume 1 --steps 20 --nproc 2 --dist-timeout 60");
   ASSERT_EQ(b.exit_code, 0) << b.output;
-  const auto la = losses(one.store(), 1), lb = losses(two.store(), 1);
-  ASSERT_EQ(la.size(), 20u);
-  ASSERT_EQ(lb.size(), 20u);
-  for (size_t i = 0; i < la.size(); ++i)
-    EXPECT_LE(std::abs(la[i] - lb[i]) / std::abs(la[i]), 1e-4) << "step " << i + 1 << ": " << la[i] << " vs " << lb[i];
+  expect_same_losses(one.store(), two.store(), 20);
   EXPECT_EQ(pha::store::Store::open(two.store()).list_runs().size(), 1u);  // resumed, not a new run
 }
