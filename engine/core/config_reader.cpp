@@ -38,7 +38,11 @@ std::string element(const std::string& where, size_t i) { return where + "[" + s
 
 std::string describe_json(const json& v) {
   std::string dumped = v.dump();
-  if (dumped.size() > 40) dumped = dumped.substr(0, 37) + "...";
+  if (dumped.size() > 40) {
+    size_t cut = 37;  // not inside a UTF-8 sequence: the message may be stored as JSON later
+    while (cut > 0 && (static_cast<unsigned char>(dumped[cut]) & 0xC0) == 0x80) --cut;
+    dumped = dumped.substr(0, cut) + "...";
+  }
   switch (v.type()) {
     case json::value_t::null:
       return "null";

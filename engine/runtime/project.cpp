@@ -72,11 +72,26 @@ json expand_model_json(const json& section, const std::string& where) {
   return out;
 }
 
-// Sets a dotted grid key ("training.lr") in a run's JSON.
+// Sets a dotted grid key ("training.lr", "training.early_stop.patience") in a run's JSON. Each
+// part is an object key taken literally (no JSON-pointer escapes); a part that would descend
+// into a value that is not a section is an error naming the grid key.
 void set_dotted(json& j, const std::string& key, const json& value) {
-  std::string pointer = "/";
-  for (char c : key) pointer += c == '.' ? '/' : c;
-  j[json::json_pointer(pointer)] = value;
+  json* at = &j;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = key.find('.', start);
+    const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (part.empty())
+      throw Error("grid." + key, "has an empty part between dots; allowed: \"model.<key>\" or \"training.<key>\"");
+    if (at->is_null()) *at = json::object();
+    if (!at->is_object())
+      throw Error("grid." + key, "\"" + key.substr(0, start - 1) + "\" is " + describe_json(*at) +
+                                     " in the run's config, not a section that \"" + part + "\" could be set in");
+    at = &(*at)[part];
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  *at = value;
 }
 
 std::string value_label(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }

@@ -85,6 +85,21 @@ TEST(ConfigErrors, TopLevelVariantsAndGrid) {
             std::string::npos);
 }
 
+// Grid keys are dotted paths taken literally: a "~" or "/" in one (found by fuzz_project, where
+// the key became a JSON pointer and its parse error escaped) is a key the run's section then
+// refuses, and a path through a value that is not a section says which part it is.
+TEST(ConfigErrors, GridKeysThatAreNotPathsIntoTheConfigSaySo) {
+  EXPECT_NE(project_error({{"grid", {{"training.l~r", {0.1}}}}}).find("training.l~r: unknown key"), std::string::npos)
+      << project_error({{"grid", {{"training.l~r", {0.1}}}}});
+  EXPECT_NE(project_error({{"grid", {{"training.a/b", {0.1}}}}}).find("training.a/b: unknown key"), std::string::npos)
+      << project_error({{"grid", {{"training.a/b", {0.1}}}}});
+  EXPECT_EQ(project_error({{"grid", {{"training..lr", {0.1}}}}}),
+            "grid.training..lr: has an empty part between dots; allowed: \"model.<key>\" or \"training.<key>\"");
+  EXPECT_EQ(project_error({{"training", {{"lr", 0.01}}}, {"grid", {{"training.lr.max", {0.1}}}}}),
+            "grid.training.lr.max: \"training.lr\" is a number (0.01) in the run's config, not a section that \"max\" "
+            "could be set in");
+}
+
 TEST(ConfigErrors, TextDataAndTokenizer) {
   EXPECT_NE(project_error({{"data", {{"split", {{"vaild", 0.1}}}}}}).find("data.split.vaild: unknown key; did you mean \"valid\"?"),
             std::string::npos);
