@@ -224,21 +224,30 @@ double replica_value(store::Store& store, int64_t run_id, const MetricRef& metri
   return lengths.size() == 1 ? value : kNaN;  // several T without "@T": ambiguous
 }
 
-std::string num(double v) {
-  if (std::isnan(v)) return "-";
-  char buf[32];
-  if (std::fabs(v) < 10.0) {
-    std::snprintf(buf, sizeof(buf), "%.4f", v);
-  } else {
-    std::snprintf(buf, sizeof(buf), "%.4g", v);
-  }
-  return buf;
+namespace {
+// Decimals by magnitude: four below 10 (losses, bpb, accuracies), two below 1,000 (perplexities),
+// one below 100,000, none above (never an exponent in a table).
+int decimals_for(double v) {
+  const double a = std::fabs(v);
+  return a < 10.0 ? 4 : a < 1000.0 ? 2 : a < 1e5 ? 1 : 0;
 }
 
+std::string fixed(double v, int decimals) {
+  if (std::isnan(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+}  // namespace
+
+std::string num(double v) { return fixed(v, decimals_for(v)); }
+
+// The spread is printed to the mean's decimals ("11.19 ± 0.18", not "11.19 ± 0.1800").
 std::string mean_std(const Stats& s) {
   if (s.n == 0) return "- (n=0)";
-  std::string out = num(s.mean);
-  if (s.n >= 2) out += " ± " + num(s.std);
+  const int decimals = decimals_for(s.mean);
+  std::string out = fixed(s.mean, decimals);
+  if (s.n >= 2) out += " ± " + fixed(s.std, decimals);
   out += " (n=" + std::to_string(s.n) + ")";
   return out;
 }

@@ -20,9 +20,11 @@ namespace pha::analysis::detail {
 // (at the given T; without one, the only T there). NaN when the run does not have it.
 double replica_value(store::Store& store, int64_t run_id, const MetricRef& metric, bool best, bool minimize);
 
-// "1.2346" (4 decimals below 10, else 4 significant digits; "-" for NaN).
+// "1.2346": 4 decimals below 10, 2 below 1,000, 1 below 100,000, else none (never an exponent);
+// "-" for NaN.
 std::string num(double v);
-// "1.2346 ± 0.0123 (n=3)"; "1.2346 (n=1)"; "- (n=0)".
+// "1.2346 ± 0.0123 (n=3)", "11.19 ± 0.18 (n=3)" (the spread to the mean's decimals);
+// "1.2346 (n=1)"; "- (n=0)".
 std::string mean_std(const Stats& s);
 // "[1.2001, 1.2690]", or "" without an interval.
 std::string interval(double low, double high);

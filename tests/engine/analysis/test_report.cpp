@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "analysis/report.h"
+#include "analysis/report_internal.h"
 #include "core/error.h"
 #include "engine/store/store_test_util.h"
 #include "store/run_writer.h"
@@ -270,4 +271,25 @@ TEST(Report, StructuralCheckerRejectsBrokenHtml) {
   EXPECT_NONFATAL_FAILURE(expect_well_formed("<!DOCTYPE html>\n<html><body><p>x & y</p></body></html>"), "& y");
   EXPECT_NONFATAL_FAILURE(expect_well_formed("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head></html>"),
                           "not closed");
+}
+
+// Numbers in the report's tables: a perplexity's spread to the mean's two decimals (the
+// ablations report printed "11.19 ± 0.1800"), a parameter count without an exponent.
+TEST(Report, NumbersKeepTheirMagnitudesDecimalsAndNeverAnExponent) {
+  namespace d = pa::detail;
+  EXPECT_EQ(d::num(3.48421), "3.4842");
+  EXPECT_EQ(d::num(11.1937), "11.19");
+  EXPECT_EQ(d::num(2345.67), "2345.7");
+  EXPECT_EQ(d::num(1286172.0), "1286172");
+  EXPECT_EQ(d::num(std::nan("")), "-");
+  pa::Stats s;
+  s.n = 3;
+  s.mean = 11.1937;
+  s.std = 0.18004;
+  EXPECT_EQ(d::mean_std(s), "11.19 ± 0.18 (n=3)");
+  s.mean = 3.48421;
+  s.std = 0.02321;
+  EXPECT_EQ(d::mean_std(s), "3.4842 ± 0.0232 (n=3)");
+  s.n = 1;
+  EXPECT_EQ(d::mean_std(s), "3.4842 (n=1)");
 }
