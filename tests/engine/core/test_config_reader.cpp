@@ -94,3 +94,13 @@ TEST(ConfigReader, FormatsNumbersShortestFirst) {
 }
 
 }  // namespace
+
+// A long string value is shortened in messages without cutting a UTF-8 sequence: the message
+// can later be written as JSON (the store), and nlohmann throws on invalid UTF-8 when dumping.
+TEST(ConfigReader, ShortenedValuesStayValidUtf8) {
+  std::string text = "a";  // then "é" x 30: with the opening quote, byte 37 is inside an "é"
+  for (int i = 0; i < 30; ++i) text += "\xC3\xA9";
+  const std::string described = pha::describe_json(nlohmann::json(text));
+  EXPECT_NE(described.find("..."), std::string::npos) << described;
+  EXPECT_NO_THROW((void)nlohmann::json(described).dump()) << described;
+}
