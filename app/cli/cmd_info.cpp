@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "core/allocator.h"
+#include "core/blas_core.h"
 #include "device/system_info.h"
 #include "model/precision.h"
 #include "runtime/trainer.h"
@@ -19,6 +20,7 @@ void add_info_command(CLI::App& app, GlobalOptions& global) {
     auto info = collect_system_info(!*no_gemm);
     std::fputs(format_system_info(info).c_str(), stdout);
     std::printf("  allocator       %s\n", allocator_policy_text().c_str());
+    std::printf("  BLAS kernels    %s\n", blas_core_policy_text().c_str());
     const std::string device = runtime::Trainer::resolve_device("auto");
     std::printf("  precision       training.precision auto on %s: %s\n", device.c_str(),
                 model::resolve_precision("auto", device).text().c_str());

@@ -5,9 +5,11 @@
 
 #include "commands.h"
 #include "core/allocator.h"
+#include "core/blas_core.h"
 #include "core/error.h"
 
 int main(int argc, char** argv) {
+  pha::apply_blas_core_policy_at_startup(argv);  // may re-run the program with OPENBLAS_CORETYPE set
   pha::apply_allocator_policy_at_startup();  // before the first large allocation
   CLI::App app{"pha: PHA Workbench headless engine (train, evaluate, benchmark, inspect)"};
   app.require_subcommand(1);

@@ -13,6 +13,7 @@
 #include <cstdio>
 
 #include "core/allocator.h"
+#include "core/blas_core.h"
 #include "device/system_info.h"
 #include "main_window.h"
 #include "project_session.h"
@@ -82,6 +83,7 @@ void openOnStart(pha::gui::MainWindow& window, const StartRequest& r) {
 // The option list stays in one place (it is the program's command-line reference), so main is
 // longer than the usual 60 lines.
 int main(int argc, char** argv) {
+  pha::apply_blas_core_policy_at_startup(argv);  // may re-run the program with OPENBLAS_CORETYPE set
   pha::apply_allocator_policy_at_startup();  // before the first large allocation
   ensureRuntimeDir();
   QApplication app(argc, argv);

@@ -4,9 +4,14 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <torch/cuda.h>
 #ifdef PHA_TORCH_HAS_CUDA
 #include <ATen/cuda/CUDAContext.h>
@@ -61,6 +66,11 @@ PrecisionChoice resolve_precision(const std::string& setting, const std::string&
                     : "the GPU's compute capability is unknown";
   } else {
     const std::string flags = cpu_bf16_flags();
+    if (setting == "auto") {
+      PrecisionChoice a = auto_cpu_precision(flags, flags.empty() ? GemmRates{} : auto_probe_gemm_rates());
+      a.setting = setting;
+      return a;
+    }
     native = !flags.empty();
     why = native ? "this CPU has native bf16 (" + flags + ")" : "this CPU has no native bf16 (no avx512_bf16 / amx_bf16)";
   }
@@ -72,6 +82,37 @@ PrecisionChoice resolve_precision(const std::string& setting, const std::string&
     c.reason = "training.precision " + setting + (setting == "bf16" && !native ? "; " + why + ", slower than fp32" : "");
   }
   return c;
+}
+
+PrecisionChoice auto_cpu_precision(const std::string& flags, const GemmRates& rates) {
+  PrecisionChoice c;
+  c.setting = "auto";
+  if (flags.empty()) {
+    c.precision = "fp32";
+    c.reason = "auto: this CPU has no native bf16 (no avx512_bf16 / amx_bf16)";
+    return c;
+  }
+  const bool faster = rates.bf16 >= kAutoBf16MinSpeedup * rates.fp32 && rates.bf16 > 0.0;
+  c.precision = faster ? "bf16" : "fp32";
+  c.reason = fmt::format(
+      "auto: this CPU has native bf16 ({}); bf16 GEMMs measured {:.0f} GFLOP/s against fp32 {:.0f} here ({:.2f}x; "
+      "bf16 needs >= {:.2f}x)",
+      flags, rates.bf16, rates.fp32, rates.fp32 > 0.0 ? rates.bf16 / rates.fp32 : 0.0, kAutoBf16MinSpeedup);
+  return c;
+}
+
+GemmRates auto_probe_gemm_rates() {
+  static std::mutex m;
+  static std::map<int, GemmRates> cache;  // by intra-op thread count
+  std::lock_guard<std::mutex> lock(m);
+  const int threads = at::get_num_threads();
+  auto it = cache.find(threads);
+  if (it != cache.end()) return it->second;
+  GemmRates r;  // (randn tensors: no autograd)
+  r.fp32 = measure_gemm_gflops_as("fp32", 1024, 3);
+  r.bf16 = measure_gemm_gflops_as("bf16", 1024, 3);
+  cache[threads] = r;
+  return r;
 }
 
 double measure_gemm_gflops_as(const std::string& dtype, int n, int repeats, const std::string& device) {

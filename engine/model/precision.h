@@ -2,9 +2,13 @@
 // and why; the hardware checks behind `auto`; the GEMM rate per dtype (for MFU against the
 // rate of the dtype that trains). Plain C++ header: `pha info` and the runtime include it.
 //
-// auto = bf16 where the hardware runs bf16 natively, fp32 elsewhere:
-//   CPU:  /proc/cpuinfo flags avx512_bf16 or amx_bf16 (oneDNN's bf16 GEMMs then run at about
-//         twice the fp32 rate; without them bf16 is emulated and slower than fp32)
+// auto = bf16 where the hardware runs bf16 natively and faster, fp32 elsewhere:
+//   CPU:  /proc/cpuinfo flags avx512_bf16 or amx_bf16 (without them bf16 is emulated and slower
+//         than fp32), and bf16 GEMMs measured in this process (1024^3, best of 3, the thread
+//         policy in effect) at least kAutoBf16MinSpeedup times the fp32 rate. With AMX (and on
+//         the anchor machine) bf16 runs at about twice fp32; on an AVX512-BF16 CPU without AMX
+//         whose fp32 GEMMs run on OpenBLAS's AVX-512 kernels it can be 4x slower (82 against 317
+//         GFLOP/s on the reference VM, docs/performance.md), and auto then trains fp32.
 //   CUDA: compute capability 8.0 or newer (sm80: A100, H100, ...)
 // bf16 means mixed precision with fp32 master weights and fp32 AdamW state: the weight GEMMs
 // and the elementwise work between them run in bf16; norms, softmax statistics, the mixer, the
@@ -25,6 +29,23 @@ struct PrecisionChoice {
   // "bf16 mixed precision (auto: ...)" / "fp32 (auto: ...)": the log line's and pha info's text
   std::string text() const;
 };
+
+// bf16 GEMMs must measure at least this multiple of the fp32 rate for auto to pick bf16 on a CPU
+// with native bf16: below it the casts around every bf16 GEMM eat the gain (pha-tiny's bf16 step
+// was 1.3x fp32's where the GEMM rates differed 1.9x).
+constexpr double kAutoBf16MinSpeedup = 1.25;
+
+struct GemmRates {
+  double fp32 = 0.0, bf16 = 0.0;  // GFLOP/s
+};
+
+// auto on a CPU: flags = cpu_bf16_flags(); rates measured only when flags is not empty. Pure:
+// resolve_precision passes this process's measurement.
+PrecisionChoice auto_cpu_precision(const std::string& flags, const GemmRates& rates);
+
+// The rates auto compares: 1024^3 products, best of 3 after a warm-up, measured once per
+// process and intra-op thread count.
+GemmRates auto_probe_gemm_rates();
 
 // setting: auto | fp32 | bf16; device: a resolved device ("cpu" or "cuda"). Throws pha::Error
 // (field training.precision) for another setting.

@@ -2,6 +2,7 @@
 #include <regex>
 
 #include "cli_runner.h"
+#include "core/blas_core.h"
 
 TEST(CliInfo, ReportsVersionsThreadsBlasAndAMeasuredGemmRate) {
   auto r = run_cli("--threads 2 info");
@@ -26,4 +27,37 @@ TEST(CliInfo, NamesMissingDataAndTheFix) {
 TEST(CliInfo, BadCommandLineExitsWithTheUsageCode) {
   EXPECT_EQ(run_cli("no-such-command").exit_code, 2);
   EXPECT_EQ(run_cli("--threads -3 info").exit_code, 2);
+}
+
+// The OpenBLAS kernel policy (core/blas_core.h), as `pha info` reports it. On a CPU with AVX2
+// or AVX-512 the program never runs OpenBLAS's pre-AVX2 fallback kernels unless asked to.
+namespace {
+std::string blas_kernels_line(const std::string& env) {
+  auto r = run_cli("info --no-gemm", env);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::smatch m;
+  if (!std::regex_search(r.output, m, std::regex("BLAS kernels +([^\n]*)"))) return "(no BLAS kernels line) " + r.output;
+  return m[1];
+}
+}  // namespace
+
+TEST(CliInfo, BlasKernelsSuitTheCpuAndTheSwitchesWork) {
+  const std::string line = blas_kernels_line("");
+  if (line.rfind("not OpenBLAS", 0) == 0) GTEST_SKIP() << line;
+  const std::string core = line.substr(0, line.find(' '));
+  const pha::CpuVectorFeatures cpu = pha::cpu_vector_features();
+  if (cpu.level >= pha::CpuVectorLevel::Avx2 && pha::openblas_core_level(core) >= 0) {
+    EXPECT_GE(pha::openblas_core_level(core), 2) << line;
+  }
+  EXPECT_EQ(pha::better_openblas_core(core, cpu), "") << line;
+  // the user's OPENBLAS_CORETYPE is kept, and said so
+  EXPECT_EQ(blas_kernels_line("OPENBLAS_CORETYPE=Prescott"), "Prescott (OPENBLAS_CORETYPE, as set)");
+  // PHA_BLAS_CORE=system keeps OpenBLAS's own choice: no OPENBLAS_CORETYPE appears
+  const std::string system = blas_kernels_line("PHA_BLAS_CORE=system");
+  EXPECT_EQ(system.find("chosen by pha"), std::string::npos) << system;
+  EXPECT_EQ(system.find("OPENBLAS_CORETYPE"), std::string::npos) << system;
+  // a bad value is named, and the default applies
+  auto bad = run_cli("info --no-gemm", "PHA_BLAS_CORE=fast");
+  EXPECT_EQ(bad.exit_code, 0) << bad.output;
+  EXPECT_NE(bad.output.find("PHA_BLAS_CORE=\"fast\" is not one of auto, system"), std::string::npos) << bad.output;
 }

@@ -23,6 +23,7 @@
 #include <torch/csrc/autograd/profiler_legacy.h>
 
 #include "core/allocator.h"
+#include "core/blas_core.h"
 #include "device/system_info.h"
 #include "model/precision.h"
 #include "model/presets.h"
@@ -44,6 +45,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  pha::apply_blas_core_policy_at_startup(argv);
   pha::apply_allocator_policy_at_startup();
   std::string preset = "pha-d512", precisions = "fp32,bf16", trace;
   int T = 512, B = 8, steps = 5, warmup = 2, threads = 0;
@@ -63,7 +65,8 @@ int main(int argc, char** argv) {
     }
   }
   pha::configure_threads(threads);
-  std::printf("%s\n%s\n", pha::thread_policy_text().c_str(), pha::allocator_policy_text().c_str());
+  std::printf("%s\n%s\nBLAS kernels: %s\n", pha::thread_policy_text().c_str(), pha::allocator_policy_text().c_str(),
+              pha::blas_core_policy_text().c_str());
   std::printf("GEMM 2048: fp32 %.1f GFLOP/s, bf16 %.1f GFLOP/s\n", pha::model::measure_gemm_gflops_as("fp32"),
               pha::model::measure_gemm_gflops_as("bf16"));
   const pha::model::ModelConfig mc = pha::model::preset(preset);

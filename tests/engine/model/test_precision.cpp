@@ -188,7 +188,13 @@ INSTANTIATE_TEST_SUITE_P(Precision, Bf16Training,
 TEST(PrecisionChoice, AutoFollowsTheHardwareAndExplicitSettingsWin) {
   const PrecisionChoice a = resolve_precision("auto", test_device());
   if (test_device() == "cpu") {
-    EXPECT_EQ(a.bf16(), !cpu_bf16_flags().empty()) << a.text();
+    if (cpu_bf16_flags().empty()) {
+      EXPECT_FALSE(a.bf16()) << a.text();
+    } else {  // the choice follows the rates it quotes
+      const pha::model::GemmRates r = pha::model::auto_probe_gemm_rates();
+      EXPECT_EQ(a.bf16(), r.bf16 >= pha::model::kAutoBf16MinSpeedup * r.fp32) << a.text();
+      EXPECT_NE(a.reason.find("GFLOP/s"), std::string::npos) << a.reason;
+    }
   }
   EXPECT_NE(a.reason.find("auto: "), std::string::npos) << a.reason;
   EXPECT_EQ(resolve_precision("fp32", test_device()).precision, "fp32");
@@ -199,6 +205,22 @@ TEST(PrecisionChoice, AutoFollowsTheHardwareAndExplicitSettingsWin) {
   } catch (const pha::Error& e) {
     EXPECT_EQ(e.where(), "training.precision");
   }
+}
+
+// auto on a CPU: bf16 only with native bf16 and bf16 GEMMs at least 1.25x the fp32 rate.
+TEST(PrecisionChoice, AutoOnCpuNeedsNativeBf16AndFasterBf16Gemms) {
+  using pha::model::auto_cpu_precision;
+  const PrecisionChoice amx = auto_cpu_precision("avx512_bf16 amx_bf16", {320.0, 610.0});
+  EXPECT_TRUE(amx.bf16()) << amx.text();
+  EXPECT_EQ(amx.setting, "auto");
+  const PrecisionChoice slow = auto_cpu_precision("avx512_bf16", {317.0, 82.0});
+  EXPECT_FALSE(slow.bf16()) << slow.text();
+  EXPECT_NE(slow.reason.find("82 GFLOP/s against fp32 317"), std::string::npos) << slow.reason;
+  EXPECT_FALSE(auto_cpu_precision("avx512_bf16", {300.0, 360.0}).bf16());  // 1.2x: casts eat it
+  EXPECT_TRUE(auto_cpu_precision("avx512_bf16", {300.0, 380.0}).bf16());
+  const PrecisionChoice none = auto_cpu_precision("", {100.0, 1000.0});
+  EXPECT_FALSE(none.bf16());
+  EXPECT_NE(none.reason.find("no native bf16"), std::string::npos) << none.reason;
 }
 
 TEST(PrecisionChoice, TrainerKeepsFp32MastersAndOptimizerState) {
