@@ -84,7 +84,8 @@ void populateTrainingForm(JsonForm* form) {
       {"mixer_every", QObject::tr("Steps between mixer-weight snapshots and per-branch output norms (the heatmap's "
                                   "frames)")},
       {"device", QObject::tr("auto = CUDA when available, else CPU")},
-      {"precision", QObject::tr("auto = bf16 autocast on CUDA, fp32 on CPU; bf16 needs CUDA")},
+      {"precision", QObject::tr("auto = bf16 mixed precision where the CPU or GPU has native bf16 that is faster "
+                                "than fp32, else fp32 (`pha info` says which and why)")},
       {"threads", QObject::tr("Intra-op CPU threads; 0 = all cores (or $PHA_THREADS)")},
   };
   for (const auto& [key, text] : help) form->setHelp(QString::fromLatin1(key), text);
