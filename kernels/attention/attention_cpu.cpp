@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <ATen/record_function.h>
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 #include <torch/csrc/autograd/custom_function.h>
@@ -352,6 +353,7 @@ void backward_impl(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v
 struct CpuAttentionFn : public torch::autograd::Function<CpuAttentionFn> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& q_in, const at::Tensor& k_in,
                             const at::Tensor& v_in, int64_t block, int64_t workers_in) {
+    RECORD_FUNCTION("pha::cpu_causal_attention", std::vector<c10::IValue>());  // named in --trace files
     const at::Tensor q = unit_last_stride(q_in), k = unit_last_stride(k_in), v = unit_last_stride(v_in);
     const Shape d = shape_of(q, k, block);
     const int workers = worker_count(static_cast<int>(workers_in));

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include <ATen/record_function.h>
 #include <c10/util/Exception.h>
 #include <torch/csrc/autograd/custom_function.h>
 
@@ -42,6 +43,7 @@ Basis power_basis(const at::Tensor& lre, const at::Tensor& lim, int64_t t0, int6
 struct DssBasisProductFn : public torch::autograd::Function<DssBasisProductFn> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& coef, const at::Tensor& lre,
                             const at::Tensor& lim, int64_t T) {
+    RECORD_FUNCTION("pha::dss_kernel", std::vector<c10::IValue>());  // named in --trace files
     at::Tensor K = at::empty({coef.size(0), T}, coef.options());  // (H, T)
     for (int64_t t0 = 0; t0 < T; t0 += kBasisChunk) {
       const int64_t n = std::min(kBasisChunk, T - t0);
@@ -82,6 +84,7 @@ struct DssBasisProductFn : public torch::autograd::Function<DssBasisProductFn> {
 // padding to 2T: no wrap-around), dD = sum dy z.
 struct GssConvFn : public torch::autograd::Function<GssConvFn> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& z, const at::Tensor& K, const at::Tensor& D) {
+    RECORD_FUNCTION("pha::gss_causal_conv", std::vector<c10::IValue>());
     const int64_t T = z.size(1), n = 2 * T;  // zero padding to 2T: linear, not circular, convolution
     const at::Tensor zf = at::fft_rfft(z, n, /*dim=*/1);                 // (B, T+1, H) complex
     const at::Tensor kf = at::fft_rfft(K, n, /*dim=*/1).t();             // (T+1, H) complex

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include <ATen/record_function.h>
 #include <c10/util/Exception.h>
 #include <torch/csrc/autograd/custom_function.h>
 
@@ -199,6 +200,7 @@ struct MixNormFn : public torch::autograd::Function<MixNormFn> {
                                const at::Tensor& g0, const at::Tensor& g1, const at::Tensor& g2, const at::Tensor& mix,
                                const at::Tensor& x_in, const at::Tensor& lnw_in, const at::Tensor& lnb_in,
                                double alpha, double rms_eps, double ln_eps) {
+    RECORD_FUNCTION("pha::mix_residual_norm", std::vector<c10::IValue>());  // named in --trace files
     const std::vector<at::Tensor> ys = present({y0, y1, y2}), gs = present({g0, g1, g2});
     const at::Tensor x = x_in.contiguous(), lnw = lnw_in.contiguous(), lnb = lnb_in.contiguous();
     const int64_t d = x.size(-1), rows = x.numel() / d, n = static_cast<int64_t>(ys.size());
@@ -291,3 +293,4 @@ MixNormOut mix_residual_norm(const MixNormInputs& in) {
 }
 
 }  // namespace pha::kernels
+

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include <ATen/record_function.h>
 #include <ATen/Dispatch.h>
 #include <c10/util/Exception.h>
 #include <torch/csrc/autograd/custom_function.h>
@@ -129,6 +130,7 @@ std::vector<acc_t> as_acc(const std::vector<double>& v) {
 struct RopeCosineFn : public torch::autograd::Function<RopeCosineFn> {
   static variable_list forward(AutogradContext* ctx, const at::Tensor& qk_in, const at::Tensor& log_scale,
                                const at::Tensor& cos_in, const at::Tensor& sin_in, int64_t Hq, double max_log_scale) {
+    RECORD_FUNCTION("pha::rope_cosine", std::vector<c10::IValue>());  // named in --trace files
     const at::Tensor qk = qk_in.stride(3) == 1 ? qk_in : qk_in.contiguous();
     const at::ScalarType acc = detail::opmath_dtype(qk.scalar_type());
     const at::Tensor cos = cos_in.to(acc).contiguous(), sin = sin_in.to(acc).contiguous();

@@ -34,6 +34,13 @@ TEST(CliBenchModel, JsonRowsAreMeasuredThroughTheTrainerWithMfuAndATrace) {
   EXPECT_GT(row["peak_rss_bytes"].get<int64_t>(), 10 << 20);
   EXPECT_GT(row["params"].get<int64_t>(), 1000000);
   EXPECT_TRUE(std::filesystem::exists(trace)) << "--trace writes one extra profiled step";
+  {  // the fused kernels' forwards are named in it, not hidden in their callers' time
+    std::ifstream in(trace);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const char* op : {"pha::cpu_causal_attention", "pha::rope_cosine", "pha::mix_residual_norm",
+                           "pha::gss_causal_conv", "pha::dss_kernel"})
+      EXPECT_NE(text.find(op), std::string::npos) << op;
+  }
   std::filesystem::remove(trace);
 
   const CliResult table = run_cli("--threads 1 bench model --preset pha-tiny -T 32 --tokens 64 --steps 1 --warmup 0 "
