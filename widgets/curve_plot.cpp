@@ -16,6 +16,12 @@
 
 namespace pha::widgets {
 
+SeriesKind metricSeriesKind(const QString& key) {
+  return key.startsWith(QLatin1String("val/")) || key.startsWith(QLatin1String("test/")) ? SeriesKind::Sparse
+                                                                                           : SeriesKind::Dense;
+}
+
+
 QColor seriesColor(int index) {
   static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
                                   QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75),

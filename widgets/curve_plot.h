@@ -39,6 +39,11 @@ class ReplotThrottle;
 enum class CurveX { Step = 0, Tokens = 1, WallTime = 2 };
 enum class SeriesKind { Dense, Sparse };
 
+// How a stored metric is drawn, by the engine's key names: evaluations ("val/...", "test/...":
+// a point every eval_every steps) raw, as points joined by lines; every training-time series
+// ("train/...", "branch_rms/...") smoothed. The live view and Compare both use this.
+SeriesKind metricSeriesKind(const QString& key);
+
 // One series as exported: every point held, with its x in all three units.
 struct CurveData {
   QString name;

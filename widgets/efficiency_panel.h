@@ -47,7 +47,6 @@ class EfficiencyPanel : public QWidget {
   QTableWidget* m_table = nullptr;
   QLabel* m_method = nullptr;
   std::vector<EfficiencySeries> m_series;
-  StableColors m_colors;
 };
 
 }  // namespace pha::widgets

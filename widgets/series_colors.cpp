@@ -35,6 +35,11 @@ int StableColors::index(const QString& key) {
 
 QColor StableColors::color(const QString& key) { return seriesColor(index(key)); }
 
+StableColors& modelColors() {
+  static StableColors colors;  // GUI thread only
+  return colors;
+}
+
 void placeLegendBelow(QCustomPlot* plot, int columns) {
   auto* row = new QCPLayoutGrid;
   plot->plotLayout()->addElement(1, 0, row);

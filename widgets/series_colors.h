@@ -27,6 +27,11 @@ class StableColors {
   QHash<QString, int> m_index;
 };
 
+// The window's one colour per model: the Efficiency dock and every Compare tab draw a model (a
+// run's group or name; a profile run's model) in the colour this process-wide instance gives
+// it, so pha-tiny is one colour in every dock.
+StableColors& modelColors();
+
 void placeLegendBelow(QCustomPlot* plot, int columns);
 // Plottables listed in the legend.
 int legendEntries(QCustomPlot* plot);

@@ -51,7 +51,7 @@ std::string sublayers_text(const LayerSpec& layer) {
 struct ModelOptions {
   std::string preset, config;
   int seq_len = 0;  // 0: the config's context
-  int batch = 8;
+  int batch = kReferenceBatch;  // the reference figure's batch (model/flops.h)
   bool json = false, list = false;
 };
 

@@ -214,8 +214,9 @@ void list_runs(const RunLocator& where, const std::string& kind, const std::stri
                                                  "val loss", "val bpb", "accuracy", "started"}};
   for (const analysis::RunGroup& g : analysis::group_runs(entries)) {
     const store::RunListEntry& first = g.runs.front();
-    if (g.runs.size() == 1) {
-      rows.push_back(row_of(ids_text(g), first.run.name, first, status_text(g), run_values(first)));
+    if (!analysis::summarizes_replicas(g)) {  // one run, or one seed trained again: each its own line
+      for (const auto& e : g.runs)
+        rows.push_back(row_of(std::to_string(e.run.id), e.run.name, e, store::to_string(e.run.status), run_values(e)));
       continue;
     }
     std::vector<std::string> values;
@@ -246,8 +247,13 @@ void show_run(const RunLocator& where, bool json_out) {
   if (!r.group.empty())
     std::printf("  group    %s%s\n", r.group.c_str(), r.seed >= 0 ? (" (seed " + std::to_string(r.seed) + ")").c_str() : "");
   if (r.world_size > 1) std::printf("  processes %d (%s, data-parallel)\n", r.world_size, r.backend.c_str());
-  std::printf("metrics (last / min / max / best step / points):\n");
-  for (const auto& k : s.metric_keys(r.id)) {
+  const auto keys = s.metric_keys(r.id);
+  if (keys.empty())
+    std::printf("metrics: none (%s)\n", r.kind == store::RunKind::Profile ? "a profile run records perf rows, below"
+                                                                           : "no step was recorded");
+  else
+    std::printf("metrics (last / min / max / best step / points):\n");
+  for (const auto& k : keys) {
     auto m = s.summary(r.id, k);
     if (m)
       std::printf("  %-24s %12.5g %12.5g %12.5g %8lld %8lld\n", k.c_str(), m->last, m->min, m->max,
@@ -263,6 +269,12 @@ void show_run(const RunLocator& where, bool json_out) {
     std::printf("  step %-7lld %-22s %-28s %-15s %.5g\n", static_cast<long long>(e.step), e.task.c_str(),
                 where.c_str(), e.metric.c_str(), e.value);
   }
+  const auto perf = s.perf(r.id);
+  if (!perf.empty()) std::printf("efficiency (T, batch, phase: tokens/s, peak memory; device, how measured):\n");
+  for (const auto& p : perf)
+    std::printf("  T=%-6lld batch %-4lld %-8s %12.0f tokens/s %10s  %s, %s\n", static_cast<long long>(p.seq_len),
+                static_cast<long long>(p.batch), p.phase.c_str(), p.tokens_per_s, format_bytes(p.peak_bytes).c_str(),
+                p.device.c_str(), p.method.empty() ? "method not recorded" : p.method.c_str());
   const auto steps = s.mixer_steps(r.id);
   if (!steps.empty()) print_mixer(*s.read_mixer(r.id, steps.back()));
   for (const auto& c : s.checkpoints(r.id))
@@ -293,6 +305,7 @@ void add_runs_commands(CLI::App& app, GlobalOptions&) {
   auto* runs = app.add_subcommand("runs", "List runs or show one run's record");
   runs->require_subcommand(1);
   add_list_command(runs);
+  add_recover_command(runs);
 
   auto show_where = std::make_shared<RunLocator>();
   auto show_json = std::make_shared<bool>(false);

@@ -24,4 +24,7 @@ store::RunInfo require_run(store::Store& store, int64_t run_id);
 // the store. pha::Error naming --run otherwise (listing the ids when the name is ambiguous).
 int64_t resolve_run(store::Store& store, const std::string& id_or_name);
 
+// `pha runs recover` (cmd_runs_recover.cpp).
+void add_recover_command(CLI::App* runs);
+
 }  // namespace pha::cli

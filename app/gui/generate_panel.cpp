@@ -78,6 +78,13 @@ void GeneratePanel::setRun(const QString& storePath, qint64 runId, const QString
   m_button->setEnabled(!m_busy);
 }
 
+void GeneratePanel::clearRun() {
+  m_store.clear();
+  m_runId = 0;
+  m_runLabel->setText(tr("Pick a trained run in the run table to sample from its last checkpoint."));
+  m_button->setEnabled(false);
+}
+
 void GeneratePanel::generate() {
   if (m_busy || m_runId == 0) return;
   m_busy = true;

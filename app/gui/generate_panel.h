@@ -22,6 +22,8 @@ class GeneratePanel : public QWidget {
   ~GeneratePanel() override;
 
   void setRun(const QString& storePath, qint64 runId, const QString& runName);
+  // No run to sample from (another project opened).
+  void clearRun();
   void generate();
   bool isBusy() const { return m_busy; }
   QString output() const;   // the last continuation

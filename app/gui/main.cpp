@@ -1,5 +1,6 @@
 // pha-workbench: the desktop program.
 #include <QApplication>
+#include <QCoreApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QDir>
@@ -11,6 +12,7 @@
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "core/allocator.h"
 #include "core/blas_core.h"
@@ -78,11 +80,76 @@ void openOnStart(pha::gui::MainWindow& window, const StartRequest& r) {
   }
   if (!r.compareTab.isEmpty()) showCompareTab(window, r.compareTab);
 }
+
+// The program's command-line reference: every option, in one place.
+struct Options {
+  QCommandLineOption selfTest{"self-test", "Check that the compiled-in resources load (icon, palettes), print the result and exit"};
+  QCommandLineOption showRun{"run", "Show this run of the project (by name; the newest when several)", "name"};
+  QCommandLineOption compareAll{"compare", "Compare the project's finished runs on start"};
+  QCommandLineOption startRuns{"start", "Start training the project's runs on start"};
+  QCommandLineOption compareTab{"compare-tab", "With --compare: show this Compare tab (Curves, Mixer, Metrics, Config diff, "
+                                               "Pareto, Length)", "title"};
+  QCommandLineOption raiseDock{"show-dock", "Bring this dock to the front (objectName, e.g. dock.efficiency)", "name"};
+  QCommandLineOption measure{"measure-efficiency", "Measure the project's efficiency profile on start"};
+  QCommandLineOption bench{"bench-responsiveness",
+                           "Benchmark: train a copy of the project (default: the quickstart template) in the shown "
+                           "window while measuring event-loop stalls and plot redraws; print the figures and exit"};
+  QCommandLineOption benchSteps{"bench-steps", "Benchmark: training steps per run (0: the project's; default 100)", "n",
+                                "100"};
+  QCommandLineOption benchProbe{"bench-probe-ms", "Benchmark: probe timer interval in ms (default 5)", "ms", "5"};
+  QCommandLineOption benchNoProfile{"bench-no-profile", "Benchmark: leave out the project's efficiency profile"};
+
+  void addTo(QCommandLineParser& cli) {
+    cli.setApplicationDescription("PHA Workbench: build, train, measure and compare hybrid GSS + attention models");
+    cli.addHelpOption();
+    cli.addVersionOption();
+    for (const auto* o : {&selfTest, &showRun, &compareAll, &startRuns, &compareTab, &raiseDock, &measure, &bench,
+                          &benchSteps, &benchProbe, &benchNoProfile})
+      cli.addOption(*o);
+    cli.addPositionalArgument("project", "Project folder to open (default: the last one, else the quickstart)", "[project]");
+  }
+};
+
+// --help and --version need no display: answered before the window's QApplication exists
+// (which aborts without one). Returns true when it answered.
+bool answeredWithoutDisplay(int argc, char** argv, int* exitCode) {
+  bool help = false, version = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    help = help || a == "--help" || a == "-h" || a == "--help-all" || a == "-?";
+    version = version || a == "--version" || a == "-v";
+  }
+  if (!help && !version) return false;
+  QCoreApplication app(argc, argv);
+  QCoreApplication::setApplicationName("pha-workbench");
+  QCoreApplication::setApplicationVersion(PHA_VERSION);
+  QCommandLineParser cli;
+  Options options;
+  options.addTo(cli);
+  cli.parse(app.arguments());
+  if (help) std::fputs(qPrintable(cli.helpText()), stdout);
+  else std::printf("pha-workbench %s\n", PHA_VERSION);
+  *exitCode = 0;
+  return true;
+}
+
+// A window needs a display; without one Qt aborts (exit 134) with a message about plugins.
+bool hasDisplay() {
+  return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
+         !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+}
 }  // namespace
 
-// The option list stays in one place (it is the program's command-line reference), so main is
-// longer than the usual 60 lines.
+// main is longer than the usual 60 lines: start-up, the benchmark and the window, in order.
 int main(int argc, char** argv) {
+  int answered = 0;
+  if (answeredWithoutDisplay(argc, argv, &answered)) return answered;
+  if (!hasDisplay()) {
+    std::fprintf(stderr,
+                 "pha-workbench: no display (DISPLAY and WAYLAND_DISPLAY are not set): run it in a desktop session, "
+                 "set QT_QPA_PLATFORM (e.g. offscreen), or use the headless program `pha` (pha --help)\n");
+    return 2;
+  }
   pha::apply_blas_core_policy_at_startup(argv);  // may re-run the program with OPENBLAS_CORETYPE set
   pha::apply_allocator_policy_at_startup();  // before the first large allocation
   ensureRuntimeDir();
@@ -94,37 +161,14 @@ int main(int argc, char** argv) {
   QApplication::setWindowIcon(QIcon(":/pha/icons/pha-workbench.svg"));
 
   QCommandLineParser cli;
-  cli.setApplicationDescription("PHA Workbench: build, train, measure and compare hybrid GSS + attention models");
-  cli.addHelpOption();
-  cli.addVersionOption();
-  QCommandLineOption selfTest("self-test", "Check that the compiled-in resources load (icon, palettes), print the result and exit");
-  cli.addOption(selfTest);
-  QCommandLineOption showRun("run", "Show this run of the project (by name; the newest when several)", "name");
-  QCommandLineOption compareAll("compare", "Compare the project's finished runs on start");
-  QCommandLineOption startRuns("start", "Start training the project's runs on start");
-  cli.addOption(showRun);
-  cli.addOption(compareAll);
-  cli.addOption(startRuns);
-  QCommandLineOption compareTab("compare-tab", "With --compare: show this Compare tab (Curves, Mixer, Metrics, Config diff, "
-                                               "Pareto, Length)", "title");
-  cli.addOption(compareTab);
-  QCommandLineOption raiseDock("show-dock", "Bring this dock to the front (objectName, e.g. dock.efficiency)", "name");
-  cli.addOption(raiseDock);
-  QCommandLineOption measure("measure-efficiency", "Measure the project's efficiency profile on start");
-  cli.addOption(measure);
-  QCommandLineOption bench("bench-responsiveness",
-                           "Benchmark: train a copy of the project (default: the quickstart template) in the shown "
-                           "window while measuring event-loop stalls and plot redraws; print the figures and exit");
-  QCommandLineOption benchSteps("bench-steps", "Benchmark: training steps per run (0: the project's; default 100)", "n",
-                                "100");
-  QCommandLineOption benchProbe("bench-probe-ms", "Benchmark: probe timer interval in ms (default 5)", "ms", "5");
-  QCommandLineOption benchNoProfile("bench-no-profile", "Benchmark: leave out the project's efficiency profile");
-  cli.addOption(bench);
-  cli.addOption(benchSteps);
-  cli.addOption(benchProbe);
-  cli.addOption(benchNoProfile);
-  cli.addPositionalArgument("project", "Project folder to open (default: the last one, else the quickstart)", "[project]");
+  Options options;
+  options.addTo(cli);
   cli.process(app);
+  const QCommandLineOption &selfTest = options.selfTest, &showRun = options.showRun, &compareAll = options.compareAll,
+                           &startRuns = options.startRuns, &compareTab = options.compareTab,
+                           &raiseDock = options.raiseDock, &measure = options.measure, &bench = options.bench,
+                           &benchSteps = options.benchSteps, &benchProbe = options.benchProbe,
+                           &benchNoProfile = options.benchNoProfile;
   if (cli.isSet(selfTest)) return pha::gui::runSelfTest();
 
   if (cli.isSet(bench)) {

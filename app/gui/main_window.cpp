@@ -21,6 +21,7 @@
 #include "run_browser.h"
 #include "run_monitor.h"
 #include "run_queue.h"
+#include "runs_model.h"
 
 namespace pha::gui {
 
@@ -66,6 +67,10 @@ void MainWindow::connectControllers() {
   connect(m_queueControl, &QueueController::errorOccurred, this, &MainWindow::showError);
   connect(m_queueControl, &QueueController::message, this, &MainWindow::showMessage);
   connect(m_queueControl, &QueueController::stateChanged, this, &MainWindow::updateActions);
+  // A paused run reads "paused" in the run table until it resumes (the store says running).
+  connect(m_queueControl, &QueueController::stateChanged, this, [this] {
+    runsModel()->setPausedRun(m_queueControl->isPaused() && m_monitor->isLive() ? m_monitor->shownRunId() : 0);
+  });
   connect(m_queueControl, &QueueController::storeChanged, this, [this](bool now) {
     // The run browser follows the store at most every 2 s while training.
     if (now) {
@@ -171,6 +176,10 @@ void MainWindow::cancelRuns() { m_queueControl->cancelAll(); }
 
 void MainWindow::reloadRuns() {
   if (!m_session->isOpen()) return;
+  if (m_session->isStoreDamaged()) {  // never read (the banner says why)
+    m_browser->clear();
+    return;
+  }
   // While a run trains, the live plots keep it: do not re-select a stored run under them.
   m_browser->reload(m_session->storePath(), m_monitor->isLive() ? 0 : m_monitor->shownRunId());
 }
@@ -178,6 +187,10 @@ void MainWindow::reloadRuns() {
 void MainWindow::onRunChosen(const QString& storePath, qint64 runId, const QString& name) {
   if (m_monitor->isLive()) return;  // the live run keeps the plots while training
   if (!m_monitor->showStoredRun(storePath, runId)) showError(m_monitor->errorText());
+  if (m_monitor->shownRunIsProfile()) {  // its figures are the Efficiency dock's
+    m_docks.efficiencyDock->show();
+    m_docks.efficiencyDock->raise();
+  }
   showConfigOf(storePath, runId);
   m_generate->setRun(storePath, runId, name);
 }

@@ -9,6 +9,7 @@
 
 #include <QMainWindow>
 #include <QStringList>
+#include <functional>
 
 #include "docks.h"
 
@@ -32,6 +33,7 @@ class RunQueue;
 class RunsModel;
 
 class ProjectDataBanner;
+class StoreDamageBanner;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -73,6 +75,12 @@ class MainWindow : public QMainWindow {
   GeneratePanel* generatePanel() const { return m_generate; }
   ReportView* reportView() const { return m_report; }
   ProjectDataBanner* dataBanner() const { return m_dataBanner; }
+  StoreDamageBanner* storeBanner() const { return m_storeBanner; }
+  // The damaged store's recovery (the banner's Recover...): asks (confirm), closes the window's
+  // connections, runs the engine's recovery, reports what was saved and opens the project again.
+  bool recoverStore();
+  // Asked before a recovery; default: a Yes/No message box (yes on the offscreen platform).
+  void setRecoverConfirm(std::function<bool(const QString&)> confirm) { m_recoverConfirm = std::move(confirm); }
   QString lastError() const { return m_lastError; }
 
  signals:
@@ -124,6 +132,8 @@ class MainWindow : public QMainWindow {
   GeneratePanel* m_generate = nullptr;
   ReportView* m_report = nullptr;
   ProjectDataBanner* m_dataBanner = nullptr;
+  StoreDamageBanner* m_storeBanner = nullptr;
+  std::function<bool(const QString&)> m_recoverConfirm;
   QAction* m_runAction = nullptr;
   QAction* m_measureAction = nullptr;
   QAction* m_evaluateAction = nullptr;

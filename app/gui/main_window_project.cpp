@@ -10,6 +10,9 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QAction>
+#include <QApplication>
+#include <QMessageBox>
+#include <QProgressBar>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -30,9 +33,11 @@
 #include "mixer_panel.h"
 #include "project_data_banner.h"
 #include "project_session.h"
+#include "store_damage_banner.h"
 #include "report_view.h"
 #include "queue_controller.h"
 #include "run_browser.h"
+#include "run_monitor.h"
 #include "run_report.h"
 #include "store/store.h"
 
@@ -51,10 +56,24 @@ bool MainWindow::openProject(const QString& path) {
   m_docks.projectLabel->setText(tr("<b>%1</b><br>%2<br>runs to make: %3")
                                     .arg(m_session->name().toHtmlEscaped(), m_session->dir().toHtmlEscaped(),
                                          m_session->runNames().join(", ").toHtmlEscaped()));
-  reloadRuns();
-  m_efficiency->load(m_session->storePath());
+  // Every view shows the project now open, or says it is empty: nothing of the previous one stays.
+  m_compare->clear();
+  m_monitor->clear(tr("Pick a run in the run table to see its curves and mixer weights."));
+  m_generate->clearRun();
+  m_statusLabel->clear();
   m_dataBanner->refresh();
-  m_report->setProject(m_session->dir());
+  m_storeBanner->refresh();
+  if (m_session->isStoreDamaged()) {
+    // Said, not shown: what a damaged file reads may be wrong, and nothing may write to it.
+    m_browser->clear();
+    m_efficiency->load(QString());
+    m_report->setUnavailable(m_session->dir(), tr("the run store is damaged (the banner in the Project dock says how "
+                                                  "to recover it)."));
+  } else {
+    reloadRuns();
+    m_efficiency->load(m_session->storePath());
+    m_report->setProject(m_session->dir());
+  }
   updateActions();
   if (!m_session->runNames().isEmpty()) {
     const nlohmann::json cfg = m_session->runConfig(m_session->runNames().first());
@@ -69,14 +88,18 @@ bool MainWindow::openProject(const QString& path) {
 }
 
 void MainWindow::applyDataAvailability() {
-  const QString reason = m_session->isOpen() ? m_session->missingDataReason() : QString();
+  QString reason = m_session->isOpen() ? m_session->missingDataReason() : QString();
+  if (m_session->isOpen() && m_session->isStoreDamaged())
+    reason = tr("The project's run store is damaged and is not written to until it is recovered (Recover... in the "
+                "Project dock).");
   for (QAction* a : {m_runAction, m_measureAction, m_evaluateAction}) {
     // The menu's own tooltip is kept in a property; the reason is added while data is missing.
     if (!a->property("baseToolTip").isValid()) a->setProperty("baseToolTip", a->toolTip());
     const QString base = a->property("baseToolTip").toString();
     if (!reason.isEmpty()) a->setEnabled(false);
-    a->setToolTip(reason.isEmpty() ? base : tr("%1\n\nUnavailable: %2 Use Locate data... or Install data... in the "
-                                               "Project dock.").arg(base, reason));
+    const QString how = m_session->isStoreDamaged() ? QString()
+                                                    : tr(" Use Locate data... or Install data... in the Project dock.");
+    a->setToolTip(reason.isEmpty() ? base : tr("%1\n\nUnavailable: %2%3").arg(base, reason, how));
   }
 }
 
@@ -145,6 +168,10 @@ void MainWindow::buildFeatureDocks() {
     layout->insertWidget(layout->indexOf(m_docks.projectLabel) + 1, m_dataBanner);
   connect(m_dataBanner, &ProjectDataBanner::errorOccurred, this, &MainWindow::showError);
   connect(m_dataBanner, &ProjectDataBanner::dataChanged, this, [this] { openProject(m_session->dir()); });
+  m_storeBanner = new StoreDamageBanner(m_session, this);
+  if (auto* layout = qobject_cast<QVBoxLayout*>(m_docks.projectLabel->parentWidget()->layout()))
+    layout->insertWidget(layout->indexOf(m_docks.projectLabel) + 1, m_storeBanner);
+  connect(m_storeBanner, &StoreDamageBanner::recoverRequested, this, &MainWindow::recoverStore);
 
   m_config = new ConfigEditor(this);
   m_config->setObjectName("configEditor");
@@ -215,6 +242,42 @@ void MainWindow::addConfigAsVariant() {
   }
   openProject(m_session->dir());
   showMessage(tr("Added variant %1 to %2").arg(name.trimmed(), m_session->dir() + "/project.json"), 8000);
+}
+
+bool MainWindow::recoverStore() {
+  if (!m_session->isOpen() || !m_session->isStoreDamaged()) return false;
+  if (m_queueControl->isBusy()) {
+    showError(tr("Finish or cancel the running queue before recovering the run store."));
+    return false;
+  }
+  const QString question =
+      tr("Recover %1?\n\nWhat SQLite can still read is copied into a new store, checked, and put in its place; the "
+         "damaged file is kept beside it as runs.sqlite.damaged-<time>. Rows on damaged pages are lost. No other "
+         "program may write to this project meanwhile (a `pha train` of it must be stopped first).")
+          .arg(m_session->storePath());
+  bool yes = true;
+  if (m_recoverConfirm) {
+    yes = m_recoverConfirm(question);
+  } else if (QApplication::platformName() != "offscreen") {
+    yes = QMessageBox::question(this, tr("Recover the run store?"), question, QMessageBox::Yes | QMessageBox::No,
+                                QMessageBox::No) == QMessageBox::Yes;
+  }
+  if (!yes) return false;
+  m_compare->clear();  // its connections to the damaged file are closed before the file is replaced
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  QString report;
+  const bool ok = m_session->recoverStore(&report);
+  QApplication::restoreOverrideCursor();
+  if (!ok) {
+    m_storeBanner->refresh();
+    showError(tr("Cannot recover the run store: %1").arg(m_session->errorText()));
+    return false;
+  }
+  openProject(m_session->dir());
+  showMessage(report.section('\n', 0, 0), 20000);
+  if (isVisible() && QApplication::platformName() != "offscreen")
+    QMessageBox::information(this, tr("Run store recovered"), report);
+  return true;
 }
 
 void MainWindow::exportSelectedReport() {

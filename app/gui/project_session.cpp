@@ -9,6 +9,8 @@
 #include "core/paths.h"
 #include "runtime/project.h"
 #include "runtime/project_files.h"
+#include "store/store.h"
+#include "store/store_recover.h"
 
 namespace pha::gui {
 
@@ -51,6 +53,7 @@ bool ProjectSession::open(const QString& path) {
     m_profile = p.profile;
     m_missing = p.missing_data;
     m_error.clear();
+    recheckStore();
     addRecent(m_dir);
     emit projectOpened(m_dir);
     return true;
@@ -129,6 +132,39 @@ bool ProjectSession::relocateData(const QString& field, const QString& path) {
 nlohmann::json ProjectSession::runConfig(const QString& run) const {
   auto it = m_configs.find(run);
   return it == m_configs.end() ? nlohmann::json() : it->second;
+}
+
+void ProjectSession::recheckStore() {
+  m_storeProblems.clear();
+  if (m_dir.isEmpty()) return;
+  try {
+    for (const auto& p : store::quick_check(storePath().toStdString())) m_storeProblems << qstr(p);
+  } catch (const std::exception& e) {  // cannot even be opened: as damaged as it gets
+    m_storeProblems << QString::fromUtf8(e.what());
+  }
+}
+
+bool ProjectSession::recoverStore(QString* report) {
+  try {
+    const store::RecoveryReport r = store::recover_store(storePath().toStdString());
+    QStringList saved;
+    for (const auto& t : r.tables) {
+      QString line = tr("%1: %2 saved").arg(qstr(t.table)).arg(t.saved);
+      if (t.unreadable > 0) line += tr(" (unreadable in %1 place(s): %2)").arg(t.unreadable).arg(qstr(t.error));
+      if (t.rejected > 0) line += tr(", %1 refused").arg(t.rejected);
+      saved << line;
+    }
+    if (report)
+      *report = tr("Recovered %1 run(s) into a new %2 (integrity check: %3). The damaged file is kept as %4.\n\n%5")
+                    .arg(r.runs.size())
+                    .arg(storePath(), qstr(r.integrity), qstr(r.damaged_path), saved.join('\n'));
+    recheckStore();
+    return true;
+  } catch (const std::exception& e) {
+    m_error = QString::fromUtf8(e.what());
+    recheckStore();
+    return false;
+  }
 }
 
 QStringList ProjectSession::recentProjects() const {

@@ -67,6 +67,18 @@ class ProjectSession : public QObject {
   // the project again to use it. False with errorText() when refused (project.json unchanged).
   bool relocateData(const QString& field, const QString& path);
 
+  // The open project's run store as PRAGMA quick_check found it when the project was opened
+  // (store::quick_check): empty when sound (or not created yet). A damaged store is shown, not
+  // read: the window says so and writes nothing to it until the user chooses to recover it.
+  QStringList storeProblems() const { return m_storeProblems; }
+  bool isStoreDamaged() const { return !m_storeProblems.isEmpty(); }
+  // Checks the store again (after a recovery, or when a read met damage).
+  void recheckStore();
+  // Recovers the damaged store (store::recover_store, as `pha runs recover`): true with a
+  // summary of what was saved in *report; false with errorText(). Every connection to the
+  // store must be closed first (the caller's).
+  bool recoverStore(QString* report);
+
   QStringList recentProjects() const;
 
  signals:
@@ -80,6 +92,7 @@ class ProjectSession : public QObject {
   std::map<QString, nlohmann::json> m_configs;
   pha::runtime::ProfileSettings m_profile;
   std::vector<pha::runtime::MissingData> m_missing;
+  QStringList m_storeProblems;
   QString m_error;
 };
 

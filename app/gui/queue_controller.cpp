@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSettings>
 #include <algorithm>
 #include <climits>
@@ -16,6 +17,8 @@
 #include "project_session.h"
 #include "run_monitor.h"
 #include "run_queue.h"
+#include "runtime/project.h"
+#include "runtime/project_queue.h"
 #include "store/store.h"
 
 namespace pha::gui {
@@ -58,26 +61,48 @@ QueueController::QueueController(RunQueue* queue, RunMonitor* monitor, Efficienc
 bool QueueController::isBusy() const { return m_queue->isBusy(); }
 bool QueueController::isPaused() const { return m_queue->isPaused(); }
 
-QStringList QueueController::repeatedRuns(const ProjectSession& session) {
+QStringList QueueController::repeatedRuns(const ProjectSession& session, QStringList* untrained) {
   QStringList out;
-  const QString path = session.storePath();
-  if (path.isEmpty() || !QFileInfo::exists(path)) return out;
+  if (untrained) *untrained = session.runNames();
+  if (!session.isOpen()) return out;
   try {
-    auto s = store::Store::open(path.toStdString());
-    store::RunListQuery q;
-    q.kind = store::RunKind::Train;
-    q.include_config = true;
-    q.newest_first = false;
-    for (const auto& e : s.list_runs(q)) {
-      const QString name = QString::fromStdString(e.run.name);
-      if (e.run.status != store::RunStatus::Finished || !session.runNames().contains(name)) continue;
-      const nlohmann::json stored = nlohmann::json::parse(e.run.config_json, nullptr, false);
-      if (!stored.is_discarded() && stored == session.runConfig(name)) out << tr("%1 (run %2)").arg(name).arg(e.run.id);
+    runtime::LoadOptions browse;
+    browse.require_data = false;
+    for (const auto& t : runtime::trained_runs(runtime::load_project(session.dir().toStdString(), browse))) {
+      const QString name = QString::fromStdString(t.run);
+      out << tr("%1 (run %2)").arg(name).arg(t.run_id);
+      if (untrained) untrained->removeAll(name);
     }
   } catch (const std::exception&) {
-    // An unreadable store is reported when the run opens it; nothing to ask about here.
+    // An unreadable project or store is reported when the queue opens it; nothing to ask here.
   }
   return out;
+}
+
+QueueController::RepeatChoice QueueController::askRepeat(const QStringList& repeated, const QStringList& fresh) {
+  const QString question =
+      fresh.isEmpty()
+          ? tr("Every run of this project is already trained with this configuration: %1. With the same seed they "
+               "would train to the same result. Train them all again as new runs (each gets a new id)?")
+                .arg(repeated.join(", "))
+          : tr("This project already has finished runs with the same name and configuration: %1. With the same seed "
+               "they would train to the same result. Not trained yet: %2. Train only those, or all of them again as "
+               "new runs (each gets a new id)?")
+                .arg(repeated.join(", "), fresh.join(", "));
+  if (m_confirm) return m_confirm(question, fresh);
+  if (QApplication::platformName() == "offscreen") return RepeatChoice::All;
+  QMessageBox box(QMessageBox::Question, tr("Train again?"), question, QMessageBox::NoButton,
+                  qobject_cast<QWidget*>(parent()));
+  QPushButton* onlyNew = fresh.isEmpty() ? nullptr
+                                         : box.addButton(tr("Train only the %n new run(s)", "", int(fresh.size())),
+                                                         QMessageBox::AcceptRole);
+  QPushButton* all = box.addButton(tr("Train all again"), QMessageBox::DestructiveRole);
+  QPushButton* cancel = box.addButton(QMessageBox::Cancel);
+  box.setDefaultButton(onlyNew ? onlyNew : cancel);
+  box.exec();
+  if (onlyNew && box.clickedButton() == onlyNew) return RepeatChoice::OnlyNew;
+  if (box.clickedButton() == all) return RepeatChoice::All;
+  return RepeatChoice::Nothing;
 }
 
 bool QueueController::runProject(const ProjectSession& session) {
@@ -85,27 +110,21 @@ bool QueueController::runProject(const ProjectSession& session) {
     emit errorOccurred(tr("Open a project first (File > Open project)."));
     return false;
   }
-  const QStringList repeated = repeatedRuns(session);
+  QStringList fresh;
+  const QStringList repeated = repeatedRuns(session, &fresh);
+  QStringList only;  // empty: every run, then the profile when project.json asks for it
   if (!repeated.isEmpty()) {
-    const QString question =
-        tr("This project already has finished runs with the same name and configuration: %1. With the same seed "
-           "they would train to the same result. Train them again as new runs (each gets a new id)?")
-            .arg(repeated.join(", "));
-    bool yes = true;
-    if (m_confirm) {
-      yes = m_confirm(question);
-    } else if (QApplication::platformName() != "offscreen") {
-      yes = QMessageBox::question(qobject_cast<QWidget*>(parent()), tr("Train again?"), question,
-                                  QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
-    }
-    if (!yes) {
+    const RepeatChoice choice = askRepeat(repeated, fresh);
+    if (choice == RepeatChoice::Nothing || (choice == RepeatChoice::OnlyNew && fresh.isEmpty())) {
       m_status->setText(tr("Not started: %1 already trained with this configuration").arg(repeated.join(", ")));
       return false;
     }
+    if (choice == RepeatChoice::OnlyNew) only = fresh;
   }
-  // The engine's queue: the runs, then the profile when project.json asks for it.
+  // The engine's queue: the runs (or only those not trained yet), then the profile when
+  // project.json asks for it after a whole pass.
   QString error;
-  if (!m_queue->enqueueProject(session.dir(), &error)) {
+  if (!m_queue->enqueueProject(session.dir(), &error, only)) {
     emit errorOccurred(tr("Cannot run the project: %1").arg(error));
     return false;
   }
@@ -179,25 +198,50 @@ void QueueController::pauseOrResume() {
   if (!m_queue->isBusy()) return;
   if (m_queue->isPaused()) {
     m_queue->resume();
+    // The pause is not training time: the current run's rate is measured again from here,
+    // with what was measured before the pause kept for the queue's rate.
+    if (m_firstStep >= 0 && m_lastStep > m_firstStep) {
+      m_measuredWall += m_lastWall - m_firstWall;
+      m_measuredSteps += m_lastStep - m_firstStep;
+    }
+    m_firstStep = -1;
     emit message(tr("Resumed"), 3000);
   } else {
     m_queue->pause();
-    emit message(tr("Paused after the current step"), 3000);
+    showPaused();
   }
   emit stateChanged();
+}
+
+// Stays until Resume: the step line (and its ETA) would otherwise come back with the events of
+// the step that was running when Pause was pressed.
+void QueueController::showPaused() {
+  const QString what = m_queue->isProfiling() ? tr("the efficiency profile") : m_queue->currentRun();
+  m_status->setText(m_lastStep > 0 ? tr("Paused: %1 at step %2 (Run > Resume continues it; nothing trains meanwhile)")
+                                         .arg(what)
+                                         .arg(m_lastStep)
+                                   : tr("Paused: %1, after its current step (Run > Resume continues it)").arg(what));
 }
 
 void QueueController::cancelAll() {
   if (!m_queue->isBusy()) return;
   m_cancelled = true;
-  const int dropped = m_queue->pendingCount();
+  const QStringList dropped = m_queue->position().next;  // before the queue forgets them
   m_queue->cancelAll();
-  m_status->setText(tr("Cancelling %1: it writes a checkpoint and stops; %2 queued item(s) dropped")
-                        .arg(m_queue->isProfiling() ? tr("the efficiency profile") : m_queue->currentRun())
-                        .arg(dropped));
+  const QString droppedText = dropped.isEmpty() ? tr("nothing else was queued")
+                                                : tr("dropped from the queue: %1").arg(dropped.join(", "));
+  m_monitor->setEndNote(droppedText);
+  m_status->setText(tr("Cancelling %1: it writes a checkpoint and stops; %2")
+                        .arg(m_queue->isProfiling() ? tr("the efficiency profile") : m_queue->currentRun(), droppedText));
 }
 
 void QueueController::onSteps(const QString& run, qint64 step, qint64 total, double wallS, double tokensPerS) {
+  if (m_queue->isPaused()) {  // the last step before the pause took effect
+    m_lastStep = step;
+    m_lastWall = wallS;
+    showPaused();
+    return;
+  }
   if (m_firstStep < 0) {
     m_firstStep = step;
     m_firstWall = wallS;

@@ -53,14 +53,17 @@ class QueueController : public QObject {
   bool isBusy() const;
   bool isPaused() const;
 
-  // Asked before a Run that would train again runs the project already finished with the same
-  // name and configuration (same seed: the same result); true trains them again as new runs
-  // (new ids). Default: a Yes/No message box in a real window; on the offscreen platform, yes.
-  using Confirm = std::function<bool(const QString& question)>;
+  // Asked before a Run when the project already finished some of its runs with the same name
+  // and configuration (runtime::trained_runs; same seed: the same result): train only the runs
+  // not trained yet (`newRuns`, offered when there are any), all of them again as new runs (new
+  // ids), or nothing. Default: a message box with those buttons in a real window; on the
+  // offscreen platform, all again.
+  enum class RepeatChoice { OnlyNew, All, Nothing };
+  using Confirm = std::function<RepeatChoice(const QString& question, const QStringList& newRuns)>;
   void setConfirm(Confirm confirm) { m_confirm = std::move(confirm); }
-  // "pha-tiny (run 3), transformer-tiny (run 4)": the project's finished training runs whose
-  // name and stored configuration equal a run it would train now.
-  static QStringList repeatedRuns(const ProjectSession& session);
+  // "pha-tiny (run 3), transformer-tiny (run 4)": the project's runs already trained with this
+  // configuration, and in *untrained the others (project order).
+  static QStringList repeatedRuns(const ProjectSession& session, QStringList* untrained = nullptr);
 
  signals:
   void stateChanged();                                 // busy / paused changed: update actions
@@ -79,6 +82,8 @@ class QueueController : public QObject {
   void onRunEnded(const QString& run, const QString& status, const QString& reason);
   void onQueueFinished();
   QString passSummary() const;
+  RepeatChoice askRepeat(const QStringList& repeated, const QStringList& fresh);
+  void showPaused();
 
   RunQueue* m_queue;
   RunMonitor* m_monitor;

@@ -155,6 +155,11 @@ bool RunBrowser::reload(const QString& storePath, qint64 keepSelected) {
   return true;
 }
 
+void RunBrowser::clear() {
+  m_model->setRuns({}, QString(), {});
+  m_lastReloadMs = 0;
+}
+
 void RunBrowser::reloadThrottled(const QString& storePath, qint64 keepSelected, int minIntervalMs) {
   if (QDateTime::currentMSecsSinceEpoch() - m_lastReloadMs > minIntervalMs) reload(storePath, keepSelected);
 }

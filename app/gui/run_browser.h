@@ -33,6 +33,8 @@ class RunBrowser : public QObject {
   // Re-reads the store; `keepSelected`: the run to keep selected (0: none). Returns false and
   // emits errorOccurred when the store cannot be read.
   bool reload(const QString& storePath, qint64 keepSelected = 0);
+  // An empty table (no project, or a damaged store that is not read).
+  void clear();
   // reload() unless the last one was less than `minIntervalMs` ago.
   void reloadThrottled(const QString& storePath, qint64 keepSelected, int minIntervalMs);
   QString storePath() const;

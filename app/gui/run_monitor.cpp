@@ -43,7 +43,8 @@ void RunMonitor::installExports() {
 ExportSource RunMonitor::curvesExport(widgets::CurvePlot* plot) const {
   return ExportSource{plot == m_loss ? QStringLiteral("loss") : QStringLiteral("quality"),
                       [this, plot](const QString& path, QString* error) { return writeCurvesCsv(plot, path, error); },
-                      [this, plot] { return exportTitle(plot->yLabel()); }};
+                      [this, plot] { return exportTitle(plot->yLabel()); },
+                      {}};
 }
 
 ExportSource RunMonitor::mixerExport() const {
@@ -51,7 +52,9 @@ ExportSource RunMonitor::mixerExport() const {
                       [this] {
                         if (m_runName.isEmpty() || m_mixer->currentStep() < 0) return QString();
                         return tr("%1: mixer weights, step %2").arg(m_runName).arg(m_mixer->currentStep());
-                      }};
+                      },
+                      // An image shows one step, the CSV every snapshot: the file name names none.
+                      [this] { return m_runName.isEmpty() ? QString() : tr("%1: mixer weights").arg(m_runName); }};
 }
 
 QString RunMonitor::exportTitle(const QString& what) const {
@@ -98,8 +101,27 @@ void RunMonitor::clearPlots(const QString& title) {
   m_steps.clear();
 }
 
+void RunMonitor::restoreEmptyMessages() {
+  m_loss->setEmptyMessage(tr("Loss curves appear here while a run trains, or when you pick a run."));
+  m_quality->setEmptyMessage(QString());
+}
+
+void RunMonitor::clear(const QString& why) {
+  if (m_live) return;  // the training run keeps its plots
+  m_profile = false;
+  restoreEmptyMessages();
+  clearPlots(QString());
+  m_mixer->clear(why);
+  m_readout->setText(why);
+  m_runId = 0;
+  m_runName.clear();
+  m_storePath.clear();
+}
+
 void RunMonitor::beginLive(const QString& runName) {
   m_live = true;
+  m_profile = false;
+  restoreEmptyMessages();
   m_runId = 0;
   m_runName = runName;
   m_storePath.clear();
@@ -113,7 +135,10 @@ void RunMonitor::endLive(const QString& status, const QString& reason) {
   if (status.isEmpty()) return;
   QString text = tr("%1 %2 at step %3 of %4").arg(m_runName, status).arg(m_lastStep).arg(m_totalSteps);
   if (status == "cancelled") text += tr(" (a checkpoint was written)");
-  if (!reason.isEmpty()) text += ": " + reason;
+  // The engine's reason often repeats what the line already says ("cancelled at step 141").
+  if (!reason.isEmpty() && !reason.startsWith(status + " at step", Qt::CaseInsensitive)) text += ": " + reason;
+  if (!m_afterEnd.isEmpty()) text += "; " + m_afterEnd;
+  m_afterEnd.clear();
   m_readout->setText(text);
 }
 
@@ -176,6 +201,20 @@ bool RunMonitor::showStoredRun(const QString& storePath, qint64 runId) {
     m_runName = QString::fromStdString(run->name);
     clearPlots(m_runName);
     m_storePath = storePath;
+    m_profile = run->kind == store::RunKind::Profile;
+    if (m_profile) {  // no curves to draw: say what it is and where its figures are
+      const QString what = tr("Run %1 (%2) is an efficiency profile: its training tokens/s and peak memory at each "
+                              "sequence length are in the Efficiency dock; it has no loss curves or mixer weights.")
+                               .arg(runId)
+                               .arg(m_runName);
+      m_loss->setEmptyMessage(what);
+      m_quality->setEmptyMessage(what);
+      m_mixer->clear(what);
+      m_readout->setText(what);
+      m_error.clear();
+      return true;
+    }
+    restoreEmptyMessages();
     const auto keys = s.metric_keys(runId);
     auto has = [&](const char* k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); };
     auto load = [&](widgets::CurvePlot* plot, const char* key, const QColor& color) {
@@ -191,7 +230,7 @@ bool RunMonitor::showStoredRun(const QString& storePath, qint64 runId) {
       }
       // Evaluations (val/..., a few points) are drawn raw as points: their last drawn value is
       // the stored one, the figure the run table shows.
-      plot->setSeriesKind(key, QString(key).startsWith("train/") ? widgets::SeriesKind::Dense : widgets::SeriesKind::Sparse);
+      plot->setSeriesKind(key, widgets::metricSeriesKind(key));
       plot->setSeries(key, st, tk, wl, v, color);
       m_lastStep = std::max<qint64>(m_lastStep, st.empty() ? 0 : static_cast<qint64>(st.back()));
     };

@@ -35,9 +35,15 @@ class RunMonitor : public QObject {
   // The live run ended with `status` (a runtime::job_status_name; "" when unknown): the
   // readout says so in place of the step line (whose ETA no longer applies).
   void endLive(const QString& status = {}, const QString& reason = {});
+  // What the end readout adds after the run's own line (e.g. what a cancel dropped from the queue).
+  void setEndNote(const QString& note) { m_afterEnd = note; }
 
   // Stored: shows a saved run (returns false with errorText() when the store cannot be read).
   bool showStoredRun(const QString& storePath, qint64 runId);
+  // Nothing shown (another project opened): empty plots and heatmap saying so.
+  void clear(const QString& why);
+  // The run shown is an efficiency profile (no curves: the plots say where its figures are).
+  bool shownRunIsProfile() const { return m_profile; }
   QString errorText() const { return m_error; }
   qint64 shownRunId() const { return m_runId; }
   QString shownRunName() const { return m_runName; }
@@ -52,6 +58,7 @@ class RunMonitor : public QObject {
 
  private:
   void clearPlots(const QString& title);
+  void restoreEmptyMessages();
   void installExports();
   void addEvalPoint(widgets::CurvePlot* plot, const QString& name, std::int64_t step, double value);
   widgets::CurvePlot* m_loss;
@@ -60,6 +67,8 @@ class RunMonitor : public QObject {
   QLabel* m_readout;
   bool m_live = false;
   bool m_isTask = false;
+  bool m_profile = false;
+  QString m_afterEnd;
   qint64 m_runId = 0;
   qint64 m_lastStep = 0;
   qint64 m_totalSteps = 0;

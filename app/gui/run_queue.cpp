@@ -73,10 +73,12 @@ RunQueue::~RunQueue() {
 
 void RunQueue::enqueue(const QVector<QueuedRun>& runs) { m_pending += runs; }
 
-bool RunQueue::enqueueProject(const QString& project, QString* error) {
+bool RunQueue::enqueueProject(const QString& project, QString* error, const QStringList& only) {
   try {
     QVector<QueuedRun> runs;
-    for (auto& item : runtime::project_queue(runtime::load_project(project.toStdString()), {}))
+    runtime::QueueOptions options;
+    for (const QString& r : only) options.runs.push_back(r.toStdString());
+    for (auto& item : runtime::project_queue(runtime::load_project(project.toStdString()), options))
       runs.push_back({project, std::move(item), 0, {}});
     enqueue(runs);
     return true;

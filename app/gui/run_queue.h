@@ -98,7 +98,8 @@ class RunQueue : public QObject {
   void enqueue(const QVector<QueuedRun>& runs);
   // The project's queue (runtime::project_queue with its defaults: every run, then the profile
   // when project.json asks for it). False with the reason in *error for a bad project.
-  bool enqueueProject(const QString& project, QString* error);
+  // With `only`, just those runs (in project order; no profile after them).
+  bool enqueueProject(const QString& project, QString* error, const QStringList& only = {});
   void start();  // starts the next run when idle
   void pause();
   void resume();

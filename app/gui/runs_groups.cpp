@@ -69,9 +69,9 @@ void RunsModel::buildGroups() {
   std::unordered_map<std::int64_t, int> rowOfId;
   for (size_t i = 0; i < m_runs.size(); ++i) rowOfId[m_runs[i].run.id] = static_cast<int>(i);
   for (const analysis::RunGroup& g : analysis::group_runs(m_runs)) {
+    if (!analysis::summarizes_replicas(g)) continue;
     std::set<std::int64_t> seeds;
     for (const auto& e : g.runs) seeds.insert(e.run.seed);
-    if (!g.grouped || seeds.size() < 2) continue;
     GroupRow row;
     row.name = QString::fromStdString(g.name);
     std::vector<const store::RunListEntry*> runs;

@@ -129,6 +129,16 @@ void RunsModel::setRuns(std::vector<store::RunListEntry> runs, const QString& st
   endResetModel();
 }
 
+void RunsModel::setPausedRun(qint64 runId) {
+  if (runId == m_pausedRun) return;
+  const qint64 before = m_pausedRun;
+  m_pausedRun = runId;
+  for (qint64 id : {before, runId}) {
+    const int row = rowOfRun(id);
+    if (row >= 0) emit dataChanged(index(row, Status), index(row, Status));
+  }
+}
+
 bool RunsModel::reload(const QString& storePath) {
   try {
     auto s = store::Store::open(storePath.toStdString());
@@ -206,7 +216,9 @@ QVariant RunsModel::valueOf(int row, int column, bool sort) const {
     case Name: return sort || m_groupOf[static_cast<size_t>(row)] < 0 ? QString::fromStdString(r.name)
                                                                        : QString("\u2003") + QString::fromStdString(r.name);
     case Variant: return QString::fromStdString(r.variant);
-    case Status: return QString(store::to_string(r.status));
+    case Status:
+      return r.id == m_pausedRun && r.status == store::RunStatus::Running ? tr("paused")
+                                                                          : QString(store::to_string(r.status));
     case Parameters: return sort ? QVariant::fromValue<qint64>(r.n_params) : QVariant(widgets::formatCount(r.n_params));
     case BestVal:
     case LastVal: {

@@ -69,6 +69,9 @@ class RunsModel : public QAbstractTableModel {
   bool reload(const QString& storePath);
   QString lastError() const { return m_error; }
   QString storePath() const { return m_storePath; }
+  // The run the window's queue holds paused (0: none): its Status reads "paused" although the
+  // store says running (a pause is the window's, not the store's).
+  void setPausedRun(qint64 runId);
 
   // The run of a run row; nullptr for a group row.
   const pha::store::RunListEntry* entry(int row) const;
@@ -102,6 +105,7 @@ class RunsModel : public QAbstractTableModel {
   std::vector<int> m_groupOf;  // per run row: its group row, -1 none
   QSet<QString> m_expanded;
   QString m_storePath;
+  qint64 m_pausedRun = 0;
   QString m_error;
 };
 

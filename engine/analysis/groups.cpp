@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace pha::analysis {
@@ -34,6 +35,13 @@ std::vector<RunGroup> group_runs(const std::vector<store::RunListEntry>& entries
     std::sort(g.replicas.begin(), g.replicas.end());
   }
   return out;
+}
+
+bool summarizes_replicas(const RunGroup& group) {
+  if (!group.grouped) return false;
+  std::set<std::int64_t> seeds;
+  for (const auto& e : group.runs) seeds.insert(e.run.seed);
+  return seeds.size() >= 2;
 }
 
 Stats replica_stats(const RunGroup& group, std::size_t index) {

@@ -25,6 +25,12 @@ struct RunGroup {
 // so counting both would claim a spread that is not there.
 std::vector<RunGroup> group_runs(const std::vector<store::RunListEntry>& entries);
 
+// Whether a listing shows the group as one line of mean ± std (n) over its replicas: when its
+// runs have at least two distinct seeds. A group of one seed (a run trained again with the same
+// seed) has no spread to summarize: its runs are listed each on its own line. `pha runs list`
+// and the window's run table both follow this rule.
+bool summarizes_replicas(const RunGroup& group);
+
 // The final values (MetricSummary::last) of summary key `index` over a group's replicas; a
 // replica without that key contributes NaN (left out and counted by summarize()).
 Stats replica_stats(const RunGroup& group, std::size_t index);

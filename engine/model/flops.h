@@ -73,6 +73,12 @@ struct FlopsEstimate {
 // batch only matters for the work shared by a batch (the GSS kernel K and its FFT).
 FlopsEstimate estimate_flops(const ModelConfig& c, int seq_len, int batch = 1);
 
+// The batch of a model's reference figure. One figure per model everywhere it is shown by
+// default: `pha model`, the Configuration dock, Compare's Pareto chart.
+inline constexpr int kReferenceBatch = 8;
+// FLOPs per token at T = the config's context and B = kReferenceBatch.
+inline FlopsEstimate reference_flops(const ModelConfig& c) { return estimate_flops(c, c.context, kReferenceBatch); }
+
 // Bytes, fp32, for eager LibTorch on CPU. Activations are what autograd keeps for backward
 // (training) or the peak of one layer (inference); logits include log-softmax and its grad.
 struct MemoryEstimate {

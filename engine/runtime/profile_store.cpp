@@ -1,5 +1,6 @@
 #include "runtime/profile_store.h"
 
+#include <algorithm>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -61,10 +62,42 @@ std::vector<std::int64_t> store_profile_results(const std::string& store_path, c
       }
       writer.finish(store::RunStatus::Finished);
     }
+    // The run's time is when its points were measured (each in its own worker process), not
+    // the moment it was recorded.
+    std::int64_t first = 0, last = 0;
+    for (const auto* p : points) {
+      if (p->started_ms > 0 && (first == 0 || p->started_ms < first)) first = p->started_ms;
+      last = std::max(last, p->ended_ms);
+    }
+    if (first > 0 && last >= first) store.set_run_times(id, first, last);
     if (!failures.empty()) store.set_notes(id, "points that failed:\n" + failures);
     ids.push_back(id);
   }
   return ids;
+}
+
+ModelProfile profile_of_model(store::Store& store, const nlohmann::json& model_config) {
+  if (!model_config.is_object()) return {};
+  nlohmann::json wanted = model_config;
+  wanted.erase("name");
+  store::RunListQuery q;
+  q.kind = store::RunKind::Profile;
+  q.include_config = true;
+  q.newest_first = true;
+  for (const auto& e : store.list_runs(q)) {
+    if (e.run.status != store::RunStatus::Finished) continue;
+    const nlohmann::json cfg = nlohmann::json::parse(e.run.config_json, nullptr, /*allow_exceptions=*/false);
+    if (cfg.is_discarded() || !cfg.contains("profile") || !cfg["profile"].contains("points")) continue;
+    for (const auto& point : cfg["profile"]["points"]) {
+      if (!point.is_object() || !point.contains("spec") || !point["spec"].contains("model_config")) continue;
+      nlohmann::json measured = point["spec"]["model_config"];
+      if (!measured.is_object()) continue;
+      measured.erase("name");
+      if (measured == wanted) return {e.run.id, store.perf(e.run.id)};
+      break;  // one model per profile run: its first point says which
+    }
+  }
+  return {};
 }
 
 }  // namespace pha::runtime

@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/profiler.h"
+#include "store/store.h"
 
 namespace pha::runtime {
 
@@ -20,5 +23,15 @@ std::string profile_run_name(const std::string& model);
 // pha::Error naming the store file when it cannot be opened.
 std::vector<std::int64_t> store_profile_results(const std::string& store_path, const std::string& project,
                                                 const std::vector<ProfilePointResult>& results);
+
+// The perf rows of the newest finished profile run in `store` that measured `model_config` (a
+// run's "model" section; configs are compared without their "name"), with that run's id;
+// empty rows when the model was never profiled there. Compare's Pareto chart reads a training
+// run's tokens/s and peak memory from them.
+struct ModelProfile {
+  std::int64_t run_id = 0;
+  std::vector<store::PerfRow> rows;
+};
+ModelProfile profile_of_model(store::Store& store, const nlohmann::json& model_config);
 
 }  // namespace pha::runtime

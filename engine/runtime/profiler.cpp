@@ -145,6 +145,10 @@ ProfilePointResult measure_point_in_worker(const std::string& exe, const Profile
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
+  const auto wall_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  };
+  const int64_t started_ms = wall_ms();
   const int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
   close(fds[1]);
@@ -158,6 +162,8 @@ ProfilePointResult measure_point_in_worker(const std::string& exe, const Profile
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  r.started_ms = started_ms;
+  r.ended_ms = wall_ms();
   if (cancelled) {
     r.error = "cancelled";
     return r;
@@ -181,6 +187,8 @@ ProfilePointResult measure_point_in_worker(const std::string& exe, const Profile
   try {
     if (answer.empty()) throw std::runtime_error("no JSON answer");
     ProfilePointResult got = profile_result_from_json(json::parse(answer));
+    got.started_ms = r.started_ms;
+    got.ended_ms = r.ended_ms;
     // An older worker ignores an inline config and would measure the preset of that name.
     if (!spec.model_config.is_null() && got.spec.model_config.is_null() && got.error.empty())
       got.error = exe + " does not understand inline model configs (an older pha?); rebuild or reinstall it";

@@ -330,7 +330,12 @@ void add_variant(const std::string& project_dir, const std::string& name, const 
 
   ordered_json entries = ordered_json::array();
   if (!doc.contains("variants") || doc["variants"].is_null()) entries.push_back({{"name", names.front()}});
-  ordered_json variant = {{"name", name}, {"model", model}};
+  // The model is named after its variant: a model edited from pha-tiny and added as
+  // "pha-d64-l6" must not keep reporting itself as "pha-tiny" (model.name is what `pha model`,
+  // checkpoints and profiles show).
+  json named = model;
+  if (named.is_object()) named["name"] = name;
+  ordered_json variant = {{"name", name}, {"model", named}};
   if (!training.is_null()) variant["training"] = training;
   entries.push_back(variant);
   ordered_json edited = doc;

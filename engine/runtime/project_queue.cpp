@@ -1,5 +1,9 @@
 #include "runtime/project_queue.h"
 
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
 #include "core/error.h"
 #include "store/store.h"
 
@@ -22,6 +26,27 @@ std::vector<QueueItem> project_queue(const Project& project, const QueueOptions&
   if (o.profile && o.runs.empty() && o.resume_run_id == 0 && project.profile.present && project.profile.after_runs)
     items.push_back({QueueItemKind::Profile, "", 0, true});
   return items;
+}
+
+std::vector<TrainedRun> trained_runs(const Project& project) {
+  std::vector<TrainedRun> out;
+  if (!std::filesystem::exists(project.store_path())) return out;
+  auto s = store::Store::open(project.store_path());
+  store::RunListQuery q;
+  q.kind = store::RunKind::Train;
+  q.include_config = true;
+  q.newest_first = true;
+  const auto stored = s.list_runs(q);
+  for (const RunPlan& plan : project.runs) {
+    for (const auto& e : stored) {
+      if (e.run.status != store::RunStatus::Finished || e.run.name != plan.name) continue;
+      const nlohmann::json config = nlohmann::json::parse(e.run.config_json, nullptr, /*allow_exceptions=*/false);
+      if (config.is_discarded() || config != plan.config) continue;
+      out.push_back({plan.name, e.run.id});
+      break;  // the newest one
+    }
+  }
+  return out;
 }
 
 std::string skip_reason(const QueueItem& item, int unfinished_runs_before) {

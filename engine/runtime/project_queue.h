@@ -43,6 +43,16 @@ struct QueueOptions {
 // store for a resume id it does not hold.
 std::vector<QueueItem> project_queue(const Project& project, const QueueOptions& options);
 
+// A run of the project that its store already holds finished with the same name and
+// configuration: on CPU the same seed trains to the same result, so training it again repeats
+// it. The window asks before it does (train only the runs not trained yet, or all again).
+struct TrainedRun {
+  std::string run;             // the run's name in the project
+  std::int64_t run_id = 0;     // its newest finished stored run with that configuration
+};
+// In project order; empty when the store does not exist yet. Reads the store, writes nothing.
+std::vector<TrainedRun> trained_runs(const Project& project);
+
 // Why `item` is not to be started, given how many training items before it did not finish
 // (failed, diverged, cancelled): "" when it is to be started.
 std::string skip_reason(const QueueItem& item, int unfinished_runs_before);

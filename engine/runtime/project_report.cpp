@@ -47,7 +47,11 @@ analysis::Study study_of(const Project& project) {
 }
 
 analysis::Report project_report(const std::string& project_path, const std::string& store_path) {
-  const Project project = load_project(project_path);
+  // A report reads the plans and the store, never the data: a project trained elsewhere (its
+  // corpus not on this machine) is reported like any other.
+  LoadOptions browse;
+  browse.require_data = false;
+  const Project project = load_project(project_path, browse);
   const std::string path =
       std::filesystem::path(store_path.empty() ? project.store_path() : store_path).lexically_normal().string();
   if (!std::filesystem::exists(path))

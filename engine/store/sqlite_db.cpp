@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "store/file_locks.h"
 
 namespace pha::store::detail {
 
@@ -88,12 +89,14 @@ std::vector<unsigned char> Stmt::blob(int col) const {
   return out;
 }
 
-Db::Db(const std::string& path, std::chrono::milliseconds busy_timeout)
+Db::Db(const std::string& path, std::chrono::milliseconds busy_timeout, Mode mode)
     : path_(path), busy_timeout_(busy_timeout) {
+  install_file_locks();  // before the first connection: SQLite's locks immune to other close()s
   // NOMUTEX: one connection belongs to one thread (see docs/store.md), so SQLite's own
   // per-connection mutex would only cost time.
   int rc = sqlite3_open_v2(path.c_str(), &db_,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                           SQLITE_OPEN_READWRITE | (mode == Mode::Create ? SQLITE_OPEN_CREATE : 0) |
+                               SQLITE_OPEN_NOMUTEX,
                            nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
@@ -108,6 +111,11 @@ Db::Db(const std::string& path, std::chrono::milliseconds busy_timeout)
 Db::~Db() {
   cache_.clear();  // finalize every statement before closing
   sqlite3_close(db_);
+}
+
+void Db::keep_file_untouched() {
+  int on = 0;
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &on);
 }
 
 Stmt& Db::stmt(const char* sql) {
@@ -144,6 +152,9 @@ void Db::fail(const std::string& what, int rc) const {
   std::string detail = sqlite3_errmsg(db_);
   std::string code = sqlite3_errstr(rc);
   if (detail != code) detail += " (" + code + ")";
+  if ((rc & 0xff) == SQLITE_CORRUPT)
+    detail += "; the run store is damaged: `pha runs recover <project folder>` copies what can still be read "
+              "into a new store (docs/store.md)";
   throw Error(path_, what + ": " + detail);
 }
 

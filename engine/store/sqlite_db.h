@@ -63,7 +63,8 @@ class StmtScope {
 
 class Db {
  public:
-  Db(const std::string& path, std::chrono::milliseconds busy_timeout);
+  enum class Mode { Create, Existing };  // Existing: never creates the file
+  Db(const std::string& path, std::chrono::milliseconds busy_timeout, Mode mode = Mode::Create);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
@@ -71,6 +72,9 @@ class Db {
   const std::string& path() const { return path_; }
   std::chrono::milliseconds busy_timeout() const { return busy_timeout_; }
   sqlite3* raw() { return db_; }
+  // No checkpoint when this connection closes (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE): a damaged
+  // or inspected file is left as it was, its WAL included.
+  void keep_file_untouched();
 
   // The cached prepared statement for this exact SQL text (constant SQL, values bound).
   Stmt& stmt(const char* sql);

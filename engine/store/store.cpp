@@ -1,6 +1,7 @@
 #include "store/store.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -100,6 +101,45 @@ void apply_pragmas(Db& db) {
   db.exec_script("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
 }
 
+// PRAGMA quick_check's rows ("ok" alone when sound). A check that cannot even read the file
+// (SQLITE_CORRUPT, SQLITE_NOTADB on a page) is itself the problem.
+std::vector<std::string> run_quick_check(Db& db) {
+  std::vector<std::string> problems;
+  try {
+    StmtScope s(db.stmt("PRAGMA quick_check(20)"));
+    while (s->step()) {
+      std::string line = s->text(0);
+      if (line != "ok") problems.push_back(line);
+    }
+  } catch (const Error& e) {
+    problems.push_back(message_of(e, db.path()));
+  }
+  // SQLite returns its problems as one row per problem, the first prefixed "*** in database
+  // main ***\n" when there are several databases; keep the problems themselves.
+  std::vector<std::string> lines;
+  for (const auto& p : problems) {
+    size_t start = 0;
+    while (start <= p.size()) {
+      size_t nl = p.find('\n', start);
+      std::string line = p.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+      if (!line.empty() && line.rfind("*** in database", 0) != 0) lines.push_back(line);
+      if (nl == std::string::npos) break;
+      start = nl + 1;
+    }
+  }
+  return lines;
+}
+
+std::string damage_message(const std::vector<std::string>& problems) {
+  std::string first = problems.empty() ? std::string("unknown damage") : problems.front();
+  std::string more = problems.size() > 1 ? "; and " + std::to_string(problems.size() - 1) +
+                                               (problems.size() >= 20 ? " or more" : "") + " more problems"
+                                         : "";
+  return "the run store is damaged (PRAGMA quick_check: " + first + more +
+         "). The file is kept untouched: nothing is written to it. `pha runs recover <project folder>` "
+         "copies what can still be read into a new store and keeps this file beside it (docs/store.md)";
+}
+
 struct Suspect {
   std::int64_t id;
   std::string reason;
@@ -168,12 +208,31 @@ Store Store::open(const std::string& path, const OpenOptions& options) {
     store.impl_->db = std::make_unique<Db>(path, options.busy_timeout);
     Db& db = *store.impl_->db;
     apply_pragmas(db);
+    if (options.verify) {
+      if (auto problems = run_quick_check(db); !problems.empty()) {
+        db.keep_file_untouched();
+        throw DamagedStore(path, std::move(problems));
+      }
+    }
     detail::ensure_schema(db, kSchemaVersion);
     if (options.recover_interrupted) store.impl_->recovered = recover_interrupted(db, options);
+  } catch (const DamagedStore&) {
+    throw;
   } catch (const Error& e) {
     throw Error(path, "cannot open run store: " + message_of(e, path));
   }
   return store;
+}
+
+DamagedStore::DamagedStore(const std::string& path, std::vector<std::string> problems)
+    : Error(path, damage_message(problems)), problems_(std::move(problems)) {}
+
+std::vector<std::string> quick_check(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};  // nothing there yet
+  Db db(path, std::chrono::milliseconds(5000), Db::Mode::Existing);
+  db.keep_file_untouched();  // a check never checkpoints, whatever it finds
+  return run_quick_check(db);
 }
 
 const std::string& Store::path() const { return impl_->db->path(); }
@@ -310,6 +369,13 @@ void Store::rename_run(std::int64_t run_id, const std::string& name) {
 void Store::set_notes(std::int64_t run_id, const std::string& notes) {
   StmtScope s(db().stmt("UPDATE runs SET notes = ?2 WHERE id = ?1"));
   s->bind(1, run_id).bind(2, notes);
+  s->run();
+  if (db().changes() == 0) throw Error(path(), "no run with id " + std::to_string(run_id));
+}
+
+void Store::set_run_times(std::int64_t run_id, std::int64_t started_at, std::int64_t ended_at) {
+  StmtScope s(db().stmt("UPDATE runs SET started_at = ?2, ended_at = ?3 WHERE id = ?1"));
+  s->bind(1, run_id).bind(2, started_at).bind(3, ended_at);
   s->run();
   if (db().changes() == 0) throw Error(path(), "no run with id " + std::to_string(run_id));
 }

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "store/types.h"
 
 namespace pha::store {
@@ -25,7 +26,25 @@ struct OpenOptions {
   // when its heartbeat is older than this (any host; covers other hosts and pid reuse).
   std::chrono::milliseconds stale_heartbeat{std::chrono::minutes(15)};
   bool recover_interrupted = true;
+  // PRAGMA quick_check before anything is written: a damaged file throws DamagedStore and is
+  // left exactly as it was (no migration, no recovery of dead runs, no checkpoint on close).
+  bool verify = true;
 };
+
+// A run store whose file fails PRAGMA quick_check. The message says what is wrong, that the
+// file is kept untouched, and how to recover (`pha runs recover`, store_recover.h).
+class DamagedStore : public Error {
+ public:
+  DamagedStore(const std::string& path, std::vector<std::string> problems);
+  const std::vector<std::string>& problems() const noexcept { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+// PRAGMA quick_check of the store file at `path` through a connection that writes nothing to
+// it. Empty: sound (or no file yet); otherwise SQLite's problems, first ones first.
+std::vector<std::string> quick_check(const std::string& path);
 
 class Store {
  public:
@@ -57,6 +76,9 @@ class Store {
   void set_status(std::int64_t run_id, RunStatus status, const std::string& error = {});
   void rename_run(std::int64_t run_id, const std::string& name);
   void set_notes(std::int64_t run_id, const std::string& notes);
+  // When the run's work really began and ended (ms since the epoch), for a record written after
+  // the fact: an efficiency profile is stored once its points were measured in other processes.
+  void set_run_times(std::int64_t run_id, std::int64_t started_at, std::int64_t ended_at);
   void add_tag(std::int64_t run_id, const std::string& tag);
   void remove_tag(std::int64_t run_id, const std::string& tag);
   std::vector<std::string> tags(std::int64_t run_id);

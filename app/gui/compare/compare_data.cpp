@@ -1,6 +1,10 @@
 #include "compare_data.h"
 
 #include <QFileInfo>
+#include <algorithm>
+
+#include "runtime/profile_store.h"
+#include "series_colors.h"
 #include <QHash>
 #include <cmath>
 #include <QObject>
@@ -75,6 +79,26 @@ void readMetrics(store::Store& s, LoadedRun& run) {
   }
 }
 
+// The Pareto chart's measured costs of a training run: its model's efficiency profile (when the
+// store has one) and the median of its own tokens/s points.
+void readCosts(store::Store& s, LoadedRun& run) {
+  if (run.info.kind != store::RunKind::Train) return;
+  if (run.config.is_object() && run.config.contains("model")) {
+    const runtime::ModelProfile p = runtime::profile_of_model(s, run.config["model"]);
+    run.profileRunId = p.run_id;
+    run.profile = p.rows;
+  }
+  if (!run.summaries.count("train/tokens_per_s")) return;
+  std::vector<double> v;
+  for (const auto& p : s.read_metric_full(run.ref.runId, "train/tokens_per_s"))
+    if (std::isfinite(p.value) && p.value > 0) v.push_back(p.value);
+  if (v.empty()) return;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  run.medianTokensPerS = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  run.tokensPerSPoints = static_cast<std::int64_t>(n);
+}
+
 void parseConfig(LoadedRun& run) {
   try {
     run.config = nlohmann::json::parse(run.info.config_json.empty() ? std::string("{}") : run.info.config_json);
@@ -109,6 +133,7 @@ LoadedRun loadRun(StoreCache& cache, const RunRef& ref) {
     run.mixers = s->read_mixer_all(ref.runId);
     run.perf = s->perf(ref.runId);
     run.evals = s->evals(ref.runId);
+    readCosts(*s, run);
   } catch (const std::exception& e) {
     run.error = QObject::tr("Reading run %1 from %2 failed: %3").arg(ref.runId).arg(ref.storePath, QString::fromUtf8(e.what()));
   }
@@ -143,6 +168,22 @@ QColor runColor(int index) {
   static const QColor colors[] = {{0, 114, 178}, {213, 94, 0}, {0, 158, 115}, {204, 121, 167},
                                   {230, 159, 0}, {86, 180, 233}, {0, 0, 0},   {240, 228, 66}};
   return colors[index % static_cast<int>(std::size(colors))];
+}
+
+QString colorKey(const LoadedRun& run) {
+  if (run.info.kind == store::RunKind::Profile && run.config.is_object() && run.config.contains("profile") &&
+      run.config["profile"].is_object() && run.config["profile"].value("model", nlohmann::json()).is_string())
+    return QString::fromStdString(run.config["profile"]["model"].get<std::string>());
+  return QString::fromStdString(run.info.group.empty() ? run.info.name : run.info.group);
+}
+
+QColor modelColor(const LoadedRun& run) { return widgets::modelColors().color(colorKey(run)); }
+
+QColor ModelColorPicker::next(const LoadedRun& run) {
+  const QColor base = modelColor(run);
+  const int nth = m_seen[colorKey(run)]++;
+  if (nth == 0) return base;
+  return nth % 2 ? base.darker(100 + 45 * ((nth + 1) / 2)) : base.lighter(100 + 35 * (nth / 2));
 }
 
 QString formatDuration(std::int64_t ms) {

@@ -8,6 +8,7 @@
 #include "number_format.h"  // formatCount, formatBytes (widgets)
 
 #include <QColor>
+#include <QHash>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -41,6 +42,8 @@ class StoreCache {
 
   // nullptr with *error set when the file is missing or is not a run store.
   pha::store::Store* store(const QString& path, QString* error);
+  // Closes every connection (before a store file is replaced, e.g. by a recovery).
+  void clear() { m_stores.clear(); }
 
  private:
   std::map<QString, std::unique_ptr<pha::store::Store>> m_stores;
@@ -68,6 +71,13 @@ struct LoadedRun {
   std::vector<pha::store::MixerSnapshot> mixers;  // ordered by step
   std::vector<pha::store::PerfRow> perf;
   std::vector<pha::store::EvalRow> evals;
+  // A training run's model as the store's efficiency profile measured it (runtime::
+  // profile_of_model): that profile run's id (0: never profiled) and its perf rows.
+  qint64 profileRunId = 0;
+  std::vector<pha::store::PerfRow> profile;
+  // The median of the run's own train/tokens_per_s points and how many there were (0: none).
+  double medianTokensPerS = 0.0;
+  std::int64_t tokensPerSPoints = 0;
 
   bool ok() const { return error.isEmpty(); }
 };
@@ -89,6 +99,19 @@ QStringList unionOfKeys(const LoadedRuns& runs);
 
 // A qualitative palette (Okabe-Ito), distinguishable by colour-blind readers; cycles.
 QColor runColor(int index);
+// The run's model's colour in every dock (widgets::modelColors): keyed by its group (its name
+// when it has none), a profile run by the model it measured.
+QString colorKey(const LoadedRun& run);
+QColor modelColor(const LoadedRun& run);
+// modelColor of each run a view draws, in order; a model's second, third... run in the same
+// view (two seeds, a rerun) gets a darker, then lighter shade of it, so lines stay apart.
+class ModelColorPicker {
+ public:
+  QColor next(const LoadedRun& run);
+
+ private:
+  QHash<QString, int> m_seen;
+};
 
 // "42.0 s", "3 min 07 s", "1 h 02 min" for a duration in ms.
 QString formatDuration(std::int64_t ms);

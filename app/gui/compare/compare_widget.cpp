@@ -51,7 +51,7 @@ void CompareWidget::reload() {
   QStringList problems, labels, configProblems;
   std::vector<nlohmann::json> configs;
   for (const auto& run : *m_loaded) {
-    if (!run.ok()) problems << run.error;
+    if (!run.ok() && !problems.contains(run.error)) problems << run.error;  // one line per distinct problem
     if (!run.configError.isEmpty()) configProblems << QStringLiteral("%1: %2").arg(run.label, run.configError);
     labels << run.label;
     configs.push_back(run.config);
@@ -68,6 +68,12 @@ void CompareWidget::reload() {
   m_pareto->setRuns(m_loaded);
   m_length->setRuns(m_loaded);
   emit runsLoaded(static_cast<int>(m_loaded->size()));
+}
+
+void CompareWidget::clear() {
+  m_refs.clear();
+  reload();
+  m_cache.clear();
 }
 
 const LoadedRuns& CompareWidget::loadedRuns() const { return *m_loaded; }

@@ -33,6 +33,8 @@ class CompareWidget : public QWidget {
   void setRuns(const QList<RunRef>& runs);
   // Reads the same runs again (e.g. after a run finished).
   void reload();
+  // No runs, and every store connection closed (another project opened, a store recovered).
+  void clear();
   QList<RunRef> runs() const { return m_refs; }
 
   const LoadedRuns& loadedRuns() const;

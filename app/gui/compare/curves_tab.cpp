@@ -161,7 +161,7 @@ bool CurvesTab::readCurve(const LoadedRun& run, const std::string& key, ReplicaC
   return true;
 }
 
-QString CurvesTab::drawUnit(const CompareUnit& unit, int colorIndex, const QStringList& keys, int k,
+QString CurvesTab::drawUnit(const CompareUnit& unit, const QColor& color, const QStringList& keys, int k,
                             QStringList& problems) {
   const std::string key = keys[k].toStdString();
   std::vector<ReplicaCurve> curves;
@@ -175,13 +175,15 @@ QString CurvesTab::drawUnit(const CompareUnit& unit, int colorIndex, const QStri
   }
   if (curves.empty()) return {};
   const QString name = keys.size() > 1 ? QStringLiteral("%1 · %2").arg(unit.label, keys[k]) : unit.label;
+  // Evaluations are drawn raw, as in the live view (a smoothed val/loss ends above its value).
+  m_plot->setSeriesKind(name, widgets::metricSeriesKind(keys[k]));
   if (!unit.grouped) {
     const ReplicaCurve& c = curves.front();
-    m_plot->setSeries(name, c.step, c.tokens, c.wall, c.value, runColor(colorIndex));
+    m_plot->setSeries(name, c.step, c.tokens, c.wall, c.value, color);
   } else {
     const BandKind band = replicaView() == ReplicaView::MeanMinMaxBand ? BandKind::MinMax : BandKind::Std;
     const GroupCurve g = aggregateCurves(curves, band);
-    m_plot->setSeries(name, g.step, g.tokens, g.wall, g.mean, runColor(colorIndex));
+    m_plot->setSeries(name, g.step, g.tokens, g.wall, g.mean, color);
     m_plot->setBand(name, g.low, g.high);
   }
   // One line style per key: on the series' legend graph (the smoothed one).
@@ -205,6 +207,7 @@ void CurvesTab::redraw() {
                                          : replicaView() == ReplicaView::EachRun ? singleRunUnits(*m_runs)
                                                                                  : compareUnits(*m_runs);
   bool grouped = false;
+  ModelColorPicker colors;
   for (std::size_t u = 0; u < units.size(); ++u) {
     const LoadedRun& first = (*m_runs)[units[u].members.front()];
     if (!first.ok()) {
@@ -212,8 +215,9 @@ void CurvesTab::redraw() {
       continue;
     }
     grouped = grouped || units[u].grouped;
+    const QColor color = colors.next(first);
     for (int k = 0; k < keys.size(); ++k) {
-      const QString name = drawUnit(units[u], static_cast<int>(u), keys, k, problems);
+      const QString name = drawUnit(units[u], color, keys, k, problems);
       if (!name.isEmpty()) m_names << name;
     }
   }

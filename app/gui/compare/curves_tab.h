@@ -60,7 +60,7 @@ class CurvesTab : public QWidget {
   // Reads one run's stored curve of `key`; false with *problem set when it cannot.
   bool readCurve(const LoadedRun& run, const std::string& key, ReplicaCurve& out, QString* problem) const;
   // Draws one unit's curve of key k (a run as stored, a group as mean + band); returns the name.
-  QString drawUnit(const CompareUnit& unit, int colorIndex, const QStringList& keys, int k, QStringList& problems);
+  QString drawUnit(const CompareUnit& unit, const QColor& color, const QStringList& keys, int k, QStringList& problems);
 
   StoreCache& m_cache;
   std::shared_ptr<const LoadedRuns> m_runs;

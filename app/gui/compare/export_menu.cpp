@@ -116,7 +116,8 @@ QString exportInteractively(QWidget* parent, QCustomPlot* plot, const ExportSour
   const QString lastSuffix = settings.value("export/lastSuffix", "png").toString();
   QString filter = lastSuffix == "pdf" ? pdf : lastSuffix == "svg" ? svg : lastSuffix == "csv" ? csvFilter : png;
   const QString title = source.title ? source.title() : QString();
-  const QString base = fileNameFrom(title.isEmpty() ? source.baseName : title);
+  const QString named = source.fileName ? source.fileName() : title;
+  const QString base = fileNameFrom(named.isEmpty() ? source.baseName : named);
   QString path = askSavePath(parent, lastFolder() + "/" + base + "." + lastSuffix, filters, &filter);
   if (path.isEmpty()) return {};
   if (QFileInfo(path).suffix().isEmpty()) {
@@ -150,7 +151,7 @@ QString exportInteractively(QWidget* parent, QCustomPlot* plot, const ExportSour
 }
 
 QString exportInteractively(QWidget* parent, QCustomPlot* plot, const QString& baseName, const CsvWriter& csv) {
-  return exportInteractively(parent, plot, ExportSource{baseName, csv, {}});
+  return exportInteractively(parent, plot, ExportSource{baseName, csv, {}, {}});
 }
 
 void installExportMenu(QCustomPlot* plot, const ExportSource& source) {
@@ -163,7 +164,7 @@ void installExportMenu(QCustomPlot* plot, const ExportSource& source) {
 }
 
 void installExportMenu(QCustomPlot* plot, const QString& baseName, CsvWriter csv) {
-  installExportMenu(plot, ExportSource{baseName, std::move(csv), {}});
+  installExportMenu(plot, ExportSource{baseName, std::move(csv), {}, {}});
 }
 
 QToolButton* makeExportButton(QCustomPlot* plot, const QString& baseName, CsvWriter csv, QWidget* parent) {

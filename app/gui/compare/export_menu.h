@@ -27,6 +27,9 @@ struct ExportSource {
   QString baseName;
   CsvWriter csv;
   std::function<QString()> title;
+  // The suggested file name, when it must not follow the title: the mixer's title names the
+  // step the image shows, but its CSV holds every snapshot, so its file name names no step.
+  std::function<QString()> fileName;
 };
 
 // The questions an interactive export asks; tests replace them (an empty member: the real

@@ -78,6 +78,7 @@ void LengthTab::redraw() {
   const int runCount = m_runs ? static_cast<int>(m_runs->size()) : 0;
   if (pick.size() == 2) {
     const std::string task = pick[0].toStdString(), metric = pick[1].toStdString();
+    ModelColorPicker colors;
     for (int r = 0; r < runCount; ++r) {
       const LoadedRun& run = (*m_runs)[static_cast<std::size_t>(r)];
       // seq_len -> (step, value), keeping the latest step.
@@ -93,8 +94,9 @@ void LengthTab::redraw() {
       }
       QCPGraph* g = plot->addGraph();
       g->setName(run.label);
-      g->setPen(QPen(runColor(r), 2.0));
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, runColor(r), 7));
+      const QColor color = colors.next(run);
+      g->setPen(QPen(color, 2.0));
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, 7));
       for (const auto& [len, sv] : byLength) g->addData(double(len), sv.second);
     }
     plot->yAxis->setLabel(pick[1]);

@@ -48,6 +48,20 @@ int splitRank(const QString& key) {
 // norms) have no "better" value.
 bool ranked(MetricGroup g) { return g == MetricGroup::Losses || g == MetricGroup::Accuracies || g == MetricGroup::Efficiency; }
 
+// Keys with a "best" row: qualities only. The best step of a learning rate, a gradient norm, a
+// memory or a speed means nothing (the lowest lr is the end of the schedule).
+bool hasBestRow(MetricGroup g) { return g == MetricGroup::Losses || g == MetricGroup::Accuracies; }
+
+// A value with its unit, by the key's name: bytes, tokens/s, seconds; the rest as numbers.
+QString keyValueText(const QString& key, double v) {
+  if (std::isnan(v)) return QStringLiteral("NaN");
+  const QString name = key.section('/', -1);
+  if (name.endsWith(QLatin1String("bytes"))) return widgets::formatBytes(v);
+  if (name.contains(QLatin1String("tokens_per_s"))) return QObject::tr("%1 tokens/s").arg(widgets::formatCount(v));
+  if (name.endsWith(QLatin1String("_s"))) return QObject::tr("%1 s").arg(QString::number(v, 'g', 4));
+  return valueText(v);
+}
+
 // Text order with runs of digits compared as numbers ("l2" before "l10"); QCollator's numeric
 // mode is not available on every platform backend.
 bool naturalLess(const QString& a, const QString& b) {
@@ -220,17 +234,19 @@ namespace {
 // A group's cell: mean ± std (n) of value(replica), each replica's value in the tooltip.
 template <typename Value>
 std::tuple<QString, QVariant, QString> groupCell(const LoadedRuns& list, const CompareUnit& u, Value value,
-                                                 QString (*text)(double)) {
+                                                 const QString& key) {
   const analysis::Stats st = unitStats(list, u, value);
   QStringList tips;
   for (std::size_t i : u.members) {
     const LoadedRun& r = list[i];
-    tips << QObject::tr("seed %1 (run %2): %3").arg(r.info.seed).arg(r.info.id).arg(text(value(r)));
+    tips << QObject::tr("seed %1 (run %2): %3").arg(r.info.seed).arg(r.info.id).arg(keyValueText(key, value(r)));
   }
-  return {meanStdText(st), st.n ? QVariant(st.mean) : QVariant(), tips.join('\n')};
+  const bool plain = keyValueText(key, 1.0) == valueText(1.0);  // no unit: the mean ± std text as it is
+  const QString text = plain || st.n == 0 ? meanStdText(st)
+                                          : QObject::tr("%1 ± %2 (%3)").arg(keyValueText(key, st.mean),
+                                                                            keyValueText(key, st.std)).arg(st.n);
+  return {text, st.n ? QVariant(st.mean) : QVariant(), tips.join('\n')};
 }
-
-QString numberText(double v) { return valueText(v); }
 
 }  // namespace
 
@@ -324,24 +340,26 @@ void MetricsTab::addMetricRows(const LoadedRuns& list, const std::vector<Compare
       return it == r.best.end() ? std::nan("") : it->second.value;
     };
     for (const bool best : {false, true}) {
+      if (best && !hasBestRow(g)) continue;
+      const auto text = [&key](double v) { return keyValueText(key, v); };
       std::vector<Cell> cells;
       for (const auto& u : units) {
         const LoadedRun& r = list[u.members.front()];
         if (!r.ok()) {
           cells.push_back(Cell{r.error, {}, {}});
         } else if (u.grouped) {
-          auto [text, value, tip] = best ? groupCell(list, u, bestOf, numberText) : groupCell(list, u, finalOf, numberText);
-          cells.push_back(Cell{text, value, tip});
+          auto [cellText, value, tip] = best ? groupCell(list, u, bestOf, key) : groupCell(list, u, finalOf, key);
+          cells.push_back(Cell{cellText, value, tip});
         } else if (!best) {
           auto it = r.summaries.find(k);
           cells.push_back(it == r.summaries.end() ? Cell{"—", {}, {}}
-                                                  : Cell{tr("%1 (step %2)").arg(valueText(it->second.last)).arg(it->second.last_step),
-                                                         it->second.last, {}});
+                                                  : Cell{tr("%1 (step %2)").arg(text(it->second.last)).arg(it->second.last_step),
+                                                         it->second.last, valueText(it->second.last)});
         } else {
           auto it = r.best.find(k);
           cells.push_back(it == r.best.end() ? Cell{"—", {}, {}}
-                                             : Cell{tr("%1 (step %2)").arg(valueText(it->second.value)).arg(it->second.step),
-                                                    it->second.value, {}});
+                                             : Cell{tr("%1 (step %2)").arg(text(it->second.value)).arg(it->second.step),
+                                                    it->second.value, valueText(it->second.value)});
         }
       }
       addRow(best ? tr("%1 best").arg(key) : tr("%1 final").arg(key), cells);

@@ -62,6 +62,11 @@ ParetoTab::ParetoTab(QWidget* parent) : QWidget(parent) {
   installExportMenu(m_panel->plot(), "compare-pareto");
   layout->addLayout(top);
   layout->addWidget(m_panel, 1);
+  m_sources = new QLabel(this);  // where each point's cost came from (measured or estimated, and how)
+  m_sources->setObjectName("paretoSources");
+  m_sources->setWordWrap(true);
+  m_sources->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(m_sources);
   connect(m_cost, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   connect(m_quality, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   redraw();
@@ -94,8 +99,9 @@ void ParetoTab::redraw() {
   m_points.clear();
   const auto axis = static_cast<CostAxis>(m_cost->currentData().toInt());
   const QString key = m_quality->currentText();
-  QStringList missing;
+  QStringList missing, sources;
   bool higherBetter = false;
+  ModelColorPicker colors;
   const int runCount = m_runs ? static_cast<int>(m_runs->size()) : 0;
   for (int r = 0; r < runCount; ++r) {
     const LoadedRun& run = (*m_runs)[static_cast<std::size_t>(r)];
@@ -109,7 +115,8 @@ void ParetoTab::redraw() {
     if (best == run.best.end()) missing << tr("%1: no %2 values").arg(run.label, key.isEmpty() ? tr("metric") : key);
     if (!cost.value || best == run.best.end()) continue;
     higherBetter = best->second.higherIsBetter;
-    m_points.push_back({run.label, *cost.value, best->second.value, false, r});
+    m_points.push_back({run.label, *cost.value, best->second.value, false, r, colors.next(run), cost.source});
+    sources << tr("%1: %2").arg(run.label, cost.source);
   }
   std::vector<double> xs, ys;
   for (const auto& p : m_points) {
@@ -123,8 +130,7 @@ void ParetoTab::redraw() {
     QCPGraph* g = plot->addGraph();
     g->setName(p.label);
     g->setLineStyle(QCPGraph::lsNone);
-    g->setScatterStyle(QCPScatterStyle(p.front ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssCircle,
-                                       runColor(p.runIndex), 10));
+    g->setScatterStyle(QCPScatterStyle(p.front ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssCircle, p.color, 10));
     g->addData(p.cost, p.quality);
     auto* text = new QCPItemText(plot);
     text->position->setCoords(p.cost, p.quality);
@@ -148,7 +154,12 @@ void ParetoTab::redraw() {
     plot->rescaleAxes();
     padAxisRange(plot->xAxis, 0.2);  // room for the point labels
     padAxisRange(plot->yAxis, 0.2);
+  } else {  // nothing to show: no axis of another cost or metric stays
+    plot->xAxis->setRange(0, 1);
+    plot->yAxis->setRange(0, 1);
   }
+  m_sources->setText(sources.isEmpty() ? QString() : tr("x values: %1").arg(sources.join("; ")));
+  m_sources->setVisible(!sources.isEmpty());
   placeLegend(plot, m_points);
   widgets::showLegendIfAny(plot);
   if (runCount == 0) missing << tr("Select two or more saved runs to compare quality against cost.");

@@ -12,6 +12,7 @@
 #include "run_costs.h"
 
 class QComboBox;
+class QLabel;
 class QCustomPlot;
 
 namespace pha::widgets {
@@ -32,6 +33,9 @@ class ParetoTab : public QWidget {
   int pointCount() const { return static_cast<int>(m_points.size()); }
   int frontCount() const;
   QStringList pointLabels() const;
+  double pointCost(int i) const { return m_points.at(static_cast<std::size_t>(i)).cost; }
+  QString pointSource(int i) const { return m_points.at(static_cast<std::size_t>(i)).source; }
+  QColor pointColor(int i) const { return m_points.at(static_cast<std::size_t>(i)).color; }
   QString emptyMessage() const;
   QCustomPlot* plot() const;
 
@@ -42,11 +46,14 @@ class ParetoTab : public QWidget {
     double quality = 0.0;
     bool front = false;
     int runIndex = 0;
+    QColor color;
+    QString source;  // where the cost came from (runCost's source)
   };
   void redraw();
   static void placeLegend(QCustomPlot* plot, const std::vector<Point>& points);
 
   std::shared_ptr<const LoadedRuns> m_runs;
+  QLabel* m_sources = nullptr;
   QComboBox* m_cost = nullptr;
   QComboBox* m_quality = nullptr;
   widgets::PlotPanel* m_panel = nullptr;

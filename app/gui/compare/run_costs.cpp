@@ -1,6 +1,7 @@
 #include "run_costs.h"
 
 #include <QObject>
+#include <cstdlib>
 #include <exception>
 
 #include "model/flops.h"
@@ -42,14 +43,37 @@ CostValue fromModel(const LoadedRun& run, bool flops) {
   auto config = modelConfig(run, &why);
   if (!config) return {std::nullopt, why};
   try {
-    if (flops)
-      return {pha::model::estimate_flops(*config, config->context).forward.total(),
-              QObject::tr("estimated from the model config at T = %1").arg(config->context)};
+    if (flops)  // the figure `pha model` and the Configuration dock show for the same model
+      return {pha::model::reference_flops(*config).forward.total(),
+              QObject::tr("estimated from the model config at T = %1, B = %2 (as pha model and the Configuration "
+                          "dock)").arg(config->context).arg(pha::model::kReferenceBatch)};
     return {static_cast<double>(pha::model::count_parameters(*config).total),
             QObject::tr("counted from the model config")};
   } catch (const std::exception& e) {
     return {std::nullopt, QString::fromUtf8(e.what())};
   }
+}
+
+// The profile row of a training run's model at its training shape (T = training.seq_len, the
+// training-step phase); else the row with the nearest T.
+const pha::store::PerfRow* profileRow(const LoadedRun& run) {
+  const nlohmann::json& training = run.config.is_object() && run.config.contains("training") ? run.config["training"]
+                                                                                             : nlohmann::json();
+  const std::int64_t t = training.is_object() ? training.value("seq_len", std::int64_t{0}) : 0;
+  const pha::store::PerfRow* best = nullptr;
+  for (const auto& p : run.profile) {
+    if (p.phase != "train") continue;
+    if (!best || std::llabs(p.seq_len - t) < std::llabs(best->seq_len - t)) best = &p;
+  }
+  return best;
+}
+
+// A profile run's own fastest training-step row (a profile compared as such).
+const pha::store::PerfRow* fastestOwnRow(const LoadedRun& run) {
+  const pha::store::PerfRow* best = nullptr;
+  for (const auto& p : run.perf)
+    if (p.phase == "train" && (!best || p.tokens_per_s > best->tokens_per_s)) best = &p;
+  return best;
 }
 
 }  // namespace
@@ -62,20 +86,30 @@ CostValue runCost(const LoadedRun& run, CostAxis axis) {
     case CostAxis::FlopsPerToken:
       return fromModel(run, true);
     case CostAxis::TokensPerSecond: {
-      auto it = run.summaries.find("train/tokens_per_s");
-      if (it != run.summaries.end() && it->second.count > 0) return {it->second.last, "train/tokens_per_s (last)"};
-      std::optional<double> fastest;
-      for (const auto& p : run.perf)
-        if (!fastest || p.tokens_per_s > *fastest) fastest = p.tokens_per_s;
-      if (fastest) return {fastest, QObject::tr("perf rows (fastest)")};
-      return {std::nullopt, QObject::tr("no train/tokens_per_s metric and no perf rows")};
+      if (const auto* p = profileRow(run))
+        return {p->tokens_per_s, QObject::tr("measured profile, run %1 (T = %2, B = %3, training step: %4)")
+                                     .arg(run.profileRunId).arg(p->seq_len).arg(p->batch)
+                                     .arg(QString::fromStdString(p->method))};
+      if (run.tokensPerSPoints > 0)
+        return {run.medianTokensPerS, QObject::tr("median of the run's %1 train/tokens_per_s points (no profile of "
+                                                  "its model in this store)").arg(run.tokensPerSPoints)};
+      if (const auto* p = fastestOwnRow(run))
+        return {p->tokens_per_s, QObject::tr("its own perf rows (the fastest training step, T = %1)").arg(p->seq_len)};
+      return {std::nullopt, QObject::tr("no profile of its model and no train/tokens_per_s points")};
     }
     case CostAxis::PeakMemory: {
-      std::optional<double> peak;
-      for (const auto& p : run.perf)
-        if (p.peak_bytes > 0 && (!peak || p.peak_bytes > *peak)) peak = static_cast<double>(p.peak_bytes);
-      if (peak) return {peak, QObject::tr("perf rows (largest peak)")};
-      return {std::nullopt, QObject::tr("no perf rows with a peak memory")};
+      if (const auto* p = profileRow(run); p && p->peak_bytes > 0)
+        return {static_cast<double>(p->peak_bytes),
+                QObject::tr("measured profile, run %1 (peak RSS of a fresh pha process, T = %2, B = %3)")
+                    .arg(run.profileRunId).arg(p->seq_len).arg(p->batch)};
+      auto it = run.summaries.find("train/memory_bytes");
+      if (it != run.summaries.end() && it->second.count > 0 && it->second.max > 0)
+        return {it->second.max, QObject::tr("the largest train/memory_bytes point: peak RSS of the process that "
+                                            "trained it, everything else it held included (no profile of its model "
+                                            "in this store)")};
+      if (const auto* p = fastestOwnRow(run); p && p->peak_bytes > 0)
+        return {static_cast<double>(p->peak_bytes), QObject::tr("its own perf rows (T = %1)").arg(p->seq_len)};
+      return {std::nullopt, QObject::tr("no profile of its model and no train/memory_bytes points")};
     }
   }
   return {};

@@ -21,10 +21,13 @@ struct CostValue {
   QString source;  // where it came from ("runs.n_params", "perf rows", ...) or why it is missing
 };
 
-// Parameters: runs.n_params, else counted from the model config. FLOPs per token: forward
-// pass at the config's context length (pha::model::estimate_flops on the "model" section).
-// Tokens/s: the last train/tokens_per_s point, else the fastest perf row. Peak memory: the
-// largest perf peak_bytes.
+// Parameters: runs.n_params, else counted from the model config. FLOPs per token: the forward
+// pass at the config's context and the reference batch (pha::model::reference_flops, the figure
+// `pha model` and the Configuration dock show). Tokens/s and peak memory: the store's profile
+// of the run's model at its training T where there is one (LoadedRun::profile), else the
+// median of its train/tokens_per_s points, and the largest train/memory_bytes point (the
+// training process's peak RSS); a profile run, its own fastest training-step row. `source`
+// says which.
 CostValue runCost(const LoadedRun& run, CostAxis axis);
 
 // true for each point no other point dominates (at least as good on both axes, better on one).

@@ -57,7 +57,7 @@ QLayout* ConfigSummary::makeInputs() {
   m_batch = new QSpinBox(this);
   m_batch->setObjectName("summaryBatch");
   m_batch->setRange(1, 1 << 16);
-  m_batch->setValue(8);
+  m_batch->setValue(pha::model::kReferenceBatch);  // the figure pha model and Compare show
   m_batch->setToolTip(tr("Batch size B for the memory estimate (and the GSS kernel work a batch shares)"));
   m_seqLen->setMaximumWidth(160);
   m_batch->setMaximumWidth(160);

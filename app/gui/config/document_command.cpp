@@ -24,6 +24,7 @@ bool DocumentCommand::mergeWith(const QUndoCommand* other) {
   const auto* next = static_cast<const DocumentCommand*>(other);
   if (next->m_before != m_after) return false;  // not consecutive (defensive)
   m_after = next->m_after;
+  setText(next->text());  // "Set d_model to 64", not the first keystroke's "... to 6"
   setObsolete(m_after == m_before);
   return true;
 }

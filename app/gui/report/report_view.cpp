@@ -161,8 +161,37 @@ ReportView::~ReportView() {
 }
 
 void ReportView::setProject(const QString& projectDir) {
+  if (projectDir != m_project) {  // another project: nothing of the previous report stays
+    m_report.reset();
+    clearContent();
+    m_header->setText(projectDir.isEmpty() ? tr("Open a project to see its report.")
+                                           : tr("<b>Report: %1</b>").arg(projectDir.toHtmlEscaped()));
+    m_export->setEnabled(false);
+  }
   m_project = projectDir;
+  m_unavailable.clear();
   refresh();
+}
+
+void ReportView::setUnavailable(const QString& projectDir, const QString& why) {
+  m_project = projectDir;
+  m_unavailable = why;
+  m_report.reset();
+  m_error = why;
+  clearContent();
+  m_header->setText(tr("<b>Report: %1</b>").arg(projectDir.toHtmlEscaped()));
+  m_message->setText(tr("No report: %1").arg(why));
+  m_message->show();
+  m_export->setEnabled(false);
+}
+
+void ReportView::clearContent() {
+  for (QTableWidget* t : {m_claims, m_efficiency, m_groups}) {
+    t->clearSpans();
+    t->setRowCount(0);
+    fitRows(t);
+  }
+  m_notes->clear();
 }
 
 bool ReportView::isBuilding() const { return m_thread != nullptr; }
@@ -179,8 +208,10 @@ void ReportView::refresh() {
 // reads every replica's summaries and evaluations: milliseconds for a few runs, more for large
 // stores, and never on the event loop (docs/gui-compare.md, Report).
 void ReportView::startBuild() {
+  if (!m_unavailable.isEmpty()) return;  // setUnavailable said why; nothing is read
   if (m_project.isEmpty()) {
     m_report.reset();
+    clearContent();
     m_header->setText(tr("Open a project to see its report."));
     m_export->setEnabled(false);
     emit reportReady();
@@ -215,7 +246,10 @@ void ReportView::showBuilt() {
   m_buildMs = built.ms;
   m_error = built.error;
   if (!built.report) {
+    // Nothing of a previous report (another project's, under its store's name) stays.
     m_report.reset();
+    clearContent();
+    m_header->setText(tr("<b>Report: %1</b>").arg(m_project.toHtmlEscaped()));
     m_message->setText(tr("No report: %1").arg(m_error));
     m_message->show();
   } else {

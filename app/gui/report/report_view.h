@@ -28,6 +28,9 @@ class ReportView : public QWidget {
 
   // The project folder whose report to show ("" clears it); builds the report.
   void setProject(const QString& projectDir);
+  // The project whose report cannot be built now (its store is damaged): nothing of another
+  // project's report stays, `why` is shown, and nothing is read until setProject() again.
+  void setUnavailable(const QString& projectDir, const QString& why);
   QString project() const { return m_project; }
   // Builds the report again (runs finished). A refresh asked while one is being built runs after it.
   void refresh();
@@ -53,8 +56,10 @@ class ReportView : public QWidget {
   void fillEfficiency(const analysis::Report& r);
   void fillGroups(const analysis::Report& r);
   void exportDialog();
+  void clearContent();  // empty tables and notes: nothing of a previous report stays
 
   QString m_project;
+  QString m_unavailable;  // set: why no report is built for m_project
   std::shared_ptr<const analysis::Report> m_report;
   // What a build gives; written by the worker thread only, read on the GUI thread once it ended.
   struct Built {

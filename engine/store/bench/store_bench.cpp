@@ -140,6 +140,13 @@ int main(int argc, char** argv) {
       ps::Store other = ps::Store::open(path);
       listed = other.list_runs(q).size();
     });
+    // Store::open runs PRAGMA quick_check first (OpenOptions::verify, docs/store.md): its cost
+    // against an open that skips it.
+    ps::OpenOptions unverified;
+    unverified.verify = false;
+    Stats open_verified = time_it(5, [&] { ps::Store other = ps::Store::open(path); });
+    Stats open_unverified = time_it(5, [&] { ps::Store other = ps::Store::open(path, unverified); });
+    const auto file_mb = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
 
     std::printf("store: %s (%d runs + 1 run with %ld points; filled in %.0f ms)\n", path.c_str(),
                 args.runs, args.points, fill_ms);
@@ -148,6 +155,11 @@ int main(int argc, char** argv) {
                 list.min, list.max, args.repeats);
     std::printf("%-48s median %7.2f ms  (min %.2f, max %.2f)\n",
                 "open a new connection + list", reopen.median, reopen.min, reopen.max);
+    std::printf("%-48s median %7.2f ms  (min %.2f, max %.2f; 5 reps)\n",
+                ("open with PRAGMA quick_check (" + std::to_string(static_cast<int>(file_mb)) + " MB file)").c_str(),
+                open_verified.median, open_verified.min, open_verified.max);
+    std::printf("%-48s median %7.2f ms  (min %.2f, max %.2f; 5 reps)\n", "open without the check (verify = false)",
+                open_unverified.median, open_unverified.min, open_unverified.max);
     std::printf("%-48s median %7.2f ms  (min %.2f, max %.2f)\n",
                 ("read " + std::to_string(args.points) + " points -> " + std::to_string(buckets) +
                  " buckets (x = step)").c_str(),

@@ -84,6 +84,8 @@ TEST(AddVariant, TheButtonWritesTheEditedModelIntoProjectJsonAndTheSessionRunsIt
   ASSERT_EQ(written["variants"].size(), 4u);
   EXPECT_EQ(written["variants"][3]["name"], "pha-wide");
   EXPECT_EQ(written["variants"][3]["model"]["d_model"], 96);
+  EXPECT_EQ(written["variants"][3]["model"]["name"], "pha-wide") << "the model is named after its variant";
+  EXPECT_EQ(w.session()->runConfig("pha-wide")["model"]["name"], "pha-wide");
   EXPECT_EQ(written["variants"][0], "pha-tiny") << "the rest of the file is kept";
 
   // The same name again: refused with a clear message, project.json untouched.

@@ -8,7 +8,15 @@
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
+#include <QFileInfo>
+#include <QRegularExpression>
+
 #include "curve_plot.h"
+#include "docks.h"
+#include "main_window.h"
+#include "mixer_panel.h"
+#include "run_monitor.h"
+#include "store_fixture.h"
 #include "export_menu.h"
 #include "mixer_heatmap.h"
 #include "plot_export.h"
@@ -111,4 +119,32 @@ TEST(Export, HeatmapImageHasNoLegendBox) {
     for (int y = cells.top(); y <= cells.bottom(); ++y)
       if (image.pixel(x, y) == qRgb(255, 255, 255)) ++white;
   EXPECT_EQ(white, 0);
+}
+
+// The live heatmap's CSV holds every snapshot of the run: its suggested name names no step (it
+// was "pha-tiny-mixer-weights-step-65.csv"), while the image's title still names the step shown.
+TEST(Export, TheMixerCsvIsNotNamedAfterTheStepShown) {
+  QSettings().clear();
+  QSettings().setValue("export/lastSuffix", "csv");
+  pha::test::StoreFixture store;
+  pha::test::FixtureRun run;
+  run.steps = 20;
+  run.mixerEvery = 5;
+  const auto id = store.add(run);
+  MainWindow w;
+  ASSERT_TRUE(w.monitor()->showStoredRun(store.path(), id)) << w.monitor()->errorText().toStdString();
+  QTemporaryDir dir;
+  Answers answers;
+  answers.folder = dir.path();
+  const ExportSource source = w.monitor()->mixerExport();
+  EXPECT_TRUE(source.title().contains("step 20")) << source.title().toStdString();
+  const QString path = exportInteractively(nullptr, w.docks().mixerPanel->heatmap()->plot(), source);
+  ASSERT_FALSE(path.isEmpty());
+  EXPECT_EQ(QFileInfo(path).fileName(), "pha-tiny-mixer-weights.csv");
+  QFile csv(path);
+  ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
+  const QString text = QString::fromUtf8(csv.readAll());
+  for (int step : {5, 10, 15, 20})
+    EXPECT_TRUE(text.contains(QString(",%1,").arg(step))) << "step " << step << " (layer,branch,step,weight)\n"
+                                                          << text.toStdString();
 }

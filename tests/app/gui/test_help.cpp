@@ -8,6 +8,11 @@
 #include <QTableWidget>
 #include <QTextBrowser>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+#include <utility>
 
 #include "help_dialogs.h"
 #include "main_window.h"
@@ -76,4 +81,30 @@ TEST(Help, KeyboardShortcutsAreListedFromTheMenuActions) {
   EXPECT_EQ(table->rowCount(), entries.size());
   EXPECT_NE(actionNamed(w, "&About PHA Workbench"), nullptr) << "About is kept";
   table->window()->close();
+}
+
+// `pha-workbench --help` answers on a machine without a display (it aborted with exit 134), and
+// starting the window there says why it cannot instead of aborting.
+TEST(Help, CommandLineHelpNeedsNoDisplayAndNoDisplayIsSaidPlainly) {
+  auto run = [](const std::string& args) {
+    const std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM '" + std::string(PHA_WORKBENCH_PATH) +
+                            "' " + args + " 2>&1";
+    std::string out;
+    FILE* p = popen(cmd.c_str(), "r");
+    char buf[4096];
+    size_t n;
+    while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    const int status = p ? pclose(p) : -1;
+    return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
+  };
+  const auto [helpCode, help] = run("--help");
+  EXPECT_EQ(helpCode, 0) << help;
+  EXPECT_NE(help.find("--measure-efficiency"), std::string::npos) << help;
+  EXPECT_NE(help.find("Usage:"), std::string::npos) << help;
+  const auto [versionCode, version] = run("--version");
+  EXPECT_EQ(versionCode, 0) << version;
+  EXPECT_EQ(version.rfind("pha-workbench ", 0), 0u) << version;
+  const auto [code, out] = run("");
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("no display"), std::string::npos) << out;
 }

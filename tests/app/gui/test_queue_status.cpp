@@ -6,6 +6,7 @@
 #include <QProgressBar>
 #include <QRegularExpression>
 #include <QStatusBar>
+#include <QSignalSpy>
 #include <QTest>
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -101,9 +102,10 @@ TEST(QueueStatus, ARepeatedRunOfTheSameConfigurationAsksFirst) {
     add("{\"training\": {\"steps\": 3}}", pha::store::RunStatus::Finished);       // another configuration
   }
   QStringList asked;
-  bool answer = false;
-  w.queueController()->setConfirm([&](const QString& q) {
+  auto answer = QueueController::RepeatChoice::Nothing;
+  w.queueController()->setConfirm([&](const QString& q, const QStringList& fresh) {
     asked << q;
+    EXPECT_TRUE(fresh.isEmpty()) << "the project's one run is trained";
     return answer;
   });
   w.runProject();
@@ -112,11 +114,52 @@ TEST(QueueStatus, ARepeatedRunOfTheSameConfigurationAsksFirst) {
   EXPECT_EQ(asked[0].count("(run "), 1) << asked[0].toStdString();
   EXPECT_FALSE(w.queue()->isBusy()) << "declined: nothing is trained";
   EXPECT_TRUE(w.findChild<QLabel*>("statusLabel")->text().startsWith("Not started"));
-
-  answer = true;
+  answer = QueueController::RepeatChoice::OnlyNew;  // nothing is new: still nothing
   w.runProject();
-  EXPECT_EQ(asked.size(), 2);
+  EXPECT_FALSE(w.queue()->isBusy());
+
+  answer = QueueController::RepeatChoice::All;
+  w.runProject();
+  EXPECT_EQ(asked.size(), 3);
   EXPECT_TRUE(w.queue()->isBusy()) << "accepted: trained again as a new run";
+  w.cancelRuns();
+  ASSERT_TRUE(waitIdle(w, 120000));
+}
+
+// A variant added to a project whose other runs are trained can be trained alone: the question
+// offers the runs not trained yet, and choosing them queues just those.
+TEST(QueueStatus, ANewVariantCanBeTrainedAloneWhenTheOthersAreTrained) {
+  pha::test::TempProject tp;
+  nlohmann::json j = tp.text_project({{"steps", 100000}});
+  j["variants"] = {{{"name", "old"}}, {{"name", "new"}, {"training", {{"seed", 8}}}}};
+  tp.write_project(j);
+  MainWindow w;
+  w.show();
+  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  {
+    auto s = pha::store::Store::open(tp.store());
+    pha::store::NewRun nr;
+    nr.name = "old";
+    nr.config_json = w.session()->runConfig("old").dump();
+    const auto id = s.create_run(nr);
+    s.set_status(id, pha::store::RunStatus::Running);
+    s.set_status(id, pha::store::RunStatus::Finished);
+  }
+  QStringList offered;
+  QString question;
+  w.queueController()->setConfirm([&](const QString& q, const QStringList& fresh) {
+    question = q;
+    offered = fresh;
+    return QueueController::RepeatChoice::OnlyNew;
+  });
+  QSignalSpy started(w.queue(), &RunQueue::runStarted);
+  w.runProject();
+  EXPECT_EQ(offered, QStringList{"new"});
+  EXPECT_TRUE(question.contains("Not trained yet: new")) << question.toStdString();
+  ASSERT_TRUE(w.queue()->isBusy());
+  ASSERT_EQ(started.count(), 1);
+  EXPECT_EQ(started.at(0).at(1).toString(), "new");
+  EXPECT_EQ(w.queue()->pendingCount(), 0) << "the trained run is not queued again";
   w.cancelRuns();
   ASSERT_TRUE(waitIdle(w, 120000));
 }

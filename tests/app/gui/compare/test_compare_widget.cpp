@@ -1,4 +1,6 @@
 // CompareWidget over two runs from two project stores: every tab shows what was written.
+#include <QFileInfo>
+#include <QLabel>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <cmath>
@@ -15,6 +17,9 @@
 #include "mixer_tab.h"
 #include "pareto_tab.h"
 #include "curve_plot.h"
+#include "model/flops.h"
+#include "model/model_config.h"
+#include "series_colors.h"
 #include "store/run_writer.h"
 #include "store/store.h"
 
@@ -226,6 +231,33 @@ TEST(CompareMetrics, GroupedFilterableAndTheBestOfEachRowMarked) {
   EXPECT_EQ(m->visibleRowNames(), (QStringList{"val/loss final", "val/loss best", "val/accuracy final", "val/accuracy best"}));
   m->setFilter("");
   EXPECT_EQ(m->visibleRowNames().size(), m->rowNames().size());
+  // A "best" row only for qualities: none for a learning rate, a speed or a memory.
+  for (const char* row : {"train/lr best", "train/tokens_per_s best", "branch_rms/l0/gss best"})
+    EXPECT_FALSE(m->rowNames().contains(row)) << row;
+  // Values with their unit.
+  EXPECT_TRUE(m->cellText("train/tokens_per_s final", 1).contains("tokens/s")) << m->cellText("train/tokens_per_s final", 1).toStdString();
+}
+
+TEST(CompareMetrics, MemoryIsShownInBytesUnits) {
+  QTemporaryDir dir;
+  const QString store = dir.path() + "/runs.sqlite";
+  QList<RunRef> refs;
+  for (int r = 0; r < 2; ++r) {
+    auto s = pha::store::Store::open(store.toStdString());
+    pha::store::NewRun nr;
+    nr.name = "m" + std::to_string(r);
+    const auto id = s.create_run(nr);
+    pha::store::RunWriter w(s, id);
+    w.metric("train/memory_bytes", 1, 1, 1, 291070000.0 + r);
+    w.finish(pha::store::RunStatus::Finished);
+    refs.push_back(RunRef{store, id});
+  }
+  CompareWidget w;
+  w.setRuns(refs);
+  const QString cell = w.metricsTab()->cellText("train/memory_bytes final", 0);
+  EXPECT_TRUE(cell.contains("MiB") || cell.contains("MB")) << cell.toStdString();
+  EXPECT_FALSE(cell.contains("e+08")) << cell.toStdString();
+  EXPECT_FALSE(w.metricsTab()->rowNames().contains("train/memory_bytes best"));
 }
 
 TEST(CompareCurves, UseTheLiveViewsSmoothingAndLogYAndNameTheAxisAfterTheMetric) {
@@ -269,4 +301,100 @@ TEST(CompareWidget, LengthTabSaysPlainlyWhenTheRunsHaveNoLengthSweep) {
   w.setRuns(refs(f));
   l->setSeries("mqar", "accuracy");
   EXPECT_FALSE(l->emptyMessage().contains("No length sweep")) << l->emptyMessage().toStdString();
+}
+
+// Validation curves are drawn as stored, as in the live view: whatever the smoothing, the last
+// drawn val/loss is the stored value (a smoothed one ended near 2.45 where 2.3188 was stored).
+TEST(CompareWidget, EvaluationCurvesAreDrawnRawAsInTheLiveView) {
+  CompareFixture f;
+  CompareWidget w;
+  w.setRuns(refs(f));
+  CurvesTab* curves = w.curvesTab();
+  curves->curvePlot()->setSmoothing(0.9);
+  curves->setSelectedKeys({"val/loss"});
+  ASSERT_EQ(curves->curveCount(), 2);
+  for (int c = 0; c < 2; ++c) {
+    const WrittenRun& run = c == 0 ? f.a : f.b;
+    const std::vector<double> drawn = curves->curveValues(c);
+    ASSERT_EQ(drawn.size(), run.valLoss.size());
+    for (std::size_t i = 0; i < drawn.size(); ++i) EXPECT_DOUBLE_EQ(drawn[i], run.valLoss[i]) << "point " << i;
+  }
+  curves->setSelectedKeys({"train/loss"});  // a training curve is still smoothed
+  ASSERT_EQ(curves->curveCount(), 2);
+  EXPECT_NE(curves->curveValues(0).back(), f.a.trainLoss.back());
+}
+
+// Tokens/s and peak memory come from the store's profile of the run's model where there is one
+// (not the last step's tokens/s, not "no perf rows"), FLOPs per token is the figure `pha model`
+// shows, each point says where its value came from, and no stale axis stays when nothing plots.
+TEST(CompareWidget, ParetoReadsTheModelsProfileAndSaysWhereEachCostCameFrom) {
+  CompareFixture f;
+  {
+    auto s = pha::store::Store::open(f.a.storePath.toStdString());
+    nlohmann::json measured = f.a.config["model"];
+    measured["name"] = "profiled under another name";
+    pha::store::NewRun nr;
+    nr.project = "alpha";
+    nr.name = "profile: run-a";
+    nr.kind = pha::store::RunKind::Profile;
+    nr.config_json =
+        nlohmann::json{{"profile", {{"model", "run-a"}, {"points", {{{"spec", {{"model_config", measured}}}}}}}}}.dump();
+    const auto id = s.create_run(nr);
+    pha::store::RunWriter writer(s, id);
+    writer.perf({128, 16, 7777.0, 123456789, "cpu", "train", "median of 3"});
+    writer.perf({1024, 2, 3000.0, 923456789, "cpu", "train", "median of 3"});
+    writer.finish(pha::store::RunStatus::Finished);
+  }
+  CompareWidget w;
+  w.setRuns(refs(f));
+  ParetoTab* p = w.paretoTab();
+  p->setQualityKey("val/loss");
+  p->setCostAxis(CostAxis::TokensPerSecond);
+  ASSERT_EQ(p->pointCount(), 2);
+  EXPECT_DOUBLE_EQ(p->pointCost(0), 7777.0);  // run-a's model profile, at the T nearest its training T
+  EXPECT_TRUE(p->pointSource(0).contains("measured profile")) << p->pointSource(0).toStdString();
+  EXPECT_DOUBLE_EQ(p->pointCost(1), 4900.0);  // run-b: never profiled, its own perf row
+  EXPECT_TRUE(p->pointSource(1).contains("its own perf rows")) << p->pointSource(1).toStdString();
+  p->setCostAxis(CostAxis::PeakMemory);
+  ASSERT_EQ(p->pointCount(), 2);
+  EXPECT_DOUBLE_EQ(p->pointCost(0), 123456789.0);
+  EXPECT_TRUE(p->pointSource(0).contains("peak RSS")) << p->pointSource(0).toStdString();
+  auto* sources = w.findChild<QLabel*>("paretoSources");
+  ASSERT_NE(sources, nullptr);
+  EXPECT_TRUE(sources->text().contains("run-a: measured profile")) << sources->text().toStdString();
+  p->setCostAxis(CostAxis::FlopsPerToken);
+  ASSERT_EQ(p->pointCount(), 2);
+  const auto config = pha::model::model_config_from_json(f.a.config["model"]);
+  EXPECT_DOUBLE_EQ(p->pointCost(0), pha::model::reference_flops(config).forward.total());
+  EXPECT_TRUE(p->pointSource(0).contains("as pha model")) << p->pointSource(0).toStdString();
+
+  p->setCostAxis(CostAxis::PeakMemory);
+  p->setQualityKey("train/loss");
+  const QCPRange before = p->plot()->xAxis->range();
+  EXPECT_GT(before.upper, 1e8);
+  p->setQualityKey("mqar");  // a key no run has: nothing to plot
+  w.setRuns({});
+  EXPECT_EQ(p->pointCount(), 0);
+  EXPECT_LE(p->plot()->xAxis->range().upper, 1.0) << "the previous axis stayed";
+}
+
+// One model, one colour: Compare draws a run in the colour the Efficiency dock gives its model.
+TEST(CompareWidget, ARunIsDrawnInItsModelsColourInEveryTab) {
+  CompareFixture f;
+  CompareWidget w;
+  w.setRuns(refs(f));
+  const QColor a = pha::widgets::modelColors().color("run-a");
+  const QColor b = pha::widgets::modelColors().color("run-b");
+  EXPECT_NE(a, b);
+  w.paretoTab()->setQualityKey("val/loss");
+  w.paretoTab()->setCostAxis(CostAxis::Parameters);
+  ASSERT_EQ(w.paretoTab()->pointCount(), 2);
+  EXPECT_EQ(w.paretoTab()->pointColor(0), a);
+  EXPECT_EQ(w.paretoTab()->pointColor(1), b);
+  w.curvesTab()->setSelectedKeys({"train/loss"});
+  QCustomPlot* plot = w.curvesTab()->plot();
+  bool sawA = false;
+  for (int g = 0; g < plot->graphCount(); ++g)
+    if (plot->graph(g)->name() == "run-a") sawA = sawA || plot->graph(g)->pen().color() == a;
+  EXPECT_TRUE(sawA) << "run-a's curve is not in its model's colour";
 }

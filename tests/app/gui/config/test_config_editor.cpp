@@ -66,6 +66,8 @@ TEST(ConfigEditor, TypingDModelUpdatesJsonAndParameterCountInOneUndoStep) {
   EXPECT_EQ(e.summary()->cellText(ConfigSummary::Total, ConfigSummary::Params),
             pha::widgets::formatCount(double(pm::count_parameters(expected).total)));
   EXPECT_EQ(e.undoStack()->count(), 1) << "keystrokes in one field merge into one step";
+  // The step says what was typed in the end, not its first keystroke ("Set d_model to 2").
+  EXPECT_EQ(e.undoStack()->undoText(), "Set d_model to 256");
 }
 
 TEST(ConfigEditor, JsonSyntaxErrorIsShownAndTheLastValidConfigStays) {
