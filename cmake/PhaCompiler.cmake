@@ -40,6 +40,18 @@ if(PHA_SANITIZE)
   list(APPEND PHA_QT_VISIBILITY -fno-sanitize=vptr)
 endif()
 
+# ThreadSanitizer (the tsan preset: the store, runtime and GUI-queue tests; docs/testing.md).
+# LibTorch, OpenMP and Qt are not instrumented: the tests run with one intra-op thread, and
+# tests/tsan.supp lists what is suppressed and why.
+option(PHA_TSAN "Build our targets with ThreadSanitizer" OFF)
+if(PHA_TSAN)
+  if(PHA_SANITIZE)
+    message(FATAL_ERROR "PHA_TSAN and PHA_SANITIZE (ASan) cannot be combined")
+  endif()
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()
+
 # libFuzzer (tests/fuzz, clang only): our code with coverage instrumentation + ASan + UBSan; the
 # fuzz executables link -fsanitize=fuzzer (libFuzzer's main).
 option(PHA_FUZZ "Build the libFuzzer targets in tests/fuzz (clang)" OFF)

@@ -209,6 +209,12 @@ void CurvePlot::clearSeries() {
   for (const QString& name : QStringList(m_order)) removeSeries(name);
   m_colorIndex = 0;
   hideHover();
+  // Nothing of the curves before stays: the axes go back to their empty range, the legend's
+  // empty box goes, and the empty message (what will fill the plot) comes back.
+  m_plot->xAxis->setRange(0, 5);
+  m_plot->yAxis->setRange(0, 5);
+  m_plot->legend->setVisible(false);
+  m_message->setVisible(!m_message->text().isEmpty());
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -275,9 +281,30 @@ void CurvePlot::replotLater() {
   if (!m_series.isEmpty()) {
     rescale();
     placeLabels();
+    placeLegend();
     m_message->hide();
   }
   m_throttle->request();
+}
+
+// The legend goes to a left corner (the right edge holds the final-value labels it covered:
+// half of them with nine runs compared): the upper one unless more of the drawn points lie in
+// the upper left quarter (rising curves, accuracy), else the lower one (falling losses).
+void CurvePlot::placeLegend() {
+  const QCPRange xr = m_plot->xAxis->range(), yr = m_plot->yAxis->range();
+  const double xMid = xr.center(), yMid = m_plot->yAxis->scaleType() == QCPAxis::stLogarithmic
+                                              ? std::sqrt(std::max(1e-300, yr.lower) * std::max(1e-300, yr.upper))
+                                              : yr.center();
+  long upper = 0, lower = 0;
+  for (const auto& d : m_series) {
+    const std::vector<double>& x = xs(d);
+    const std::vector<double>& y = d.kind == SeriesKind::Dense && !d.smoothed.empty() ? d.smoothed : d.value;
+    for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i) {
+      if (x[i] > xMid || !std::isfinite(y[i])) continue;
+      (y[i] > yMid ? upper : lower) += 1;
+    }
+  }
+  m_plot->axisRect()->insetLayout()->setInsetAlignment(0, (upper <= lower ? Qt::AlignTop : Qt::AlignBottom) | Qt::AlignLeft);
 }
 
 // Final-value labels sit above and left of their point. When two would overlap (train and

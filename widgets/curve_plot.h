@@ -131,6 +131,7 @@ class CurvePlot : public QWidget {
   void rebuild(Data& d);
   void rebuildBand(Data& d, std::size_t maxPoints);
   void rescale();
+  void placeLegend();
   void placeLabels();
   const std::vector<double>& xs(const Data& d) const;
   // Index of the point nearest to x in a series (-1 when empty).

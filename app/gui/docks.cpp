@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -18,10 +19,21 @@ namespace pha::gui {
 
 namespace {
 
-QDockWidget* makeDock(const QString& title, const char* objectName, QWidget* content, QWidget* parent) {
+// A dock whose content scrolls once the dock is smaller than `minimum` (the size below which
+// its plots, tables and labels would be squeezed flat): a small window gets scroll bars, never
+// flattened plots or a button under the status bar, and no dock's content can push the window
+// wider than the screen (Compare with nine runs, the Report).
+QDockWidget* makeDock(const QString& title, const char* objectName, QWidget* content, QWidget* parent,
+                      const QSize& minimum) {
   auto* dock = new QDockWidget(title, parent);
   dock->setObjectName(objectName);
-  dock->setWidget(content);
+  auto* scroll = new QScrollArea(dock);
+  scroll->setObjectName(QString::fromLatin1(objectName) + ".scroll");
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  content->setMinimumSize(minimum);
+  scroll->setWidget(content);
+  dock->setWidget(scroll);
   dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
                     QDockWidget::DockWidgetClosable);
   return dock;
@@ -72,7 +84,7 @@ void buildProjectDock(Docks& d, QWidget* parent) {
   d.compareButton->setObjectName("compareButton");
   d.compareButton->setToolTip(QObject::tr("Select two or more runs (Ctrl/Shift-click) to compare them"));
   layout->addWidget(d.compareButton);
-  d.projectDock = makeDock(QObject::tr("Project and runs"), dock_names::kProject, box, parent);
+  d.projectDock = makeDock(QObject::tr("Project and runs"), dock_names::kProject, box, parent, {330, 280});
 }
 
 // Live curves: loss and perplexity plots and the per-step readout.
@@ -85,6 +97,12 @@ void buildCurvesDock(Docks& d, QWidget* parent) {
   d.lossPlot->setEmptyMessage(QObject::tr("Loss curves appear here while a run trains, or when you pick a run."));
   d.qualityPlot = new widgets::CurvePlot(QObject::tr("perplexity"), split);
   d.qualityPlot->setObjectName("qualityPlot");
+  // Two readable plots or a scroll bar: never one of them squeezed flat (at 1000 x 700 the
+  // perplexity plot was 50 px with its ticks run together).
+  for (widgets::CurvePlot* p : {d.lossPlot, d.qualityPlot}) p->setMinimumHeight(150);
+  split->setChildrenCollapsible(false);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
   d.liveReadout = new QLabel(box);
   d.liveReadout->setObjectName("liveReadout");
@@ -94,7 +112,7 @@ void buildCurvesDock(Docks& d, QWidget* parent) {
   // redraw) both plots.
   d.liveReadout->setMinimumHeight(2 * d.liveReadout->fontMetrics().lineSpacing() + 4);
   layout->addWidget(d.liveReadout);
-  d.curvesDock = makeDock(QObject::tr("Live curves"), dock_names::kCurves, box, parent);
+  d.curvesDock = makeDock(QObject::tr("Live curves"), dock_names::kCurves, box, parent, {320, 360});
 }
 
 }  // namespace
@@ -105,7 +123,7 @@ Docks buildDocks(QWidget* parent) {
   {  // Configuration: the config editor is placed in configHost by MainWindow
     QWidget* box = nullptr;
     d.configHost = host(box, parent);
-    d.configDock = makeDock(QObject::tr("Configuration"), dock_names::kConfig, box, parent);
+    d.configDock = makeDock(QObject::tr("Configuration"), dock_names::kConfig, box, parent, {330, 320});
   }
   buildCurvesDock(d, parent);
   {  // Mixer heatmap
@@ -113,25 +131,25 @@ Docks buildDocks(QWidget* parent) {
     d.mixerPanel->setObjectName("mixerPanel");
     d.mixerPanel->clear(QObject::tr("Each layer's learned mixer weights (GSS / attention / FFN) appear here while "
                                     "a PHA run trains, or when you pick a run."));
-    d.mixerDock = makeDock(QObject::tr("Mixer heatmap"), dock_names::kMixer, d.mixerPanel, parent);
+    d.mixerDock = makeDock(QObject::tr("Mixer heatmap"), dock_names::kMixer, d.mixerPanel, parent, {270, 300});
   }
   {  // Efficiency
     d.efficiencyPanel = new widgets::EfficiencyPanel(parent);
     d.efficiencyPanel->setObjectName("efficiencyPanel");
-    d.efficiencyDock = makeDock(QObject::tr("Efficiency"), dock_names::kEfficiency, d.efficiencyPanel, parent);
+    d.efficiencyDock = makeDock(QObject::tr("Efficiency"), dock_names::kEfficiency, d.efficiencyPanel, parent, {460, 330});
   }
   {  // Compare, Generate and Report: feature widgets placed by MainWindow
     QWidget* box = nullptr;
     d.compareHost = host(box, parent);
-    d.compareDock = makeDock(QObject::tr("Compare"), dock_names::kCompare, box, parent);
+    d.compareDock = makeDock(QObject::tr("Compare"), dock_names::kCompare, box, parent, {560, 330});
     QWidget* gbox = nullptr;
     d.generateHost = host(gbox, parent);
-    d.generateDock = makeDock(QObject::tr("Generate"), dock_names::kGenerate, gbox, parent);
+    d.generateDock = makeDock(QObject::tr("Generate"), dock_names::kGenerate, gbox, parent, {330, 260});
     // The project's report: its own dock (it covers every run of the project, not the runs picked
     // for Compare; docs/gui-compare.md).
     QWidget* rbox = nullptr;
     d.reportHost = host(rbox, parent);
-    d.reportDock = makeDock(QObject::tr("Report"), dock_names::kReport, rbox, parent);
+    d.reportDock = makeDock(QObject::tr("Report"), dock_names::kReport, rbox, parent, {460, 260});
   }
   return d;
 }

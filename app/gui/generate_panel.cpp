@@ -9,6 +9,7 @@
 #include <QSpinBox>
 #include <QTextBrowser>
 #include <QThread>
+#include <mutex>
 #include <QVBoxLayout>
 
 #include "runtime/generation.h"
@@ -101,14 +102,22 @@ void GeneratePanel::generate() {
   s.seed = static_cast<uint64_t>(m_seed->value());
   auto result = std::make_shared<runtime::GenerationResult>();
   auto error = std::make_shared<QString>();
+  auto handOff = std::make_shared<std::mutex>();  // the results cross threads under it (TSan sees it)
   m_thread = QThread::create([=] {
+    runtime::GenerationResult r;
+    QString e;
     try {
-      *result = runtime::generate_from_run(store, runId, prompt, tokens, s);
-    } catch (const std::exception& e) {
-      *error = QString::fromUtf8(e.what());
+      r = runtime::generate_from_run(store, runId, prompt, tokens, s);
+    } catch (const std::exception& ex) {
+      e = QString::fromUtf8(ex.what());
     }
+    std::lock_guard<std::mutex> lock(*handOff);
+    *result = std::move(r);
+    *error = e;
   });
-  connect(m_thread, &QThread::finished, this, [this, result, error, prompt] {
+  connect(m_thread, &QThread::finished, this, [this, result, error, prompt, handOff] {
+    m_thread->wait();
+    { std::lock_guard<std::mutex> lock(*handOff); }  // everything the worker wrote is visible now
     m_thread->deleteLater();
     m_thread = nullptr;
     m_busy = false;

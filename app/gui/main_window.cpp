@@ -51,6 +51,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   } else {
     resize(1500, 920);
   }
+  // Fits a 1280 x 720 screen with its panels; below each dock's own minimum its content scrolls.
+  setMinimumSize(1000, 640);
   m_defaultState = saveState();
 }
 
@@ -117,7 +119,10 @@ void MainWindow::applyDefaultSizes() {
   // mixer column for its heatmap and its readout's lines.
   resizeDocks({d.projectDock, d.curvesDock, d.mixerDock}, {w * 38 / 100, w * 37 / 100, w * 25 / 100}, Qt::Horizontal);
   resizeDocks({d.curvesDock, d.compareDock}, {height() * 52 / 100, height() * 40 / 100}, Qt::Vertical);
-  resizeDocks({d.projectDock, d.configDock}, {height() * 40 / 100, height() * 60 / 100}, Qt::Vertical);
+  // A short window gives the run table half the column: at 40% it showed one row at 700 px.
+  const int projectShare = height() < 900 ? 50 : 40;
+  resizeDocks({d.projectDock, d.configDock}, {height() * projectShare / 100, height() * (100 - projectShare) / 100},
+              Qt::Vertical);
 }
 
 void MainWindow::showEvent(QShowEvent* event) {
@@ -247,8 +252,12 @@ bool MainWindow::restoreSettings() {
 }
 
 void MainWindow::resetLayout() {
+  // The docks go back to their places at the window's size now (restoring a state saved at
+  // another size must not resize the window: it grew to 1325 x 737 from 1000 x 700).
+  const QSize keep = size();
   restoreState(m_defaultState);
   for (auto* dock : findChildren<QDockWidget*>()) dock->show();
+  resize(keep);
   applyDefaultSizes();
 }
 

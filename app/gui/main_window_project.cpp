@@ -287,10 +287,13 @@ void MainWindow::exportSelectedReport() {
     return;
   }
   const qint64 id = ids.first();
-  const QString dir = QFileDialog::getExistingDirectory(this, tr("Report folder"), QDir::homePath());
-  if (dir.isEmpty()) return;
+  // The report is a folder: the one named here, created when it does not exist yet (a folder
+  // chooser only accepts existing folders).
+  const QString out = askExportPath(this, tr("Report folder (created when it does not exist)"),
+                                    lastExportFolder() + QString("/run-%1-report").arg(id));
+  if (out.isEmpty()) return;
+  rememberExportFolder(QFileInfo(out).absolutePath());
   QString error;
-  const QString out = dir + QString("/run-%1-report").arg(id);
   if (!writeRunReport(m_browser->storePath(), id, out, &error))
     showError(error);
   else

@@ -93,9 +93,9 @@ QueueController::RepeatChoice QueueController::askRepeat(const QStringList& repe
   if (QApplication::platformName() == "offscreen") return RepeatChoice::All;
   QMessageBox box(QMessageBox::Question, tr("Train again?"), question, QMessageBox::NoButton,
                   qobject_cast<QWidget*>(parent()));
-  QPushButton* onlyNew = fresh.isEmpty() ? nullptr
-                                         : box.addButton(tr("Train only the %n new run(s)", "", int(fresh.size())),
-                                                         QMessageBox::AcceptRole);
+  const QString onlyText = fresh.size() == 1 ? tr("Train only %1").arg(fresh.front())
+                                             : tr("Train only the %1 new runs").arg(fresh.size());
+  QPushButton* onlyNew = fresh.isEmpty() ? nullptr : box.addButton(onlyText, QMessageBox::AcceptRole);
   QPushButton* all = box.addButton(tr("Train all again"), QMessageBox::DestructiveRole);
   QPushButton* cancel = box.addButton(QMessageBox::Cancel);
   box.setDefaultButton(onlyNew ? onlyNew : cancel);
@@ -293,7 +293,8 @@ void QueueController::connectTraining() {
   connect(m_queue, &RunQueue::eventsArrived, this, [this](const EventBuffer::Batch& batch) {
     if (!batch.efficiency.empty()) {
       const QString line = m_efficiency->addEvents(batch.efficiency);
-      if (!line.isEmpty()) m_status->setText(line);
+      if (m_queue->isPaused()) showPaused();  // the point in flight when Pause was pressed
+      else if (!line.isEmpty()) m_status->setText(line);
       m_progress->setRange(0, std::max(1, m_efficiency->pointsExpected()));
       m_progress->setValue(m_efficiency->pointsDone());
     }

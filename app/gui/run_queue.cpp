@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "pha_program.h"
+#include "thread_mailbox.h"
 #include "runtime/job.h"
 #include "runtime/local_parallel.h"
 #include "runtime/run_eval.h"
@@ -56,8 +57,9 @@ EventBuffer::Batch EventBuffer::take() {
 
 RunQueue::RunQueue(QObject* parent) : QObject(parent) {
   qRegisterMetaType<pha::gui::EventBuffer::Batch>();
-  m_worker = new QObject;  // a context object: work is posted to it as functors
+  m_worker = new ThreadMailbox;  // work is posted to it as functors, run in m_thread
   m_worker->moveToThread(&m_thread);
+  m_toGui = new ThreadMailbox(this);  // the worker's results, run on the GUI thread
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
   m_thread.setObjectName("pha-run-worker");
   m_thread.start();
@@ -180,16 +182,16 @@ void RunQueue::startNext() {
   m_drainTimer.start();
   // Called in the worker thread once the group is connected: only posts to the GUI thread.
   parallel.on_connected = [this](int world, const std::string& backend) {
-    QMetaObject::invokeMethod(this, [this, world, b = QString::fromStdString(backend)] {
+    m_toGui->post([this, world, b = QString::fromStdString(backend)] {
       m_worldSize = world;
       m_backend = b;
-    }, Qt::QueuedConnection);
+    });
   };
 
   auto buffer = m_buffer;
   auto control = m_control;
   const QString name = m_current.run();
-  QMetaObject::invokeMethod(m_worker, [this, spec, parallel, buffer, control, name] {
+  m_worker->post([this, spec, parallel, buffer, control, name] {
     qint64 runId = 0;
     QString status = "failed", reason;
     try {
@@ -203,8 +205,7 @@ void RunQueue::startNext() {
     } catch (...) {
       reason = "unknown error";
     }
-    QMetaObject::invokeMethod(this, [this, name, runId, status, reason] { onWorkerDone(name, runId, status, reason); },
-                              Qt::QueuedConnection);
+    m_toGui->post([this, name, runId, status, reason] { onWorkerDone(name, runId, status, reason); });
   });
 }
 
@@ -216,8 +217,7 @@ bool RunQueue::locateWorkerProgram(runtime::LocalParallelOptions* parallel) {
   if (exe.isEmpty()) {
     const QString name = m_current.run();
     emit runStarted(m_current.project, name);
-    QMetaObject::invokeMethod(this, [this, name, error] { onWorkerDone(name, 0, "failed", error); },
-                              Qt::QueuedConnection);
+    m_toGui->post([this, name, error] { onWorkerDone(name, 0, "failed", error); });
     return false;
   }
   parallel->program = exe.toStdString();
@@ -232,7 +232,7 @@ void RunQueue::startProfile() {
   const QString exe = locatePhaProgram(&error);
   if (exe.isEmpty()) {
     // Reported like any other end, after the caller's own signal handling has run.
-    QMetaObject::invokeMethod(this, [this, error] { onProfileDone("failed", error, 0); }, Qt::QueuedConnection);
+    m_toGui->post([this, error] { onProfileDone("failed", error, 0); });
     return;
   }
   m_drainTimer.start();
@@ -247,10 +247,9 @@ void RunQueue::startProfile() {
     QStringList models;
     for (const auto& m : sweep.models) models << QString::fromStdString(m);
     const int points = static_cast<int>(runtime::sweep_point_count(sweep));
-    QMetaObject::invokeMethod(this, [this, dir, points, models] { emit profileStarted(dir, points, models); },
-                              Qt::QueuedConnection);
+    m_toGui->post([this, dir, points, models] { emit profileStarted(dir, points, models); });
   };
-  QMetaObject::invokeMethod(m_worker, [this, spec, buffer, control] {
+  m_worker->post([this, spec, buffer, control] {
     QString status = "failed", message;
     int stored = 0;
     try {
@@ -270,8 +269,7 @@ void RunQueue::startProfile() {
     } catch (...) {
       message = "unknown error";
     }
-    QMetaObject::invokeMethod(this, [this, status, message, stored] { onProfileDone(status, message, stored); },
-                              Qt::QueuedConnection);
+    m_toGui->post([this, status, message, stored] { onProfileDone(status, message, stored); });
   });
 }
 
@@ -298,7 +296,7 @@ QString evaluationSummary(const runtime::RunEvalResult& r) {
 void RunQueue::startEvaluation() {
   const std::string store = m_current.evalStore.toStdString();
   const qint64 runId = m_current.evalRunId;
-  QMetaObject::invokeMethod(m_worker, [this, store, runId] {
+  m_worker->post([this, store, runId] {
     QString status = "failed", summary;
     try {
       summary = evaluationSummary(runtime::evaluate_run(store, runId, runtime::RunEvalOptions{}));
@@ -308,11 +306,11 @@ void RunQueue::startEvaluation() {
     } catch (...) {
       summary = "unknown error";
     }
-    QMetaObject::invokeMethod(this, [this, runId, status, summary] {
+    m_toGui->post([this, runId, status, summary] {
       m_busy = false;
       emit evaluationEnded(runId, status, summary);
       startNext();
-    }, Qt::QueuedConnection);
+    });
   });
 }
 

@@ -30,6 +30,8 @@ struct LocalParallelOptions;  // runtime/local_parallel.h
 
 namespace pha::gui {
 
+class ThreadMailbox;
+
 // Thread-safe buffer: the trainer thread appends, the GUI thread takes everything at once.
 class EventBuffer : public pha::runtime::RunObserver {
  public:
@@ -159,7 +161,8 @@ class RunQueue : public QObject {
   QString m_backend;
   QString m_overrides;
   QThread m_thread;
-  QObject* m_worker = nullptr;  // lives in m_thread
+  ThreadMailbox* m_worker = nullptr;  // lives in m_thread: work runs there
+  ThreadMailbox* m_toGui = nullptr;   // lives in the GUI thread: the worker's results
   QTimer m_drainTimer;
   std::shared_ptr<EventBuffer> m_buffer;
   std::shared_ptr<pha::runtime::RunControl> m_control;

@@ -97,9 +97,22 @@ void claim_html(const ClaimReport& c, size_t i, std::ostringstream& os) {
   os << detail::svg_chart(chart);
 }
 
+// What the table's numbers are, said for the groups at hand: no spread or interval is claimed
+// where every group has one replica (it read "the 95% interval from 3 replicas" regardless).
+std::string groups_method(const Report& r) {
+  std::size_t most = 0;
+  for (const auto& g : r.groups) most = std::max(most, g.replicas.size());
+  std::string s = "Final values, mean ± std (n) over the replicas (one finished run per seed).";
+  if (most <= 1)
+    return s + " Every group has at most one replica here, so no spread or interval is shown: train more seeds "
+               "(the project's \"seeds\") to get them.";
+  return s + " A 95% interval (Student t) follows a group's value where it has at least " +
+         std::to_string(kMinReplicasForShownInterval) + " replicas.";
+}
+
 void groups_html(const Report& r, std::ostringstream& os) {
-  os << "<h2>Metrics per group</h2><p class=\"meta\">Final values, mean ± std (n) over the replicas; the 95% "
-        "interval from 3 replicas.</p><table><tr><th>group</th><th>family</th><th>params</th><th>replicas</th>";
+  os << "<h2>Metrics per group</h2><p class=\"meta\">" << html_escape(groups_method(r))
+     << "</p><table><tr><th>group</th><th>family</th><th>params</th><th>replicas</th>";
   for (const auto& k : r.metric_keys) os << "<th>" << html_escape(k) << "</th>";
   os << "</tr>";
   for (const auto& g : r.groups) {

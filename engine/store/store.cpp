@@ -207,7 +207,21 @@ Store Store::open(const std::string& path, const OpenOptions& options) {
   try {
     store.impl_->db = std::make_unique<Db>(path, options.busy_timeout);
     Db& db = *store.impl_->db;
-    apply_pragmas(db);
+    try {
+      apply_pragmas(db);
+    } catch (const Error&) {
+      // Damage can show as early as the first statement (a broken schema page); a file that is
+      // not SQLite at all stays the plain error it is.
+      if (options.verify) {
+        auto problems = run_quick_check(db);
+        const bool not_sqlite = !problems.empty() && problems.front().find("file is not a database") != std::string::npos;
+        if (!problems.empty() && !not_sqlite) {
+          db.keep_file_untouched();
+          throw DamagedStore(path, std::move(problems));
+        }
+      }
+      throw;
+    }
     if (options.verify) {
       if (auto problems = run_quick_check(db); !problems.empty()) {
         db.keep_file_untouched();

@@ -212,3 +212,28 @@ TEST(CurvePlot, CloseFinalLabelsStackInsideThePlot) {
   EXPECT_TRUE(boxes[0].bottom <= boxes[1].top || boxes[1].bottom <= boxes[0].top)
       << boxes[0].top << "-" << boxes[0].bottom << " overlaps " << boxes[1].top << "-" << boxes[1].bottom;
 }
+
+// With nine runs compared, the legend (top right) covered half of the final-value labels: it
+// now keeps to the left, in the corner the curves leave free, and covers no label.
+TEST(CurvePlot, TheLegendCoversNoFinalValueLabel) {
+  CurvePlot p("loss");
+  p.resize(900, 420);
+  p.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&p));
+  for (int r = 0; r < 9; ++r)
+    for (int i = 1; i <= 60; ++i) p.appendPoint(QString("run-%1").arg(r), i, i, i, 2.0 + 0.05 * r + 3.0 / i);
+  p.setSmoothing(0.6);
+  p.plot()->replot();
+  const QRect legend = p.plot()->legend->outerRect();
+  ASSERT_TRUE(p.plot()->legend->visible());
+  int labels = 0;
+  for (int i = 0; i < p.plot()->itemCount(); ++i) {
+    auto* t = qobject_cast<QCPItemText*>(p.plot()->item(i));
+    if (!t || !t->visible() || t->text().isEmpty()) continue;
+    ++labels;
+    const QRectF box(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition());
+    EXPECT_FALSE(box.intersects(legend)) << "label " << t->text().toStdString() << " under the legend";
+  }
+  EXPECT_EQ(labels, 9);
+  EXPECT_LT(legend.center().x(), p.plot()->axisRect()->rect().center().x()) << "the legend is on the left";
+}

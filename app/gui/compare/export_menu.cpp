@@ -98,6 +98,18 @@ bool askImageOptions(QWidget* parent, ImageExportOptions* options) {
 
 void setExportPrompts(const ExportPrompts& p) { prompts() = p; }
 
+QString askExportPath(QWidget* parent, const QString& title, const QString& suggested, const QStringList& filters) {
+  if (prompts().savePath) {
+    QString filter;
+    return prompts().savePath(parent, suggested, filters, &filter);
+  }
+  return QFileDialog::getSaveFileName(parent, title, suggested, filters.join(";;"));
+}
+
+QString lastExportFolder() { return lastFolder(); }
+
+void rememberExportFolder(const QString& folder) { QSettings().setValue("export/lastDir", folder); }
+
 ImageExportOptions savedImageOptions() {
   QSettings s;
   ImageExportOptions o;

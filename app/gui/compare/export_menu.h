@@ -41,6 +41,12 @@ struct ExportPrompts {
   std::function<bool(QWidget* parent, ImageExportOptions* options)> imageOptions;
 };
 void setExportPrompts(const ExportPrompts& prompts);
+// Asks where to save (the file dialog, or ExportPrompts::savePath in tests); "" when cancelled.
+// The path need not exist: a report folder typed there is created by its writer.
+QString askExportPath(QWidget* parent, const QString& title, const QString& suggested, const QStringList& filters = {});
+// The folder the last export went to (else Documents, else home).
+QString lastExportFolder();
+void rememberExportFolder(const QString& folder);
 
 // Right-click on the plot opens a menu with "Export…".
 void installExportMenu(QCustomPlot* plot, const ExportSource& source);

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QWidget>
 #include <memory>
+#include <mutex>
 
 #include "analysis/report.h"
 
@@ -63,6 +64,7 @@ class ReportView : public QWidget {
   std::shared_ptr<const analysis::Report> m_report;
   // What a build gives; written by the worker thread only, read on the GUI thread once it ended.
   struct Built {
+    std::mutex mutex;  // the worker writes, showBuilt reads, each under it
     std::shared_ptr<const analysis::Report> report;
     QString error;
     qint64 ms = 0;

@@ -3,6 +3,7 @@
 // report in its three formats (JSON parses, HTML is one self-contained page, Markdown names the
 // verdicts), and bad input with the documented exit codes.
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <sstream>
 
@@ -134,4 +135,127 @@ TEST(CliReport, BadInputExitsWithTheDocumentedCodes) {
   r = run_cli("report " + quoted(p.dir()));
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_NE(r.output.find("claims[0].better: \"hybrid\" is not allowed"), std::string::npos) << r.output;
+}
+
+// A run trained twice with the same seed is two runs, not a group of replicas: `pha runs list`
+// lists them apart, as the window does (it folded them into one line with n = 1).
+TEST(CliReport, RunsListListsRerunsOfOneSeedApart) {
+  pha::test::TempProject p;
+  p.write_project(task_project());
+  {
+    auto s = pha::store::Store::open(p.store());
+    for (int rerun = 0; rerun < 2; ++rerun) {
+      pha::store::NewRun nr;
+      nr.project = "report-study";
+      nr.name = "pha-tiny";
+      nr.group = "pha-tiny";
+      nr.seed = 1;
+      pha::store::RunWriter w(s, s.create_run(nr));
+      w.metric("train/loss", 10, 0, 0, 2.0 + rerun);
+      w.finish(pha::store::RunStatus::Finished);
+    }
+  }
+  const CliResult r = run_cli("runs list --project " + quoted(p.dir()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("2.0000"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("3.0000"), std::string::npos) << "the rerun has its own line\n" << r.output;
+  EXPECT_EQ(r.output.find("(1)"), std::string::npos) << "no group line of one replica\n" << r.output;
+  EXPECT_EQ(r.output.find("1,2"), std::string::npos) << r.output;
+}
+
+// `pha runs show` of a profile run shows its measured rows, not an empty metrics heading.
+TEST(CliReport, RunsShowOfAProfileRunShowsItsPerfRows) {
+  pha::test::TempProject p;
+  p.write_project(task_project());
+  std::int64_t id = 0;
+  {
+    auto s = pha::store::Store::open(p.store());
+    pha::store::NewRun nr;
+    nr.name = "profile: pha";
+    nr.kind = pha::store::RunKind::Profile;
+    id = s.create_run(nr);
+    pha::store::RunWriter w(s, id);
+    w.perf({128, 16, 7476.0, 291070000, "cpu", "train", "median of 3 after 1 warm-up"});
+    w.finish(pha::store::RunStatus::Finished);
+  }
+  const CliResult r = run_cli("runs show --project " + quoted(p.dir()) + " " + std::to_string(id));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("metrics: none (a profile run records perf rows, below)"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("metrics (last"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("T=128"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("7476 tokens/s"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("median of 3 after 1 warm-up"), std::string::npos) << r.output;
+}
+
+// A project trained elsewhere (its data not here) gets its report: it needs the store only
+// (it exited 3, "folder not found (data.path)").
+TEST(CliReport, AReportNeedsTheStoreNotTheData) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  j["data"]["path"] = "/srv/elsewhere/corpus.txt";
+  p.write_project(j);
+  {
+    auto s = pha::store::Store::open(p.store());
+    pha::store::NewRun nr;
+    nr.project = "test";
+    nr.name = "test";
+    nr.group = "test";
+    nr.seed = 7;
+    pha::store::RunWriter w(s, s.create_run(nr));
+    w.metric("val/loss", 6, 0, 0, 2.5);
+    w.finish(pha::store::RunStatus::Finished);
+  }
+  const CliResult r = run_cli("report " + quoted(p.dir()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("| test | hybrid | - | 1 of 1 |"), std::string::npos) << "the run is reported\n" << r.output;
+}
+
+// The store corrupted on 2026-12-02: every command that reads it says it is damaged (exit 3,
+// the file untouched); `pha runs recover` saves its readable runs into a new store, keeps the
+// damaged file beside it, says what was saved; then the commands read the new store.
+TEST(CliReport, ADamagedStoreIsRefusedByEveryReaderAndRecovered) {
+  namespace fs = std::filesystem;
+  pha::test::TempProject p;
+  p.write_project(p.text_project());
+  fs::copy_file(std::string(PHA_SOURCE_DIR) + "/tests/engine/store/data/damaged-2026-12-02.sqlite", p.store());
+  fs::permissions(p.store(), fs::perms::owner_read | fs::perms::owner_write);
+  auto bytes = [](const std::string& f) {
+    std::ifstream in(f, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const std::string before = bytes(p.store());
+  for (const std::string& cmd : {"runs list --project " + quoted(p.dir()), "runs show --project " + quoted(p.dir()) + " 1",
+                                 "report " + quoted(p.dir()), "export --project " + quoted(p.dir()) + " --run 1",
+                                 "train " + quoted(p.dir()) + " --quiet"}) {
+    const CliResult r = run_cli(cmd);
+    EXPECT_EQ(r.exit_code, 3) << cmd << "\n" << r.output;
+    EXPECT_NE(r.output.find("the run store is damaged (PRAGMA quick_check: "), std::string::npos) << cmd << "\n" << r.output;
+    EXPECT_NE(r.output.find("pha runs recover"), std::string::npos) << cmd << "\n" << r.output;
+  }
+  EXPECT_TRUE(bytes(p.store()) == before) << "a command wrote to the damaged store";
+
+  const CliResult rec = run_cli("runs recover " + quoted(p.dir()));
+  ASSERT_EQ(rec.exit_code, 0) << rec.output;
+  EXPECT_NE(rec.output.find("was damaged (PRAGMA quick_check: Page 12: btreeInitPage() returns error code 11"),
+            std::string::npos) << rec.output;
+  EXPECT_NE(rec.output.find("PRAGMA integrity_check: ok"), std::string::npos) << rec.output;
+  EXPECT_NE(rec.output.find("8,988 saved"), std::string::npos) << "the metric points\n" << rec.output;
+  EXPECT_NE(rec.output.find("evals"), std::string::npos) << rec.output;
+  EXPECT_NE(rec.output.find("the damaged file is kept as"), std::string::npos) << rec.output;
+  EXPECT_NE(rec.output.find("pha-d64-l6"), std::string::npos) << "each saved run is listed\n" << rec.output;
+  const CliResult again = run_cli("runs recover " + quoted(p.dir()));
+  EXPECT_EQ(again.exit_code, 3) << again.output;
+  EXPECT_NE(again.output.find("nothing to recover"), std::string::npos) << again.output;
+  const CliResult list = run_cli("runs list --project " + quoted(p.dir()));
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find("sequential-tiny"), std::string::npos) << list.output;
+  int kept = 0;
+  for (const auto& e : fs::directory_iterator(p.dir()))
+    if (e.path().filename().string().rfind("runs.sqlite.damaged-", 0) == 0 && e.path().extension() != ".sqlite-wal" &&
+        e.path().filename().string().find("-shm") == std::string::npos &&
+        e.path().filename().string().find("-wal") == std::string::npos) {
+      ++kept;
+      EXPECT_TRUE(bytes(e.path().string()) == before);
+    }
+  EXPECT_EQ(kept, 1);
 }

@@ -11,7 +11,12 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#include <QAction>
+
 #include "curve_plot.h"
+#include "engine/runtime/runtime_test_util.h"
+#include "store/run_writer.h"
+#include "store/store.h"
 #include "docks.h"
 #include "main_window.h"
 #include "mixer_panel.h"
@@ -147,4 +152,39 @@ TEST(Export, TheMixerCsvIsNotNamedAfterTheStepShown) {
   for (int step : {5, 10, 15, 20})
     EXPECT_TRUE(text.contains(QString(",%1,").arg(step))) << "step " << step << " (layer,branch,step,weight)\n"
                                                           << text.toStdString();
+}
+
+// File > Export run report writes into the folder the user names, creating it (a folder chooser
+// refused one that did not exist yet).
+TEST(Export, TheRunReportGoesIntoAFolderThatDoesNotExistYet) {
+  pha::test::TempProject tp;
+  tp.write_project(tp.text_project());
+  {
+    auto s = pha::store::Store::open(tp.store());
+    pha::store::NewRun nr;
+    nr.name = "test";
+    pha::store::RunWriter w(s, s.create_run(nr));
+    for (int i = 1; i <= 10; ++i) w.metric("train/loss", i, i, i, 3.0 - 0.1 * i);
+    w.finish(pha::store::RunStatus::Finished);
+  }
+  MainWindow w;
+  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string())));
+  ASSERT_TRUE(w.selectRunByName("test"));
+  QTemporaryDir dir;
+  const QString target = dir.filePath("reports/new/run-report");
+  QString suggested;
+  setExportPrompts({[&](QWidget*, const QString& s, const QStringList&, QString*) {
+                      suggested = s;
+                      return target;
+                    },
+                    {}});
+  QAction* action = nullptr;
+  for (QAction* a : w.findChildren<QAction*>())
+    if (a->text() == "Export run &report...") action = a;
+  ASSERT_NE(action, nullptr);
+  action->trigger();
+  setExportPrompts({});
+  EXPECT_TRUE(suggested.endsWith("/run-1-report")) << suggested.toStdString();
+  EXPECT_TRUE(QFileInfo::exists(target + "/index.html")) << w.lastError().toStdString();
+  EXPECT_TRUE(QFileInfo::exists(target + "/metrics.csv"));
 }

@@ -3,6 +3,10 @@
 // view shows the new project or says it is empty; a project whose data is not here still gets
 // its report; a profile run says what it is when picked.
 #include <QAction>
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QScrollArea>
+#include <QTableView>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -14,10 +18,12 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
+#include <qcustomplot.h>
 
 #include "compare_widget.h"
 #include "curve_plot.h"
 #include "docks.h"
+#include "efficiency_panel.h"
 #include "engine/runtime/runtime_test_util.h"
 #include "generate_panel.h"
 #include "main_window.h"
@@ -161,6 +167,8 @@ TEST(ProjectSwitch, EveryViewShowsTheOpenProjectOrSaysItIsEmpty) {
   ASSERT_TRUE(w.openProject(QString::fromStdString(b.dir().string())));
   EXPECT_EQ(w.docks().lossPlot->seriesCount(), 0) << "the curves kept the previous project's run";
   EXPECT_EQ(w.docks().qualityPlot->seriesCount(), 0);
+  EXPECT_FALSE(w.docks().lossPlot->plot()->legend->visible()) << "an empty legend box stayed";
+  EXPECT_LE(w.docks().lossPlot->plot()->xAxis->range().upper, 5.0) << "the previous run's axis stayed";
   EXPECT_EQ(w.docks().mixerPanel->frameCount(), 0) << "the heatmap kept the previous project's run";
   EXPECT_EQ(w.monitor()->shownRunId(), 0);
   EXPECT_TRUE(w.compareWidget()->runs().isEmpty());
@@ -195,4 +203,72 @@ TEST(ProjectData, AProjectWhoseDataIsMissingStillGetsItsReport) {
   ASSERT_NE(w.reportView()->report(), nullptr) << w.reportView()->message().toStdString();
   EXPECT_EQ(w.reportView()->report()->groups.size(), 1u);
   EXPECT_EQ(w.runsModel()->rowCount(), 3);  // the group row and its two replicas
+}
+
+// A window at 1000 x 700 (a laptop): no dock is squeezed below what it needs; docks scroll
+// instead; Reset layout keeps the window's size; comparing nine runs does not widen the window.
+TEST(Layout, ASmallWindowScrollsItsDocksInsteadOfSqueezingThem) {
+  pha::test::TempProject tp;
+  tp.write_project(tp.text_project());
+  const auto ids = writeRuns(tp, 9);
+  MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string())));
+  EXPECT_LE(w.minimumWidth(), 1280);
+  EXPECT_LE(w.minimumHeight(), 720 - 60) << "does not fit a 1280 x 720 screen with its panels";
+  w.resize(1000, 700);
+  QTest::qWait(100);
+  w.resetLayout();
+  QTest::qWait(100);
+  EXPECT_EQ(w.size(), QSize(1000, 700)) << "Reset layout resized the window";
+  // Every dock's content keeps its own minimum: a dock smaller than that scrolls.
+  for (QDockWidget* dock : w.findChildren<QDockWidget*>()) {
+    auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+    ASSERT_NE(scroll, nullptr) << dock->objectName().toStdString() << " does not scroll";
+    QWidget* content = scroll->widget();
+    EXPECT_GE(content->width(), content->minimumWidth()) << dock->objectName().toStdString();
+    EXPECT_GE(content->height(), content->minimumHeight()) << dock->objectName().toStdString();
+  }
+  // The run table shows several rows, the plots are not flat, the Efficiency dock not 40 px.
+  auto* table = w.findChild<QTableView*>("runsTable");
+  EXPECT_GE(table->viewport()->height() / table->verticalHeader()->defaultSectionSize(), 5);
+  EXPECT_GE(w.docks().lossPlot->height(), 120);
+  EXPECT_GE(w.docks().efficiencyPanel->minimumHeight(), 300);
+  // Nine runs compared: the window stays as wide as it was.
+  emit w.compareRequested(QString::fromStdString(tp.store()), QList<qint64>(ids.begin(), ids.end()));
+  QTest::qWait(200);
+  EXPECT_EQ(w.size(), QSize(1000, 700)) << "Compare widened the window";
+  // The Add-variant button is in the Configuration dock's scrolled content, not under the status bar.
+  auto* add = w.findChild<QPushButton*>("addVariantButton");
+  ASSERT_NE(add, nullptr);
+  EXPECT_TRUE(w.docks().configDock->isAncestorOf(add));
+}
+
+// A profile run picked in the table says what it is instead of "Loss curves appear here when you
+// pick a run", and its Time is how long its points took to measure.
+TEST(ProjectViews, AProfileRunSaysWhatItIsWhenPicked) {
+  pha::test::TempProject tp;
+  tp.write_project(tp.text_project());
+  std::int64_t id = 0;
+  {
+    auto s = pha::store::Store::open(tp.store());
+    pha::store::NewRun nr;
+    nr.name = "profile: test";
+    nr.kind = pha::store::RunKind::Profile;
+    id = s.create_run(nr);
+    pha::store::RunWriter wr(s, id);
+    wr.perf({32, 2, 5000.0, 100000000, "cpu", "train", "median of 1"});
+    wr.finish(pha::store::RunStatus::Finished);
+    s.set_run_times(id, 1'700'000'000'000, 1'700'000'042'000);  // as store_profile_results records them
+  }
+  MainWindow w;
+  w.show();
+  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string())));
+  ASSERT_TRUE(w.monitor()->showStoredRun(QString::fromStdString(tp.store()), id));
+  EXPECT_TRUE(w.monitor()->shownRunIsProfile());
+  EXPECT_TRUE(w.findChild<QLabel*>("liveReadout")->text().contains("is an efficiency profile"));
+  const int row = w.runsModel()->rowOfRun(id);
+  ASSERT_GE(row, 0);
+  EXPECT_EQ(w.runsModel()->data(w.runsModel()->index(row, RunsModel::Duration)).toString(), "42.0 s");
 }

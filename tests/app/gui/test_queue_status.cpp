@@ -16,6 +16,7 @@
 #include "project_session.h"
 #include "queue_controller.h"
 #include "run_queue.h"
+#include "runs_model.h"
 #include "store/store.h"
 
 using namespace pha::gui;
@@ -162,4 +163,42 @@ TEST(QueueStatus, ANewVariantCanBeTrainedAloneWhenTheOthersAreTrained) {
   EXPECT_EQ(w.queue()->pendingCount(), 0) << "the trained run is not queued again";
   w.cancelRuns();
   ASSERT_TRUE(waitIdle(w, 120000));
+}
+
+// Pause: the line says paused until Resume (it went back to the step line and its ETA after two
+// seconds) and the run table's Status reads "paused"; Cancel's readout says the run was cancelled
+// once, and what it dropped from the queue.
+TEST(QueueStatus, APausedQueueSaysPausedUntilResumedAndCancelSaysWhatItDropped) {
+  pha::test::TempProject tp;
+  nlohmann::json j = tp.text_project({{"steps", 100000}});
+  j["variants"] = {{{"name", "first"}}, {{"name", "second"}, {"training", {{"seed", 8}}}}};
+  tp.write_project(j);
+  MainWindow w;
+  w.show();
+  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  auto* label = w.findChild<QLabel*>("statusLabel");
+  w.runProject();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return label->text().contains("step "); }, 60000)) << label->text().toStdString();
+  w.pauseOrResume();
+  ASSERT_TRUE(w.queue()->isPaused());
+  QTest::qWait(3000);  // longer than the old two-second message
+  EXPECT_TRUE(label->text().startsWith("Paused: first at step ")) << label->text().toStdString();
+  EXPECT_FALSE(label->text().contains("ETA")) << label->text().toStdString();
+  w.reloadRuns();
+  RunsModel* runs = w.runsModel();
+  bool paused = false;
+  for (int r = 0; r < runs->rowCount(); ++r)
+    paused = paused || runs->data(runs->index(r, RunsModel::Status)).toString() == "paused";
+  EXPECT_TRUE(paused) << "the run table's Status does not say paused";
+  w.pauseOrResume();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return label->text().startsWith("Run 1 of 2: first, step "); }, 30000))
+      << label->text().toStdString();
+
+  w.cancelRuns();
+  EXPECT_TRUE(label->text().contains("dropped from the queue: second")) << label->text().toStdString();
+  ASSERT_TRUE(waitIdle(w, 120000));
+  const QString readout = w.findChild<QLabel*>("liveReadout")->text();
+  EXPECT_TRUE(readout.startsWith("first cancelled at step ")) << readout.toStdString();
+  EXPECT_EQ(readout.count("cancelled at step"), 1) << "said twice: " << readout.toStdString();
+  EXPECT_TRUE(readout.contains("dropped from the queue: second")) << readout.toStdString();
 }

@@ -258,6 +258,8 @@ TEST(Report, GridClaimsCompareAtEachPointAndFormatsParse) {
   for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
   EXPECT_EQ(svgs, 3u) << "parameter efficiency, length and OOD plots";
 
+  EXPECT_NE(html.find("where it has at least 3 replicas"), std::string::npos) << "three seeds: intervals shown";
+
   const std::string md = pa::render_report(r, "md");
   EXPECT_NE(md.find("| d=16 |"), std::string::npos) << md;
   EXPECT_NE(md.find("**verdict: holds at 1 of 2 grid points"), std::string::npos) << md;
@@ -292,4 +294,18 @@ TEST(Report, NumbersKeepTheirMagnitudesDecimalsAndNeverAnExponent) {
   EXPECT_EQ(d::mean_std(s), "3.4842 ± 0.0232 (n=3)");
   s.n = 1;
   EXPECT_EQ(d::mean_std(s), "3.4842 (n=1)");
+}
+
+// The HTML said "the 95% interval from 3 replicas" whatever the groups had: with one replica
+// each it says there is no spread or interval yet.
+TEST(Report, TheGroupsTableSaysWhatItsNumbersAreForTheReplicasAtHand) {
+  ps::test::TempDir dir;
+  ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
+  write(store, {"pha/d=16", 0, 0.8});
+  write(store, {"transformer/d=16", 0, 0.5});
+  const pa::Report r = pa::build_report(study({{"pha/d=16", "hybrid"}, {"transformer/d=16", "attention"}}, json::array()), store);
+  const std::string html = pa::render_report(r, "html");
+  EXPECT_EQ(html.find("interval from 3 replicas"), std::string::npos);
+  EXPECT_EQ(html.find("where it has at least"), std::string::npos);
+  EXPECT_NE(html.find("at most one replica here, so no spread or interval is shown"), std::string::npos);
 }

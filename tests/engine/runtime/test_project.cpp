@@ -319,3 +319,24 @@ TEST(ProfileStore, RecordsOneFinishedRunPerModelWithItsPerfRows) {
   EXPECT_EQ(t_rows[0].phase, "forward");
   EXPECT_NE(s.get_run(ids[1])->notes.find("timed out"), std::string::npos);
 }
+
+// A profile run's time is when its points were measured (each in its worker), not the moment it
+// was recorded: the run table showed "0.0 s" for every profile.
+TEST(ProfileStore, AProfileRunTakesTheTimeItsPointsWereMeasured) {
+  pha::test::TempProject p;
+  std::vector<pha::runtime::ProfilePointResult> results(2);
+  for (int i = 0; i < 2; ++i) {
+    results[i].spec.model = "pha-tiny";
+    results[i].spec.seq_len = 128 << i;
+    results[i].spec.phase = "train";
+    results[i].tokens_per_s = 1000;
+    results[i].started_ms = 1'700'000'000'000 + 20'000 * i;
+    results[i].ended_ms = results[i].started_ms + 15'000;
+  }
+  const auto ids = pha::runtime::store_profile_results(p.store(), "proj", results);
+  ASSERT_EQ(ids.size(), 1u);
+  auto s = pha::store::Store::open(p.store());
+  const auto run = s.get_run(ids[0]);
+  EXPECT_EQ(run->started_at, 1'700'000'000'000);
+  EXPECT_EQ(run->ended_at, 1'700'000'035'000);
+}

@@ -222,3 +222,22 @@ TEST(StoreDamage, RecoversTheStoreCorruptedOn20261202) {
   EXPECT_GT(runs.front().summaries.front()->count, 0);
   EXPECT_EQ(s.perf(4).size(), 4u);  // the pha-tiny profile's four sequence lengths
 }
+
+// Damage in the schema itself (page 1's table list) shows at the very first statement: still a
+// DamagedStore with its message, not a bare SQLite error; and nothing to recover from it.
+TEST(StoreDamage, ADamagedSchemaPageIsADamagedStoreToo) {
+  TempDir dir;
+  const std::string path = write_store(dir, 20);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);  // after the 100-byte file header: the schema table's b-tree page
+    const std::string junk(3996, '\x7f');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  const std::string before = bytes_of(path);
+  EXPECT_THROW(ps::Store::open(path), ps::DamagedStore);
+  EXPECT_FALSE(ps::quick_check(path).empty());
+  EXPECT_THROW(ps::recover_store(path), pha::Error);
+  EXPECT_EQ(bytes_of(path), before) << "a failed recovery leaves the file where and as it was";
+  EXPECT_FALSE(fs::exists(path + ".recovering"));
+}
