@@ -5,6 +5,7 @@
 #include <set>
 
 #include "runtime/profile_store.h"
+#include "compare_data.h"  // windowReadOptions
 #include "store/store.h"
 
 namespace pha::gui {
@@ -19,7 +20,7 @@ void EfficiencyController::load(const QString& storePath) {
     return;
   }
   try {
-    auto s = store::Store::open(storePath.toStdString());
+    auto s = store::Store::open(storePath.toStdString(), windowReadOptions());
     // Newest first, so that a re-measured model replaces its older profile.
     auto list = s.list_runs();
     std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.run.id > b.run.id; });

@@ -39,6 +39,7 @@
 #include "run_browser.h"
 #include "run_monitor.h"
 #include "run_report.h"
+#include "compare_data.h"  // windowReadOptions
 #include "store/store.h"
 
 namespace pha::gui {
@@ -205,7 +206,7 @@ void MainWindow::buildFeatureDocks() {
 
 void MainWindow::showConfigOf(const QString& storePath, qint64 runId) {
   try {
-    auto s = store::Store::open(storePath.toStdString());
+    auto s = store::Store::open(storePath.toStdString(), windowReadOptions());
     auto run = s.get_run(runId);
     if (!run) return;
     const nlohmann::json cfg = nlohmann::json::parse(run->config_json, nullptr, false);

@@ -7,6 +7,7 @@
 #include "curve_plot.h"
 #include "mixer_heatmap.h"
 #include "mixer_panel.h"
+#include "compare_data.h"  // windowReadOptions
 #include "store/store.h"
 
 namespace pha::gui {
@@ -70,7 +71,7 @@ bool RunMonitor::writeCurvesCsv(widgets::CurvePlot* plot, const QString& path, Q
   if (m_live || m_storePath.isEmpty()) return plot->writeCsv(path, error);
   // A stored run's plot holds the store's downsampled read; the CSV has every stored point.
   try {
-    auto s = store::Store::open(m_storePath.toStdString());
+    auto s = store::Store::open(m_storePath.toStdString(), windowReadOptions());
     std::vector<widgets::CurveData> series;
     for (const QString& name : plot->seriesNames()) {
       widgets::CurveData d{name, plot->seriesKind(name), {}, {}, {}, {}};
@@ -190,7 +191,7 @@ void RunMonitor::addEvents(const EventBuffer::Batch& batch) {
 // hands each to its plot; splitting it would pass the open store around.
 bool RunMonitor::showStoredRun(const QString& storePath, qint64 runId) {
   try {
-    auto s = store::Store::open(storePath.toStdString());
+    auto s = store::Store::open(storePath.toStdString(), windowReadOptions());
     auto run = s.get_run(runId);
     if (!run) {
       m_error = tr("run %1 is not in %2").arg(runId).arg(storePath);

@@ -58,9 +58,8 @@ EventBuffer::Batch EventBuffer::take() {
 RunQueue::RunQueue(QObject* parent) : QObject(parent) {
   qRegisterMetaType<pha::gui::EventBuffer::Batch>();
   m_worker = new ThreadMailbox;  // work is posted to it as functors, run in m_thread
-  m_worker->moveToThread(&m_thread);
+  m_worker->moveToThread(&m_thread);  // deleted by ~RunQueue once the thread has ended
   m_toGui = new ThreadMailbox(this);  // the worker's results, run on the GUI thread
-  connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
   m_thread.setObjectName("pha-run-worker");
   m_thread.start();
   m_drainTimer.setInterval(33);  // <= ~30 GUI updates a second
@@ -71,6 +70,10 @@ RunQueue::~RunQueue() {
   cancelAll();
   m_thread.quit();
   m_thread.wait();
+  // On this thread, after the worker's: its destructor takes the mailbox mutex the worker's
+  // last delivery held, so ThreadSanitizer sees the order (a deleteLater in the ending worker
+  // thread raced with this thread's last post as far as it could tell).
+  delete m_worker;
 }
 
 void RunQueue::enqueue(const QVector<QueuedRun>& runs) { m_pending += runs; }

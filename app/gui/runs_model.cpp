@@ -10,6 +10,7 @@
 
 #include "number_format.h"
 #include "runs_model_internal.h"
+#include "compare_data.h"  // windowReadOptions
 #include "store/store.h"
 
 namespace pha::gui {
@@ -141,7 +142,7 @@ void RunsModel::setPausedRun(qint64 runId) {
 
 bool RunsModel::reload(const QString& storePath) {
   try {
-    auto s = store::Store::open(storePath.toStdString());
+    auto s = store::Store::open(storePath.toStdString(), windowReadOptions());
     store::RunListQuery q;
     q.summary_keys = summaryKeys();
     std::vector<store::RunListEntry> runs = s.list_runs(q);

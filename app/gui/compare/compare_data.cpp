@@ -15,6 +15,12 @@ namespace pha::gui {
 
 namespace store = pha::store;
 
+store::OpenOptions windowReadOptions() {
+  store::OpenOptions o;
+  o.verify = false;
+  return o;
+}
+
 StoreCache::StoreCache() = default;
 StoreCache::~StoreCache() = default;
 
@@ -27,7 +33,7 @@ store::Store* StoreCache::store(const QString& path, QString* error) {
     return nullptr;
   }
   try {
-    store::OpenOptions options;
+    store::OpenOptions options = windowReadOptions();
     options.recover_interrupted = false;
     auto opened = std::make_unique<store::Store>(store::Store::open(path.toStdString(), options));
     return m_stores.emplace(path, std::move(opened)).first->second.get();
