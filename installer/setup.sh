@@ -28,7 +28,7 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread libgloo-dev
   libsqlite3-dev sqlite3 libgtest-dev libgmock-dev nlohmann-json3-dev
   libcli11-dev libspdlog-dev libfmt-dev libpcre2-dev libbenchmark-dev
-  xvfb xauth imagemagick fonts-dejavu-core libgl1-mesa-dri dpkg-dev file
+  xvfb xauth xdotool imagemagick fonts-dejavu-core libgl1-mesa-dri dpkg-dev file
   clang-14 libclang-rt-14-dev
 )
 

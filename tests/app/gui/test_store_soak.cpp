@@ -262,6 +262,12 @@ TEST(StoreSoak, TheWindowAndThePhaProcessesShareTheStoreWithoutLosingAnything) {
       EXPECT_EQ(s.summary(id, "train/loss")->count, static_cast<std::int64_t>(points.size()));
       const auto val = s.read_metric_full(id, "val/loss");
       EXPECT_GE(val.size(), static_cast<std::size_t>(kSteps / kEvalEvery)) << "run " << id;
+      // Its final evaluation's rows (valid and test splits at the last step) are all there.
+      std::set<std::string> finalRows;
+      for (const auto& ev : s.evals(id))
+        if (ev.step == points.back().step) finalRows.insert(ev.task + "/" + ev.metric);
+      for (const char* row : {"valid/loss", "test/loss"})
+        EXPECT_TRUE(finalRows.count(row)) << "run " << id << " lost its final evaluation row " << row;
       const auto ckpts = s.checkpoints(id);
       ASSERT_FALSE(ckpts.empty()) << "run " << id << " lost its checkpoint";
       for (const auto& ck : ckpts) {
