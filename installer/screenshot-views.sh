@@ -113,12 +113,13 @@ sleep 2
 shot "$OUT/run-only-new.png"
 xdotool key Escape
 stop
-# 5. Paused: the line stays until Resume (Ctrl+P while the first runs train).
+# 5. Paused: the line stays until Resume (the toolbar's Pause clicked while the first run
+# trains; under Xvfb the Ctrl+P shortcut went to the focused filter field and paused nothing).
 mkdir -p "$work/live"
 cp "$PROJECT/project.json" "$work/live/"
 WAIT=12 start "$work/live" --start
-keys ctrl+p
-sleep 5
+xdotool mousemove 253 32 click 1
+sleep 6
 shot "$OUT/queue-paused.png"
 stop
 # 6. The data elsewhere: the report is still there.
