@@ -1,5 +1,7 @@
 #include "model/attention_branch.h"
 
+#include <cmath>
+
 #include <c10/util/Exception.h>
 #include <torch/nn/init.h>
 
@@ -15,7 +17,9 @@ AttentionBranchImpl::AttentionBranchImpl(const ModelConfig& cfg)
       G_(cfg.attention.kv_heads),
       hd_(cfg.head_dim()),
       rope_theta_(cfg.attention.rope_theta),
-      scale_max_(cfg.attention.scale_max) {
+      scale_max_(cfg.attention.scale_max),
+      softmax_(cfg.attention.kind == "softmax"),
+      rope_(cfg.positions == "rope") {
   if (Hq_ < 1) throw Error("model.attention.heads", "must be >= 1, got " + std::to_string(Hq_));
   if (G_ < 1 || Hq_ % G_ != 0) {
     throw Error("model.attention.kv_heads", "must divide attention.heads (" + std::to_string(Hq_) +
@@ -24,10 +28,11 @@ AttentionBranchImpl::AttentionBranchImpl(const ModelConfig& cfg)
   if (hd_ < 2 || hd_ % 2 != 0) {
     throw Error("model.attention.head_dim", "must be even and >= 2 (RoPE pairs), got " + std::to_string(hd_));
   }
+  const bool bias = cfg.attention.bias;
   w_qkv = register_module(
-      "w_qkv", torch::nn::Linear(torch::nn::LinearOptions(d_, (Hq_ + 2 * G_) * hd_).bias(false)));
-  w_o = register_module("w_o", torch::nn::Linear(torch::nn::LinearOptions(Hq_ * hd_, d_).bias(false)));
-  log_scale = register_parameter("log_scale", at::full({Hq_}, cfg.attention.scale_init));
+      "w_qkv", torch::nn::Linear(torch::nn::LinearOptions(d_, (Hq_ + 2 * G_) * hd_).bias(bias)));
+  w_o = register_module("w_o", torch::nn::Linear(torch::nn::LinearOptions(Hq_ * hd_, d_).bias(bias)));
+  if (!softmax_) log_scale = register_parameter("log_scale", at::full({Hq_}, cfg.attention.scale_init));
 }
 
 const pha::kernels::RopeTables& AttentionBranchImpl::tables(int64_t pos0, int64_t T, at::TensorOptions opts) {
@@ -47,6 +52,20 @@ AttentionBranchImpl::Qkv AttentionBranchImpl::project(const at::Tensor& x, int64
   const auto qk_v = cast_linear(x, w_qkv).view({B, T, Hq_ + 2 * G_, hd_}).split_with_sizes({Hq_ + G_, G_}, 2);
   // RoPE, cosine normalisation and the logit scale in one pass; q and k leave in fp32, and v is
   // cast up to join them: the attention core runs in fp32 on purpose (docs/model.md, "Precision").
+  if (softmax_) {
+    // Standard attention: RoPE (or none, with learned positions) and q / sqrt(hd), in fp32 (the
+    // master dtype, the weights' own) like the cosine path.
+    const at::ScalarType core = w_qkv->weight.scalar_type();
+    at::Tensor q = as_dtype(qk_v[0].narrow(2, 0, Hq_), core);
+    at::Tensor k = as_dtype(qk_v[0].narrow(2, Hq_, G_), core);
+    if (rope_) {
+      const auto& tb = tables(pos0, T, x.options().dtype(core));
+      q = pha::kernels::apply_rope(q, tb);
+      k = pha::kernels::apply_rope(k, tb);
+    }
+    q = q * (1.0 / std::sqrt(static_cast<double>(hd_)));
+    return {q, k.contiguous(), as_dtype(qk_v[1], core)};
+  }
   const at::ScalarType core = log_scale.scalar_type();
   const auto qk = pha::kernels::rope_cosine(qk_v[0], Hq_, tables(pos0, T, x.options().dtype(core)), log_scale,
                                             scale_max_);

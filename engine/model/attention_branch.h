@@ -3,6 +3,8 @@
 //   RoPE on q and k, then logits = normalize(q) . normalize(k) * exp(min(s_h, scale_max)),
 //   s_h = log_scale[h] (init ln 10), causal softmax, query head h reads KV head h / (Hq/G)
 //   w_o: Hq * hd -> d, no bias
+// attention.kind "softmax" (Transformer++, GPT-2): RoPE (positions "rope") or none (learned
+// positions), logits q.k / sqrt(hd), no log-scale; attention.bias adds biases to w_qkv and w_o.
 // Generation keeps a KV cache of the G heads (keys stored rotated and normalised).
 // Precision: w_qkv and w_o run in x's dtype (bf16 under mixed precision); RoPE + normalisation
 // (one fused op, kernels/rope_cosine) and the attention core in fp32; the output in x's dtype.
@@ -38,7 +40,8 @@ class AttentionBranchImpl : public torch::nn::Module {
 
   torch::nn::Linear w_qkv{nullptr};
   torch::nn::Linear w_o{nullptr};
-  at::Tensor log_scale;  // (Hq) learnable log-scale s_h
+  at::Tensor log_scale;  // (Hq) learnable log-scale s_h (cosine attention only; undefined for softmax)
+  bool softmax() const { return softmax_; }
 
  private:
   struct Qkv {
@@ -54,6 +57,8 @@ class AttentionBranchImpl : public torch::nn::Module {
 
   int64_t d_, Hq_, G_, hd_;
   double rope_theta_, scale_max_;
+  bool softmax_;  // attention.kind "softmax": q.k / sqrt(hd), no log_scale
+  bool rope_;     // positions "rope" (else the model adds learned positions)
   pha::kernels::RopeTables tables_, step_tables_;
 };
 TORCH_MODULE(AttentionBranch);

@@ -1,5 +1,6 @@
 #include "model/deepnorm_init.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <c10/util/Exception.h>
@@ -31,6 +32,13 @@ void add_slices(std::vector<InitEntry>& plan, const std::string& prefix,
 }
 
 }  // namespace
+
+bool is_residual_output(const InitEntry& e) {
+  const auto ends = [&](const std::string& s) {
+    return e.name.size() >= s.size() && e.name.compare(e.name.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends(".w_o") || ends(".main_down") || ends(".aux_down");
+}
 
 std::vector<InitEntry> deepnorm_init_plan(const PhaModelImpl& model) {
   const double beta = model.config().deepnorm_beta();
@@ -85,9 +93,22 @@ void apply_deepnorm_init(PhaModelImpl& model) {
   // (cos ~1), so the tied head gives that token an excess logit of d * std * cos: ~sqrt(d) with
   // the old N(0, 1/d) (loss 10.5-15.5 instead of ln V), 0.02 d with GPT-2's N(0, 0.02) (15 at
   // d 768), at most 1 with std 1/d at every width.
+  const auto params = model.named_parameters();
+  if (cfg.pre_norm()) {  // GPT-2 / Transformer++ initialisation (deepnorm_init.h)
+    int64_t sublayers = 0;
+    for (const auto& block : model.blocks()) sublayers += static_cast<int64_t>(block->sublayers().size());
+    const double residual_std = kGpt2InitStd / std::sqrt(static_cast<double>(std::max<int64_t>(1, sublayers)));
+    model.embed->weight.normal_(0.0, kGpt2InitStd);
+    if (model.pos_embed) model.pos_embed->weight.normal_(0.0, kGpt2InitStd);
+    if (model.head) model.head->weight.normal_(0.0, kGpt2InitStd);
+    for (const InitEntry& e : deepnorm_init_plan(model)) {
+      at::Tensor w = params[e.param];
+      w.narrow(0, e.row_begin, e.fan_out).narrow(1, e.col_begin, e.fan_in).normal_(0.0, is_residual_output(e) ? residual_std : kGpt2InitStd);
+    }
+    return;
+  }
   model.embed->weight.normal_(0.0, 1.0 / static_cast<double>(cfg.d_model));
   if (model.head) torch::nn::init::xavier_normal_(model.head->weight);
-  const auto params = model.named_parameters();
   for (const InitEntry& e : deepnorm_init_plan(model)) {
     at::Tensor w = params[e.param];
     const double std = e.gain * std::sqrt(2.0 / static_cast<double>(e.fan_in + e.fan_out));

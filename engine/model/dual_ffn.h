@@ -3,6 +3,8 @@
 // main FFN, rows [d_ff, d_ff + d_aux) the aux FFN; down (d_ff + d_aux -> d) columns likewise.
 // sum of the two FFNs == down(gelu(up(x))) exactly, with one shared output bias (the two
 // output biases of separate FFNs would only ever appear as their sum). d_aux = 0: main only.
+// ffn.kind "swiglu": up is d -> 2 (d_ff + d_aux), its first half the gate and its second the
+// value, out = down(silu(gate) * value) (Llama's FFN); ffn.bias false drops every bias.
 #pragma once
 
 #include <vector>
@@ -32,6 +34,7 @@ class DualFfnImpl : public torch::nn::Module {
 
  private:
   int64_t d_, d_ff_, d_aux_;
+  bool swiglu_;
 };
 TORCH_MODULE(DualFfn);
 

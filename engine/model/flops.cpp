@@ -25,7 +25,7 @@ int64_t attention_matmul_weights(const ModelConfig& c) {
 
 int64_t ffn_matmul_weights(const ModelConfig& c) {
   int64_t d = c.d_model, ff = c.d_ff(), aux = c.d_aux();
-  return 2 * d * ff + 2 * d * aux;
+  return (c.ffn.kind == "swiglu" ? 3 : 2) * d * (ff + aux);  // swiglu: gate, value and down
 }
 
 // Real FFT of n points: 2.5 n log2 n (half of the usual 5 n log2 n complex estimate).
@@ -47,32 +47,35 @@ int64_t gss_branch_params(const ModelConfig& c) {
 }
 
 int64_t attention_branch_params(const ModelConfig& c) {
-  return attention_matmul_weights(c) + c.attention.heads;  // + learnable log-scale per head
+  int64_t p = attention_matmul_weights(c);
+  if (c.attention.kind != "softmax") p += c.attention.heads;  // learnable log-scale per head
+  if (c.attention.bias) p += int64_t(c.attention.heads + 2 * c.attention.kv_heads) * c.head_dim() + c.d_model;
+  return p;
 }
 
 // Main and aux FFN as one d -> d_ff + d_aux -> d pair: the sum of the two FFNs, whose two
 // output biases would add up to one.
 int64_t ffn_branch_params(const ModelConfig& c) {
   int64_t d = c.d_model, width = int64_t(c.d_ff()) + c.d_aux();
-  return linear(d, width, true) + linear(width, d, true);
+  const bool swiglu = c.ffn.kind == "swiglu";
+  return linear(d, swiglu ? 2 * width : width, c.ffn.bias) + linear(width, d, c.ffn.bias);
 }
 
 ParamCount count_parameters(const ModelConfig& c) {
   ParamCount pc;
   const int64_t d = c.d_model;
-  pc.embedding = int64_t(c.vocab_size) * d;
+  pc.embedding = int64_t(c.vocab_size) * d + (c.positions == "learned" ? int64_t(c.context) * d : 0);
   pc.head = c.tie_embeddings ? 0 : int64_t(c.vocab_size) * d;
-  pc.final_norm = 2 * d;
+  const int64_t residual_norm = c.norm == "rmsnorm" ? d : 2 * d;  // pre-norm's and the final norm
+  pc.final_norm = residual_norm;
   const int64_t gss = gss_branch_params(c), attn = attention_branch_params(c), ffn = ffn_branch_params(c);
   for (const auto& layer : c.layers) {
     LayerParams lp;
     lp.kind = layer.kind;
     for (const auto& s : layer.sublayers) {
-      lp.norms += 2 * d;  // DeepNorm LayerNorm after the sublayer
-      if (is_mixed(s)) {
-        lp.norms += int64_t(s.branches.size()) * d;  // RMSNorm gain per branch
-        if (c.mixer == MixerMode::Learned) lp.mixer += int64_t(s.branches.size());
-      }
+      lp.norms += c.pre_norm() ? residual_norm : 2 * d;  // the norm before (pre) or the LayerNorm after (post)
+      if (is_mixed(s) || c.branch_norm == "all") lp.norms += int64_t(s.branches.size()) * d;  // RMSNorm gain per branch
+      if (is_mixed(s) && c.mixer == MixerMode::Learned) lp.mixer += int64_t(s.branches.size());
       for (Branch b : s.branches) {
         switch (b) {
           case Branch::Gss:

@@ -33,7 +33,7 @@ struct LayerParams {
 };
 
 struct ParamCount {
-  int64_t embedding = 0;   // V x d token embedding
+  int64_t embedding = 0;   // V x d token embedding (+ context x d learned positions)
   int64_t head = 0;        // V x d output head; 0 when tied to the embedding
   int64_t final_norm = 0;  // LayerNorm before the head
   std::vector<LayerParams> layers;

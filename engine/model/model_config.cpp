@@ -3,6 +3,7 @@
 // unknown keys get the nearest known key); the cross-field checks here use the same style.
 // The JSON shape is documented key by key in docs/model-config.md.
 #include "model/model_config.h"
+#include "model/saved_config.h"
 
 #include <algorithm>
 #include <cmath>
@@ -242,9 +243,13 @@ const char* block_kind_name(BlockKind k) {
 
 int ModelConfig::d_aux() const { return static_cast<int>(std::lround(ffn.aux_ratio * d_ff())); }
 
-double ModelConfig::deepnorm_alpha() const { return deepnorm ? std::pow(2.0 * n_layers, 0.25) : 1.0; }
+double ModelConfig::deepnorm_alpha() const {
+  return deepnorm && !pre_norm() ? std::pow(2.0 * n_layers, 0.25) : 1.0;
+}
 
-double ModelConfig::deepnorm_beta() const { return deepnorm ? std::pow(8.0 * n_layers, -0.25) : 1.0; }
+double ModelConfig::deepnorm_beta() const {
+  return deepnorm && !pre_norm() ? std::pow(8.0 * n_layers, -0.25) : 1.0;
+}
 
 double ModelConfig::embed_multiplier() const {
   return embed_scale == "sqrt_d" ? std::sqrt(static_cast<double>(d_model)) : 1.0;
@@ -252,6 +257,26 @@ double ModelConfig::embed_multiplier() const {
 
 void apply_saved_model_defaults(json& model_json) {
   if (model_json.is_object() && !model_json.contains("embed_scale")) model_json["embed_scale"] = "none";
+  if (model_json.is_object() && !model_json.contains("branch_norm")) model_json["branch_norm"] = "mixed";
+}
+
+bool has_single_branch_sublayer(const ModelConfig& c) {
+  for (const auto& l : c.layers)
+    for (const auto& s : l.sublayers)
+      if (s.branches.size() == 1) return true;
+  return false;
+}
+
+json canonical_model_json(json model_json) {
+  if (!model_json.is_object()) return model_json;
+  apply_saved_model_defaults(model_json);
+  try {
+    ModelConfig c = model_config_from_json(model_json);
+    if (!has_single_branch_sublayer(c)) c.branch_norm = "all";
+    return to_json(c);
+  } catch (const std::exception&) {
+    return model_json;
+  }
 }
 
 void validate_model_config(const ModelConfig& c, const std::string& path) {
@@ -286,15 +311,28 @@ void validate_model_config(const ModelConfig& c, const std::string& path) {
     positive("gss.state", c.gss.state);
   }
   if (uses(c, Branch::Ffn) && c.d_ff() < 1) positive("ffn.d_ff", c.d_ff());
+  auto choice = [&](const std::string& key, const std::string& v, const std::vector<std::string>& allowed) {
+    if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+      throw Error(path + "." + key, "\"" + v + "\" is not allowed; allowed: " + quoted_list(allowed));
+  };
+  choice("norm_placement", c.norm_placement, {"post", "pre"});
+  choice("norm", c.norm, {"layernorm", "rmsnorm"});
+  choice("positions", c.positions, {"rope", "learned"});
+  choice("branch_norm", c.branch_norm, {"all", "mixed"});
+  choice("embed_scale", c.embed_scale, {"sqrt_d", "none"});
+  choice("attention.kind", c.attention.kind, {"cosine", "softmax"});
+  choice("ffn.kind", c.ffn.kind, {"gelu", "swiglu"});
 }
 
 ModelConfig model_config_from_json(const json& j, const std::string& path) {
   ConfigReader r(j, path,
                  {"name", "variant", "vocab_size", "d_model", "n_layers", "context", "layers", "mixer", "gss",
-                  "attention", "ffn", "norm_eps", "tie_embeddings", "deepnorm", "embed_scale"});
+                  "attention", "ffn", "norm_eps", "tie_embeddings", "deepnorm", "embed_scale", "branch_norm", "norm_placement", "norm",
+                  "positions"});
   ModelConfig c;
   c.name = r.get_string("name", c.name);
   c.variant = r.get_choice("variant", c.variant, variant_names());
+  apply_variant_defaults(c);  // transformerpp, gpt2: their norm, attention and FFN kinds; keys below override
   read_int(r, "vocab_size", c.vocab_size, 1, 1 << 24);
   read_int(r, "d_model", c.d_model, 1, 1 << 16);
   read_int(r, "n_layers", c.n_layers, 1, 1024);
@@ -307,20 +345,29 @@ ModelConfig model_config_from_json(const json& j, const std::string& path) {
   read_int(g, "reduced", c.gss.reduced, 1, 1 << 16);
   read_int(g, "state", c.gss.state, 1, 1 << 16);
   c.gss.inner_norm = g.get_bool("inner_norm", c.gss.inner_norm);
-  ConfigReader a = r.object("attention", {"heads", "kv_heads", "head_dim", "rope_theta", "scale_init", "scale_max"});
+  ConfigReader a = r.object("attention", {"heads", "kv_heads", "head_dim", "rope_theta", "scale_init", "scale_max",
+                                          "kind", "bias"});
   read_int(a, "heads", c.attention.heads, 1, 1024);
   read_int(a, "kv_heads", c.attention.kv_heads, 1, 1024);
   read_int(a, "head_dim", c.attention.head_dim, 0, 1 << 14);
   read_double(a, "rope_theta", c.attention.rope_theta, 1.0, 1e12);
   read_double(a, "scale_init", c.attention.scale_init, -20.0, 20.0);
   read_double(a, "scale_max", c.attention.scale_max, -20.0, 20.0);
-  ConfigReader f = r.object("ffn", {"d_ff", "aux_ratio"});
+  c.attention.kind = a.get_choice("kind", c.attention.kind, {"cosine", "softmax"});
+  c.attention.bias = a.get_bool("bias", c.attention.bias);
+  ConfigReader f = r.object("ffn", {"d_ff", "aux_ratio", "kind", "bias"});
   read_int(f, "d_ff", c.ffn.d_ff, 0, 1 << 20);
   read_double(f, "aux_ratio", c.ffn.aux_ratio, 0.0, 1.0);
+  c.ffn.kind = f.get_choice("kind", c.ffn.kind, {"gelu", "swiglu"});
+  c.ffn.bias = f.get_bool("bias", c.ffn.bias);
   read_double(r, "norm_eps", c.norm_eps, 0.0, 0.1, true);
   c.tie_embeddings = r.get_bool("tie_embeddings", c.tie_embeddings);
   c.deepnorm = r.get_bool("deepnorm", c.deepnorm);
   c.embed_scale = r.get_choice("embed_scale", c.embed_scale, {"sqrt_d", "none"});
+  c.branch_norm = r.get_choice("branch_norm", c.branch_norm, {"all", "mixed"});
+  c.norm_placement = r.get_choice("norm_placement", c.norm_placement, {"post", "pre"});
+  c.norm = r.get_choice("norm", c.norm, {"layernorm", "rmsnorm"});
+  c.positions = r.get_choice("positions", c.positions, {"rope", "learned"});
 
   if (r.has("layers")) {
     const json& layers = r.at("layers");
@@ -369,12 +416,17 @@ json to_json(const ModelConfig& c) {
               {"inner_norm", c.gss.inner_norm}};
   j["attention"] = {{"heads", c.attention.heads},           {"kv_heads", c.attention.kv_heads},
                     {"head_dim", c.attention.head_dim},     {"rope_theta", c.attention.rope_theta},
-                    {"scale_init", c.attention.scale_init}, {"scale_max", c.attention.scale_max}};
-  j["ffn"] = {{"d_ff", c.ffn.d_ff}, {"aux_ratio", c.ffn.aux_ratio}};
+                    {"scale_init", c.attention.scale_init}, {"scale_max", c.attention.scale_max},
+                    {"kind", c.attention.kind},             {"bias", c.attention.bias}};
+  j["ffn"] = {{"d_ff", c.ffn.d_ff}, {"aux_ratio", c.ffn.aux_ratio}, {"kind", c.ffn.kind}, {"bias", c.ffn.bias}};
   j["norm_eps"] = c.norm_eps;
   j["tie_embeddings"] = c.tie_embeddings;
   j["deepnorm"] = c.deepnorm;
   j["embed_scale"] = c.embed_scale;
+  j["branch_norm"] = c.branch_norm;
+  j["norm_placement"] = c.norm_placement;
+  j["norm"] = c.norm;
+  j["positions"] = c.positions;
   return j;
 }
 

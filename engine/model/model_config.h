@@ -11,6 +11,10 @@
 //   transformer  every layer: [{attn}, {ffn}]
 //   gss-only     every layer: [{gss}, {ffn}]
 //   patterns     per-layer block kinds, e.g. ["gss", "gss", "attn"]
+//   transformerpp  every layer: [{attn}, {ffn}], Llama-style: pre-norm RMSNorm, RoPE, softmax
+//                  attention, SwiGLU, no biases (variant_defaults)
+//   gpt2           every layer: [{attn}, {ffn}], GPT-2-style: pre-norm LayerNorm, learned
+//                  absolute positions, softmax attention, GELU MLP, biases
 #pragma once
 
 #include <string>
@@ -53,11 +57,20 @@ struct AttentionConfig {
   double rope_theta = 10000.0;
   double scale_init = 2.302585092994046;  // ln 10
   double scale_max = 4.605170185988092;   // ln 100 (clamp of the learnable log-scale)
+  // "cosine": scaled cosine attention (PHA, Swin v2: unit q and k, a learnable per-head
+  // log-scale); "softmax": standard dot-product attention, logits q.k / sqrt(head_dim), no
+  // log-scale parameter (Transformer++, GPT-2).
+  std::string kind = "cosine";
+  bool bias = false;  // biases on w_qkv and w_o (GPT-2)
 };
 
 struct FfnConfig {
   int d_ff = 0;             // 0: 4 * d_model
   double aux_ratio = 0.25;  // d_aux = round(aux_ratio * d_ff); 0 removes the aux FFN
+  // "gelu": down(gelu(up(x))) (the PHA Dual-FFN; GPT-2's MLP with aux_ratio 0); "swiglu":
+  // down(silu(gate(x)) * up(x)) with gate and up d -> d_ff (+ d_aux) each (Llama).
+  std::string kind = "gelu";
+  bool bias = true;  // biases on up and down (and gate)
 };
 
 struct ModelConfig {
@@ -81,13 +94,33 @@ struct ModelConfig {
   // head starts at ln V and the residual stream still starts at unit-norm token vectors
   // (docs/model.md, "Initialisation"). Checkpoints saved before the field existed mean "none".
   std::string embed_scale = "sqrt_d";
+  // Which sub-layers RMS-normalise their branch outputs before the residual: "all" (every
+  // sub-layer, one branch or several: f = g * RMSNorm(branch(x)) for a single branch) or
+  // "mixed" (only the parallel mixes; a single branch enters raw). Raw single branches grew to
+  // RMS 5-15 within ten steps and swamped the post-LN residual, so transformer, sequential and
+  // gss-only models stopped at the byte-unigram level (docs/model.md, "Branch norms").
+  // Checkpoints saved before the field existed mean "mixed".
+  std::string branch_norm = "all";
+  // Where the residual stream is normalised. "post": x <- LayerNorm(alpha * x + f(x)) after
+  // every sub-layer (DeepNorm; PHA's own). "pre": x <- x + f(Norm(x)) with one norm before each
+  // sub-layer (GPT-2, Llama), the DeepNorm alpha and beta not used and the GPT-2 initialisation
+  // (docs/model.md, "Norm placement").
+  std::string norm_placement = "post";
+  // The residual stream's norms (pre-norm's per-sub-layer norm and the final norm):
+  // "layernorm" (weight and bias) or "rmsnorm" (weight only). Post-norm sub-layers keep LayerNorm.
+  std::string norm = "layernorm";
+  // "rope": rotary positions in the attention branch (and none elsewhere: the GSS branch
+  // carries order); "learned": a learned absolute position embedding (context x d) added to the
+  // token embedding, no RoPE (GPT-2); sequences longer than `context` are then refused.
+  std::string positions = "rope";
 
   // Derived sizes.
   int gss_expanded() const { return gss.expanded > 0 ? gss.expanded : 4 * d_model; }
   int head_dim() const { return attention.head_dim > 0 ? attention.head_dim : d_model / attention.heads; }
   int d_ff() const { return ffn.d_ff > 0 ? ffn.d_ff : 4 * d_model; }
   int d_aux() const;
-  double deepnorm_alpha() const;  // (2L)^(1/4) with L = n_layers, or 1
+  bool pre_norm() const { return norm_placement == "pre"; }
+  double deepnorm_alpha() const;  // (2L)^(1/4) with L = n_layers, or 1 (deepnorm off, or pre-norm)
   double deepnorm_beta() const;   // (8L)^(-1/4), or 1
   double embed_multiplier() const;  // sqrt(d_model) or 1 (embed_scale)
 };

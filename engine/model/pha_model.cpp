@@ -18,7 +18,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 ParamRole role_of(const std::string& name) {
-  if (name == "embed.weight") return ParamRole::Embedding;
+  if (name == "embed.weight" || name == "pos_embed.weight") return ParamRole::Embedding;
   if (ends_with(name, ".bias")) return ParamRole::Bias;
   if (ends_with(name, "mixer.p")) return ParamRole::Mixer;
   if (ends_with(name, "attn.log_scale")) return ParamRole::AttentionScale;
@@ -66,8 +66,16 @@ PhaModelImpl::PhaModelImpl(ModelConfig cfg) : cfg_(std::move(cfg)) {
     blocks_.emplace_back(cfg_, spec);
     layers_->push_back(blocks_.back());
   }
-  final_norm = register_module(
-      "final_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({cfg_.d_model}).eps(1e-5)));
+  if (cfg_.positions == "learned")
+    pos_embed = register_module("pos_embed", torch::nn::Embedding(cfg_.context, cfg_.d_model));
+  if (cfg_.norm == "rmsnorm") {
+    final_rms = register_module("final_norm", RMSNorm(cfg_.d_model, cfg_.norm_eps));
+  } else {
+    // Post-norm models keep the LayerNorm eps they were built with (1e-5); pre-norm: norm_eps.
+    const double eps = cfg_.pre_norm() ? cfg_.norm_eps : 1e-5;
+    final_norm = register_module("final_norm",
+                                 torch::nn::LayerNorm(torch::nn::LayerNormOptions({cfg_.d_model}).eps(eps)));
+  }
   if (!cfg_.tie_embeddings) {
     head = register_module(
         "head", torch::nn::Linear(torch::nn::LinearOptions(cfg_.d_model, cfg_.vocab_size).bias(false)));
@@ -84,10 +92,23 @@ at::Tensor PhaModelImpl::check_tokens(const at::Tensor& tokens, int64_t dims) co
   return tokens.scalar_type() == at::kLong ? tokens : tokens.to(at::kLong);
 }
 
-at::Tensor PhaModelImpl::embed_tokens(const at::Tensor& tokens) {
+at::Tensor PhaModelImpl::embed_tokens(const at::Tensor& tokens, int64_t pos0) {
   const double m = cfg_.embed_multiplier();
-  return m == 1.0 ? embed(tokens) : embed(tokens) * m;  // model_config.h: embed_scale
+  at::Tensor e = m == 1.0 ? embed(tokens) : embed(tokens) * m;  // model_config.h: embed_scale
+  if (pos_embed) {
+    const int64_t T = tokens.size(-1);
+    if (pos0 + T > cfg_.context)
+      throw Error("model.context", "positions " + std::to_string(pos0) + ".." + std::to_string(pos0 + T - 1) +
+                                       " are beyond the learned position embedding of " +
+                                       std::to_string(cfg_.context) +
+                                       " positions (model.positions \"learned\"); use sequences of at most " +
+                                       std::to_string(cfg_.context) + " tokens or a larger model.context");
+    e = e + pos_embed(at::arange(pos0, pos0 + T, tokens.options().dtype(at::kLong)));
+  }
+  return e;
 }
+
+at::Tensor PhaModelImpl::apply_final_norm(const at::Tensor& h) { return final_rms ? final_rms(h) : final_norm(h); }
 
 at::Tensor PhaModelImpl::logits_from_hidden(const at::Tensor& h) {
   const at::Tensor hc = compute_ ? as_dtype(h, *compute_) : h;  // the head GEMM in the compute dtype
@@ -106,9 +127,9 @@ void PhaModelImpl::set_compute_dtype(std::optional<at::ScalarType> dtype) {
 }
 
 at::Tensor PhaModelImpl::hidden(const at::Tensor& tokens) {
-  at::Tensor h = embed_tokens(check_tokens(tokens, 2));  // (B, T, d)
+  at::Tensor h = embed_tokens(check_tokens(tokens, 2), 0);  // (B, T, d)
   for (auto& block : blocks_) h = block(h);
-  return final_norm(h);
+  return apply_final_norm(h);
 }
 
 at::Tensor PhaModelImpl::forward(const at::Tensor& tokens) { return logits_from_hidden(hidden(tokens)); }
@@ -125,20 +146,20 @@ at::Tensor PhaModelImpl::prefill(const at::Tensor& tokens, DecodeState& state) {
   TORCH_CHECK(state.empty(), "PhaModel::prefill: the decode state must be empty (position ", state.position, ")");
   TORCH_CHECK(state.layers.size() == blocks_.size(), "PhaModel::prefill: state is for another model");
   TORCH_CHECK(state.batch == t.size(0), "PhaModel::prefill: state batch ", state.batch, " != ", t.size(0));
-  at::Tensor h = embed_tokens(t);  // (B, T, d)
+  at::Tensor h = embed_tokens(t, 0);  // (B, T, d)
   for (size_t l = 0; l < blocks_.size(); ++l) h = blocks_[l]->prefill(h, state.layers[l]);
   state.position += t.size(1);
-  return logits_from_hidden(final_norm(h));  // (B, T, V)
+  return logits_from_hidden(apply_final_norm(h));  // (B, T, V)
 }
 
 at::Tensor PhaModelImpl::step(const at::Tensor& tokens, DecodeState& state) {
   const at::Tensor t = check_tokens(tokens, 1);
   TORCH_CHECK(state.layers.size() == blocks_.size(), "PhaModel::step: state is for another model");
   TORCH_CHECK(state.batch == t.size(0), "PhaModel::step: state batch ", state.batch, " != ", t.size(0));
-  at::Tensor h = embed_tokens(t.unsqueeze(1));  // (B, 1, d)
+  at::Tensor h = embed_tokens(t.unsqueeze(1), state.position);  // (B, 1, d)
   for (size_t l = 0; l < blocks_.size(); ++l) h = blocks_[l]->step(h, state.layers[l]);
   state.position += 1;
-  return logits_from_hidden(final_norm(h)).squeeze(1);  // (B, V)
+  return logits_from_hidden(apply_final_norm(h)).squeeze(1);  // (B, V)
 }
 
 void PhaModelImpl::set_record_stats(bool on) {
@@ -173,9 +194,10 @@ ModelIntrospection PhaModelImpl::introspect() const {
     }
     out.layer_params.push_back(count);
   }
-  out.embedding_params = embed->weight.numel();
+  out.embedding_params = embed->weight.numel() + (pos_embed ? pos_embed->weight.numel() : 0);
   out.head_params = head ? head->weight.numel() : 0;
-  for (const auto& p : final_norm->parameters()) out.final_norm_params += p.numel();
+  for (const auto& p : (final_rms ? final_rms->parameters() : final_norm->parameters()))
+    out.final_norm_params += p.numel();
   out.total_params = num_parameters();
   return out;
 }

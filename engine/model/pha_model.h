@@ -1,6 +1,8 @@
 // PhaModel: the one model of the PHA family. Token embedding -> cfg.layers (one HybridBlock
 // per LayerSpec) -> final LayerNorm -> LM head (tied to the embedding unless
-// cfg.tie_embeddings is false). No positional embedding: RoPE and the SSM carry position.
+// cfg.tie_embeddings is false). No positional embedding (RoPE and the SSM carry position)
+// unless positions is "learned" (GPT-2): pos_embed.weight (context, d) added to the tokens'.
+// The final norm is an RMSNorm for norm "rmsnorm".
 // Built from a ModelConfig whose `layers` is filled (variants.h: apply_variant).
 // Mixed precision: set_compute_dtype(bf16) runs the weight GEMMs (and the elementwise work
 // between them) in bf16 against fp32 master weights; the residual stream, norms, mixer, DSS
@@ -27,6 +29,7 @@
 #include "model/hybrid_block.h"
 #include "model/model_config.h"
 #include "model/model_introspection.h"
+#include "model/rms_norm.h"
 
 namespace pha::model {
 
@@ -52,7 +55,10 @@ class PhaModelImpl : public torch::nn::Module {
   at::Tensor forward(const at::Tensor& tokens);
   // tokens (B, T) -> final hidden states after the final LayerNorm (B, T, d)
   at::Tensor hidden(const at::Tensor& tokens);
-  at::Tensor embed_tokens(const at::Tensor& tokens);      // embedding x embed_multiplier()
+  // embedding x embed_multiplier(), plus the learned positions pos0 .. pos0 + T - 1 (positions
+  // "learned"; beyond model.context: pha::Error)
+  at::Tensor embed_tokens(const at::Tensor& tokens, int64_t pos0);
+  at::Tensor apply_final_norm(const at::Tensor& h);
   at::Tensor logits_from_hidden(const at::Tensor& h);  // (B, T, d) -> (B, T, V)
 
   // Incremental decoding. new_state(B) gives an empty state; prefill(tokens (B, T), state) runs
@@ -79,7 +85,9 @@ class PhaModelImpl : public torch::nn::Module {
   const std::vector<HybridBlock>& blocks() const { return blocks_; }
 
   torch::nn::Embedding embed{nullptr};
-  torch::nn::LayerNorm final_norm{nullptr};
+  torch::nn::LayerNorm final_norm{nullptr};  // norm "layernorm"
+  RMSNorm final_rms{nullptr};                // norm "rmsnorm" (also named "final_norm")
+  torch::nn::Embedding pos_embed{nullptr};   // positions "learned": (context, d)
   torch::nn::Linear head{nullptr};  // only when not tied
 
  private:

@@ -51,6 +51,17 @@ const PresetDef kPresets[] = {
     {"gss-only-90m", "gss-only", V2, 768, 7, 12, 4, 2048, 1536, 256, 256, 1024, "90M", "depth", "GSS-only baseline"},
     {"gss-only-125m", "gss-only", V2, 768, 12, 12, 4, 2048, 1536, 256, 256, 1024, "125M", "depth", "GSS-only baseline"},
     {"gss-only-180m", "gss-only", V2, 768, 20, 12, 4, 2048, 1536, 256, 256, 1024, "180M", "depth", "GSS-only baseline"},
+    // Standard attention-only baselines (docs/model.md, "Standard baselines"): Transformer++
+    // with PHA's widths (GQA 12/4, SwiGLU d_ff 2048), GPT-2 with its own (MHA 12/12, MLP 4d).
+    {"transformerpp-90m", "transformerpp", V2, 768, 8, 12, 4, 2048, 1536, 256, 256, 1024, "90M", "depth",
+     "standard Transformer++ baseline"},
+    {"transformerpp-125m", "transformerpp", V2, 768, 14, 12, 4, 2048, 1536, 256, 256, 1024, "125M", "depth",
+     "standard Transformer++ baseline"},
+    {"transformerpp-180m", "transformerpp", V2, 768, 22, 12, 4, 2048, 1536, 256, 256, 1024, "180M", "depth",
+     "standard Transformer++ baseline"},
+    {"gpt2-90m", "gpt2", V2, 768, 7, 12, 12, 3072, 1536, 256, 256, 1024, "90M", "depth", "standard GPT-2 baseline"},
+    {"gpt2-125m", "gpt2", V2, 768, 12, 12, 12, 3072, 1536, 256, 256, 1024, "125M", "depth", "standard GPT-2 baseline"},
+    {"gpt2-180m", "gpt2", V2, 768, 20, 12, 12, 3072, 1536, 256, 256, 1024, "180M", "depth", "standard GPT-2 baseline"},
     // CPU scale, d = 128 (the widths of docs/performance-anchors: d_ff 4d, F 2d, H d/2, N 64).
     {"pha-tiny", "pha", VB, 128, 4, 4, 2, 512, 256, 64, 64, 512, "", "", "CPU quickstart and tests"},
     {"pha-uniform-tiny", "pha-uniform", VB, 128, 4, 4, 2, 512, 256, 64, 64, 512, "pha-tiny", "",
@@ -67,6 +78,10 @@ const PresetDef kPresets[] = {
      "parallel-vs-sequential baseline"},
     {"gss-only-tiny", "gss-only", VB, 128, 5, 4, 2, 464, 256, 64, 64, 512, "pha-tiny", "depth, d_ff",
      "GSS-only baseline"},
+    {"transformerpp-tiny", "transformerpp", VB, 128, 6, 4, 4, 368, 256, 64, 64, 512, "pha-tiny", "depth, d_ff, KV heads",
+     "standard Transformer++ baseline"},
+    {"gpt2-tiny", "gpt2", VB, 128, 6, 4, 4, 512, 256, 64, 64, 512, "pha-tiny", "depth, KV heads",
+     "standard GPT-2 baseline"},
     // CPU scale, d = 256 (about 5M): the same shapes at twice the width, for trends over size.
     {"pha-small", "pha", VB, 256, 4, 8, 4, 1024, 512, 128, 64, 512, "", "", "second CPU width, for trends"},
     {"pha-uniform-small", "pha-uniform", VB, 256, 4, 8, 4, 1024, 512, 128, 64, 512, "pha-small", "",
@@ -83,6 +98,10 @@ const PresetDef kPresets[] = {
      "parallel-vs-sequential baseline"},
     {"gss-only-small", "gss-only", VB, 256, 5, 8, 4, 944, 512, 128, 64, 512, "pha-small", "depth, d_ff",
      "GSS-only baseline"},
+    {"transformerpp-small", "transformerpp", VB, 256, 6, 8, 8, 736, 512, 128, 64, 512, "pha-small",
+     "depth, d_ff, KV heads", "standard Transformer++ baseline"},
+    {"gpt2-small", "gpt2", VB, 256, 6, 8, 8, 1024, 512, 128, 64, 512, "pha-small", "depth, KV heads",
+     "standard GPT-2 baseline"},
     {"pha-d512", "pha", VB, 512, 4, 8, 4, 2048, 1024, 256, 64, 512, "", "", "CPU benchmark width"},
 };
 
@@ -111,6 +130,7 @@ ModelConfig preset(const std::string& name) {
   ModelConfig c;
   c.name = p->name;
   c.variant = p->variant;
+  apply_variant_defaults(c);
   c.vocab_size = p->vocab;
   c.d_model = p->d_model;
   c.n_layers = p->n_layers;
@@ -154,11 +174,13 @@ int preset_dimension(const ModelConfig& c, const std::string& dimension) {
   if (dimension == "d_ff") return c.d_ff();
   if (dimension == "GSS F") return c.gss_expanded();
   if (dimension == "GSS N") return c.gss.state;
-  throw Error("preset budget", "unknown dimension \"" + dimension + "\"; allowed: depth, d_ff, GSS F, GSS N");
+  if (dimension == "KV heads") return c.attention.kv_heads;
+  throw Error("preset budget",
+              "unknown dimension \"" + dimension + "\"; allowed: depth, d_ff, GSS F, GSS N, KV heads");
 }
 
 const std::vector<std::string>& preset_dimensions() {
-  static const std::vector<std::string> dims = {"depth", "d_ff", "GSS F", "GSS N"};
+  static const std::vector<std::string> dims = {"depth", "d_ff", "GSS F", "GSS N", "KV heads"};
   return dims;
 }
 
@@ -211,6 +233,10 @@ std::string preset_description(const std::string& name) {
   if (attn) os << ", heads " << c.attention.heads << "/" << c.attention.kv_heads;
   if (ffn) os << ", d_ff " << c.d_ff();
   if (gss) os << ", GSS F " << c.gss_expanded() << " H " << c.gss.reduced << " N " << c.gss.state;
+  if (c.pre_norm())
+    os << ", pre-norm " << c.norm << ", " << (c.positions == "rope" ? "RoPE" : "learned positions") << ", "
+       << c.attention.kind << " attention, " << (c.ffn.kind == "swiglu" ? "SwiGLU" : "GELU")
+       << (c.attention.bias || c.ffn.bias ? ", biases" : ", no biases");
   os << ", V " << c.vocab_size << " (" << p->purpose << ")";
   return os.str();
 }

@@ -1,9 +1,12 @@
 // Sublayer: one set of branches with its DeepNorm residual x <- LayerNorm(alpha * x + f(x)).
-// One branch: f is that branch. Several branches (the PHA parallel mix): each branch output
-// goes through its own RMSNorm (eps cfg.norm_eps), then f = sum_b w_b * RMSNorm_b(branch_b(x))
-// with the softplus mixer weights w.
+// Several branches (the PHA parallel mix): each branch output goes through its own RMSNorm
+// (eps cfg.norm_eps), then f = sum_b w_b * RMSNorm_b(branch_b(x)) with the softplus mixer
+// weights w. One branch: f = RMSNorm(branch(x)) with branch_norm "all" (the default), the raw
+// branch output with "mixed" (checkpoints from before the rule; model_config.h).
+// norm_placement "pre" (Transformer++, GPT-2): x <- x + f(Norm(x)) with Norm a LayerNorm or an
+// RMSNorm (model.norm) and f as above.
 // Parameter names: gss.*, attn.*, ffn.*, norm_gss.weight, norm_attn.weight, norm_ffn.weight,
-// mixer.p, post_norm.weight, post_norm.bias.
+// mixer.p, post_norm.weight, post_norm.bias (post) or norm.weight (+ norm.bias) (pre).
 // The branch norms, the mixer sum, the residual and the LayerNorm run as one fused op
 // (kernels/mix_norm) in the master dtype; with a compute dtype set (bf16), x is cast once and
 // the branches run their GEMMs in it.
@@ -54,14 +57,19 @@ class SublayerImpl : public torch::nn::Module {
   DualFfn ffn{nullptr};
   std::array<RMSNorm, kNumBranches> norms{RMSNorm{nullptr}, RMSNorm{nullptr}, RMSNorm{nullptr}};
   Mixer mixer{nullptr};
-  torch::nn::LayerNorm post_norm{nullptr};
+  torch::nn::LayerNorm post_norm{nullptr};  // post-norm placement
+  torch::nn::LayerNorm pre_ln{nullptr};     // pre-norm, norm "layernorm" (parameter name "norm")
+  RMSNorm pre_rms{nullptr};                 // pre-norm, norm "rmsnorm" (parameter name "norm")
 
  private:
   enum class Mode { Forward, Prefill, Step };
   at::Tensor run(const at::Tensor& x, Mode mode, SublayerState* state);
+  at::Tensor run_pre(const at::Tensor& x, Mode mode, SublayerState* state);
   at::Tensor run_branch(Branch b, const at::Tensor& x, Mode mode, SublayerState* state);
 
   std::vector<Branch> branches_;
+  bool normed_;
+  bool pre_;     // norm_placement "pre": x + f(Norm(x)), no alpha, no post-LayerNorm  // branch outputs RMS-normalised (every mix; single branches with branch_norm "all")
   double alpha_;
   double rms_eps_;
   std::optional<at::ScalarType> compute_;

@@ -22,7 +22,8 @@ std::string join(const std::vector<std::string>& names) {
 const std::vector<std::string>& known_variants() {
   static const std::vector<std::string> names = {"pha",        "pha-uniform", "pha-no-gss",
                                                  "pha-no-attn", "pha-no-ffn", "sequential",
-                                                 "transformer", "gss-only"};
+                                                 "transformer", "gss-only",   "transformerpp",
+                                                 "gpt2"};
   return names;
 }
 
@@ -68,7 +69,7 @@ std::vector<LayerSpec> expand_variant(const std::string& variant, int n_layers) 
     b.erase(std::remove(b.begin(), b.end(), removed), b.end());
   } else if (variant == "sequential") {
     spec = expand_block_kind(BlockKind::Sequential);
-  } else if (variant == "transformer") {
+  } else if (variant == "transformer" || variant == "transformerpp" || variant == "gpt2") {
     spec = expand_block_kind(BlockKind::Transformer);
   } else if (variant == "gss-only") {
     spec = expand_block_kind(BlockKind::GssOnly);
@@ -90,6 +91,23 @@ std::vector<LayerSpec> expand_pattern(const std::vector<std::string>& kinds) {
 
 MixerMode variant_mixer(const std::string& variant) {
   return variant == "pha-uniform" ? MixerMode::Uniform : MixerMode::Learned;
+}
+
+void apply_variant_defaults(ModelConfig& cfg) {
+  if (cfg.variant != "transformerpp" && cfg.variant != "gpt2") return;
+  const bool llama = cfg.variant == "transformerpp";
+  cfg.norm_placement = "pre";
+  cfg.norm = llama ? "rmsnorm" : "layernorm";
+  cfg.positions = llama ? "rope" : "learned";
+  cfg.attention.kind = "softmax";
+  cfg.attention.bias = !llama;
+  cfg.ffn.kind = llama ? "swiglu" : "gelu";
+  cfg.ffn.bias = !llama;
+  cfg.ffn.aux_ratio = 0.0;
+  cfg.branch_norm = "mixed";  // a standard block: the branch output enters the residual as it is
+  cfg.embed_scale = "none";
+  cfg.deepnorm = false;
+  cfg.norm_eps = llama ? 1e-6 : 1e-5;
 }
 
 void apply_variant(ModelConfig& cfg) {
@@ -122,6 +140,7 @@ ModelConfig make_variant_config(const std::string& variant, int vocab, int d, in
   } else {
     cfg.variant = variant;
     cfg.n_layers = n_layers;
+    apply_variant_defaults(cfg);
   }
   apply_variant(cfg);
   return cfg;

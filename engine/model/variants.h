@@ -6,6 +6,7 @@
 //   pha-no-gss|-no-attn|-no-ffn the parallel block without that branch
 //   sequential                 [{gss}, {attn}, {ffn}]
 //   transformer                [{attn}, {ffn}]
+//   transformerpp, gpt2        [{attn}, {ffn}] with their own settings (apply_variant_defaults)
 //   gss-only                   [{gss}, {ffn}]
 //   pattern kinds              "parallel" | "sequential" | "attn" | "gss" per layer
 #pragma once
@@ -36,6 +37,13 @@ std::vector<LayerSpec> expand_pattern(const std::vector<std::string>& kinds);
 
 // Mixer mode a variant implies (Uniform for pha-uniform, else Learned).
 MixerMode variant_mixer(const std::string& variant);
+
+// The settings a variant implies beyond its layers: transformerpp (pre-norm RMSNorm, RoPE,
+// softmax attention, SwiGLU with d_aux 0, no biases) and gpt2 (pre-norm LayerNorm, learned
+// absolute positions, softmax attention with biases, GELU MLP with d_aux 0), both with
+// branch_norm "mixed", embed_scale "none" and deepnorm off. Other variants: unchanged. The JSON
+// loader applies it right after reading `variant`, so explicit keys override it.
+void apply_variant_defaults(ModelConfig& cfg);
 
 // Sets cfg.layers (and cfg.mixer) from cfg.variant and cfg.n_layers. For variant "pattern"
 // cfg.layers must already be filled (kept, n_layers set to its size).

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "model/saved_config.h"
 #include "store/store.h"
 
 namespace pha::runtime {
@@ -28,6 +29,16 @@ std::vector<QueueItem> project_queue(const Project& project, const QueueOptions&
   return items;
 }
 
+namespace {
+// Equal run configs, the model sections compared in their canonical form (a run stored before a
+// model key existed was trained with the value its absence means: model_config.h).
+bool same_run_config(nlohmann::json a, nlohmann::json b) {
+  for (nlohmann::json* j : {&a, &b})
+    if (j->is_object() && j->contains("model")) (*j)["model"] = model::canonical_model_json((*j)["model"]);
+  return a == b;
+}
+}  // namespace
+
 std::vector<TrainedRun> trained_runs(const Project& project) {
   std::vector<TrainedRun> out;
   if (!std::filesystem::exists(project.store_path())) return out;
@@ -41,7 +52,7 @@ std::vector<TrainedRun> trained_runs(const Project& project) {
     for (const auto& e : stored) {
       if (e.run.status != store::RunStatus::Finished || e.run.name != plan.name) continue;
       const nlohmann::json config = nlohmann::json::parse(e.run.config_json, nullptr, /*allow_exceptions=*/false);
-      if (config.is_discarded() || config != plan.config) continue;
+      if (config.is_discarded() || !same_run_config(config, plan.config)) continue;
       out.push_back({plan.name, e.run.id});
       break;  // the newest one
     }

@@ -15,6 +15,7 @@
 #include <torch/utils.h>
 
 #include "core/error.h"
+#include "model/saved_config.h"
 #include "distributed/grad_reducer.h"
 #include "model/checkpoint.h"
 #include "model/fused_adamw.h"
@@ -298,13 +299,19 @@ void Trainer::set_phase_timing(bool on) { impl_->phase_timing = on; }
 model::ModelIntrospection Trainer::introspect() const { return impl_->model->introspect(); }
 
 namespace {
-// Weights trained with one embed_scale mean something else under the other: refuse plainly.
-void check_embed_scale(const model::TrainingCheckpoint& ck, const model::ModelConfig& mc, const std::string& path) {
+// Weights trained with one embed_scale or branch_norm mean something else under the other (or
+// lack tensors the other has): refuse plainly, naming the field to set.
+void check_saved_field(const model::TrainingCheckpoint& ck, const std::string& field, const std::string& absent,
+                       const std::string& here, const std::string& path) {
   if (!ck.config.is_object() || !ck.config.contains("model") || !ck.config["model"].is_object()) return;
-  const std::string saved = ck.config["model"].value("embed_scale", std::string("none"));
-  if (saved != mc.embed_scale)
-    throw Error(path, "was trained with model.embed_scale \"" + saved + "\" but the model here has \"" +
-                          mc.embed_scale + "\"; set model.embed_scale to \"" + saved + "\" to use it");
+  const std::string saved = ck.config["model"].value(field, absent);
+  if (saved != here)
+    throw Error(path, "was trained with model." + field + " \"" + saved + "\" but the model here has \"" + here +
+                          "\"; set model." + field + " to \"" + saved + "\" to use it");
+}
+void check_embed_scale(const model::TrainingCheckpoint& ck, const model::ModelConfig& mc, const std::string& path) {
+  check_saved_field(ck, "embed_scale", "none", mc.embed_scale, path);
+  if (model::has_single_branch_sublayer(mc)) check_saved_field(ck, "branch_norm", "mixed", mc.branch_norm, path);
 }
 }  // namespace
 

@@ -28,7 +28,7 @@ QStringList variantChoices() {
 std::string variantBlockKind(const std::string& variant) {
   if (variant == "pha" || variant == "pha-uniform") return "parallel";
   if (variant == "sequential") return "sequential";
-  if (variant == "transformer") return "attn";
+  if (variant == "transformer" || variant == "transformerpp" || variant == "gpt2") return "attn";
   if (variant == "gss-only") return "gss";
   return {};
 }
@@ -63,6 +63,10 @@ void populateModelForm(JsonForm* form) {
   form->addInt(QStringLiteral("attention.kv_heads"), QObject::tr("KV heads"), 1, 1024);
   form->addInt(QStringLiteral("attention.head_dim"), QObject::tr("Head dim"), 0, 1 << 14,
                QObject::tr("auto (d_model / heads)"));
+  form->addChoice(QStringLiteral("attention.kind"), QObject::tr("Attention kind"),
+                  {QStringLiteral("cosine"), QStringLiteral("softmax")});
+  form->addBool(QStringLiteral("attention.bias"), QObject::tr("Attention biases"));
+  form->addChoice(QStringLiteral("positions"), QObject::tr("Positions"), {QStringLiteral("rope"), QStringLiteral("learned")});
 
   form->addSection(QObject::tr("GSS"));
   form->addInt(QStringLiteral("gss.expanded"), QObject::tr("Expanded F"), 0, 1 << 20, autoWidth);
@@ -73,11 +77,18 @@ void populateModelForm(JsonForm* form) {
   form->addSection(QObject::tr("FFN"));
   form->addInt(QStringLiteral("ffn.d_ff"), QObject::tr("d_ff"), 0, 1 << 20, autoWidth);
   form->addDouble(QStringLiteral("ffn.aux_ratio"), QObject::tr("Aux ratio"), 0.0, 1.0, 3, 0.05);
+  form->addChoice(QStringLiteral("ffn.kind"), QObject::tr("FFN kind"), {QStringLiteral("gelu"), QStringLiteral("swiglu")});
+  form->addBool(QStringLiteral("ffn.bias"), QObject::tr("FFN biases"));
 
   form->addSection(QObject::tr("Mixing and norms"));
   form->addChoice(QStringLiteral("mixer"), QObject::tr("Mixer"), {QStringLiteral("learned"), QStringLiteral("uniform")});
   form->addBool(QStringLiteral("tie_embeddings"), QObject::tr("Tied embeddings"));
   form->addBool(QStringLiteral("deepnorm"), QObject::tr("DeepNorm"));
+  form->addChoice(QStringLiteral("norm_placement"), QObject::tr("Norm placement"),
+                  {QStringLiteral("post"), QStringLiteral("pre")});
+  form->addChoice(QStringLiteral("norm"), QObject::tr("Residual norm"),
+                  {QStringLiteral("layernorm"), QStringLiteral("rmsnorm")});
+  form->addChoice(QStringLiteral("branch_norm"), QObject::tr("Branch norms"), {QStringLiteral("all"), QStringLiteral("mixed")});
 
   // What each field means (docs/model-config.md has the full reference).
   const std::pair<const char*, QString> help[] = {
@@ -85,7 +96,20 @@ void populateModelForm(JsonForm* form) {
       {"variant", QObject::tr("The architecture: pha = GSS, attention and FFN in parallel in every layer, mixed by "
                               "learned weights; pha-uniform = the same with a fixed equal mix; pha-no-gss / -no-attn / "
                               "-no-ffn = one branch removed; sequential = the branches one after another; transformer = "
-                              "attention and FFN; gss-only; pattern = your own list of layer kinds")},
+                              "attention and FFN (PHA's post-norm block); gss-only; transformerpp = a standard "
+                              "Llama-style Transformer++; gpt2 = a standard GPT-2; pattern = your own list of layer kinds")},
+      {"attention.kind", QObject::tr("cosine: PHA's scaled cosine attention with a learnable per-head scale; softmax: "
+                                     "standard q·k / sqrt(head dim)")},
+      {"attention.bias", QObject::tr("Biases on the attention projections (GPT-2)")},
+      {"positions", QObject::tr("rope: rotary positions in attention; learned: a learned position embedding of "
+                                "`context` positions added to the tokens (GPT-2), longer sequences refused")},
+      {"ffn.kind", QObject::tr("gelu: down(gelu(up x)); swiglu: down(silu(gate x) × value x) (Llama)")},
+      {"ffn.bias", QObject::tr("Biases on the FFN's matrices")},
+      {"norm_placement", QObject::tr("post: LayerNorm(alpha·x + f(x)) after each sub-layer (DeepNorm, PHA); pre: "
+                                     "x + f(Norm(x)) with the GPT-2 initialisation (Transformer++, GPT-2)")},
+      {"norm", QObject::tr("The residual stream's norms in pre-norm models and the final norm: LayerNorm or RMSNorm")},
+      {"branch_norm", QObject::tr("all: every sub-layer RMS-normalises its branch outputs, one branch or several; "
+                                  "mixed: only parallel mixes (runs saved before step 13)")},
       {"layers", pattern->toolTip()},
       {"n_layers", QObject::tr("Number of layers (blocks), input side first")},
       {"d_model", QObject::tr("Width of the residual stream and the embeddings")},

@@ -49,9 +49,21 @@ TEST(DeepNorm, ResidualUsesAlpha) {
   ASSERT_TRUE(ffn_sub->ffn);
   const at::Tensor x = at::randn({2, 5, 32}, at::kDouble);
   const double alpha = std::pow(6.0, 0.25);
-  const at::Tensor expected = at::layer_norm(alpha * x + ffn_sub->ffn.ptr()->forward(x), {32}, ffn_sub->post_norm->weight,
-                                             ffn_sub->post_norm->bias, 1e-5);
+  // A single branch enters through its own RMSNorm (branch_norm "all", docs/model.md).
+  const at::Tensor y = ffn_sub->ffn.ptr()->forward(x);
+  const at::Tensor f = y / (y.pow(2).mean(-1, true) + cfg.norm_eps).sqrt() * ffn_sub->norms[2]->weight;
+  const at::Tensor expected =
+      at::layer_norm(alpha * x + f, {32}, ffn_sub->post_norm->weight, ffn_sub->post_norm->bias, 1e-5);
   EXPECT_LE(testing::rel_err(ffn_sub.ptr()->forward(x), expected), 1e-12);
+  // branch_norm "mixed" (runs saved before the rule): the raw branch output.
+  ModelConfig old_cfg = cfg;
+  old_cfg.branch_norm = "mixed";
+  PhaModel old_model(old_cfg);
+  old_model->to(at::kDouble);
+  const Sublayer& old_sub = old_model->blocks()[1]->sublayers()[1];
+  const at::Tensor old_expected = at::layer_norm(alpha * x + old_sub->ffn.ptr()->forward(x), {32},
+                                                 old_sub->post_norm->weight, old_sub->post_norm->bias, 1e-5);
+  EXPECT_LE(testing::rel_err(old_sub.ptr()->forward(x), old_expected), 1e-12);
 }
 
 TEST(DeepNorm, BetaOnExactlyTheDocumentedWeights) {

@@ -17,6 +17,11 @@ using testing::relative_to_ln_v;
 using testing::step0_loss;
 
 void expect_near_ln_v(const ModelConfig& c, int B, int T) {
+  // The standard baselines (pre-norm: transformerpp, gpt2) keep the GPT-2 initialisation they
+  // are defined with; its tied N(0, 0.02^2) embedding starts the current token's logit about
+  // 0.02 d above the rest, so they are not held to the ln V rule (docs/model.md, "Norm
+  // placement"); test_standard_baselines.cpp checks their initialisation itself.
+  if (c.pre_norm()) return;
   for (uint64_t seed : {1u, 2u}) {
     const double loss = step0_loss(c, B, T, seed);
     EXPECT_LE(relative_to_ln_v(c, loss), 0.10) << c.name << " (seed " << seed << "): step-0 loss " << loss
@@ -30,10 +35,11 @@ TEST(InitLoss, EveryCpuScalePresetStartsNearLnV) {
   for (const auto& name : preset_names()) {
     const ModelConfig c = preset(name);
     if (c.vocab_size == kGpt2VocabSize) continue;  // paper scale: test_init_loss_paper.cpp
+    if (c.pre_norm()) continue;  // the standard baselines: expect_near_ln_v
     expect_near_ln_v(c, 4, 64);
     ++checked;
   }
-  EXPECT_EQ(checked, 17);  // 8 tiny, 8 small, pha-d512
+  EXPECT_EQ(checked, 17);  // 8 tiny, 8 small, pha-d512 (PHA's own family)
 }
 
 // The rule must not depend on the presets' particular sizes: every variant and a layer pattern
