@@ -26,6 +26,7 @@
 #include "runtime/project.h"
 #include "runtime/project_files.h"
 #include "runtime/project_queue.h"
+#include "runtime/project_report.h"
 #include "runtime/trainer.h"
 #include "store/store.h"
 
@@ -132,7 +133,7 @@ std::shared_ptr<distributed::ProcessGroup> connect_worker(const TrainOptions& o,
 
 void print_quickstart_summary(const std::string& store_path, const std::vector<int64_t>& ids) {
   auto s = store::Store::open(store_path);
-  std::printf("\n%-18s %9s %9s %9s %8s %10s  %s\n", "run", "params", "val loss", "val ppl", "val bpb", "tok/s", "status");
+  std::printf("\n%-28s %9s %9s %9s %8s %10s  %s\n", "run", "params", "val loss", "val ppl", "val bpb", "tok/s", "status");
   for (int64_t id : ids) {
     auto r = s.get_run(id);
     if (!r) continue;
@@ -140,7 +141,7 @@ void print_quickstart_summary(const std::string& store_path, const std::vector<i
       auto m = s.summary(id, k);
       return m ? m->last : std::nan("");
     };
-    std::printf("%-18s %9lld %9.4f %9.3f %8.4f %10.0f  %s\n", r->name.c_str(), static_cast<long long>(r->n_params),
+    std::printf("%-28s %9lld %9.4f %9.3f %8.4f %10.0f  %s\n", r->name.c_str(), static_cast<long long>(r->n_params),
                 val("val/loss"), val("val/ppl"), val("val/bpb"), val("train/tokens_per_s"), store::to_string(r->status));
   }
   for (int64_t id : ids) {
@@ -169,6 +170,28 @@ void print_quickstart_summary(const std::string& store_path, const std::vector<i
   }
   std::printf("\nstore: %s (open the folder in pha-workbench, or `pha runs list --store %s`)\n", store_path.c_str(),
               store_path.c_str());
+}
+
+// The project's "tune" choice (the report's rule, docs/report.md): each variant's chosen setting.
+void print_tuning_choice(const std::string& project_dir) {
+  analysis::Report report;
+  try {
+    report = runtime::project_report(project_dir, "");
+  } catch (const Error& e) {
+    std::fprintf(stderr, "quickstart: no tuning summary: %s\n", e.what());
+    return;
+  }
+  if (report.tuning.empty()) return;
+  std::printf("\neach variant at its better setting (chosen on %s; `pha report %s` for the full report):\n",
+              report.tuning.front().metric.c_str(), project_dir.c_str());
+  for (const auto& t : report.tuning) {
+    if (t.chosen < 0) {
+      std::printf("  %-20s %s\n", t.entry.c_str(), t.note.c_str());
+      continue;
+    }
+    const auto& s = t.settings[static_cast<size_t>(t.chosen)];
+    std::printf("  %-20s %-12s %s %.4f\n", t.entry.c_str(), s.tune_point.c_str(), t.metric.c_str(), s.select.mean);
+  }
 }
 
 void add_train(CLI::App& app, GlobalOptions& global) {
@@ -238,8 +261,9 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
   auto dir = std::make_shared<std::string>();
   auto steps = std::make_shared<int64_t>(0);
   auto* cmd = app.add_subcommand("quickstart",
-                                 "Train the quickstart project (pha-tiny vs transformer-tiny vs sequential-tiny on the "
-                                 "Gutenberg books), then print the comparison and the learned mixer weights");
+                                 "Train the quickstart project (pha-tiny vs transformerpp-tiny vs sequential-tiny on the "
+                                 "Gutenberg books, each at two learning rates), then print the comparison, each "
+                                 "variant's better setting and the learned mixer weights");
   cmd->add_option("--dir", *dir, "Working project folder (default: <data dir>/projects/quickstart)");
   cmd->add_option("--steps", *steps, "Override training.steps (a shorter demonstration)")->check(CLI::PositiveNumber);
   auto no_profile = std::make_shared<bool>(false);
@@ -258,6 +282,7 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
     std::vector<int64_t> ids;
     const int code = train_project(o, global.threads, &ids);
     print_quickstart_summary(runtime::store_path_in(work.string()), ids);
+    print_tuning_choice(work.string());
     if (code != kOk) throw ExitWith(code);
   });
 }

@@ -3,6 +3,7 @@
 #include "analysis/claims.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/config_reader.h"
 #include "core/error.h"
@@ -106,6 +107,30 @@ ClaimKind kind_from(const json& c, const std::string& where) {
   return static_cast<ClaimKind>(std::find(names.begin(), names.end(), k) - names.begin());
 }
 
+// "at": {"tokens": [1e5, 4e5]}: exactly one axis, a non-empty ascending list of positive budgets.
+void read_budgets(Claim& c, ConfigReader& r) {
+  static const std::vector<std::string> axes = {"steps", "tokens", "flops"};
+  const json& at = r.at("at");
+  const std::string where = r.field("at");
+  if (at.size() != 1 || std::find(axes.begin(), axes.end(), at.begin().key()) == axes.end())
+    throw Error(where, "expected one budget axis {\"tokens\": [1e5, 4e5, ...]}, got " + at.dump() +
+                           "; allowed axes: " + quoted_list(axes) + " (or \"final\", \"best\")");
+  c.budget_axis = at.begin().key();
+  const json& list = at.begin().value();
+  const std::string lw = where + "." + c.budget_axis;
+  if (!list.is_array() || list.empty() || list.size() > 64)
+    throw Error(lw, "expected a list of 1 to 64 budgets (numbers > 0), got " + describe_json(list));
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_number() || !(list[i].get<double>() > 0.0) || !std::isfinite(list[i].get<double>()))
+      throw Error(lw + "[" + std::to_string(i) + "]", "expected a number > 0, got " + describe_json(list[i]));
+    const double b = list[i].get<double>();
+    if (!c.budgets.empty() && b <= c.budgets.back())
+      throw Error(lw + "[" + std::to_string(i) + "]", format_number(b) + " is not above the budget before it (" +
+                                                            format_number(c.budgets.back()) + "); allowed: ascending budgets");
+    c.budgets.push_back(b);
+  }
+}
+
 void read_compare(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
   c.metric = parse_metric(r.require_string("metric"), r.field("metric"), ctx);
   if (!r.has("better")) throw Error(r.field("better"), "is required; allowed: " + quoted_list(ctx.runs));
@@ -113,10 +138,14 @@ void read_compare(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
   if (!r.has("than")) throw Error(r.field("than"), "is required; allowed: " + quoted_list(ctx.runs));
   c.than = r.get_choice("than", "", ctx.runs);
   if (c.better == c.than) throw Error(r.field("than"), "\"" + c.than + "\" is the run of \"better\"; allowed: another run");
-  c.best = r.get_choice("at", "final", {"final", "best"}) == "best";
-  if (c.best && c.metric.source == MetricRef::Source::Eval)
-    throw Error(r.field("at"), "\"best\" needs a metric series; \"" + c.metric.text +
-                                   "\" is an evaluation row (one value per step); allowed: \"final\"");
+  if (r.has("at") && r.at("at").is_object()) {
+    read_budgets(c, r);
+  } else {
+    c.best = r.get_choice("at", "final", {"final", "best"}) == "best";
+  }
+  if ((c.best || !c.budget_axis.empty()) && c.metric.source == MetricRef::Source::Eval)
+    throw Error(r.field("at"), std::string(c.best ? "\"best\"" : "a budget") + " needs a metric series; \"" +
+                                   c.metric.text + "\" is an evaluation row (one value per step); allowed: \"final\"");
 }
 
 void read_sandwich(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
@@ -192,7 +221,7 @@ std::string statement(const Claim& c) {
   switch (c.kind) {
     case ClaimKind::LowerIsBetter:
     case ClaimKind::HigherIsBetter:
-      return c.metric.text + (c.best ? " (best)" : " (final)") + ": " + c.better +
+      return c.metric.text + (c.best ? " (best)" : !c.budget_axis.empty() ? " (at " + c.budget_axis + " budgets)" : " (final)") + ": " + c.better +
              (c.kind == ClaimKind::LowerIsBetter ? " lower than " : " higher than ") + c.than;
     case ClaimKind::MixerSandwich:
       return c.run + ": GSS weight highest in the first and last " +

@@ -42,6 +42,11 @@ struct Claim {
   std::string paper;   // the paper's figure, shown beside the measurement ("16.42 vs 16.46")
   MetricRef metric;    // lower/higher_is_better, accuracy_at_params
   bool best = false;   // "at": "best" (the best value of the series) instead of the final one
+  // "at": {"steps" | "tokens" | "flops": [b1, b2, ...]}: the claim is read at each budget from
+  // the metric's series (linear interpolation between the two evaluations around a budget, never
+  // beyond a run's last one), one verdict per budget. budget_axis "" = at the end of the runs.
+  std::string budget_axis;
+  std::vector<double> budgets;
   std::string better;  // lower/higher_is_better: the run (variant or group) claimed better ...
   std::string than;    // ... than this one
   std::string run;     // mixer_sandwich: the run whose mixers are tested

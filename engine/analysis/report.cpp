@@ -118,6 +118,7 @@ void collect_groups(const Study& study, store::Store& store, Report& report) {
       GroupReport g;
       g.group = sr.group, g.entry = sr.entry, g.grid_point = sr.grid_point, g.variant = sr.variant;
       g.family = sr.family, g.n_layers = sr.n_layers;
+      g.tune_point = sr.tune_point, g.train_flops_per_token = sr.train_flops_per_token;
       report.groups.push_back(g);
     }
     GroupReport& g = report.groups[it->second];
@@ -131,6 +132,9 @@ void collect_groups(const Study& study, store::Store& store, Report& report) {
     }
     const std::string seed = "seed " + std::to_string(sr.seed);
     if (!finished) {
+      const bool failed = newest && (newest->run.status == store::RunStatus::Failed ||
+                                     newest->run.status == store::RunStatus::Diverged);
+      (failed ? g.failed : g.pending) += 1;
       g.missing.push_back(seed + (newest ? std::string(": ") + store::to_string(newest->run.status) + " (run " +
                                                std::to_string(newest->run.id) + ")"
                                          : ": not trained yet"));
@@ -196,6 +200,13 @@ Report build_report(const Study& study, store::Store& store) {
     report.length = sweep_table(report, store, true);
     report.ood = sweep_table(report, store, false);
   }
+  if (study.tune.enabled) {
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const auto& g : report.groups)
+      if (seen.insert({g.entry, g.grid_point}).second)
+        report.tuning.push_back(tuning_table(study, report, g.entry, g.grid_point, store));
+  }
+  if (study.scaling.enabled) report.scaling = scaling_report(study, report, store);
   for (const Claim& c : study.claims) report.claims.push_back(evaluate_claim(c, study, report, store));
   return report;
 }

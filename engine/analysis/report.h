@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/claims.h"
+#include "analysis/scaling_fit.h"
 #include "analysis/stats.h"
 
 namespace pha::store {
@@ -32,7 +33,31 @@ struct StudyRun {
   std::string variant;     // model variant: "pha", "transformer", ...
   std::string family;      // "ssm", "attention" or "hybrid" (family_names())
   int n_layers = 0;
+  std::string tune_point;  // "lr=0.003" of the project's "tune" section ("" without one)
+  double train_flops_per_token = 0.0;  // the engine's FLOP count of a training step per token (0: unknown)
   nlohmann::json config;   // {"model", "training", "data"} as the run would record them
+};
+
+// The project's "tune" section as the report needs it: each variant's settings are groups that
+// differ in tune_point; a comparison picks each family's best setting on `select` (docs/report.md).
+struct TuneProtocol {
+  bool enabled = false;
+  MetricRef select;       // a validation metric ("val/loss"): the setting is chosen on it
+  bool maximize = false;  // accuracies: higher is better
+  std::string axes;       // "training.lr, training.weight_decay": what was tuned, in words
+};
+
+// The project's "scaling" section: fit final `metric` against parameters and training FLOPs per
+// variants entry over its grid points (a width ladder), analysis/scaling_fit.h.
+struct ScalingSpec {
+  bool enabled = false;
+  MetricRef metric;            // a summary key ("val/loss")
+  std::size_t n_boot = 1000;   // bootstrap replicas
+  uint64_t seed = 1;           // of the bootstrap
+  double extrapolate = 100.0;  // crossovers are searched up to this factor beyond the largest x
+  // Named series, each a list of variants entries (one size each, or a grid of sizes); empty:
+  // one series per entry over its grid points.
+  std::vector<std::pair<std::string, std::vector<std::string>>> series;
 };
 
 // What the report needs from a project.
@@ -43,6 +68,8 @@ struct Study {
   std::vector<std::string> test_sets;  // task projects: data.test names, the first is "accuracy"
   std::vector<StudyRun> runs;          // in project order
   std::vector<Claim> claims;
+  TuneProtocol tune;
+  ScalingSpec scaling;
 };
 
 enum class Verdict { Holds, DoesNotHold, Inconclusive, Mixed };
@@ -58,7 +85,11 @@ struct Replica {
 // One group of replicas (a variant at one grid point).
 struct GroupReport {
   std::string group, entry, grid_point, variant, family;
+  std::string tune_point;               // the tuned setting ("" without a "tune" section)
   int64_t n_params = 0;                 // of its replicas (0 when none finished)
+  double train_flops_per_token = 0.0;   // of its plan (0: unknown)
+  int failed = 0;                       // planned seeds whose newest run failed or diverged
+  int pending = 0;                      // planned seeds not trained yet, running, cancelled or interrupted
   int n_layers = 0;
   std::vector<int64_t> seeds;           // planned
   std::vector<Replica> replicas;        // the finished runs used, one per seed
@@ -83,6 +114,16 @@ struct ClaimRow {
   std::string reason;             // why this verdict, in words
 };
 
+// Where the two sides' mean learning curves cross (analysis/scaling_fit.h, curve_crossings), on
+// one axis: "tokens" or "flops" (training FLOPs: tokens x the engine's count per token).
+struct CurveCrossing {
+  std::string label;   // "pha-tiny vs transformerpp-tiny"
+  std::string axis;    // "tokens" or "flops"
+  std::vector<double> at;  // ascending; empty: they do not cross on the common range
+  double lo = 0.0, hi = 0.0;  // the common range of the two curves
+  std::string better_at_end;  // the side with the better value at the end of the common range
+};
+
 struct MixerLayer {
   int layer = 0;
   Stats gss, attn, ffn;  // final mixer weight over the replicas
@@ -94,6 +135,8 @@ struct ClaimReport {
   std::vector<ClaimRow> rows;
   Verdict verdict = Verdict::Inconclusive;  // of the rows together (Mixed when they differ)
   std::string summary;                      // "holds at 2 of 3 grid points; inconclusive at 1"
+  std::string tuning;                       // compare claims: "tuned: ..." or "untuned: ..." (the verdict line)
+  std::vector<CurveCrossing> crossings;     // claims read at budgets: the learning curves' crossing points
   std::string mixer_group;                  // mixer_sandwich: the group of `mixer`
   std::vector<MixerLayer> mixer;            // mixer_sandwich: per-layer weights (first row)
 };
@@ -108,6 +151,59 @@ struct SweepTable {
   bool empty() const { return xs.empty(); }
 };
 
+// One tuned setting of a variant at a grid point, and whether the comparison may choose it.
+struct TuningSetting {
+  std::string group, tune_point;
+  Stats select;        // the selection metric over the replicas
+  Stats test;          // its test-split counterpart ("test/loss" for "val/loss"), reported only
+  int planned = 0;
+  std::string status;  // "ok", "failed: ...", "incomplete: ...", "metric missing: ..."
+  bool chosen = false;
+};
+
+// Every setting of one variants entry at one grid point (its rows in project order) and the one
+// chosen: the lowest mean of the selection metric (highest for accuracies) among the settings
+// whose every planned replica finished with that metric; a tie goes to the setting listed first.
+struct TuningTable {
+  std::string entry, grid_point;
+  std::string metric, test_metric;
+  std::vector<TuningSetting> settings;
+  int chosen = -1;        // index into settings; -1: no setting can be chosen
+  bool complete = true;   // false: a setting still has replicas to train (a claim waits for them)
+  std::string note;       // why none was chosen, or which settings are incomplete
+};
+
+// One family's fit of final loss against x (parameters or training FLOPs) over its sizes.
+struct ScalingSeries {
+  std::string entry, family;           // entry: the series' name (a variants entry, or a "series" key)
+  std::vector<double> x, y;            // every replica's point
+  std::vector<double> size_x;          // distinct x, ascending
+  std::vector<Stats> size_y;           // the metric over the replicas at each size
+  PowerLawFit fit;                     // with its band at 40 log-spaced x over the sizes
+};
+
+struct ScalingCross {
+  std::string a, b;                    // entries
+  bool found = false;
+  std::string message;
+  double x = 0.0, low = 0.0, high = 0.0, fraction = 0.0;
+  double x_lo = 0.0, x_hi = 0.0;
+};
+
+struct ScalingAxis {
+  std::string axis;                    // "params" or "flops"
+  std::string x_label;                 // "parameters", "training FLOPs"
+  std::vector<ScalingSeries> series;
+  std::vector<ScalingCross> crossovers;
+};
+
+struct ScalingReport {
+  std::string metric;
+  std::vector<ScalingAxis> axes;       // params, then flops
+  std::vector<std::string> notes;      // entries left out (fewer than 3 sizes) and why
+  bool empty() const { return axes.empty(); }
+};
+
 struct Report {
   std::string project, description, store_path;
   int64_t generated_at_ms = 0;
@@ -116,6 +212,8 @@ struct Report {
   std::vector<std::string> metric_keys;   // columns of the metrics table
   std::vector<GroupReport> groups;
   std::vector<ClaimReport> claims;
+  std::vector<TuningTable> tuning;        // with a "tune" section: per entry and grid point
+  ScalingReport scaling;                  // with a "scaling" section
   SweepTable length, ood;
   std::vector<std::string> notes;         // settings that differ from project.json, missing runs
 };
@@ -123,6 +221,14 @@ struct Report {
 // Reads the study's runs from the store (runs of the project's name, kind train): for each
 // planned (group, seed) the newest finished run. Never writes.
 Report build_report(const Study& study, store::Store& store);
+
+// The tuning table of `entry` at `grid_point` (report_tuning.cpp); build_report fills
+// Report::tuning with it when the study has a "tune" section.
+TuningTable tuning_table(const Study& study, const Report& report, const std::string& entry,
+                         const std::string& grid_point, store::Store& store);
+
+// The scaling fits (report_scaling.cpp); build_report fills Report::scaling with it.
+ScalingReport scaling_report(const Study& study, const Report& report, store::Store& store);
 
 // Claim verdicts from the groups (report_claims.cpp); build_report calls it.
 ClaimReport evaluate_claim(const Claim& claim, const Study& study, const Report& report, store::Store& store);

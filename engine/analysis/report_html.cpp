@@ -63,7 +63,7 @@ void claim_html(const ClaimReport& c, size_t i, std::ostringstream& os) {
   os << "<p>claim: <code>" << to_string(c.claim.kind) << "</code>"
      << (c.claim.title.empty() ? "" : ": " + html_escape(c.statement)) << "<br/>paper: "
      << html_escape(c.claim.paper.empty() ? "-" : c.claim.paper) << "<br/>verdict: " << badge(c.verdict, c.summary)
-     << "</p>";
+     << (c.tuning.empty() ? "" : " <span class=\"reason\">(" + html_escape(c.tuning) + ")</span>") << "</p>";
   os << "<table><tr><th>at</th><th>measured: mean ± std (n) [95% interval]</th><th>effect [95% interval]</th>"
         "<th>verdict</th></tr>";
   for (const auto& r : c.rows) {
@@ -81,6 +81,11 @@ void claim_html(const ClaimReport& c, size_t i, std::ostringstream& os) {
        << "</span></td></tr>";
   }
   os << "</table>";
+  if (!c.crossings.empty()) {
+    os << "<p>Learning curves of " << html_escape(c.claim.metric.text) << " (mean over the replicas):</p><ul>";
+    for (const auto& x : c.crossings) os << "<li>" << html_escape(x.label + ", " + detail::crossing_text(x)) << "</li>";
+    os << "</ul>";
+  }
   if (c.mixer.empty()) return;
   detail::Chart chart{"Final mixer weights of " + c.mixer_group + " (mean ± std over replicas)", "layer", "weight",
                       false, 0.0, 1.0, {}, {}};
@@ -108,6 +113,71 @@ std::string groups_method(const Report& r) {
                "(the project's \"seeds\") to get them.";
   return s + " A 95% interval (Student t) follows a group's value where it has at least " +
          std::to_string(kMinReplicasForShownInterval) + " replicas.";
+}
+
+void tuning_html(const Report& r, std::ostringstream& os) {
+  if (r.tuning.empty()) return;
+  os << "<h2>Tuning</h2><p class=\"meta\">Each family's settings (project.json tune), mean ± std (n) over the replicas; "
+        "the chosen setting has the best mean of the selection metric among those with every replica finished (a tie "
+        "goes to the one listed first). The test split is reported, not used to choose.</p>";
+  for (const auto& t : r.tuning) {
+    os << "<h3>" << html_escape(t.entry + (t.grid_point.empty() ? "" : " at " + t.grid_point)) << "</h3>"
+       << "<table><tr><th>setting</th><th>" << html_escape(t.metric) << "</th><th>"
+       << html_escape(t.test_metric.empty() ? "test" : t.test_metric) << "</th><th>replicas</th><th>status</th><th>chosen</th></tr>";
+    for (const auto& st : t.settings)
+      os << "<tr>" << td(st.tune_point.empty() ? st.group : st.tune_point) << stats_td(st.select)
+         << (t.test_metric.empty() ? td("-") : stats_td(st.test)) << td(std::to_string(st.planned), true) << td(st.status)
+         << "<td>" << (st.chosen ? "<b>chosen</b>" : "") << "</td></tr>";
+    os << "</table>";
+    if (!t.note.empty()) os << "<p class=\"reason\">" << html_escape(t.note) << "</p>";
+  }
+}
+
+void scaling_html(const Report& r, std::ostringstream& os) {
+  if (r.scaling.empty()) return;
+  os << "<h2>Scaling fits</h2><p class=\"meta\">Final " << html_escape(r.scaling.metric)
+     << " against size per variant, L = E + A x^-alpha fitted by least squares on every replica's point; dots are "
+        "the mean over the seeds with ± 1 std, lines the fits with their 95% bootstrap band (docs/report.md).</p>";
+  for (const auto& ax : r.scaling.axes) {
+    os << "<h3>Against " << html_escape(ax.x_label) << "</h3><table><tr><th>variant</th><th>family</th><th>sizes</th>"
+          "<th>fit [95% interval]</th><th>residuals</th></tr>";
+    double y_lo = INFINITY, y_hi = -INFINITY;
+    for (const auto& sr : ax.series) {
+      std::string sizes, res;
+      for (size_t i = 0; i < sr.size_x.size(); ++i) {
+        sizes += (i ? "; " : "") + detail::sci(sr.size_x[i]) + " -> " + mean_std(sr.size_y[i]);
+        y_lo = std::min(y_lo, sr.size_y[i].min), y_hi = std::max(y_hi, sr.size_y[i].max);
+      }
+      for (double v : sr.fit.residuals) res += (res.empty() ? "" : " ") + num(v);
+      os << "<tr>" << td(sr.entry) << td(sr.family) << td(sizes) << td(detail::fit_text(sr.fit)) << td(res) << "</tr>";
+    }
+    os << "</table>";
+    if (!ax.crossovers.empty()) {
+      os << "<ul>";
+      for (const auto& c : ax.crossovers) os << "<li>" << html_escape(detail::crossover_text(c, ax.x_label)) << "</li>";
+      os << "</ul>";
+    }
+    if (!std::isfinite(y_lo)) continue;
+    const double pad = std::max(0.02, 0.08 * (y_hi - y_lo));
+    detail::Chart chart{"Final " + r.scaling.metric + " against " + ax.x_label, ax.x_label + " (log scale)",
+                        r.scaling.metric, true, y_lo - pad, y_hi + pad, {}, {}};
+    for (size_t k = 0; k < ax.series.size(); ++k) {
+      const auto& sr = ax.series[k];
+      detail::ChartSeries pts{sr.entry, {}, "points", static_cast<int>(k)};
+      for (size_t i = 0; i < sr.size_x.size(); ++i) pts.points.push_back(point(sr.size_x[i], sr.size_y[i]));
+      chart.series.push_back(pts);
+      if (!sr.fit.ok) continue;
+      detail::ChartSeries fit{"", {}, "curve", static_cast<int>(k)};
+      for (const auto& b : sr.fit.band) fit.points.push_back({b.x, b.fit, b.low, b.high});
+      chart.series.push_back(fit);
+    }
+    os << detail::svg_chart(chart);
+  }
+  if (!r.scaling.notes.empty()) {
+    os << "<ul>";
+    for (const auto& n : r.scaling.notes) os << "<li>" << html_escape(n) << "</li>";
+    os << "</ul>";
+  }
 }
 
 void groups_html(const Report& r, std::ostringstream& os) {
@@ -182,6 +252,8 @@ std::string render_html(const Report& r) {
   os << "<h2>Claims</h2>";
   if (r.claims.empty()) os << "<p>The project declares no claims.</p>";
   for (size_t i = 0; i < r.claims.size(); ++i) claim_html(r.claims[i], i, os);
+  tuning_html(r, os);
+  scaling_html(r, os);
   groups_html(r, os);
   if (r.is_task) params_html(r, os);
   sweep_html(r.length, os);

@@ -13,6 +13,12 @@ namespace pha::store {
 class Store;
 }
 
+namespace pha::analysis {
+struct CurveCrossing;
+struct PowerLawFit;
+struct ScalingCross;
+}  // namespace pha::analysis
+
 namespace pha::analysis::detail {
 
 // A replica's value of `metric`: a summary key's final value (or its best: the minimum when
@@ -28,6 +34,15 @@ std::string num(double v);
 std::string mean_std(const Stats& s);
 // "[1.2001, 1.2690]", or "" without an interval.
 std::string interval(double low, double high);
+// "1.2e+05" style for budgets, FLOPs and parameter counts: 3 significant digits.
+std::string sci(double v);
+// One learning-curve crossing in words: "on tokens: cross at 1.23e+05 (better at the end: b)".
+std::string crossing_text(const CurveCrossing& c);
+// "E = 1.234 [1.1, 1.3], A = ..., alpha = 0.31 [0.2, 0.4]; rmse 0.0123; n 12" of a fit, or why
+// there is none.
+std::string fit_text(const PowerLawFit& fit);
+// A crossover of two fitted curves in words.
+std::string crossover_text(const ScalingCross& c, const std::string& x_label);
 // "2026-12-01 11:57" (local time) of milliseconds since the epoch.
 std::string local_time(int64_t ms);
 
@@ -44,8 +59,12 @@ struct ChartPoint {
   double x = 0, y = 0, lo = 0, hi = 0;
 };
 struct ChartSeries {
-  std::string name;
+  std::string name;                // the legend entry ("" : none)
   std::vector<ChartPoint> points;
+  // "line": dots, bars and a polyline; "points": dots and bars only; "curve": a polyline without
+  // dots, and where lo/hi are finite a shaded band between them (a fit and its interval).
+  std::string style = "line";
+  int color = -1;                  // index into the palette; -1: the series' own index
 };
 struct Chart {
   std::string title, x_label, y_label;

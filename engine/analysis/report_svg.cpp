@@ -98,20 +98,33 @@ std::string svg_chart(const Chart& c) {
      << "</text>";
   os << "<text x=\"14\" y=\"" << (kTop + kH - kBottom) / 2 << "\" class=\"yt\" transform=\"rotate(-90 14 "
      << (kTop + kH - kBottom) / 2 << ")\">" << html_escape(c.y_label) << "</text>";
+  size_t legend = 0;
   for (size_t i = 0; i < c.series.size(); ++i) {
     const auto& s = c.series[i];
-    const char* color = kColors[i % (sizeof(kColors) / sizeof(kColors[0]))];
-    std::string line;
+    const size_t ci = s.color >= 0 ? static_cast<size_t>(s.color) : i;
+    const char* color = kColors[ci % (sizeof(kColors) / sizeof(kColors[0]))];
+    std::string line, upper, lower;
     for (const auto& p : s.points) {
       if (!std::isfinite(p.y) || (c.x_log && p.x <= 0)) continue;
       line += (line.empty() ? "" : " ") + f(tx(p.x)) + "," + f(ty(p.y));
+      if (s.style == "curve") {
+        if (std::isfinite(p.lo) && std::isfinite(p.hi)) {
+          upper += (upper.empty() ? "" : " ") + f(tx(p.x)) + "," + f(ty(p.hi));
+          lower = f(tx(p.x)) + "," + f(ty(p.lo)) + (lower.empty() ? "" : " ") + lower;
+        }
+        continue;
+      }
       if (std::isfinite(p.lo) && std::isfinite(p.hi))
         os << "<line x1=\"" << f(tx(p.x)) << "\" x2=\"" << f(tx(p.x)) << "\" y1=\"" << f(ty(p.lo)) << "\" y2=\""
            << f(ty(p.hi)) << "\" stroke=\"" << color << "\" class=\"bar\"/>";
       os << "<circle cx=\"" << f(tx(p.x)) << "\" cy=\"" << f(ty(p.y)) << "\" r=\"3\" fill=\"" << color << "\"/>";
     }
-    if (!line.empty()) os << "<polyline points=\"" << line << "\" stroke=\"" << color << "\" class=\"line\"/>";
-    const double ly = kTop + 8 + 16.0 * static_cast<double>(i);
+    if (!upper.empty())
+      os << "<polygon points=\"" << upper << " " << lower << "\" fill=\"" << color << "\" fill-opacity=\"0.15\" stroke=\"none\"/>";
+    if (!line.empty() && s.style != "points")
+      os << "<polyline points=\"" << line << "\" stroke=\"" << color << "\" class=\"line\"/>";
+    if (s.name.empty()) continue;
+    const double ly = kTop + 8 + 16.0 * static_cast<double>(legend++);
     os << "<rect x=\"" << kW - kRight + 12 << "\" y=\"" << f(ly - 8) << "\" width=\"10\" height=\"10\" fill=\"" << color
        << "\"/><text x=\"" << kW - kRight + 28 << "\" y=\"" << f(ly + 1) << "\" class=\"lg\">" << html_escape(s.name)
        << "</text>";

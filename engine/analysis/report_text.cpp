@@ -1,6 +1,7 @@
 // The report as Markdown and as JSON (every number of the Report, NaN as null).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "analysis/report.h"
@@ -49,7 +50,7 @@ void claims_md(const Report& r, std::ostringstream& os) {
     os << "### " << i + 1 << ". " << (c.claim.title.empty() ? c.statement : c.claim.title) << "\n\n";
     os << "- claim: `" << to_string(c.claim.kind) << "`" << (c.claim.title.empty() ? "" : ": " + c.statement) << "\n";
     os << "- paper: " << (c.claim.paper.empty() ? "-" : c.claim.paper) << "\n";
-    os << "- **verdict: " << c.summary << "**\n\n";
+    os << "- **verdict: " << c.summary << "**" << (c.tuning.empty() ? "" : " (" + c.tuning + ")") << "\n\n";
     os << "| at | measured (mean ± std (n) [95% interval]) | effect [95% interval] | verdict |\n";
     os << "| --- | --- | --- | --- |\n";
     for (const auto& row : c.rows) {
@@ -60,6 +61,11 @@ void claims_md(const Report& r, std::ostringstream& os) {
          << cell(std::string(to_string(row.verdict)) + ": " + row.reason) << " |\n";
     }
     os << "\n";
+    if (!c.crossings.empty()) {
+      os << "Learning curves of " << c.claim.metric.text << " (mean over the replicas, linear between evaluations):\n\n";
+      for (const auto& x : c.crossings) os << "- " << x.label << ", " << detail::crossing_text(x) << "\n";
+      os << "\n";
+    }
     if (!c.mixer.empty()) {
       os << "Final mixer weights of " << c.mixer_group << " per layer (mean ± std (n) over replicas):\n\n";
       os << "| layer | gss | attn | ffn |\n| --- | --- | --- | --- |\n";
@@ -68,6 +74,48 @@ void claims_md(const Report& r, std::ostringstream& os) {
       os << "\n";
     }
   }
+}
+
+void tuning_md(const Report& r, std::ostringstream& os) {
+  if (r.tuning.empty()) return;
+  os << "## Tuning\n\nEach family's settings (project.json `tune`), mean ± std (n) over the replicas; the chosen "
+        "setting has the best mean of the selection metric among those with every replica finished (a tie goes to "
+        "the one listed first; docs/report.md). The test split is reported, not used to choose.\n\n";
+  for (const auto& t : r.tuning) {
+    os << "### " << t.entry << (t.grid_point.empty() ? "" : " at " + t.grid_point) << "\n\n";
+    os << "| setting | " << t.metric << " | " << (t.test_metric.empty() ? "test" : t.test_metric)
+       << " | replicas | status | chosen |\n| --- | --- | --- | --- | --- | --- |\n";
+    for (const auto& s : t.settings)
+      os << "| " << cell(s.tune_point.empty() ? s.group : s.tune_point) << " | " << mean_std(s.select) << " | "
+         << (t.test_metric.empty() ? "-" : mean_std(s.test)) << " | " << s.planned << " | " << cell(s.status) << " | "
+         << (s.chosen ? "**chosen**" : "") << " |\n";
+    if (!t.note.empty()) os << "\n" << t.note << "\n";
+    os << "\n";
+  }
+}
+
+void scaling_md(const Report& r, std::ostringstream& os) {
+  if (r.scaling.empty()) return;
+  os << "## Scaling fits\n\nFinal " << r.scaling.metric
+     << " against size per variant, L = E + A x^-alpha fitted by least squares on every replica's point, 95% bootstrap "
+        "percentile intervals (analysis/scaling_fit.h, docs/report.md).\n\n";
+  for (const auto& ax : r.scaling.axes) {
+    os << "### Against " << ax.x_label << "\n\n| variant | family | sizes: x -> mean ± std (n) | fit | residuals |\n"
+       << "| --- | --- | --- | --- | --- |\n";
+    for (const auto& s : ax.series) {
+      std::string sizes, res;
+      for (size_t i = 0; i < s.size_x.size(); ++i)
+        sizes += (i ? "; " : "") + detail::sci(s.size_x[i]) + " -> " + mean_std(s.size_y[i]);
+      for (size_t i = 0; i < s.fit.residuals.size(); ++i) res += (i ? " " : "") + num(s.fit.residuals[i]);
+      os << "| " << cell(s.entry) << " | " << s.family << " | " << cell(sizes) << " | " << cell(detail::fit_text(s.fit))
+         << " | " << cell(res.empty() ? "-" : res) << " |\n";
+    }
+    os << "\n";
+    for (const auto& c : ax.crossovers) os << "- " << detail::crossover_text(c, ax.x_label) << "\n";
+    if (!ax.crossovers.empty()) os << "\n";
+  }
+  for (const auto& n : r.scaling.notes) os << "- " << n << "\n";
+  if (!r.scaling.notes.empty()) os << "\n";
 }
 
 void groups_md(const Report& r, std::ostringstream& os) {
@@ -132,6 +180,49 @@ json sweep_json(const SweepTable& t) {
   return {{"title", t.title}, {"x", t.x_label}, {"xs", t.xs}, {"rows", rows}};
 }
 
+json interval_json(const Interval& i) { return {{"low", i.low}, {"high", i.high}}; }
+
+json fit_json(const PowerLawFit& f) {
+  json band = json::array();
+  for (const auto& b : f.band) band.push_back({{"x", b.x}, {"fit", b.fit}, {"low", b.low}, {"high", b.high}});
+  return {{"ok", f.ok},          {"message", f.message},     {"E", f.E},           {"A", f.A},
+          {"alpha", f.alpha},    {"E_ci", interval_json(f.E_ci)}, {"A_ci", interval_json(f.A_ci)},
+          {"alpha_ci", interval_json(f.alpha_ci)}, {"E_on_bound", f.E_on_bound}, {"alpha_on_bound", f.alpha_on_bound},
+          {"rmse", f.rmse},      {"n", f.n},                 {"residuals", f.residuals}, {"boot_ok", f.boot_ok},
+          {"boot_failed", f.boot_failed}, {"resample", resample_name(f.resample)}, {"band", band}};
+}
+
+json tuning_json(const std::vector<TuningTable>& tables) {
+  json out = json::array();
+  for (const auto& t : tables) {
+    json settings = json::array();
+    for (const auto& s : t.settings)
+      settings.push_back({{"group", s.group}, {"setting", s.tune_point}, {"select", stats_json(s.select)},
+                          {"test", stats_json(s.test)}, {"planned", s.planned}, {"status", s.status}, {"chosen", s.chosen}});
+    out.push_back({{"entry", t.entry}, {"grid_point", t.grid_point}, {"metric", t.metric}, {"test_metric", t.test_metric},
+                   {"settings", settings}, {"complete", t.complete}, {"note", t.note}});
+  }
+  return out;
+}
+
+json scaling_json(const ScalingReport& r) {
+  json axes = json::array();
+  for (const auto& ax : r.axes) {
+    json series = json::array();
+    for (const auto& s : ax.series) {
+      json sizes = json::array();
+      for (size_t i = 0; i < s.size_x.size(); ++i) sizes.push_back({{"x", s.size_x[i]}, {"y", stats_json(s.size_y[i])}});
+      series.push_back({{"entry", s.entry}, {"family", s.family}, {"x", s.x}, {"y", s.y}, {"sizes", sizes}, {"fit", fit_json(s.fit)}});
+    }
+    json cross = json::array();
+    for (const auto& c : ax.crossovers)
+      cross.push_back({{"a", c.a}, {"b", c.b}, {"found", c.found}, {"message", c.message}, {"x", c.x}, {"low", c.low},
+                       {"high", c.high}, {"fraction_crossing", c.fraction}, {"x_lo", c.x_lo}, {"x_hi", c.x_hi}});
+    axes.push_back({{"axis", ax.axis}, {"x_label", ax.x_label}, {"series", series}, {"crossovers", cross}});
+  }
+  return {{"metric", r.metric}, {"axes", axes}, {"notes", r.notes}};
+}
+
 json claim_json(const ClaimReport& c) {
   json rows = json::array();
   for (const auto& r : c.rows) {
@@ -147,7 +238,12 @@ json claim_json(const ClaimReport& c) {
   json mixer = json::array();
   for (const auto& l : c.mixer)
     mixer.push_back({{"layer", l.layer}, {"gss", stats_json(l.gss)}, {"attn", stats_json(l.attn)}, {"ffn", stats_json(l.ffn)}});
+  json crossings = json::array();
+  for (const auto& x : c.crossings)
+    crossings.push_back({{"label", x.label}, {"axis", x.axis}, {"at", x.at}, {"lo", x.lo}, {"hi", x.hi},
+                         {"better_at_end", x.better_at_end}});
   return {{"kind", to_string(c.claim.kind)}, {"field", c.claim.where}, {"title", c.claim.title},
+          {"tuning", c.tuning}, {"crossings", crossings},
           {"statement", c.statement},       {"paper", c.claim.paper},   {"declared", c.claim.json},
           {"verdict", to_string(c.verdict)}, {"summary", c.summary},     {"rows", rows},
           {"mixer_group", c.mixer_group},   {"mixer", mixer}};
@@ -163,6 +259,8 @@ std::string render_markdown(const Report& r) {
      << ". Each group's replicas are its finished runs, one per seed; figures are mean ± sample std (n), 95% "
         "intervals Student t; verdict rule in docs/report.md.\n\n";
   claims_md(r, os);
+  tuning_md(r, os);
+  scaling_md(r, os);
   groups_md(r, os);
   if (r.is_task) params_md(r, os);
   sweep_md(r.length, os);
@@ -182,7 +280,8 @@ json report_json(const Report& r) {
     for (const auto& [k, s] : g.metrics) metrics[k] = stats_json(s);
     json replicas = json::array();
     for (const auto& rep : g.replicas) replicas.push_back({{"run_id", rep.run_id}, {"seed", rep.seed}, {"name", rep.name}});
-    groups.push_back({{"group", g.group}, {"entry", g.entry}, {"grid_point", g.grid_point}, {"variant", g.variant},
+    groups.push_back({{"group", g.group}, {"entry", g.entry}, {"grid_point", g.grid_point}, {"tune_point", g.tune_point},
+                      {"variant", g.variant}, {"train_flops_per_token", g.train_flops_per_token},
                       {"family", g.family}, {"n_params", g.n_params}, {"n_layers", g.n_layers}, {"seeds", g.seeds},
                       {"replicas", replicas}, {"missing", g.missing}, {"metrics", metrics}});
   }
@@ -202,11 +301,55 @@ json report_json(const Report& r) {
                                   "with fewer than 2 replicas (docs/report.md)"}}},
           {"metric_keys", r.metric_keys},
           {"claims", claims},
+          {"tuning", tuning_json(r.tuning)},
+          {"scaling", scaling_json(r.scaling)},
           {"groups", groups},
           {"length", sweep_json(r.length)},
           {"ood", sweep_json(r.ood)},
           {"notes", r.notes}};
 }
+
+namespace detail {
+
+std::string sci(double v) {
+  if (std::isnan(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3g", v);
+  return buf;
+}
+
+std::string crossing_text(const CurveCrossing& c) {
+  const std::string unit = c.axis == "flops" ? " training FLOPs" : " tokens";
+  std::string s = "on " + c.axis + ": ";
+  if (c.at.empty()) {
+    s += "do not cross on " + sci(c.lo) + " to " + sci(c.hi) + unit;
+  } else {
+    s += "cross at ";
+    for (size_t i = 0; i < c.at.size(); ++i) s += (i ? ", " : "") + sci(c.at[i]);
+    s += unit + " (common range " + sci(c.lo) + " to " + sci(c.hi) + ")";
+  }
+  return s + "; better at the end: " + c.better_at_end;
+}
+
+std::string fit_text(const PowerLawFit& f) {
+  if (!f.ok) return "no fit: " + f.message;
+  auto with = [](double v, const Interval& i, bool bound) {
+    return sci(v) + (i.valid() ? " [" + sci(i.low) + ", " + sci(i.high) + "]" : "") + (bound ? " (on its bound)" : "");
+  };
+  return "E = " + with(f.E, f.E_ci, f.E_on_bound) + ", A = " + with(f.A, f.A_ci, f.A_on_bound) +
+         ", alpha = " + with(f.alpha, f.alpha_ci, f.alpha_on_bound) + "; rmse " + num(f.rmse) + ", " +
+         std::to_string(f.n) + " points, " + std::to_string(f.boot_ok) + " bootstrap replicas";
+}
+
+std::string crossover_text(const ScalingCross& c, const std::string& x_label) {
+  std::string s = c.a + " vs " + c.b + ": ";
+  if (!c.found) return s + c.message;
+  s += "fitted curves cross at " + sci(c.x) + " " + x_label;
+  if (std::isfinite(c.low) && std::isfinite(c.high)) s += " [" + sci(c.low) + ", " + sci(c.high) + "]";
+  return s + " (" + sci(100.0 * c.fraction) + "% of bootstrap pairs cross in " + sci(c.x_lo) + " to " + sci(c.x_hi) + ")";
+}
+
+}  // namespace detail
 
 const std::vector<std::string>& report_formats() {
   static const std::vector<std::string> formats = {"md", "html", "json"};

@@ -87,8 +87,8 @@ void apply_deepnorm_init(PhaModelImpl& model) {
     }
   }
   // Embedding N(0, 1/d^2), i.e. std 1/d (docs/model.md, Initialisation), entering the first
-  // block multiplied by sqrt(d) (model.embed_scale "sqrt_d"), so the blocks see unit-norm token
-  // vectors as with the old N(0, 1/d), while the tied head sees std 1/d. The final LayerNorm
+  // block RMS-normalised (model.embed_scale "norm"; "sqrt_d": multiplied by sqrt(d)), so the
+  // blocks' input does not depend on this std, while the tied head sees std 1/d. The final LayerNorm
   // output h has norm sqrt(d) and, in a single-branch model, the current token's direction
   // (cos ~1), so the tied head gives that token an excess logit of d * std * cos: ~sqrt(d) with
   // the old N(0, 1/d) (loss 10.5-15.5 instead of ln V), 0.02 d with GPT-2's N(0, 0.02) (15 at

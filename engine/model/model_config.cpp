@@ -319,7 +319,7 @@ void validate_model_config(const ModelConfig& c, const std::string& path) {
   choice("norm", c.norm, {"layernorm", "rmsnorm"});
   choice("positions", c.positions, {"rope", "learned"});
   choice("branch_norm", c.branch_norm, {"all", "mixed"});
-  choice("embed_scale", c.embed_scale, {"sqrt_d", "none"});
+  choice("embed_scale", c.embed_scale, {"norm", "sqrt_d", "none"});
   choice("attention.kind", c.attention.kind, {"cosine", "softmax"});
   choice("ffn.kind", c.ffn.kind, {"gelu", "swiglu"});
 }
@@ -363,7 +363,7 @@ ModelConfig model_config_from_json(const json& j, const std::string& path) {
   read_double(r, "norm_eps", c.norm_eps, 0.0, 0.1, true);
   c.tie_embeddings = r.get_bool("tie_embeddings", c.tie_embeddings);
   c.deepnorm = r.get_bool("deepnorm", c.deepnorm);
-  c.embed_scale = r.get_choice("embed_scale", c.embed_scale, {"sqrt_d", "none"});
+  c.embed_scale = r.get_choice("embed_scale", c.embed_scale, {"norm", "sqrt_d", "none"});
   c.branch_norm = r.get_choice("branch_norm", c.branch_norm, {"all", "mixed"});
   c.norm_placement = r.get_choice("norm_placement", c.norm_placement, {"post", "pre"});
   c.norm = r.get_choice("norm", c.norm, {"layernorm", "rmsnorm"});

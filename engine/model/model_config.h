@@ -89,11 +89,15 @@ struct ModelConfig {
   double norm_eps = 1e-6;
   bool tie_embeddings = true;
   bool deepnorm = true;          // alpha = (2L)^(1/4), beta = (8L)^(-1/4); off: alpha = beta = 1
-  // The token embedding enters the first block multiplied by sqrt(d_model) ("sqrt_d", as in
-  // Vaswani et al. 2017, 3.4) or as it is ("none"). With the embedding's init std 1/d the tied
-  // head starts at ln V and the residual stream still starts at unit-norm token vectors
-  // (docs/model.md, "Initialisation"). Checkpoints saved before the field existed mean "none".
-  std::string embed_scale = "sqrt_d";
+  // How the token embedding (plus learned positions) enters the first block: RMS-normalised
+  // without a gain ("norm": every element at RMS 1, the scale every later post-norm block's
+  // input and every normed branch output has), multiplied by sqrt(d_model) ("sqrt_d", Vaswani et
+  // al. 2017, 3.4: unit-norm token vectors with the init std 1/d) or as it is ("none"). "norm" is
+  // the default since step 13: with "sqrt_d" the token entered at 1/sqrt(d) of the first
+  // sub-layer's normed branch output, and a stack whose first sub-layer is attention (a smooth
+  // average over positions) buried it (transformer-tiny stayed at bpb 4.03; docs/model.md,
+  // "Embedding scale"). Checkpoints saved before the field existed mean "none".
+  std::string embed_scale = "norm";
   // Which sub-layers RMS-normalise their branch outputs before the residual: "all" (every
   // sub-layer, one branch or several: f = g * RMSNorm(branch(x)) for a single branch) or
   // "mixed" (only the parallel mixes; a single branch enters raw). Raw single branches grew to

@@ -105,6 +105,8 @@ at::Tensor PhaModelImpl::embed_tokens(const at::Tensor& tokens, int64_t pos0) {
                                        std::to_string(cfg_.context) + " tokens or a larger model.context");
     e = e + pos_embed(at::arange(pos0, pos0 + T, tokens.options().dtype(at::kLong)));
   }
+  // embed_scale "norm": RMS 1 per element, no gain (model_config.h); in the master dtype.
+  if (cfg_.embed_scale == "norm") e = e * at::rsqrt(e.pow(2).mean(-1, true) + cfg_.norm_eps);
   return e;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -339,10 +340,153 @@ std::vector<std::pair<std::string, json>> read_grid(ConfigReader& r, size_t vari
   return axes;
 }
 
+using Axes = std::vector<std::pair<std::string, json>>;
+
+// Sets combination `index` of `axes` (the first axis varies fastest) in a run's JSON; returns its
+// label "lr=0.001,d_model=64".
+std::string apply_point(json& run, const Axes& axes, size_t index) {
+  std::string suffix;
+  for (const auto& [key, values] : axes) {
+    const json& v = values[index % values.size()];
+    index /= values.size();
+    set_dotted(run, key, v);
+    suffix += (suffix.empty() ? "" : ",") + key.substr(key.find('.') + 1) + "=" + value_label(v);
+  }
+  return suffix;
+}
+
+// "tune": {"training.lr": [...], ..., "variants": {"<entry>": {"training.lr": [...]}}, "select": "val/loss"}:
+// the settings each family is tried at before a claim compares it (its own axes for an entry in
+// "variants", the common ones otherwise), crossed with the grid; the report chooses each family's
+// best setting on `select` (docs/project-format.md, "tune").
+struct TuneSection {
+  Axes common;
+  std::map<std::string, Axes> per_entry;
+  const Axes& axes_of(const std::string& entry) const {
+    const auto it = per_entry.find(entry);
+    return it == per_entry.end() ? common : it->second;
+  }
+};
+
+Axes read_tune_axes(const json& section, const std::string& where, const Axes& grid, bool allow_meta) {
+  Axes axes;
+  for (auto it = section.begin(); it != section.end(); ++it) {
+    const std::string& key = it.key();
+    if (allow_meta && (key == "variants" || key == "select")) continue;
+    const std::string w = where + "." + key;
+    if (key.rfind("model.", 0) != 0 && key.rfind("training.", 0) != 0)
+      throw Error(w, "unknown key; allowed: \"model.<key>\" or \"training.<key>\" lists (\"training.lr\", "
+                     "\"training.weight_decay\")" + std::string(allow_meta ? ", \"variants\", \"select\"" : ""));
+    if (key == "training.seed") throw Error(w, "the seed is not a setting to tune; allowed: \"seeds\" or \"repeats\"");
+    for (const auto& g : grid)
+      if (g.first == key) throw Error(w, "is also a grid axis (grid." + key + "); allowed: one of the two");
+    if (!it.value().is_array() || it.value().empty())
+      throw Error(w, "expected a non-empty list of values, got " + describe_json(it.value()));
+    axes.emplace_back(key, it.value());
+  }
+  return axes;
+}
+
+TuneSection read_tune(ConfigReader& r, const std::vector<Entry>& entries, const Axes& grid, bool is_task,
+                      size_t replicas, analysis::TuneProtocol& protocol) {
+  TuneSection t;
+  if (!r.has("tune")) {
+    r.ignore("tune");
+    return t;
+  }
+  const json& section = r.at("tune");
+  if (!section.is_object() || section.empty())
+    throw Error("tune", "expected an object of settings to try {\"training.lr\": [1e-3, 3e-3], ...}, got " +
+                            describe_json(section));
+  t.common = read_tune_axes(section, "tune", grid, true);
+  std::set<std::string> names;
+  for (const auto& e : entries) names.insert(e.name);
+  if (section.contains("variants")) {
+    const json& v = section["variants"];
+    if (!v.is_object()) throw Error("tune.variants", "expected {\"<variant>\": {\"training.lr\": [...]}}, got " + describe_json(v));
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      const std::string w = "tune.variants." + it.key();
+      if (!names.count(it.key())) {
+        std::vector<std::string> list(names.begin(), names.end());
+        throw Error(w, "is not a variant of this project; allowed: " + quoted_list(list));
+      }
+      if (!it.value().is_object() || it.value().empty())
+        throw Error(w, "expected a non-empty object {\"training.lr\": [...]}, got " + describe_json(it.value()));
+      t.per_entry[it.key()] = read_tune_axes(it.value(), w, grid, false);
+    }
+  }
+  if (t.common.empty() && t.per_entry.empty())
+    throw Error("tune", "names no setting to try; allowed: \"model.<key>\" or \"training.<key>\" lists");
+  const auto& allowed = early_stop_metrics(is_task);
+  const std::string select = section.contains("select") ? (section["select"].is_string() ? section["select"].get<std::string>() : "")
+                                                        : allowed.front();
+  if (std::find(allowed.begin(), allowed.end(), select) == allowed.end())
+    throw Error("tune.select", describe_json(section["select"]) + " is not a validation metric of " +
+                                   (is_task ? "task" : "text") + " runs; allowed: " + quoted_list(allowed));
+  double runs = 0;
+  std::set<std::string> keys;
+  size_t grid_points = 1;
+  for (const auto& g : grid) grid_points *= g.second.size();
+  for (const auto& e : entries) {
+    double combos = 1;
+    for (const auto& a : t.axes_of(e.name)) {
+      combos *= static_cast<double>(a.second.size());
+      keys.insert(a.first);
+    }
+    runs += combos * static_cast<double>(grid_points * replicas);
+  }
+  if (runs > static_cast<double>(limits::kMaxRuns))
+    ConfigReader::out_of_range("tune", "variants x grid points x settings x seeds = " + format_number(runs) + " runs",
+                               "at most " + std::to_string(limits::kMaxRuns), limits::kNote);
+  protocol.enabled = true;
+  protocol.select.text = protocol.select.key = select;
+  protocol.maximize = select.find("accuracy") != std::string::npos || select == "val/exact_match";
+  for (const auto& k : keys) protocol.axes += (protocol.axes.empty() ? "" : ", ") + k;
+  return t;
+}
+
+// "scaling": {"metric": "val/loss", "bootstrap": 1000, "seed": 1, "extrapolate": 100,
+//             "series": {"pha": ["pha-d64", "pha-d128", ...], ...}}.
+void read_scaling(ConfigReader& r, bool is_task, const std::vector<Entry>& entries, Project& p) {
+  if (is_task)
+    throw Error("scaling", "fits a loss against size; this project's runs are tasks (they record accuracy); allowed: "
+                           "a text project");
+  ConfigReader s = r.object("scaling", {"metric", "bootstrap", "seed", "extrapolate", "series"});
+  if (s.has("series")) {
+    const json& series = s.at("series");
+    std::vector<std::string> names;
+    for (const auto& e : entries) names.push_back(e.name);
+    if (!series.is_object() || series.empty())
+      throw Error("scaling.series", "expected {\"<name>\": [variant, ...], ...}, got " + describe_json(series));
+    for (auto it = series.begin(); it != series.end(); ++it) {
+      const std::string w = "scaling.series." + it.key();
+      if (!it.value().is_array() || it.value().empty())
+        throw Error(w, "expected a non-empty list of variant names (one per size), got " + describe_json(it.value()));
+      std::vector<std::string> members;
+      for (size_t i = 0; i < it.value().size(); ++i) {
+        const json& m = it.value()[i];
+        if (!m.is_string() || std::find(names.begin(), names.end(), m.get<std::string>()) == names.end())
+          throw Error(w + "[" + std::to_string(i) + "]", describe_json(m) + " is not a variant of this project; allowed: " +
+                                                            quoted_list(names));
+        members.push_back(m.get<std::string>());
+      }
+      p.scaling.series.emplace_back(it.key(), members);
+    }
+  }
+  const std::string metric = s.get_choice("metric", "val/loss", {"val/loss", "val/bpb", "test/loss", "test/bpb"});
+  p.scaling.enabled = true;
+  p.scaling.metric.text = p.scaling.metric.key = metric;
+  p.scaling.n_boot = static_cast<size_t>(s.get_int("bootstrap", 1000, 0, 100000));
+  p.scaling.seed = static_cast<uint64_t>(s.get_int("seed", 1, 0, int64_t{1} << 53));
+  p.scaling.extrapolate = s.get_double("extrapolate", 100.0, 1.0, 1e6);
+  s.finish();
+}
+
 // The runs of one variant at one grid point: one run named `group`, or one replica per seed
 // named "<group>/seed=N" ("<entry>/<point>,seed=N" on a grid), all of group `group`.
-void add_runs(Project& p, const Entry& e, const json& run, const std::string& point, const DataSpec& dataspec,
-              int32_t vocab, std::set<std::string>& names) {
+void add_runs(Project& p, const Entry& e, const json& run, const std::string& grid_point, const std::string& tune_point,
+              const DataSpec& dataspec, int32_t vocab, std::set<std::string>& names) {
+  const std::string point = grid_point + (grid_point.empty() || tune_point.empty() ? "" : ",") + tune_point;
   const std::string group = point.empty() ? e.name : e.name + "/" + point;
   auto resolve = [&](const std::string& name, const json& training) {
     try {
@@ -369,7 +513,8 @@ void add_runs(Project& p, const Entry& e, const json& run, const std::string& po
     plan.group = group;
     plan.seed = plan.training.seed;
     plan.entry = e.name;
-    plan.grid_point = point;
+    plan.grid_point = grid_point;
+    plan.tune_point = tune_point;
     p.runs.push_back(std::move(plan));
   }
 }
@@ -382,7 +527,7 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   p.json = j;
   if (!j.is_object()) throw Error(source, "expected a JSON object, got " + describe_json(j));
   ConfigReader r(j, "", {"name", "description", "data", "model", "training", "variants", "grid", "seeds", "repeats",
-                         "profile", "claims"});
+                         "profile", "claims", "tune", "scaling"});
   p.name = r.get_string("name", fs::path(dir).filename().string());
   p.description = r.get_string("description", "");
   if (r.has("profile")) p.profile = ProfileSettings::from_json(r.at("profile"), "profile");
@@ -401,23 +546,24 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
       throw Error("grid.training.seed", std::string("sets the seed that \"") + (p.repeats ? "repeats" : "seeds") +
                                             "\" sets; allowed: one of the two");
 
+  const TuneSection tune = read_tune(r, entries, axes, dataspec.is_task, std::max<size_t>(1, p.seeds.size()), p.tune);
   std::set<std::string> names;
   for (const Entry& e : entries) {
     size_t combos = 1;
     for (const auto& a : axes) combos *= a.second.size();
+    const Axes& tune_axes = tune.axes_of(e.name);
+    size_t tune_combos = 1;
+    for (const auto& a : tune_axes) tune_combos *= a.second.size();
     for (size_t c = 0; c < combos; ++c) {
-      json run = {{"model", e.model}, {"training", e.training}};
-      std::string suffix;
-      size_t rest = c;
-      for (const auto& [key, values] : axes) {
-        const json& v = values[rest % values.size()];
-        rest /= values.size();
-        set_dotted(run, key, v);
-        suffix += (suffix.empty() ? "" : ",") + key.substr(key.find('.') + 1) + "=" + value_label(v);
+      for (size_t t = 0; t < tune_combos; ++t) {
+        json run = {{"model", e.model}, {"training", e.training}};
+        const std::string suffix = apply_point(run, axes, c);
+        const std::string tune_suffix = apply_point(run, tune_axes, t);
+        add_runs(p, e, run, suffix, tune_suffix, dataspec, vocab, names);
       }
-      add_runs(p, e, run, suffix, dataspec, vocab, names);
     }
   }
+  if (r.has("scaling")) read_scaling(r, dataspec.is_task, entries, p);
   detail::read_project_claims(r, p, dataspec);
   return p;
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/claims.h"
+#include "analysis/report.h"
 #include "model/model_config.h"
 
 namespace pha::runtime {
@@ -125,6 +126,7 @@ struct RunPlan {
   uint64_t seed = 0;            // training.seed of this replica
   std::string entry;            // the variants entry ("pha-tiny")
   std::string grid_point;       // "lr=0.001" ("" without a grid)
+  std::string tune_point;       // "lr=0.003,weight_decay=0.1": the "tune" setting ("" without one)
   std::string variant;          // model variant (pha, transformer, ...)
   model::ModelConfig model;     // vocab size matched to the data
   TrainingConfig training;
@@ -142,6 +144,8 @@ struct Project {
   std::vector<uint64_t> seeds;  // the "seeds" list (or repeats' offsets 0..N-1); empty: one run per point
   bool repeats = false;         // seeds are offsets from each run's training.seed ("repeats": N)
   std::vector<analysis::Claim> claims;  // the "claims" the report tests (analysis/claims.h)
+  analysis::TuneProtocol tune;          // the "tune" section: each family's settings, chosen on validation
+  analysis::ScalingSpec scaling;        // the "scaling" section: fits over the grid's sizes
   std::vector<MissingData> missing_data;  // empty unless loaded with require_data = false
 
   std::string file() const;        // project_file_in(dir): <dir>/project.json

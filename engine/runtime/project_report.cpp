@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "model/flops.h"
 #include "store/store.h"
 
 namespace pha::runtime {
@@ -24,6 +25,8 @@ analysis::Study study_of(const Project& project) {
   s.project = project.name;
   s.description = project.description;
   s.claims = project.claims;
+  s.tune = project.tune;
+  s.scaling = project.scaling;
   for (const RunPlan& plan : project.runs) {
     if (s.runs.empty()) {
       s.is_task = plan.data.is_task;
@@ -38,6 +41,11 @@ analysis::Study study_of(const Project& project) {
     r.variant = plan.variant;
     r.family = architecture_family(plan.model);
     r.n_layers = plan.model.n_layers;
+    r.tune_point = plan.tune_point;
+    // Training FLOPs per token at the run's window and batch (model/flops.h): the x of budgets
+    // and scaling fits on compute.
+    r.train_flops_per_token =
+        model::estimate_flops(plan.model, plan.training.seq_len, plan.training.batch_size).training.total();
     r.config = {{"model", plan.config.value("model", nlohmann::json())},
                 {"training", plan.config.value("training", nlohmann::json())},
                 {"data", plan.config.value("data", nlohmann::json())}};

@@ -10,6 +10,7 @@
 #include "metrics_tab.h"
 #include "mixer_tab.h"
 #include "pareto_tab.h"
+#include "scaling_tab.h"
 
 namespace pha::gui {
 
@@ -28,12 +29,14 @@ CompareWidget::CompareWidget(QWidget* parent) : QWidget(parent) {
   m_diff = new ConfigDiffView(m_tabs);
   m_pareto = new ParetoTab(m_tabs);
   m_length = new LengthTab(m_tabs);
+  m_scaling = new ScalingTab(m_tabs);
   m_tabs->addTab(m_curves, tr("Curves"));
   m_tabs->addTab(m_mixer, tr("Mixer"));
   m_tabs->addTab(m_metrics, tr("Metrics"));
   m_tabs->addTab(m_diff, tr("Config diff"));
   m_tabs->addTab(m_pareto, tr("Pareto"));
   m_tabs->addTab(m_length, tr("Length"));
+  m_tabs->addTab(m_scaling, tr("Scaling"));
   layout->addWidget(m_message);
   layout->addWidget(m_tabs, 1);
   setRuns({});
@@ -67,6 +70,7 @@ void CompareWidget::reload() {
   m_diff->setConfigs(labels, configs, configProblems);
   m_pareto->setRuns(m_loaded);
   m_length->setRuns(m_loaded);
+  m_scaling->setRuns(m_loaded);
   emit runsLoaded(static_cast<int>(m_loaded->size()));
 }
 

@@ -1,7 +1,7 @@
 // CompareWidget: the Compare dock's content. Given saved runs (store path + run id, from one
 // or several project stores) it shows tabs: overlaid Curves, aligned Mixer heatmaps, a Metrics
 // table (final / best), the Config diff (only what differs), Pareto (quality against cost)
-// and Length (metric against sequence length). Every plot has "Export…" (PNG/PDF/SVG/CSV).
+// Length (metric against sequence length) and Scaling (final loss against size, fitted). Every plot has "Export…" (PNG/PDF/SVG/CSV).
 // Reads happen on the GUI thread through its own store connections (quick, indexed reads).
 #pragma once
 
@@ -22,6 +22,7 @@ class LengthTab;
 class MetricsTab;
 class MixerTab;
 class ParetoTab;
+class ScalingTab;
 
 class CompareWidget : public QWidget {
   Q_OBJECT
@@ -44,6 +45,7 @@ class CompareWidget : public QWidget {
   MetricsTab* metricsTab() const { return m_metrics; }
   ParetoTab* paretoTab() const { return m_pareto; }
   LengthTab* lengthTab() const { return m_length; }
+  ScalingTab* scalingTab() const { return m_scaling; }
   QTabWidget* tabs() const { return m_tabs; }
   QString message() const;  // problems reading the runs, empty when all loaded
 
@@ -62,6 +64,7 @@ class CompareWidget : public QWidget {
   ConfigDiffView* m_diff = nullptr;
   ParetoTab* m_pareto = nullptr;
   LengthTab* m_length = nullptr;
+  ScalingTab* m_scaling = nullptr;
 };
 
 }  // namespace pha::gui

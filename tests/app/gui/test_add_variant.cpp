@@ -26,6 +26,7 @@ void writeQuickstartCopy(const pha::test::TempProject& tp) {
   std::ifstream in(pha::runtime::project_file_in(pha::runtime::find_template("quickstart")));
   json j = json::parse(in);
   j["data"] = {{"kind", "file"}, {"path", tp.write_corpus()}, {"cache", false}, {"tokenizer", {{"kind", "byte"}}}};
+  j.erase("tune");  // one run per variant
   tp.write_project(j);
 }
 
@@ -65,7 +66,7 @@ TEST(AddVariant, TheButtonWritesTheEditedModelIntoProjectJsonAndTheSessionRunsIt
   MainWindow w;
   w.show();
   ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
-  ASSERT_EQ(w.session()->runNames(), (QStringList{"pha-tiny", "transformer-tiny", "sequential-tiny"}));
+  ASSERT_EQ(w.session()->runNames(), (QStringList{"pha-tiny", "transformerpp-tiny", "sequential-tiny"}));
 
   // The editor shows the first run's model (pha-tiny); make it wider.
   json model = w.configEditor()->configJson();
@@ -75,7 +76,7 @@ TEST(AddVariant, TheButtonWritesTheEditedModelIntoProjectJsonAndTheSessionRunsIt
   ASSERT_TRUE(w.configEditor()->isValid()) << w.configEditor()->errorText().toStdString();
 
   EXPECT_EQ(pressAddVariant(w, "pha-wide"), "pha-tiny-2") << "the dialog proposes a name the project does not use";
-  EXPECT_EQ(w.session()->runNames(), (QStringList{"pha-tiny", "transformer-tiny", "sequential-tiny", "pha-wide"}))
+  EXPECT_EQ(w.session()->runNames(), (QStringList{"pha-tiny", "transformerpp-tiny", "sequential-tiny", "pha-wide"}))
       << w.lastError().toStdString();
   EXPECT_EQ(w.session()->runConfig("pha-wide")["model"]["d_model"], 96);
 

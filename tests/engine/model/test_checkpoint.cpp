@@ -184,28 +184,37 @@ TEST(Checkpoint, SavingReplacesTheOldCheckpointWhole) {
   fs::remove(path);
 }
 
-// model.embed_scale: the first block sees the embedding times sqrt(d) ("sqrt_d", the default)
-// or as it is ("none"); a config saved before the key existed reads as "none" (how it trained).
-TEST(EmbedScale, FirstBlockSeesTheEmbeddingTimesSqrtDOrAsItIs) {
+// model.embed_scale: the first block sees the embedding RMS-normalised without a gain ("norm",
+// the default), times sqrt(d) ("sqrt_d") or as it is ("none"); a config saved before the key
+// existed reads as "none" (how it trained).
+TEST(EmbedScale, FirstBlockSeesTheEmbeddingNormalisedTimesSqrtDOrAsItIs) {
   ModelConfig c = small_config();
-  ASSERT_EQ(c.embed_scale, "sqrt_d");
+  ASSERT_EQ(c.embed_scale, "norm");
+  PhaModel normed(c);
+  c.embed_scale = "sqrt_d";
   PhaModel scaled(c);
   c.embed_scale = "none";
   PhaModel plain(c);
-  load_module_state(*plain, module_state(*scaled), "test");
+  load_module_state(*scaled, module_state(*normed), "test");
+  load_module_state(*plain, module_state(*normed), "test");
   const at::Tensor tokens = at::randint(0, 37, {2, 8}, at::kLong);
   torch::NoGradGuard no_grad;
-  const at::Tensor e = scaled->embed(tokens);
+  const at::Tensor e = normed->embed(tokens);
+  const at::Tensor n = normed->embed_tokens(tokens, 0);
+  // RMS 1 per element, up to norm_eps against the init's mean square 1/d^2 (about 1e-3 here).
+  EXPECT_TRUE(at::allclose(n.pow(2).mean(-1), at::ones({2, 8}), 1e-2, 1e-2));
+  EXPECT_TRUE(at::allclose(n, e / e.pow(2).mean(-1, true).add(c.norm_eps).sqrt()));
   EXPECT_TRUE(at::allclose(scaled->embed_tokens(tokens, 0), e * std::sqrt(32.0)));
   EXPECT_TRUE(at::equal(plain->embed_tokens(tokens, 0), e));
   EXPECT_FALSE(at::allclose(scaled->forward(tokens), plain->forward(tokens), 1e-3, 1e-3));
+  EXPECT_FALSE(at::allclose(normed->forward(tokens), scaled->forward(tokens), 1e-3, 1e-3));
 }
 
 TEST(EmbedScale, SavedConfigsWithoutTheKeyReadAsNoneAndBadValuesAreErrors) {
   nlohmann::json j = to_json(small_config());
-  EXPECT_EQ(j.at("embed_scale"), "sqrt_d");
+  EXPECT_EQ(j.at("embed_scale"), "norm");
   j.erase("embed_scale");
-  EXPECT_EQ(model_config_from_json(j).embed_scale, "sqrt_d");  // a new project: the default
+  EXPECT_EQ(model_config_from_json(j).embed_scale, "norm");  // a new project: the default
   apply_saved_model_defaults(j);                               // a checkpoint's or a stored run's
   EXPECT_EQ(model_config_from_json(j).embed_scale, "none");
   j["embed_scale"] = "sqrt_d";

@@ -177,13 +177,15 @@ TEST(CliRuntime, QuickstartEndToEndReduced) {
   p.write_project(j);
   const CliResult r = run_cli("quickstart --dir '" + p.dir().string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* name : {"pha-tiny", "transformer-tiny", "sequential-tiny", "mixer weights of pha-tiny",
-                           "transformer-tiny has no mixer: every sub-layer has a single branch", "efficiency profile",
+  for (const char* name : {"pha-tiny/lr=0.001", "transformerpp-tiny/lr=0.003", "sequential-tiny/lr=0.003",
+                           "mixer weights of pha-tiny/lr=0.001",
+                           "transformerpp-tiny/lr=0.001 has no mixer: every sub-layer has a single branch",
+                           "each variant at its better setting (chosen on val/bpb", "efficiency profile",
                            "recorded 3 profile run(s)"})
     EXPECT_NE(r.output.find(name), std::string::npos) << name << "\n" << r.output;
   auto s = pha::store::Store::open(p.store());
   const auto runs = s.list_runs();
-  ASSERT_EQ(runs.size(), 6u);  // three trained runs, then one profile run per model
+  ASSERT_EQ(runs.size(), 9u);  // three variants at two learning rates, then one profile run per model
   int profiles = 0;
   for (const auto& e : runs) {
     EXPECT_EQ(e.run.status, pha::store::RunStatus::Finished) << e.run.name;

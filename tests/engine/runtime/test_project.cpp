@@ -222,7 +222,13 @@ TEST(Project, QuickstartTemplateTrainsTheMixerFasterAndProfilesAfterItsRuns) {
   json j = json::parse(in);
   j["data"] = p.text_project()["data"];  // the Gutenberg books may not be installed here
   const auto project = pha::runtime::parse_project(j, p.dir().string(), "quickstart/project.json");
-  ASSERT_EQ(project.runs.size(), 3u);
+  ASSERT_EQ(project.runs.size(), 6u);  // three variants, each at lr 1e-3 and 3e-3 (tune)
+  EXPECT_TRUE(project.tune.enabled);
+  EXPECT_EQ(project.tune.select.key, "val/bpb");
+  EXPECT_EQ(project.runs[1].name, "pha-tiny/lr=0.003");
+  EXPECT_EQ(project.runs[1].tune_point, "lr=0.003");
+  EXPECT_EQ(project.runs[1].grid_point, "");
+  EXPECT_EQ(project.runs[2].entry, "transformerpp-tiny");
   for (const auto& run : project.runs) EXPECT_GT(run.training.mixer_lr, run.training.lr) << run.name;
   EXPECT_TRUE(project.profile.present);
   EXPECT_TRUE(project.profile.after_runs);
@@ -249,13 +255,14 @@ TEST(Project, EveryTemplateInTheRepositoryLoads) {
     EXPECT_EQ(project.name, name);
     EXPECT_GE(project.runs.size(), 3u);
     if (!examples.count(name)) {
-      EXPECT_EQ(project.seeds.size(), 3u);
+      // Three seeds; the scaling ladder two (24 runs up to 5M parameters in ~40 min on 2 cores).
+      EXPECT_EQ(project.seeds.size(), name == "scaling" ? 2u : 3u);
       EXPECT_FALSE(project.claims.empty());
     }
     seen.insert(name);
   }
   for (const char* name : {"quickstart", "mqar", "seed2", "ablations", "sandwich", "seed2-efficiency", "seed2-length",
-                           "seed2-ood", "paper-wikitext103-125m", "paper-openwebtext-125m"})
+                           "seed2-ood", "paper-wikitext103-125m", "paper-openwebtext-125m", "scaling"})
     EXPECT_TRUE(seen.count(name)) << name;
 }
 

@@ -168,7 +168,9 @@ TEST(ProjectFiles, AProjectFromATextFileOrAFolderTrainsTheQuickstartVariants) {
   EXPECT_EQ(project.name, "corpus");
   EXPECT_EQ(project.json["data"]["kind"], "file");
   EXPECT_EQ(project.json["data"]["path"], corpus);
-  EXPECT_EQ(rt::run_names(project), (std::vector<std::string>{"pha-tiny", "transformer-tiny", "sequential-tiny"}));
+  EXPECT_EQ(rt::run_names(project),
+            (std::vector<std::string>{"pha-tiny/lr=0.001", "pha-tiny/lr=0.003", "transformerpp-tiny/lr=0.001",
+                                      "transformerpp-tiny/lr=0.003", "sequential-tiny/lr=0.001", "sequential-tiny/lr=0.003"}));
   EXPECT_EQ(rt::create_project_from_text(corpus, workspace.string()), (workspace / "corpus-2").string());
 
   const fs::path books = p.dir() / "books";

@@ -16,6 +16,7 @@
 #include "mixer_heatmap.h"
 #include "mixer_tab.h"
 #include "pareto_tab.h"
+#include "scaling_tab.h"
 #include "curve_plot.h"
 #include "model/flops.h"
 #include "model/model_config.h"
@@ -397,4 +398,52 @@ TEST(CompareWidget, ARunIsDrawnInItsModelsColourInEveryTab) {
   for (int g = 0; g < plot->graphCount(); ++g)
     if (plot->graph(g)->name() == "run-a") sawA = sawA || plot->graph(g)->pen().color() == a;
   EXPECT_TRUE(sawA) << "run-a's curve is not in its model's colour";
+}
+
+// The Scaling tab: one series per variant over the compared runs' sizes, a fit where a variant has
+// 3 or more sizes (the engine's fit_power_law), and the fitted curves' crossover written out.
+TEST(CompareWidget, ScalingTabFitsEachVariantsSizesAndFindsTheCrossover) {
+  QTemporaryDir dir;
+  const QString store = dir.filePath("runs.sqlite");
+  auto s = pha::store::Store::open(store.toStdString());
+  QList<RunRef> refs;
+  // a: L = 1.5 + 40 N^-0.3; b: L = 1.9 + 10 N^-0.3, two seeds each (+/- 0.002): they cross at
+  // N = 75^(1/0.3) = 1.75e6, inside 100x the largest size. c has two sizes: drawn, not fitted.
+  const std::vector<std::int64_t> sizes = {10000, 30000, 100000, 300000, 1000000};
+  auto add = [&](const std::string& variant, std::int64_t n, double loss) {
+    pha::store::NewRun nr;
+    nr.project = "scaling";
+    nr.name = variant + "-" + std::to_string(n);
+    nr.variant = variant;
+    nr.n_params = n;
+    nr.config_json = "{}";
+    const std::int64_t id = s.create_run(nr);
+    pha::store::RunWriter w(s, id);
+    w.metric("val/loss", 10, 1000, 100, loss);
+    w.finish(pha::store::RunStatus::Finished);
+    refs.push_back(RunRef{store, id});
+  };
+  for (std::int64_t n : sizes)
+    for (int seed = 0; seed < 2; ++seed) {
+      const double noise = seed ? 0.002 : -0.002;
+      add("a", n, 1.5 + 40 * std::pow(double(n), -0.3) + noise);
+      add("b", n, 1.9 + 10 * std::pow(double(n), -0.3) - noise);
+    }
+  add("c", 10000, 3.0);
+  add("c", 30000, 2.9);
+  CompareWidget w;
+  w.resize(1000, 700);
+  w.setRuns(refs);
+  ScalingTab* t = w.scalingTab();
+  EXPECT_EQ(t->seriesCount(), 3);
+  EXPECT_EQ(t->fittedCount(), 2);
+  const std::string summary = t->summary().toStdString();
+  EXPECT_NE(summary.find("a vs b: fitted curves cross at 1.7"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("c: 2 size(s)"), std::string::npos) << summary;
+  EXPECT_EQ(t->plot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
+  EXPECT_EQ(t->plot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+  // Runs without a config have no FLOP count: on that axis nothing is drawn, and it says why.
+  t->setAxes("val/loss", true);
+  EXPECT_EQ(t->seriesCount(), 0);
+  EXPECT_NE(t->emptyMessage().toStdString().find("training FLOP count"), std::string::npos);
 }
