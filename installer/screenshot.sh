@@ -8,7 +8,9 @@
 #   the project's "profile" section) and the picture is taken once they are recorded.
 # Options: --steps N (shorter quickstart), --out DIR (default docs/images), --build-dir DIR (an
 # existing build: DIR/app/cli/pha, DIR/app/gui/pha-workbench), --project DIR (default: the
-# quickstart in the data directory).
+# quickstart in the data directory). Environment: SHOT_RUN (the run shown, default
+# pha-tiny/lr=0.003), SCALING_PROJECT (a trained copy of projects/scaling: compare-scaling.png),
+# TRAINING_WAIT (seconds before the training picture, default 60).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/docs/images"
@@ -71,11 +73,20 @@ shot() {
   kill $gui 2>/dev/null || true
   wait $gui 2>/dev/null || true
 }
-shot "$OUT/workbench-quickstart.png" --compare --run pha-tiny
-# Each Compare tab with the three runs (compare-curves.png, compare-mixer.png, ...).
+# The run shown: pha-tiny at lr 3e-3 (the quickstart trains each variant at 1e-3 and 3e-3).
+RUN=${SHOT_RUN:-pha-tiny/lr=0.003}
+shot "$OUT/workbench-quickstart.png" --compare --run "$RUN"
+# Each Compare tab with the quickstart's runs (compare-curves.png, compare-mixer.png, ...).
 for tab in Curves Mixer Metrics "Config diff" Pareto Length; do
-  shot "$OUT/compare-$(echo "$tab" | tr 'A-Z ' 'a-z-').png" --compare --compare-tab "$tab" --run pha-tiny
+  shot "$OUT/compare-$(echo "$tab" | tr 'A-Z ' 'a-z-').png" --compare --compare-tab "$tab" --run "$RUN"
 done
+# The Scaling tab needs runs of several sizes: SCALING_PROJECT=<a trained projects/scaling copy>.
+if [ -n "${SCALING_PROJECT:-}" ]; then
+  saved=$PROJECT
+  PROJECT=$SCALING_PROJECT
+  shot "$OUT/compare-scaling.png" --compare --compare-tab Scaling
+  PROJECT=$saved
+fi
 # The Efficiency dock. Without profile runs in the store, the window measures them (the
 # worker processes are $PHA, found next to the window's program in the build tree).
 if ! "$PHA" runs list --project "$PROJECT" 2>/dev/null | grep -q "profile: "; then
@@ -89,5 +100,5 @@ if ! "$PHA" runs list --project "$PROJECT" 2>/dev/null | grep -q "profile: "; th
   wait $gui 2>/dev/null || true
 fi
 if "$PHA" runs list --project "$PROJECT" 2>/dev/null | grep -q "profile: "; then
-  shot "$OUT/workbench-efficiency.png" --run pha-tiny --show-dock dock.efficiency
+  shot "$OUT/workbench-efficiency.png" --run "$RUN" --show-dock dock.efficiency
 fi

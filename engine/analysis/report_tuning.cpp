@@ -74,10 +74,15 @@ TuningTable tuning_table(const Study& study, const Report& report, const std::st
       t.chosen = static_cast<int>(i);
   }
   if (t.chosen >= 0) t.settings[static_cast<size_t>(t.chosen)].chosen = true;
+  // One tuned key: a choice at either end of its tried values says a better one may lie beyond.
+  const bool one_axis = study.tune.axes.find(',') == std::string::npos;
+  const bool at_edge = t.chosen == 0 || t.chosen + 1 == static_cast<int>(t.settings.size());
   if (!t.complete) {
     t.note = "tuning incomplete: " + incomplete + " replicas finished";
   } else if (t.chosen < 0) {
     t.note = "no setting has every replica finished with " + t.metric;
+  } else if (one_axis && at_edge && t.settings.size() >= 2) {
+    t.note = "the chosen " + study.tune.axes + " is at the edge of the values tried: a better one may lie beyond";
   }
   return t;
 }

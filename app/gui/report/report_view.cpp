@@ -279,6 +279,17 @@ void ReportView::showBuilt() {
     fillEfficiency(r);
     fillGroups(r);
     QStringList notes;
+    // The tuning choices and scaling crossovers in a line each (the full tables: Export HTML).
+    for (const auto& t : r.tuning) {
+      const QString where = qs(t.entry + (t.grid_point.empty() ? "" : " at " + t.grid_point));
+      notes << (t.chosen < 0 ? tr("• Tuning of %1: %2").arg(where, qs(t.note).toHtmlEscaped())
+                             : tr("• Tuning of %1: chose %2 (%3 %4)")
+                                   .arg(where, qs(t.settings[std::size_t(t.chosen)].tune_point), qs(t.metric),
+                                        qs(an::detail::mean_std(t.settings[std::size_t(t.chosen)].select))));
+    }
+    for (const auto& ax : r.scaling.axes)
+      for (const auto& x : ax.crossovers)
+        notes << "• " + tr("Scaling against %1: ").arg(qs(ax.x_label)) + qs(an::detail::crossover_text(x, ax.x_label)).toHtmlEscaped();
     for (const auto& n : r.notes) notes << "• " + qs(n).toHtmlEscaped();
     m_notes->setText(notes.isEmpty() ? QString() : tr("<b>Notes</b><br>") + notes.join("<br>"));
   }
@@ -296,10 +307,12 @@ void ReportView::fillClaims(const an::Report& r) {
   for (std::size_t i = 0; i < r.claims.size(); ++i) {
     const an::ClaimReport& c = r.claims[i];
     const int first = m_claims->rowCount();
-    const QString claim = QStringLiteral("%1. %2\n(%3; verdict: %4)")
-                              .arg(i + 1)
-                              .arg(qs(c.claim.title.empty() ? c.statement : c.claim.title + ": " + c.statement),
-                                   qs(an::to_string(c.claim.kind)), qs(c.summary));
+    QString claim = QStringLiteral("%1. %2\n(%3; verdict: %4)")
+                        .arg(i + 1)
+                        .arg(qs(c.claim.title.empty() ? c.statement : c.claim.title + ": " + c.statement),
+                             qs(an::to_string(c.claim.kind)), qs(c.summary));
+    if (!c.tuning.empty()) claim += "\n" + qs(c.tuning);
+    for (const auto& x : c.crossings) claim += "\n" + qs(x.label + ", " + an::detail::crossing_text(x));
     const std::size_t rows = std::max<std::size_t>(1, c.rows.size());
     for (std::size_t k = 0; k < rows; ++k) {
       const int row = m_claims->rowCount();

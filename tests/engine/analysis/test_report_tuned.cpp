@@ -134,8 +134,10 @@ TEST(TunedReport, EachFamilyIsComparedAtItsBestCompleteSetting) {
   EXPECT_NEAR(ta.settings[0].test.mean, 2.06, 1e-12) << "the test split is reported";
   EXPECT_EQ(ta.settings[2].status.rfind("failed", 0), 0u) << ta.settings[2].status;
   EXPECT_FALSE(ta.settings[2].chosen) << "a setting with a diverged replica is never chosen, whatever its mean";
+  EXPECT_NE(ta.note.find("at the edge"), std::string::npos) << "lr=1 is the lowest value tried: " << ta.note;
   const pa::TuningTable& tb = table(r, "b");
   EXPECT_EQ(tb.chosen, 0) << "a tie goes to the setting listed first";
+  EXPECT_NE(tb.note.find("at the edge of the values tried"), std::string::npos) << tb.note;
 
   // The claim compares a/lr=1 with b/lr=1 and says it is tuned; test figures are shown, not judged.
   const pa::ClaimReport& c = r.claims.at(0);
