@@ -129,6 +129,12 @@ ReportView::ReportView(QWidget* parent) : QWidget(parent) {
   m_claims->horizontalHeaderItem(5)->setToolTip(tr("Hover a verdict for its reason"));
   // The long texts (claim, measured, paper) share the width and wrap; the short ones fit.
   for (int c : {0, 2, 6}) m_claims->horizontalHeader()->setSectionResizeMode(c, QHeaderView::Stretch);
+  // "at" and "effect" name the compared groups ("pha-tiny/lr=0.003 vs ..." with tuned settings):
+  // a fixed width that wraps, so they do not squeeze the claim and measured columns to nothing.
+  for (int c : {1, 3}) {
+    m_claims->horizontalHeader()->setSectionResizeMode(c, QHeaderView::Interactive);
+    m_claims->setColumnWidth(c, 170);
+  }
   layout->addWidget(m_claims);
   keepFitted(m_claims);
   m_efficiencyTitle = title(tr("Parameter efficiency"));
