@@ -40,12 +40,6 @@ std::vector<const GroupReport*> sizes_of(const Study& study, const Report& repor
   return out;
 }
 
-std::vector<double> log_space(double lo, double hi, int n) {
-  std::vector<double> xs;
-  for (int i = 0; i < n; ++i) xs.push_back(std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * i / (n - 1)));
-  return xs;
-}
-
 }  // namespace
 
 ScalingReport scaling_report(const Study& study, const Report& report, store::Store& store) {
@@ -91,7 +85,7 @@ ScalingReport scaling_report(const Study& study, const Report& report, store::St
       FitOptions o;
       o.n_boot = study.scaling.n_boot;
       o.seed = study.scaling.seed;
-      o.band_x = log_space(s.size_x.front(), s.size_x.back(), 40);
+      o.band_x = log_spaced(s.size_x.front(), s.size_x.back(), 40);
       s.fit = fit_power_law(points, o);
       ax.series.push_back(std::move(s));
     }

@@ -554,4 +554,10 @@ std::vector<double> curve_crossings(const std::vector<std::pair<double, double>>
   return out;
 }
 
+std::vector<double> log_spaced(double lo, double hi, int n) {
+  std::vector<double> xs;
+  for (int i = 0; i < n; ++i) xs.push_back(std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * i / (n - 1)));
+  return xs;
+}
+
 }  // namespace pha::analysis

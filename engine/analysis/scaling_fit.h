@@ -145,6 +145,10 @@ struct PowerLawFit {
 
 PowerLawFit fit_power_law(const std::vector<ScalingPoint>& points, const FitOptions& options = {});
 
+// n >= 2 x values spaced evenly in log x from lo to hi (both > 0, included): the query x of a
+// fitted curve's band (FitOptions::band_x) as the report and the Compare dock draw it.
+std::vector<double> log_spaced(double lo, double hi, int n);
+
 // Which of two curves is lower on a stretch of x.
 enum class Lower { kA, kB, kTie };
 const char* lower_name(Lower l);  // "a", "b", "tie"

@@ -29,12 +29,6 @@ QString withInterval(double v, const analysis::Interval& i) {
   return i.valid() ? QStringLiteral("%1 [%2, %3]").arg(sci(v), sci(i.low), sci(i.high)) : sci(v);
 }
 
-std::vector<double> logSpace(double lo, double hi, int n) {
-  std::vector<double> xs;
-  for (int i = 0; i < n; ++i) xs.push_back(std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * i / (n - 1)));
-  return xs;
-}
-
 struct Series {
   QString name;
   QColor color;
@@ -166,7 +160,7 @@ void ScalingTab::redraw() {
     }
     analysis::FitOptions o;
     o.n_boot = 300;
-    o.band_x = logSpace(v.byX.begin()->first, v.byX.rbegin()->first, 40);
+    o.band_x = analysis::log_spaced(v.byX.begin()->first, v.byX.rbegin()->first, 40);
     v.fit = analysis::fit_power_law(points, o);
     if (!v.fit.ok) {
       lines << tr("%1: no fit (%2)").arg(v.name, QString::fromStdString(v.fit.message));
