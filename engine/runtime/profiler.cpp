@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <cerrno>
 #include <chrono>
 #include <thread>
@@ -236,15 +237,34 @@ ProfileSweep project_profile_sweep(const Project& project) {
   const ProfileSettings& ps = project.profile;
   ProfileSweep sweep;
   sweep.models.clear();
-  std::vector<json> seen;  // configs without their name (a custom model is named after its run)
+  // One point per distinct model (configs without their name: a custom model is named after its
+  // run). A model is named after its variants entry ("transformer-tiny") when the entry trains
+  // one model whatever its grid or tune point (only training keys vary), else after its grid
+  // point ("pha-tiny/d_model=64"), else after the run.
+  const auto unnamed_of = [](const RunPlan& run) {
+    json cfg = model::to_json(run.model);
+    cfg.erase("name");
+    return cfg;
+  };
+  std::map<std::string, std::vector<json>> models_of_entry;
   for (const RunPlan& run : project.runs) {
-    const json cfg = model::to_json(run.model);
-    json unnamed = cfg;
-    unnamed.erase("name");
+    auto& models = models_of_entry[run.entry];
+    json unnamed = unnamed_of(run);
+    if (std::find(models.begin(), models.end(), unnamed) == models.end()) models.push_back(std::move(unnamed));
+  }
+  std::vector<json> seen;
+  for (const RunPlan& run : project.runs) {
+    json unnamed = unnamed_of(run);
     if (std::find(seen.begin(), seen.end(), unnamed) != seen.end()) continue;
     seen.push_back(std::move(unnamed));
-    sweep.models.push_back(run.name);
-    sweep.model_configs.push_back(cfg);
+    std::string name = run.name;
+    if (!run.entry.empty() && models_of_entry[run.entry].size() == 1)
+      name = run.entry;
+    else if (!run.entry.empty() && !run.grid_point.empty())
+      name = run.entry + "/" + run.grid_point;
+    if (std::find(sweep.models.begin(), sweep.models.end(), name) != sweep.models.end()) name = run.name;
+    sweep.models.push_back(name);
+    sweep.model_configs.push_back(model::to_json(run.model));
   }
   sweep.seq_lens = ps.seq_lens;
   sweep.phases = ps.phases;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -187,16 +188,23 @@ TEST(CliRuntime, QuickstartEndToEndReduced) {
   const auto runs = s.list_runs();
   ASSERT_EQ(runs.size(), 9u);  // three variants at two learning rates, then one profile run per model
   int profiles = 0;
+  std::vector<std::string> profile_names;
   for (const auto& e : runs) {
     EXPECT_EQ(e.run.status, pha::store::RunStatus::Finished) << e.run.name;
     EXPECT_EQ(e.run.project, "quickstart") << e.run.name << ": every run under project.json's name";
     if (e.run.kind != pha::store::RunKind::Profile) continue;
     ++profiles;
+    profile_names.push_back(e.run.name);
     const auto rows = s.perf(e.run.id);
     ASSERT_EQ(rows.size(), 2u) << e.run.name;  // T = 32 and 64, training step
     for (const auto& row : rows) EXPECT_GT(row.tokens_per_s, 0.0) << e.run.name;
   }
   EXPECT_EQ(profiles, 3);
+  // One profile per model, named after its variants entry: the tuned learning rates train the
+  // same model, so no "/lr=" point in the name.
+  std::sort(profile_names.begin(), profile_names.end());
+  EXPECT_EQ(profile_names, (std::vector<std::string>{"profile: pha-tiny", "profile: sequential-tiny",
+                                                     "profile: transformerpp-tiny"}));
 
   // --no-profile trains without measuring (a second project folder)
   pha::test::TempProject q;
