@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/metric_table.h"
 #include "core/error.h"
 #include "device/system_info.h"
 #include "data/hash.h"
@@ -58,7 +59,8 @@ store::RunStatus to_store(JobStatus s) {
 // rank learns whether any differs, so all of them fail alike, before the store is written.
 void check_same_run_on_every_rank(distributed::ProcessGroup& group, const RunPlan& plan, const JobSpec& spec,
                                   const std::string& device) {
-  const std::string what = plan.config.dump() + "|" + plan.name + "|" + device + "|" + std::to_string(spec.resume_run_id);
+  const std::string what = plan.config.dump() + "|" + plan.name + "|" + device + "|" +
+                           std::to_string(spec.resume_run_id) + "|" + spec.branch_from;
   const uint64_t h = data::fnv1a64(what);
   // Two 32-bit halves: each is exact in a double.
   std::vector<double> mine{static_cast<double>(h >> 32), static_cast<double>(h & 0xffffffffu)};
@@ -148,7 +150,7 @@ void JobRunner::apply_training_overrides() {
 // trainer, rank-0 sharing); each step is a few lines and depends on the ones before.
 void JobRunner::prepare() {
   const Project project = load_project(spec_.project);
-  plan_ = spec_.run.empty() ? project.runs.front() : project.run(spec_.run);
+  plan_ = spec_.plan ? *spec_.plan : spec_.run.empty() ? project.runs.front() : project.run(spec_.run);
   apply_training_overrides();
   if (!spec_.device.empty()) plan_.training.device = spec_.device;
   const int threads = pha::configure_threads(spec_.threads > 0 ? spec_.threads : plan_.training.threads);
@@ -175,15 +177,23 @@ void JobRunner::prepare() {
     if (resume_from.empty())
       throw Error(store_path_, "run " + std::to_string(info->id) + " has no checkpoint on disk to resume from");
     run_id_ = info->id;
+  } else if (!spec_.branch_from.empty()) {
+    if (!fs::exists(spec_.branch_from))
+      throw Error(spec_.branch_from, "no checkpoint file to branch the run \"" + plan_.name + "\" from");
   }
   trainer_.emplace(plan_.model, plan_.training, device);
-  if (!resume_from.empty()) {
-    start_step_ = trainer_->load_checkpoint(resume_from);
-    const json rc = checkpoint_config(resume_from).value("run", json::object());
+  const std::string start_from = !resume_from.empty() ? resume_from : spec_.branch_from;
+  if (!start_from.empty()) {
+    start_step_ = trainer_->load_checkpoint(start_from);
+    if (start_step_ >= plan_.training.steps)
+      throw Error(start_from, "is at step " + std::to_string(start_step_) + ", not before the run's last step " +
+                                  std::to_string(plan_.training.steps));
+    const json rc = checkpoint_config(start_from).value("run", json::object());
     wall_offset_ = rc.value("wall_s", 0.0);
     tokens_ = rc.value("tokens", int64_t{0});
-    last_ckpt_step_ = start_step_;
-  } else {
+    if (!resume_from.empty()) last_ckpt_step_ = start_step_;
+  }
+  if (resume_from.empty()) {
     store::NewRun nr;
     nr.project = project.name;
     nr.name = plan_.name;
@@ -199,7 +209,7 @@ void JobRunner::prepare() {
     run_id_ = store_->create_run(nr);
   }
   for (const char* k : {"val/accuracy", "val/macro_accuracy", "val/exact_match", "train/tokens_per_s"})
-    store_->define_metric_key(k, store::Goal::Maximize);
+    if (higher_is_better(k)) store_->define_metric_key(k, store::Goal::Maximize);  // core/metric_table.h
   writer_.emplace(*store_, run_id_);
   if (plan_.training.early_stop.enabled()) {
     early_stop_.emplace(plan_.training.early_stop);
@@ -238,8 +248,10 @@ void JobRunner::prepare_follower(const Project& project, const std::string& devi
   wall_offset_ = shared[2];
   tokens_ = static_cast<int64_t>(shared[3]);
   ckpt_dir_ = project.checkpoint_dir() + "/run-" + std::to_string(run_id_);
-  if (start_step_ > 0) trainer_->load_checkpoint(checkpoint_path(start_step_));
-  last_ckpt_step_ = start_step_ > 0 ? start_step_ : -1;
+  // The run's own checkpoint when resuming; the branch's source when it starts a branch.
+  const bool branched = !spec_.branch_from.empty() && spec_.resume_run_id == 0;
+  if (start_step_ > 0) trainer_->load_checkpoint(branched ? spec_.branch_from : checkpoint_path(start_step_));
+  last_ckpt_step_ = start_step_ > 0 && !branched ? start_step_ : -1;
   trainer_->set_process_group(spec_.group);
   result_.run_id = run_id_;
   steps_done_ = start_step_;
@@ -310,10 +322,14 @@ void JobRunner::loop() {
       return;
     }
     if (cfg.checkpoint_every > 0 && step % cfg.checkpoint_every == 0 && step != cfg.steps) checkpoint(step);
+    // WSD: the state at the end of the stable phase, which every longer run of this schedule
+    // passes through; a search continues a promoted trial from it (docs/search.md).
+    if (cfg.schedule == "wsd" && step == cfg.stable_end() && step != cfg.steps && last_ckpt_step_ != step)
+      checkpoint(step);
     if (writer_) writer_->maybe_flush();
   }
   final_eval(cfg.steps);
-  if (last_ckpt_step_ != cfg.steps) checkpoint(cfg.steps);
+  if (spec_.final_checkpoint && last_ckpt_step_ != cfg.steps) checkpoint(cfg.steps);
   end(JobStatus::Finished, "");
 }
 

@@ -27,6 +27,8 @@ class ProcessGroup;  // distributed/process_group.h
 
 namespace pha::runtime {
 
+struct RunPlan;  // runtime/project.h
+
 struct JobSpec {
   std::string project;              // project folder, or its project.json
   std::string run;                  // a name from runs_to_make(); empty: the project's first run
@@ -35,6 +37,15 @@ struct JobSpec {
   std::string device;               // "": training.device
   nlohmann::json training_overrides = nlohmann::json::object();  // merged over the run's "training"
   std::string store_path;           // "": <project>/runs.sqlite
+  // A run the project file does not list (a search trial, runtime/search_job.h): trained as
+  // given instead of looking `run` up. Resuming it needs the same name.
+  std::shared_ptr<const RunPlan> plan;
+  // A new run that starts from this checkpoint file (model, optimizer, step, tokens): a branch
+  // off another run, e.g. a WSD cooldown off the stable phase. Ignored when resuming.
+  std::string branch_from;
+  // false: no checkpoint at the end of a finished run (a search rung that nothing continues
+  // from); a cancelled run still writes one, and a WSD run its pre-cooldown one.
+  bool final_checkpoint = true;
   // Data-parallel (docs/distributed.md): every rank calls run_job with the same spec and its
   // connected group; rank 0 alone writes the store and the checkpoints. null: one process.
   std::shared_ptr<distributed::ProcessGroup> group;

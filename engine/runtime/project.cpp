@@ -5,12 +5,14 @@
 #include "runtime/project.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "core/metric_table.h"
 #include "core/config_reader.h"
 #include "core/error.h"
 #include "core/limits.h"
@@ -20,6 +22,7 @@
 #include "model/presets.h"
 #include "model/variants.h"
 #include "runtime/project_data.h"
+#include "runtime/search_job.h"
 #include "runtime/project_files.h"
 #include "runtime/project_replicas.h"
 
@@ -151,7 +154,7 @@ RunPlan resolve_run(const Project& p, const json& entry_model, const json& entry
 
 }  // namespace
 
-bool EarlyStop::maximize() const { return metric.find("accuracy") != std::string::npos || metric == "val/exact_match"; }
+bool EarlyStop::maximize() const { return higher_is_better(metric); }  // core/metric_table.h
 
 const std::vector<std::string>& early_stop_metrics(bool task) {
   static const std::vector<std::string> text = {"val/loss", "val/ppl", "val/bpb"};
@@ -191,6 +194,14 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
   c.lr = r.get_double("lr", c.lr, 0.0, 1e12);
   c.min_lr_ratio = r.get_double("min_lr_ratio", c.min_lr_ratio, 0.0, 1.0);
   c.warmup_steps = r.get_int("warmup_steps", c.warmup_steps, 0, kMaxSteps, kNote);
+  c.schedule = r.get_choice("schedule", c.schedule, {"cosine", "wsd"});
+  if (c.schedule == "wsd") {
+    c.cooldown = r.get_double("cooldown", c.cooldown, 0.0, 1.0);
+    c.cooldown_shape = r.get_choice("cooldown_shape", c.cooldown_shape, {"1-sqrt", "linear"});
+  } else {
+    for (const char* k : {"cooldown", "cooldown_shape"})
+      if (r.has(k)) throw Error(r.field(k), "applies to schedule \"wsd\" only; this run's schedule is \"cosine\"");
+  }
   c.weight_decay = r.get_double("weight_decay", c.weight_decay, 0.0, 10.0);
   c.beta1 = r.get_double("beta1", c.beta1, 0.0, 0.999999);
   c.beta2 = r.get_double("beta2", c.beta2, 0.0, 0.999999999);
@@ -215,12 +226,26 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
   if (c.warmup_steps > c.steps)
     throw Error(r.field("warmup_steps"), std::to_string(c.warmup_steps) + " is more than " + r.field("steps") + " = " +
                                              std::to_string(c.steps) + "; allowed: 0 to " + std::to_string(c.steps));
+  if (c.schedule == "wsd" && c.warmup_steps > c.stable_end())
+    throw Error(r.field("warmup_steps"), std::to_string(c.warmup_steps) + " is more than the stable phase's end (step " +
+                                             std::to_string(c.stable_end()) + " of " + std::to_string(c.steps) +
+                                             " with cooldown " + format_number(c.cooldown) + "); allowed: 0 to " +
+                                             std::to_string(c.stable_end()));
   check_training_work(c, where);
   c.used = r.used();
+  // A cosine run records no schedule keys: its settings read as they did before WSD existed,
+  // so the runs a store already holds keep matching their project (trained_runs).
+  if (c.schedule == "cosine") c.used.erase("schedule");
   if (c.early_stop.enabled())
     c.used["early_stop"] = {{"metric", c.early_stop.metric}, {"patience", c.early_stop.patience},
                             {"min_delta", c.early_stop.min_delta}};
   return c;
+}
+
+int64_t TrainingConfig::stable_end() const {
+  if (schedule != "wsd") return steps;
+  const auto cool = static_cast<int64_t>(std::llround(cooldown * static_cast<double>(steps)));
+  return steps - std::clamp<int64_t>(cool, cooldown > 0.0 ? 1 : 0, steps);
 }
 
 ProfileSettings ProfileSettings::from_json(const json& section, const std::string& where) {
@@ -527,7 +552,7 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   p.json = j;
   if (!j.is_object()) throw Error(source, "expected a JSON object, got " + describe_json(j));
   ConfigReader r(j, "", {"name", "description", "data", "model", "training", "variants", "grid", "seeds", "repeats",
-                         "profile", "claims", "tune", "scaling"});
+                         "profile", "claims", "tune", "scaling", "search"});
   p.name = r.get_string("name", fs::path(dir).filename().string());
   p.description = r.get_string("description", "");
   if (r.has("profile")) p.profile = ProfileSettings::from_json(r.at("profile"), "profile");
@@ -565,7 +590,31 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   }
   if (r.has("scaling")) read_scaling(r, dataspec.is_task, entries, p);
   detail::read_project_claims(r, p, dataspec);
+  if (r.has("search")) {
+    p.search = r.at("search");
+    check_search_section(p);  // runtime/search_job.h
+  }
   return p;
+}
+
+RunPlan patched_run(const Project& project, const RunPlan& base, const json& patch, const std::string& name,
+                    const std::string& where) {
+  json model = base.config.value("model", json::object());
+  json training = base.training.used;
+  if (patch.contains("model")) model.merge_patch(patch["model"]);
+  if (patch.contains("training")) {
+    const json& t = patch["training"];
+    // mixer_lr defaults to lr: when base left it at that default, a patched lr moves it too.
+    if (t.contains("lr") && !t.contains("mixer_lr") && training.value("mixer_lr", -1.0) == training.value("lr", -2.0))
+      training.erase("mixer_lr");
+    training.merge_patch(t);
+  }
+  RunPlan plan = resolve_run(project, model, training, name, where + ".model", where + ".training", base.data,
+                             base.model.vocab_size);
+  plan.group = name;
+  plan.seed = plan.training.seed;
+  plan.entry = base.entry;
+  return plan;
 }
 
 Project load_project(const std::string& path, const LoadOptions& options) {

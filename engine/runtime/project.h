@@ -35,8 +35,17 @@ struct TrainingConfig {
   int seq_len = 256;              // T of a training window (text); tasks use the task's T
   int grad_accum = 1;             // micro-batches per optimizer step
   double lr = 3e-3;               // peak learning rate
-  double min_lr_ratio = 0.1;      // cosine decays to lr * min_lr_ratio
+  double min_lr_ratio = 0.1;      // the schedule ends at lr * min_lr_ratio
   int64_t warmup_steps = 30;      // linear warmup from 0
+  // "cosine": warmup, then cosine decay to the end. "wsd" (warmup-stable-decay, Hagele et al.
+  // 2024): warmup, constant lr, then a cooldown over the last `cooldown` fraction of the steps
+  // (cooldown_shape "1-sqrt" or "linear"). A WSD run of any length shares its stable phase with
+  // every longer one: the search's rungs branch their cooldowns off it (docs/search.md).
+  std::string schedule = "cosine";
+  double cooldown = 0.2;          // wsd: fraction of the steps in the cooldown
+  std::string cooldown_shape = "1-sqrt";  // wsd: "1-sqrt" | "linear"
+  // wsd: the last step of the stable phase (steps - cooldown steps); cosine: steps.
+  int64_t stable_end() const;
   double weight_decay = 0.1;      // on matrices and embeddings only
   double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
   double dss_lr = 1e-3;           // peak lr of the DSS kernel parameters (same warmup + cosine)
@@ -146,6 +155,7 @@ struct Project {
   std::vector<analysis::Claim> claims;  // the "claims" the report tests (analysis/claims.h)
   analysis::TuneProtocol tune;          // the "tune" section: each family's settings, chosen on validation
   analysis::ScalingSpec scaling;        // the "scaling" section: fits over the grid's sizes
+  nlohmann::json search;                // the "search" section as written (validated; null when absent)
   std::vector<MissingData> missing_data;  // empty unless loaded with require_data = false
 
   std::string file() const;        // project_file_in(dir): <dir>/project.json
@@ -162,6 +172,13 @@ Project load_project(const std::string& path, const LoadOptions& options = {});
 // Same from JSON already in memory; `dir` is where the store and checkpoints live.
 Project parse_project(const nlohmann::json& json, const std::string& dir, const std::string& source,
                       const LoadOptions& options = {});
+
+// A run the project file does not list: `base` with `patch` ({"model": {...}, "training":
+// {...}}, a JSON merge patch over base's resolved sections) named `name`, validated like any of
+// the project's runs (errors name `where`.model... / `where`.training...). The search's trials
+// (runtime/search_job.h). A patched lr moves mixer_lr with it when base left mixer_lr at lr.
+RunPlan patched_run(const Project& project, const RunPlan& base, const nlohmann::json& patch, const std::string& name,
+                    const std::string& where);
 
 // Runs to make, in order (the GUI's queue): the names of project.runs.
 std::vector<std::string> run_names(const Project& project);

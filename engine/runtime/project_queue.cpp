@@ -29,15 +29,11 @@ std::vector<QueueItem> project_queue(const Project& project, const QueueOptions&
   return items;
 }
 
-namespace {
-// Equal run configs, the model sections compared in their canonical form (a run stored before a
-// model key existed was trained with the value its absence means: model_config.h).
 bool same_run_config(nlohmann::json a, nlohmann::json b) {
   for (nlohmann::json* j : {&a, &b})
     if (j->is_object() && j->contains("model")) (*j)["model"] = model::canonical_model_json((*j)["model"]);
   return a == b;
 }
-}  // namespace
 
 std::vector<TrainedRun> trained_runs(const Project& project) {
   std::vector<TrainedRun> out;

@@ -52,6 +52,10 @@ struct TrainedRun {
 };
 // In project order; empty when the store does not exist yet. Reads the store, writes nothing.
 std::vector<TrainedRun> trained_runs(const Project& project);
+// Equal stored run configs (the "config" a RunPlan records), the model sections compared in
+// their canonical form (a run stored before a model key existed was trained with the value its
+// absence means: model_config.h). The one rule for "already trained with this config".
+bool same_run_config(nlohmann::json a, nlohmann::json b);
 
 // Why `item` is not to be started, given how many training items before it did not finish
 // (failed, diverged, cancelled): "" when it is to be started.

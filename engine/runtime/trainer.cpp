@@ -30,6 +30,15 @@ using nlohmann::json;
 double lr_factor(const TrainingConfig& cfg, int64_t step) {
   if (cfg.warmup_steps > 0 && step <= cfg.warmup_steps)
     return static_cast<double>(step) / static_cast<double>(cfg.warmup_steps);
+  if (cfg.schedule == "wsd") {
+    const int64_t stable_end = cfg.stable_end();
+    if (step <= stable_end) return 1.0;
+    // Cooldown steps stable_end+1 .. steps: progress 1/n .. 1, ending at min_lr_ratio.
+    const double progress = static_cast<double>(step - stable_end) / static_cast<double>(cfg.steps - stable_end);
+    const double p = std::min(1.0, progress);
+    const double shape = cfg.cooldown_shape == "linear" ? 1.0 - p : 1.0 - std::sqrt(p);
+    return cfg.min_lr_ratio + (1.0 - cfg.min_lr_ratio) * shape;
+  }
   const int64_t decay_steps = cfg.steps - cfg.warmup_steps;
   if (decay_steps <= 0) return 1.0;
   const double progress =

@@ -29,7 +29,8 @@ class ProcessGroup;
 namespace pha::runtime {
 
 // Linear warmup from 0 to 1 over warmup_steps, then cosine from 1 down to min_lr_ratio at
-// `steps`. `step` is the 1-based optimizer step about to be taken.
+// `steps`; or, with schedule "wsd", 1 until stable_end() and a cooldown (1-sqrt or linear) to
+// min_lr_ratio at `steps`. `step` is the 1-based optimizer step about to be taken.
 double lr_factor(const TrainingConfig& cfg, int64_t step);
 
 struct TrainStepResult {

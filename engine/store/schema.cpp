@@ -137,6 +137,27 @@ ALTER TABLE runs ADD COLUMN world_size INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE runs ADD COLUMN backend TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 6: the decisions of architecture searches (docs/search.md). One row per trial and
+// rung once the rung is decided: its objective values per seed, promoted / stopped / failed and
+// why, and the runs that measured it. The runs themselves are ordinary training runs; a
+// resumed search recomputes its decisions from them and rewrites these rows.
+constexpr const char* kSchemaV6 = R"sql(
+CREATE TABLE search_decisions(
+  project TEXT NOT NULL,
+  search TEXT NOT NULL,
+  bracket INTEGER NOT NULL,
+  rung INTEGER NOT NULL,
+  trial INTEGER NOT NULL,
+  resource REAL NOT NULL,
+  label TEXT NOT NULL,
+  decision TEXT NOT NULL,
+  why TEXT NOT NULL,
+  values_json TEXT NOT NULL,
+  runs_json TEXT NOT NULL,
+  decided_at INTEGER NOT NULL,
+  PRIMARY KEY(project, search, bracket, rung, trial)) WITHOUT ROWID;
+)sql";
+
 void migrate_0_to_1(Db& db) { db.exec_script(kSchemaV1); }
 
 void migrate_1_to_2(Db& db) {
@@ -156,13 +177,15 @@ void migrate_3_to_4(Db& db) { db.exec_script(kSchemaV4); }
 
 void migrate_4_to_5(Db& db) { db.exec_script(kSchemaV5); }
 
+void migrate_5_to_6(Db& db) { db.exec_script(kSchemaV6); }
+
 // A new version: a kSchemaV<n> script (ALTER TABLE ... ADD COLUMN with a default that is right
 // for the old rows, plus any UPDATE that classifies them), a migrate_<n-1>_to_<n>, one entry
 // here, and Store::kSchemaVersion.
 using Migration = void (*)(Db&);
 // kMigrations[v] takes a store from version v to v + 1.
 constexpr Migration kMigrations[] = {migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4,
-                                     migrate_4_to_5};
+                                     migrate_4_to_5, migrate_5_to_6};
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 
 bool table_exists(Db& db, const char* name) {
@@ -193,7 +216,7 @@ int read_schema_version(Db& db) {
 }
 
 void ensure_schema(Db& db, int target_version) {
-  static_assert(kMigrationCount == 5, "one migration per schema version (Store::kSchemaVersion)");
+  static_assert(kMigrationCount == 6, "one migration per schema version (Store::kSchemaVersion)");
   auto check_newer = [&](int version) {
     if (version > target_version) {
       throw Error(db.path(), "run store schema version " + std::to_string(version) +

@@ -399,8 +399,10 @@ RecoveryReport recover_store(const std::string& path, const RecoverOptions& opti
     Db src(path, std::chrono::milliseconds(5000), Db::Mode::Existing);
     src.keep_file_untouched();
     const std::int64_t version = single_int(src.raw(), "SELECT version FROM schema_version", Store::kSchemaVersion);
-    if (version != Store::kSchemaVersion)
-      throw Error(path, "run store schema version " + std::to_string(version) + ": this program recovers version " +
+    // Version 6 only added search_decisions, which recovery does not salvage (a rerun of the
+    // search rewrites it): a version-5 store's tables are read the same way.
+    if (version != Store::kSchemaVersion && version != 5)
+      throw Error(path, "run store schema version " + std::to_string(version) + ": this program recovers version 5 and " +
                             std::to_string(Store::kSchemaVersion) + " stores only");
     refuse_live_writers(src.raw(), path);
 

@@ -200,6 +200,8 @@ TEST(Project, ProfileSectionIsReadWithDefaultsAndValidated) {
   }
 }
 
+// Labelled by its variants entry when the entry's grid points train one model (only training
+// keys vary), else by the grid point.
 TEST(Project, ProfileSweepCoversEachDistinctModelOnceLabelledByItsRun) {
   pha::test::TempProject p;
   json j = p.text_project();
@@ -208,11 +210,17 @@ TEST(Project, ProfileSweepCoversEachDistinctModelOnceLabelledByItsRun) {
   j["profile"] = {{"seq_lens", {32, 64}}, {"phases", {"forward", "train"}}, {"tokens_per_batch", 256}};
   p.write_project(j);
   const auto sweep = pha::runtime::project_profile_sweep(load_project(p.dir().string()));
-  EXPECT_EQ(sweep.models, (std::vector<std::string>{"pha/lr=0.001", "transformer/lr=0.001"}));
+  EXPECT_EQ(sweep.models, (std::vector<std::string>{"pha", "transformer"}));
   ASSERT_EQ(sweep.model_configs.size(), 2u);
   EXPECT_EQ(sweep.model_configs[1]["variant"], "transformer");
   EXPECT_EQ(sweep.seq_lens, (std::vector<int>{32, 64}));
   EXPECT_EQ(sweep.tokens_per_batch, 256);
+  // A grid over a model key: one model per point, named by the point.
+  j["grid"] = {{"model.d_model", {32, 48}}};
+  p.write_project(j);
+  EXPECT_EQ(pha::runtime::project_profile_sweep(load_project(p.dir().string())).models,
+            (std::vector<std::string>{"pha/d_model=32", "pha/d_model=48", "transformer/d_model=32",
+                                      "transformer/d_model=48"}));
   EXPECT_EQ(pha::runtime::sweep_point_count(sweep), 8u);
 }
 
@@ -253,6 +261,11 @@ TEST(Project, EveryTemplateInTheRepositoryLoads) {
     pha::runtime::Project project;
     ASSERT_NO_THROW(project = load_project(entry.path().string(), browse));
     EXPECT_EQ(project.name, name);
+    if (name.rfind("search-", 0) == 0) {  // search templates: a base variant or two and a "search" section
+      EXPECT_TRUE(project.search.is_object());
+      seen.insert(name);
+      continue;
+    }
     EXPECT_GE(project.runs.size(), 3u);
     if (!examples.count(name)) {
       // Three seeds; the scaling ladder two (24 runs up to 5M parameters in ~40 min on 2 cores).
