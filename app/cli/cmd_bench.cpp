@@ -62,20 +62,26 @@ void print_profile_table(const std::vector<runtime::ProfilePointResult>& rows) {
     }
 }
 
-runtime::ProfileJobResult run_project_profile(const runtime::ProfileJobSpec& spec, bool quiet,
-                                              runtime::RunControl& control) {
-  runtime::ProfileJobSpec s = spec;
-  s.on_start = [](const runtime::ProfileSweep& sweep) {
-    std::printf("\nefficiency profile: %zu points (%zu models x %zu lengths x %zu phases), each in a fresh worker "
-                "process\n",
-                runtime::sweep_point_count(sweep), sweep.models.size(), sweep.seq_lens.size(), sweep.phases.size());
-    std::fflush(stdout);
-  };
-  ProgressPrinter printer("profile", quiet);
-  const runtime::ProfileJobResult r = runtime::run_profile_job(s, printer, control);
+void print_profile_header(const runtime::ProfileSweep& sweep) {
+  std::printf("\nefficiency profile: %zu points (%zu models x %zu lengths x %zu phases), each in a fresh worker "
+              "process\n",
+              runtime::sweep_point_count(sweep), sweep.models.size(), sweep.seq_lens.size(), sweep.phases.size());
+  std::fflush(stdout);
+}
+
+void print_profile_result(const runtime::ProfileJobResult& r) {
   print_profile_table(r.points);
   std::printf("recorded %zu profile run(s) of project \"%s\" in %s\n", r.run_ids.size(), r.project.c_str(),
               r.store_path.c_str());
+}
+
+runtime::ProfileJobResult run_project_profile(const runtime::ProfileJobSpec& spec, bool quiet,
+                                              runtime::RunControl& control) {
+  runtime::ProfileJobSpec s = spec;
+  s.on_start = print_profile_header;
+  ProgressPrinter printer("profile", quiet);
+  const runtime::ProfileJobResult r = runtime::run_profile_job(s, printer, control);
+  print_profile_result(r);
   return r;
 }
 

@@ -12,6 +12,7 @@
 #include "core/config_reader.h"
 #include "core/error.h"
 #include "runtime/search_job.h"
+#include "runtime/work_queue.h"
 
 namespace pha::cli {
 
@@ -20,6 +21,7 @@ namespace {
 struct SearchCliOptions {
   std::string project;
   int jobs = 1;
+  int nproc = 1;
   bool plan = false, status = false, report = false, resume = false, quiet = false;
   std::string format = "md", out, promote, name, only;
   std::vector<std::string> variants;
@@ -83,20 +85,32 @@ int run(const SearchCliOptions& o) {
     write_out(runtime::search_report(s, o.report ? o.format : "md"), o.out);
     return kOk;
   }
-  runtime::SearchOptions so;
-  so.jobs = o.jobs;
-  so.plan = o.plan;
-  so.only = o.only;
-  so.searches = o.variants;
   runtime::RunControl control;
   CancelOnSignal signals(control);
   SearchPrinter printer(o.quiet || o.jobs > 1);
-  const runtime::SearchResult r = runtime::run_search(o.project, so, printer, control);
-  if (o.plan) {
+  if (o.plan) {  // the commands of the next runnable rung runs; nothing runs
+    runtime::SearchOptions so;
+    so.plan = true;
+    so.jobs = o.jobs;
+    so.nproc = o.nproc;
+    so.searches = o.variants;
+    const runtime::SearchResult r = runtime::run_search(o.project, so, printer, control);
     for (const auto& line : r.plan) std::printf("%s\n", line.c_str());
     if (r.plan.empty()) std::fprintf(stderr, "nothing to run: the search is complete (pha search --report)\n");
     return kOk;
   }
+  // The search (or one rung run of it) as an item of the engine's queue, as the window runs it.
+  runtime::QueueItem item;
+  item.kind = o.only.empty() ? runtime::QueueItemKind::Search : runtime::QueueItemKind::SearchTrial;
+  item.project = o.project;
+  item.run = o.only;
+  item.search_jobs = o.jobs;
+  runtime::QueueSettings settings;
+  settings.searches = o.variants;
+  settings.processes = o.nproc;
+  const runtime::QueueItemResult done = runtime::run_queue_item(item, settings, printer, control);
+  if (done.error) std::rethrow_exception(done.error);  // bad input: the command's error
+  const runtime::SearchResult& r = *done.search;
   if (!o.only.empty()) return r.cancelled || control.cancel_requested() ? kCancelled : kOk;
   if (r.cancelled) {
     std::printf("search cancelled; rerun `pha search %s` to continue\n", o.project.c_str());
@@ -117,6 +131,8 @@ void add_search_command(CLI::App& app, GlobalOptions& global) {
   auto* cmd = app.add_subcommand("search", "Run or continue the project's architecture search (docs/search.md)");
   cmd->add_option("project", o->project, "Project folder (or its project.json) with a \"search\" section")->required();
   cmd->add_option("--jobs", o->jobs, "Rung runs at once, each in its own worker process")->check(CLI::Range(1, 64));
+  cmd->add_option("--nproc", o->nproc, "Data-parallel worker processes per rung run (docs/distributed.md)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_flag("--plan", o->plan, "Print the commands of the runs the search can start now, run nothing");
   cmd->add_flag("--resume", o->resume, "Continue a stopped search (what a plain rerun does)");
   cmd->add_flag("--status", o->status, "Print the search's state from the store, train nothing");

@@ -28,6 +28,7 @@
 #include "runtime/project_queue.h"
 #include "runtime/project_report.h"
 #include "runtime/trainer.h"
+#include "runtime/work_queue.h"
 #include "store/store.h"
 
 namespace pha::cli {
@@ -45,6 +46,7 @@ struct TrainOptions {
   std::string device;
   bool quiet = false;
   bool profile = true;  // run the project's efficiency profile after its runs (project.json "profile")
+  bool only_new = false;  // leave out the runs the store holds finished with the same configuration
   LaunchOptions launch;  // --nproc etc. (cmd_launch.h)
   std::shared_ptr<distributed::ProcessGroup> group;  // this worker's, when data-parallel
   bool lead() const { return !group || group->rank() == 0; }
@@ -60,64 +62,92 @@ int exit_code_for(runtime::JobStatus s) {
   }
 }
 
-// One training item of the queue; returns its status.
-runtime::JobStatus train_run(const TrainOptions& o, const runtime::Project& project, const runtime::QueueItem& item,
-                             int threads, runtime::RunControl& control, std::vector<int64_t>* run_ids) {
-  runtime::JobSpec spec;
-  spec.project = o.project;
-  spec.run = item.run;
-  spec.resume_run_id = item.resume_run_id;
-  spec.threads = threads;
-  spec.device = o.device;
-  spec.group = o.group;
-  if (o.steps > 0) {
-    spec.training_overrides["steps"] = o.steps;
-    const auto& t = project.run(item.run).training;
-    if (t.warmup_steps > o.steps) spec.training_overrides["warmup_steps"] = o.steps / 10;
-  }
-  ProgressPrinter printer(item.run, o.quiet || !o.lead());
-  const runtime::JobResult r = runtime::run_job(spec, printer, control);
-  if (run_ids) run_ids->push_back(r.run_id);
-  if (!o.lead()) return r.status;  // rank 0 reports the run
-  std::fprintf(stdout, "run %lld %s: %s after %lld steps (loss %.4f)%s%s\n", static_cast<long long>(r.run_id),
-               item.run.c_str(), runtime::job_status_name(r.status), static_cast<long long>(r.steps_done), r.final_loss,
-               r.reason.empty() ? "" : ": ", r.reason.c_str());
-  std::fflush(stdout);
-  return r.status;
+runtime::JobStatus status_of(const runtime::QueueItemResult& r) {
+  for (auto st : {runtime::JobStatus::Finished, runtime::JobStatus::Failed, runtime::JobStatus::Diverged,
+                  runtime::JobStatus::Cancelled, runtime::JobStatus::Interrupted})
+    if (r.status == runtime::job_status_name(st)) return st;
+  return runtime::JobStatus::Failed;
 }
 
-// Runs the project's queue (runtime/project_queue.h: the chosen runs, then the efficiency
-// profile when the whole project was trained and every run finished, as in the window);
-// returns the exit code of the worst outcome.
+// The queue's printing observer: ProgressPrinter per item (its label changes with the item).
+class QueuePrinter : public runtime::SearchObserver {
+ public:
+  QueuePrinter(std::string label, bool quiet) : printer_(std::move(label), quiet) {}
+  void on_step(const runtime::StepMetrics& m) override { printer_.on_step(m); }
+  void on_eval(const runtime::EvalEvent& e) override { printer_.on_eval(e); }
+  void on_log(const runtime::LogEvent& e) override { printer_.on_log(e); }
+  void on_status(const runtime::StatusEvent& e) override { printer_.on_status(e); }
+  void on_efficiency(const runtime::EfficiencyEvent& e) override { printer_.on_efficiency(e); }
+
+ private:
+  ProgressPrinter printer_;
+};
+
+// Runs the project's queue through the engine's one queue (runtime/work_queue.h: the chosen
+// runs, then the efficiency profile when the whole project was trained and every run finished,
+// as in the window); returns the exit code of the worst outcome.
 int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_ids) {
   const runtime::Project project = runtime::load_project(o.project);  // bad input: before any run
   runtime::QueueOptions qo;
   qo.runs = o.runs;
   qo.resume_run_id = o.resume;
   qo.profile = o.profile && !o.group;  // the efficiency profile is one process's measurement
-  const std::vector<runtime::QueueItem> items = runtime::project_queue(project, qo);
+  if (o.only_new) {  // the window's "Train only the new runs": the engine's repeated-run lookup
+    std::vector<std::string> wanted = o.runs;
+    if (wanted.empty())
+      for (const auto& r : project.runs) wanted.push_back(r.name);
+    for (const auto& t : runtime::trained_runs(project)) {
+      if (std::find(wanted.begin(), wanted.end(), t.run) == wanted.end()) continue;
+      wanted.erase(std::remove(wanted.begin(), wanted.end(), t.run), wanted.end());
+      if (o.lead()) std::printf("%s: already trained with this configuration (run %lld), left out\n", t.run.c_str(),
+                                static_cast<long long>(t.run_id));
+    }
+    if (wanted.empty()) {
+      if (o.lead()) std::printf("every run is already trained with this configuration; nothing to train\n");
+      return kOk;
+    }
+    qo.runs = wanted;
+  }
+  runtime::QueueSettings settings;
+  settings.threads = threads;
+  settings.device = o.device;
+  settings.steps = o.steps;
+  settings.group = o.group;
+  settings.on_profile_start = print_profile_header;
+  runtime::WorkQueue queue(settings);
+  queue.add_project(project, qo);
   runtime::RunControl control;
   CancelOnSignal signals(control);
-  int worst = kOk, unfinished = 0;
-  for (const runtime::QueueItem& item : items) {
-    if (control.cancel_requested()) break;
-    const std::string why = runtime::skip_reason(item, unfinished);
-    if (!why.empty()) {
-      std::printf("efficiency profile skipped: %s\n", why.c_str());
+  int worst = kOk;
+  std::vector<std::pair<runtime::QueueItem, std::string>> skipped;
+  while (!control.cancel_requested()) {
+    const auto item = queue.next(&skipped);
+    for (const auto& [what, why] : skipped) std::printf("efficiency profile skipped: %s\n", why.c_str());
+    skipped.clear();
+    if (!item) break;
+    const bool profile = item->kind == runtime::QueueItemKind::Profile;
+    QueuePrinter printer(profile ? "profile" : item->run, o.quiet || !o.lead());
+    const runtime::QueueItemResult r = runtime::run_queue_item(*item, queue.settings(), printer, control);
+    queue.ended(*item, r);
+    // Bad input found when the item started (a run's data, a resume id): the command's error, as
+    // before any run.
+    if (r.error) std::rethrow_exception(r.error);
+    if (profile) {
+      if (r.profile) print_profile_result(*r.profile);
+      else std::fprintf(stderr, "efficiency profile failed: %s\n", r.reason.c_str());
+      if (!r.finished()) worst = r.profile ? kCancelled : kFailure;
       continue;
     }
-    if (item.kind == runtime::QueueItemKind::Profile) {
-      runtime::ProfileJobSpec spec;
-      spec.project = o.project;
-      spec.threads = threads;
-      if (run_project_profile(spec, o.quiet, control).cancelled) worst = kCancelled;
-      continue;
+    if (run_ids) run_ids->push_back(r.run_id);
+    const runtime::JobStatus status = status_of(r);
+    if (o.lead()) {  // rank 0 reports the run
+      std::fprintf(stdout, "run %lld %s: %s after %lld steps (loss %.4f)%s%s\n", static_cast<long long>(r.run_id),
+                   item->run.c_str(), r.status.c_str(), static_cast<long long>(r.steps_done), r.final_loss,
+                   r.reason.empty() ? "" : ": ", r.reason.c_str());
+      std::fflush(stdout);
     }
-    const runtime::JobStatus status = train_run(o, project, item, threads, control, run_ids);
-    if (status != runtime::JobStatus::Finished) ++unfinished;
     const int code = exit_code_for(status);
     if (code != kOk && (worst == kOk || code == kCancelled)) worst = code;
-    if (o.group && status != runtime::JobStatus::Finished) break;  // the ranks' collectives no longer line up
   }
   return worst;
 }
@@ -204,6 +234,8 @@ void add_train(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--device", o->device, "cpu | cuda | auto (default: training.device)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd->add_flag("--quiet", o->quiet, "Only the final line per run and errors");
+  cmd->add_flag("--only-new", o->only_new,
+                "Leave out the runs the store already holds finished with the same name and configuration");
   cmd->add_flag("--no-profile", [o](std::int64_t) { o->profile = false; },
                 "Skip the efficiency profile that project.json's \"profile\" section asks for after all runs");
   cmd->add_option("--nproc", o->launch.nproc, "Data-parallel worker processes on this machine (docs/distributed.md)")

@@ -98,13 +98,15 @@ struct Options {
                                 "100"};
   QCommandLineOption benchProbe{"bench-probe-ms", "Benchmark: probe timer interval in ms (default 5)", "ms", "5"};
   QCommandLineOption benchNoProfile{"bench-no-profile", "Benchmark: leave out the project's efficiency profile"};
+  QCommandLineOption benchSearch{"bench-search", "Benchmark: run the project's search (its \"search\" section, "
+                                                 "Run > Search) instead of its runs"};
 
   void addTo(QCommandLineParser& cli) {
     cli.setApplicationDescription("PHA Workbench: build, train, measure and compare hybrid GSS + attention models");
     cli.addHelpOption();
     cli.addVersionOption();
     for (const auto* o : {&selfTest, &showRun, &compareAll, &startRuns, &compareTab, &raiseDock, &measure, &bench,
-                          &benchSteps, &benchProbe, &benchNoProfile})
+                          &benchSteps, &benchProbe, &benchNoProfile, &benchSearch})
       cli.addOption(*o);
     cli.addPositionalArgument("project", "Project folder to open (default: the last one, else the quickstart)", "[project]");
   }
@@ -168,7 +170,7 @@ int main(int argc, char** argv) {
                            &startRuns = options.startRuns, &compareTab = options.compareTab,
                            &raiseDock = options.raiseDock, &measure = options.measure, &bench = options.bench,
                            &benchSteps = options.benchSteps, &benchProbe = options.benchProbe,
-                           &benchNoProfile = options.benchNoProfile;
+                           &benchNoProfile = options.benchNoProfile, &benchSearch = options.benchSearch;
   if (cli.isSet(selfTest)) return pha::gui::runSelfTest();
 
   if (cli.isSet(bench)) {
@@ -177,6 +179,7 @@ int main(int argc, char** argv) {
     o.steps = cli.value(benchSteps).toInt();
     o.probeMs = std::max(1, cli.value(benchProbe).toInt());
     o.profile = !cli.isSet(benchNoProfile);
+    o.search = cli.isSet(benchSearch);
     pha::configure_threads(0);
     pha::widgets::applyTheme(pha::widgets::Theme::Light);
     return pha::gui::runResponsivenessBench(o);

@@ -19,17 +19,10 @@
 #include "run_queue.h"
 #include "runtime/project.h"
 #include "runtime/project_queue.h"
+#include "runtime/work_queue.h"
 #include "store/store.h"
 
 namespace pha::gui {
-
-double queueEtaSeconds(double currentSecondsPerStep, qint64 currentStepsLeft, double queueSecondsPerStep,
-                       qint64 pendingSteps) {
-  const double current = currentSecondsPerStep > 0 ? currentSecondsPerStep : queueSecondsPerStep;
-  if (current <= 0 && (currentStepsLeft > 0 || queueSecondsPerStep <= 0)) return -1;
-  const double pending = queueSecondsPerStep > 0 ? queueSecondsPerStep : current;
-  return std::max<qint64>(0, currentStepsLeft) * current + std::max<qint64>(0, pendingSteps) * pending;
-}
 
 QString formatEta(double seconds) {
   const long long t = std::llround(std::max(0.0, seconds));
@@ -56,6 +49,7 @@ QueueController::QueueController(RunQueue* queue, RunMonitor* monitor, Efficienc
   connectTraining();
   connectProfile();
   connectEvaluation();
+  connectSearch();
 }
 
 bool QueueController::isBusy() const { return m_queue->isBusy(); }
@@ -163,21 +157,52 @@ bool QueueController::evaluateRun(const QString& storePath, qint64 runId) {
   return true;
 }
 
-// A new pass: the planned steps of its runs (project.json with the queue's training overrides)
-// for the ETA and the progress bar, and empty measurements.
-void QueueController::beginPass(const ProjectSession* session) {
-  if (m_queue->isBusy()) return;  // items added to a running pass keep its figures
-  m_plannedSteps.clear();
-  if (session) {
-    const nlohmann::json overrides = nlohmann::json::parse(m_queue->trainingOverrides().toStdString(), nullptr, false);
-    for (const QString& run : session->runNames()) {
-      const nlohmann::json cfg = session->runConfig(run);
-      qint64 steps = cfg.contains("training") ? cfg["training"].value("steps", 0) : 0;
-      if (overrides.is_object() && overrides.contains("steps") && overrides["steps"].is_number_integer())
-        steps = overrides["steps"].get<qint64>();
-      m_plannedSteps[run] = steps;
-    }
+bool QueueController::runSearch(const ProjectSession& session, int jobs) {
+  if (!session.isOpen()) {
+    emit errorOccurred(tr("Open a project first (File > Open project)."));
+    return false;
   }
+  if (m_queue->isBusy()) {
+    emit errorOccurred(tr("Wait for the run queue to finish (or cancel it) before starting a search."));
+    return false;
+  }
+  m_storePath = session.storePath();
+  m_queue->enqueue({QueuedRun::searchOf(session.dir(), jobs)});
+  beginPass(nullptr);
+  m_status->setText(tr("Search: reading the store (finished rung runs are reused, interrupted ones resumed)"));
+  m_progress->setRange(0, 0);
+  startQueue();
+  return true;
+}
+
+void QueueController::connectSearch() {
+  connect(m_queue, &RunQueue::searchRunStarted, this,
+          [this](const QString&, const QString& job, const QString& label, int index, int planned) {
+            m_monitor->beginLive(tr("search %1 (%2)").arg(job, label));
+            m_progress->setRange(0, std::max(1, planned));
+            m_progress->setValue(std::max(0, index - 1));
+            m_progress->setFormat(tr("search: rung run %v of %m"));
+            m_status->setText(tr("Search: rung run %1 of %2 (so far planned): %3, %4").arg(index).arg(planned).arg(job, label));
+            emit storeChanged(true);
+            emit stateChanged();
+          });
+  connect(m_queue, &RunQueue::searchUpdated, this, [this](const runtime::SearchSummary&) { emit storeChanged(true); });
+  connect(m_queue, &RunQueue::searchEnded, this,
+          [this](const QString& status, const QString& message, const runtime::SearchSummary&) {
+            m_monitor->endLive(status, message);
+            const QString text = tr("Search %1: %2").arg(status, message);
+            m_status->setText(text);
+            m_progress->setFormat("%p%");
+            emit storeChanged(true);
+            if (status == "failed") emit errorOccurred(tr("The search failed: %1").arg(message));
+            emit stateChanged();
+          });
+}
+
+// A new pass: empty measurements (the planned steps are the engine queue's, with the training
+// overrides applied when the items were queued: RunQueue::position().pendingSteps).
+void QueueController::beginPass(const ProjectSession*) {
+  if (m_queue->isBusy()) return;  // items added to a running pass keep its figures
   m_passClock.start();
   m_cancelled = false;
   m_runsFinished = m_runsNotFinished = 0;
@@ -249,13 +274,12 @@ void QueueController::onSteps(const QString& run, qint64 step, qint64 total, dou
   m_lastStep = step;
   m_lastWall = wallS;
   const QueuePosition pos = m_queue->position();
-  qint64 pendingSteps = 0;
-  for (const QString& r : pos.nextRuns) pendingSteps += m_plannedSteps.value(r, total);
+  const qint64 pendingSteps = pos.pendingSteps;
   const qint64 measured = m_lastStep - m_firstStep;
   const double currentRate = measured > 0 ? (m_lastWall - m_firstWall) / static_cast<double>(measured) : -1;
   const qint64 allSteps = m_measuredSteps + std::max<qint64>(0, measured);
   const double queueRate = allSteps > 0 ? (m_measuredWall + std::max(0.0, m_lastWall - m_firstWall)) / allSteps : -1;
-  const double eta = queueEtaSeconds(currentRate, total - step, queueRate, pendingSteps);
+  const double eta = runtime::queue_eta_seconds(currentRate, total - step, queueRate, pendingSteps);
   QString etaText = eta >= 0 ? tr("queue ETA %1").arg(formatEta(eta)) : tr("queue ETA: measuring");
   if (pos.profileNext) etaText += tr(" + the profile");
   // A data-parallel run says its world size: "2 processes (gloo)" (the connected group's).

@@ -3,7 +3,7 @@
 // project already has finished runs of the same name and configuration, pauses, resumes and
 // cancels, feeds the queue's event batches to the live plots and the Efficiency dock, and keeps
 // the status line and progress bar saying what the queue is doing: which run of how many, what
-// follows, and the whole queue's ETA (queueEtaSeconds); cleared when the queue is cancelled or
+// follows, and the whole queue's ETA (runtime::queue_eta_seconds); cleared when the queue is cancelled or
 // finishes. The training itself runs in RunQueue's worker thread.
 #pragma once
 
@@ -24,14 +24,7 @@ class ProjectSession;
 class RunMonitor;
 class RunQueue;
 
-// The queue's ETA: the current run's steps left at its own measured seconds per step, plus the
-// pending runs' steps at the mean seconds per step measured so far in this queue (every run
-// trained in it, the current one included; wall time between steps, evaluations included).
-// It assumes the pending runs step as fast as the ones measured, and it leaves the efficiency
-// profile out (its points are separate processes, timed as they run). -1 when nothing is
-// measured yet.
-double queueEtaSeconds(double currentSecondsPerStep, qint64 currentStepsLeft, double queueSecondsPerStep,
-                       qint64 pendingSteps);
+// The queue's ETA is the engine's (runtime::queue_eta_seconds, runtime/work_queue.h).
 // "42 s", "3m 05s", "1h 02m".
 QString formatEta(double seconds);
 
@@ -47,6 +40,10 @@ class QueueController : public QObject {
   bool measureEfficiency(const ProjectSession& session);
   // Evaluates a stored run again from its last checkpoint (runtime::evaluate_run, as `pha eval`).
   bool evaluateRun(const QString& storePath, qint64 runId);
+  // Runs (or continues) the project's architecture search (its "search" section; runtime::
+  // run_search, as `pha search --jobs N`). Progress: RunQueue's searchRunStarted / searchUpdated
+  // / searchEnded; the rung runs' curves go to the live plots (jobs 1) like any run's.
+  bool runSearch(const ProjectSession& session, int jobs = 1);
   void pauseOrResume();
   void cancelAll();
 
@@ -76,6 +73,7 @@ class QueueController : public QObject {
   void connectTraining();
   void connectProfile();
   void connectEvaluation();
+  void connectSearch();
   void startQueue();
   void beginPass(const ProjectSession* session);
   void onSteps(const QString& run, qint64 step, qint64 total, double wallS, double tokensPerS);
@@ -94,7 +92,6 @@ class QueueController : public QObject {
   Confirm m_confirm;
 
   // This pass of the queue (runProject / measureEfficiency / evaluateRun until it empties).
-  QHash<QString, qint64> m_plannedSteps;  // run name -> training.steps (the queue's overrides applied)
   QElapsedTimer m_passClock;
   bool m_cancelled = false;
   int m_runsFinished = 0, m_runsNotFinished = 0;

@@ -20,6 +20,7 @@
 
 #include "main_window.h"
 #include "project_session.h"
+#include "queue_controller.h"
 #include "run_queue.h"
 
 namespace pha::gui {
@@ -167,7 +168,7 @@ struct Measurement {
 
 // Presses Run in `window` and records until the queue has finished (and 1 s more, for the
 // end's store reads and redraws).
-Measurement measure(MainWindow& window, int probeMs) {
+Measurement measure(MainWindow& window, int probeMs, bool search) {
   Measurement m;
   const Clock::time_point origin = Clock::now();
   EventLoopProbe probe(probeMs, origin);
@@ -193,6 +194,15 @@ Measurement measure(MainWindow& window, int probeMs) {
   QObject::connect(q, &RunQueue::profileEnded, &probe, [&](const QString& status, const QString& message, int) {
     mark("after the profile (" + status + ": " + message + ")");
   });
+  QObject::connect(q, &RunQueue::searchRunStarted, &probe,
+                   [&](const QString&, const QString& job, const QString&, int index, int planned) {
+                     mark(QString("search rung run %1 of %2 (%3)").arg(index).arg(planned).arg(job));
+                   });
+  QObject::connect(q, &RunQueue::searchUpdated, &probe, [&](const runtime::SearchSummary&) { mark("rung decided"); });
+  QObject::connect(q, &RunQueue::searchEnded, &probe, [&](const QString& status, const QString& message,
+                                                          const runtime::SearchSummary&) {
+    mark("after the search (" + status + ": " + message + ")");
+  });
   QEventLoop done;
   QObject::connect(q, &RunQueue::queueFinished, &probe, [&] {
     mark("queue finished");
@@ -202,7 +212,10 @@ Measurement measure(MainWindow& window, int probeMs) {
   ReferenceProbe reference(probeMs, origin);
   probe.start();
   mark("start");
-  window.runProject();
+  if (search)
+    window.queueController()->runSearch(*window.session(), 1);
+  else
+    window.runProject();
   done.exec();
   probe.stop();
   reference.stop();
@@ -277,11 +290,8 @@ int runResponsivenessBench(const ResponsivenessOptions& o) {
     return 1;
   }
   const QStringList runs = window.session()->runNames();
-  if (o.steps > 0) {
-    const int64_t warmup = window.session()->runConfig(runs.first())["training"].value("warmup_steps", int64_t{0});
-    nlohmann::json overrides = {{"steps", o.steps}, {"warmup_steps", std::min<int64_t>(warmup, o.steps)}};
-    window.queue()->setTrainingOverrides(QString::fromStdString(overrides.dump()));
-  }
+  if (o.steps > 0 && !o.search)  // shortened by the engine queue's one rule (runtime::shortened_training)
+    window.queue()->setTrainingOverrides(QString::fromStdString(nlohmann::json{{"steps", o.steps}}.dump()));
   const bool profiles = window.session()->profileSettings().present && window.session()->profileSettings().after_runs;
   {
     QEventLoop settle;  // let the window lay out and paint before measuring
@@ -289,9 +299,10 @@ int runResponsivenessBench(const ResponsivenessOptions& o) {
     settle.exec();
   }
 
-  const Measurement m = measure(window, o.probeMs);
+  const Measurement m = measure(window, o.probeMs, o.search);
 
   std::printf("pha-workbench --bench-responsiveness\n");
+  if (o.search) std::printf("the project's search (Run > Search), its own rung steps\n");
   std::printf("project: copy of %s in %s; runs: %s; steps per run: %s; efficiency profile after the runs: %s\n",
               qPrintable(o.project.isEmpty() ? QString("the quickstart template") : o.project), qPrintable(tmp.path()),
               qPrintable(runs.join(", ")), o.steps > 0 ? qPrintable(QString::number(o.steps)) : "the project's",

@@ -19,6 +19,7 @@ struct ResponsivenessOptions {
   int steps = 100;       // training.steps of every run (0: the project's own)
   int probeMs = 5;       // probe timer interval
   bool profile = true;   // keep the project's efficiency profile after the runs (when it has one)
+  bool search = false;   // run the project's search (Run > Search, one rung run at a time) instead of its runs
   int width = 1600;      // window size (the screenshot's)
   int height = 1000;
 };

@@ -11,6 +11,7 @@
 #include "runtime/run_eval.h"
 #include "runtime/profile_job.h"
 #include "runtime/project.h"
+#include "runtime/work_queue.h"
 
 namespace pha::gui {
 
@@ -55,8 +56,32 @@ EventBuffer::Batch EventBuffer::take() {
   return out;
 }
 
+QueuedRun QueuedRun::profileOf(const QString& project) {
+  QueuedRun q;
+  q.item.kind = runtime::QueueItemKind::Profile;
+  q.item.project = project.toStdString();
+  return q;
+}
+
+QueuedRun QueuedRun::evaluationOf(const QString& storePath, qint64 runId) {
+  QueuedRun q;
+  q.item.kind = runtime::QueueItemKind::Evaluate;
+  q.item.project = storePath.toStdString();
+  q.item.eval_run_id = runId;
+  return q;
+}
+
+QueuedRun QueuedRun::searchOf(const QString& project, int jobs) {
+  QueuedRun q;
+  q.item.kind = runtime::QueueItemKind::Search;
+  q.item.project = project.toStdString();
+  q.item.search_jobs = std::max(1, jobs);
+  return q;
+}
+
 RunQueue::RunQueue(QObject* parent) : QObject(parent) {
   qRegisterMetaType<pha::gui::EventBuffer::Batch>();
+  qRegisterMetaType<pha::runtime::SearchSummary>();
   m_worker = new ThreadMailbox;  // work is posted to it as functors, run in m_thread
   m_worker->moveToThread(&m_thread);  // deleted by ~RunQueue once the thread has ended
   m_toGui = new ThreadMailbox(this);  // the worker's results, run on the GUI thread
@@ -64,6 +89,9 @@ RunQueue::RunQueue(QObject* parent) : QObject(parent) {
   m_thread.start();
   m_drainTimer.setInterval(33);  // <= ~30 GUI updates a second
   connect(&m_drainTimer, &QTimer::timeout, this, &RunQueue::drain);
+  // PHA_DIST_TIMEOUT, as for `pha train --nproc`: how long a dead or hung rank may take to fail the run.
+  const int timeout = qEnvironmentVariableIntValue("PHA_DIST_TIMEOUT");
+  if (timeout > 0) m_work.settings().dist_timeout_s = timeout;
 }
 
 RunQueue::~RunQueue() {
@@ -76,16 +104,23 @@ RunQueue::~RunQueue() {
   delete m_worker;
 }
 
-void RunQueue::enqueue(const QVector<QueuedRun>& runs) { m_pending += runs; }
+void RunQueue::setTrainingOverrides(const QString& json) {
+  m_overrides = json;
+  nlohmann::json j = json.isEmpty() ? nlohmann::json::object() : nlohmann::json::parse(json.toStdString(), nullptr, false);
+  m_work.settings().training_overrides = j.is_object() ? j : nlohmann::json::object();
+}
+
+void RunQueue::enqueue(const QVector<QueuedRun>& runs) {
+  std::vector<runtime::QueueItem> items;
+  for (const QueuedRun& q : runs) items.push_back(q.item);
+  m_work.add(std::move(items));
+}
 
 bool RunQueue::enqueueProject(const QString& project, QString* error, const QStringList& only) {
   try {
-    QVector<QueuedRun> runs;
     runtime::QueueOptions options;
     for (const QString& r : only) options.runs.push_back(r.toStdString());
-    for (auto& item : runtime::project_queue(runtime::load_project(project.toStdString()), options))
-      runs.push_back({project, std::move(item), 0, {}});
-    enqueue(runs);
+    m_work.add_project(runtime::load_project(project.toStdString()), options);
     return true;
   } catch (const std::exception& e) {
     if (error) *error = QString::fromUtf8(e.what());
@@ -94,20 +129,22 @@ bool RunQueue::enqueueProject(const QString& project, QString* error, const QStr
 }
 
 QueuePosition RunQueue::position() const {
+  const runtime::QueuePosition e = m_work.position();
   QueuePosition p;
-  const bool training = m_busy && !m_current.isProfile() && !m_current.isEvaluation();
-  p.run = training ? m_runsStarted : 0;
-  p.runs = m_runsStarted;
-  for (const QueuedRun& q : m_pending) {
-    if (q.isProfile()) {
-      p.profileNext = true;
-      p.next << tr("the efficiency profile");
-    } else if (q.isEvaluation()) {
-      p.next << tr("evaluation of run %1").arg(q.evalRunId);
-    } else {
-      ++p.runs;
-      p.next << q.run();
-      p.nextRuns << q.run();
+  p.run = m_busy ? e.run : 0;
+  p.runs = e.runs;
+  p.profileNext = e.profile_next;
+  p.pendingSteps = e.pending_steps;
+  for (const runtime::QueueItem& q : e.next) {
+    switch (q.kind) {
+      case runtime::QueueItemKind::Train:
+        p.next << QString::fromStdString(q.run);
+        p.nextRuns << QString::fromStdString(q.run);
+        break;
+      case runtime::QueueItemKind::Profile: p.next << tr("the efficiency profile"); break;
+      case runtime::QueueItemKind::Evaluate: p.next << tr("evaluation of run %1").arg(q.eval_run_id); break;
+      case runtime::QueueItemKind::Search: p.next << tr("the search"); break;
+      case runtime::QueueItemKind::SearchTrial: p.next << tr("rung run %1").arg(QString::fromStdString(q.run)); break;
     }
   }
   return p;
@@ -135,148 +172,37 @@ void RunQueue::cancelCurrent() {
 }
 
 void RunQueue::cancelAll() {
-  m_pending.clear();
+  m_work.clear();
   cancelCurrent();
 }
 
-void RunQueue::startNext() {
-  // The engine's policy: the profile after the runs only follows a complete pass.
-  while (!m_pending.isEmpty()) {
-    const std::string why = runtime::skip_reason(m_pending.first().item, m_unfinished);
-    if (why.empty()) break;
-    m_pending.removeFirst();
-    emit profileEnded("skipped", QString::fromStdString(why), 0);
-  }
-  if (m_pending.isEmpty()) {
-    m_busy = false;
-    m_unfinished = 0;
-    m_runsStarted = 0;
-    m_current = QueuedRun{};
-    emit queueFinished();
-    return;
-  }
-  m_current = m_pending.takeFirst();
-  m_busy = true;
-  if (!m_current.isProfile() && !m_current.isEvaluation()) ++m_runsStarted;
-  m_buffer = std::make_shared<EventBuffer>();
-  m_control = std::make_shared<runtime::RunControl>();
-  if (m_current.isProfile()) {
-    startProfile();
-    return;
-  }
-  if (m_current.isEvaluation()) {
-    startEvaluation();
-    return;
-  }
-  runtime::JobSpec spec;
-  spec.project = m_current.project.toStdString();
-  spec.run = m_current.item.run;
-  spec.resume_run_id = m_current.item.resume_run_id;
-  spec.threads = m_threads;
-  if (!m_overrides.isEmpty()) spec.training_overrides = nlohmann::json::parse(m_overrides.toStdString(), nullptr, false);
-  if (spec.training_overrides.is_discarded() || !spec.training_overrides.is_object())
-    spec.training_overrides = nlohmann::json::object();
-  m_worldSize = 1;
-  m_backend.clear();
-  runtime::LocalParallelOptions parallel;
-  parallel.processes = std::max(1, m_processes);
-  if (parallel.processes > 1 && !locateWorkerProgram(&parallel)) return;
-  emit runStarted(m_current.project, m_current.run());
-  m_drainTimer.start();
-  // Called in the worker thread once the group is connected: only posts to the GUI thread.
-  parallel.on_connected = [this](int world, const std::string& backend) {
-    m_toGui->post([this, world, b = QString::fromStdString(backend)] {
-      m_worldSize = world;
-      m_backend = b;
-    });
-  };
-
-  auto buffer = m_buffer;
-  auto control = m_control;
-  const QString name = m_current.run();
-  m_worker->post([this, spec, parallel, buffer, control, name] {
-    qint64 runId = 0;
-    QString status = "failed", reason;
-    try {
-      // One process: run_job itself; N: the same run_job as rank 0 of a local group.
-      const runtime::JobResult r = runtime::run_job_local_parallel(spec, parallel, *buffer, *control);
-      runId = r.run_id;
-      status = runtime::job_status_name(r.status);
-      reason = QString::fromStdString(r.reason);
-    } catch (const std::exception& e) {  // bad project or data: nothing was written
-      reason = QString::fromUtf8(e.what());
-    } catch (...) {
-      reason = "unknown error";
-    }
-    m_toGui->post([this, name, runId, status, reason] { onWorkerDone(name, runId, status, reason); });
-  });
-}
-
-// The workers' program for a data-parallel run; without it the run ends failed at once, with
-// where it was looked for.
-bool RunQueue::locateWorkerProgram(runtime::LocalParallelOptions* parallel) {
-  QString error;
-  const QString exe = locatePhaProgram(&error);
-  if (exe.isEmpty()) {
-    const QString name = m_current.run();
-    emit runStarted(m_current.project, name);
-    m_toGui->post([this, name, error] { onWorkerDone(name, 0, "failed", error); });
-    return false;
-  }
-  parallel->program = exe.toStdString();
-  // PHA_DIST_TIMEOUT, as for `pha train --nproc`: how long a dead or hung rank may take to fail the run.
-  const int timeout = qEnvironmentVariableIntValue("PHA_DIST_TIMEOUT");
-  if (timeout > 0) parallel->timeout_s = timeout;
-  return true;
-}
-
-void RunQueue::startProfile() {
-  QString error;
-  const QString exe = locatePhaProgram(&error);
-  if (exe.isEmpty()) {
-    // Reported like any other end, after the caller's own signal handling has run.
-    m_toGui->post([this, error] { onProfileDone("failed", error, 0); });
-    return;
-  }
-  m_drainTimer.start();
-  auto buffer = m_buffer;
-  auto control = m_control;
-  runtime::ProfileJobSpec spec;
-  spec.project = m_current.project.toStdString();
-  spec.threads = m_threads;
-  spec.program = exe.toStdString();
-  // Called in the worker thread once the sweep is known: only posts to the GUI thread.
-  spec.on_start = [this, dir = m_current.project](const runtime::ProfileSweep& sweep) {
-    QStringList models;
-    for (const auto& m : sweep.models) models << QString::fromStdString(m);
-    const int points = static_cast<int>(runtime::sweep_point_count(sweep));
-    m_toGui->post([this, dir, points, models] { emit profileStarted(dir, points, models); });
-  };
-  m_worker->post([this, spec, buffer, control] {
-    QString status = "failed", message;
-    int stored = 0;
-    try {
-      // Loading validates the project (and its "profile" section) off the GUI thread.
-      const runtime::ProfileJobResult r = runtime::run_profile_job(spec, *buffer, *control);
-      const int points = static_cast<int>(runtime::sweep_point_count(r.sweep));
-      const int failed = r.failed_points();
-      stored = static_cast<int>(r.run_ids.size());
-      status = r.cancelled ? "cancelled" : "finished";
-      message = QObject::tr("%1 of %2 points measured%3")
-                    .arg(static_cast<int>(r.points.size()) - failed)
-                    .arg(points)
-                    .arg(failed ? QObject::tr(", %1 failed (their reasons are in the profile runs' notes)").arg(failed)
-                                : QString());
-    } catch (const std::exception& e) {
-      message = QString::fromUtf8(e.what());
-    } catch (...) {
-      message = "unknown error";
-    }
-    m_toGui->post([this, status, message, stored] { onProfileDone(status, message, stored); });
-  });
-}
-
 namespace {
+// The worker thread's observer: training events go to the buffer the drain timer empties; a
+// search's rung starts and decisions are handed to callbacks that post to the GUI thread.
+class QueueForwarder : public runtime::SearchObserver {
+ public:
+  using RunFn = std::function<void(const runtime::SearchJobId&, const std::string&, int, int)>;
+  using DecidedFn = std::function<void(const runtime::SearchSummary&)>;
+  QueueForwarder(EventBuffer& buffer, RunFn run, DecidedFn decided)
+      : m_buffer(buffer), m_run(std::move(run)), m_decided(std::move(decided)) {}
+  void on_step(const runtime::StepMetrics& e) override { m_buffer.on_step(e); }
+  void on_mixer(const runtime::MixerEvent& e) override { m_buffer.on_mixer(e); }
+  void on_branch_norms(const runtime::BranchNormEvent& e) override { m_buffer.on_branch_norms(e); }
+  void on_eval(const runtime::EvalEvent& e) override { m_buffer.on_eval(e); }
+  void on_efficiency(const runtime::EfficiencyEvent& e) override { m_buffer.on_efficiency(e); }
+  void on_log(const runtime::LogEvent& e) override { m_buffer.on_log(e); }
+  void on_status(const runtime::StatusEvent& e) override { m_buffer.on_status(e); }
+  void on_search_run(const runtime::SearchJobId& id, const std::string& label, int index, int planned) override {
+    m_run(id, label, index, planned);
+  }
+  void on_search_decided(const runtime::SearchSummary& s) override { m_decided(s); }
+
+ private:
+  EventBuffer& m_buffer;
+  RunFn m_run;
+  DecidedFn m_decided;
+};
+
 // One line per measured point, as `pha eval` prints them.
 QString evaluationSummary(const runtime::RunEvalResult& r) {
   QStringList parts;
@@ -294,35 +220,97 @@ QString evaluationSummary(const runtime::RunEvalResult& r) {
       .arg(parts.join("; "))
       .arg(r.recorded);
 }
-}  // namespace
 
-void RunQueue::startEvaluation() {
-  const std::string store = m_current.evalStore.toStdString();
-  const qint64 runId = m_current.evalRunId;
-  m_worker->post([this, store, runId] {
-    QString status = "failed", summary;
-    try {
-      summary = evaluationSummary(runtime::evaluate_run(store, runId, runtime::RunEvalOptions{}));
-      status = "finished";
-    } catch (const std::exception& e) {  // no checkpoint, data gone, ...: nothing was recorded
-      summary = QString::fromUtf8(e.what());
-    } catch (...) {
-      summary = "unknown error";
-    }
-    m_toGui->post([this, runId, status, summary] {
-      m_busy = false;
-      emit evaluationEnded(runId, status, summary);
-      startNext();
-    });
-  });
+QString profileMessage(const runtime::QueueItemResult& r) {
+  if (!r.profile) return QString::fromStdString(r.reason);
+  const int points = static_cast<int>(runtime::sweep_point_count(r.profile->sweep));
+  const int failed = r.profile->failed_points();
+  return QObject::tr("%1 of %2 points measured%3")
+      .arg(static_cast<int>(r.profile->points.size()) - failed)
+      .arg(points)
+      .arg(failed ? QObject::tr(", %1 failed (their reasons are in the profile runs' notes)").arg(failed) : QString());
 }
 
-void RunQueue::onProfileDone(const QString& status, const QString& message, int storedRuns) {
-  drain();
-  m_drainTimer.stop();
-  m_busy = false;
-  emit profileEnded(status, message, storedRuns);
-  startNext();
+QString searchMessage(const runtime::QueueItemResult& r) {
+  if (!r.search) return QString::fromStdString(r.reason);
+  const auto& s = r.search->summary;
+  return QObject::tr("%1 rung runs trained, %2 reused from the store%3")
+      .arg(s.runs_trained)
+      .arg(s.runs_reused)
+      .arg(s.complete ? QObject::tr("; every rung decided") : QObject::tr("; not complete (start it again to continue)"));
+}
+}  // namespace
+
+// The `pha` program the item's worker processes run (data-parallel ranks, profile points,
+// search workers); false with where it was looked for when it is needed and not found.
+bool RunQueue::locateProgram(bool needed, QString* error) {
+  if (!needed) return true;
+  const QString exe = locatePhaProgram(error);
+  if (exe.isEmpty()) return false;
+  m_work.settings().program = exe.toStdString();
+  return true;
+}
+
+void RunQueue::startNext() {
+  std::vector<std::pair<runtime::QueueItem, std::string>> skipped;
+  const std::optional<runtime::QueueItem> item = m_work.next(&skipped);
+  for (const auto& [what, why] : skipped) emit profileEnded("skipped", QString::fromStdString(why), 0);
+  if (!item) {
+    m_busy = false;
+    m_current = QueuedRun{};
+    emit queueFinished();
+    return;
+  }
+  m_current = QueuedRun{*item};
+  m_busy = true;
+  m_buffer = std::make_shared<EventBuffer>();
+  m_control = std::make_shared<runtime::RunControl>();
+  m_worldSize = 1;
+  m_backend.clear();
+  const bool needsProgram = (m_current.isTraining() && processes() > 1) || m_current.isProfile() ||
+                            (m_current.isSearch() && item->search_jobs > 1);
+  QString error;
+  const bool located = locateProgram(needsProgram, &error);
+  if (m_current.isTraining()) emit runStarted(QString::fromStdString(item->project), m_current.run());
+  if (!located) {
+    runtime::QueueItemResult failed;
+    failed.reason = error.toStdString();
+    // Reported like any other end, after the caller's own signal handling has run.
+    m_toGui->post([this, it = *item, failed] { onItemDone(it, failed); });
+    return;
+  }
+  m_drainTimer.start();
+  runtime::QueueSettings settings = m_work.settings();
+  // Called in the worker thread: they only post to the GUI thread.
+  settings.on_connected = [this](int world, const std::string& backend) {
+    m_toGui->post([this, world, b = QString::fromStdString(backend)] {
+      m_worldSize = world;
+      m_backend = b;
+    });
+  };
+  const QString dir = QString::fromStdString(item->project);
+  settings.on_profile_start = [this, dir](const runtime::ProfileSweep& sweep) {
+    QStringList models;
+    for (const auto& m : sweep.models) models << QString::fromStdString(m);
+    const int points = static_cast<int>(runtime::sweep_point_count(sweep));
+    m_toGui->post([this, dir, points, models] { emit profileStarted(dir, points, models); });
+  };
+  auto buffer = m_buffer;
+  auto control = m_control;
+  m_worker->post([this, it = *item, settings, buffer, control, dir] {
+    QueueForwarder forward(
+        *buffer,
+        [this, dir](const runtime::SearchJobId& id, const std::string& label, int index, int planned) {
+          m_toGui->post([this, dir, job = QString::fromStdString(id.text()), l = QString::fromStdString(label), index,
+                         planned] { emit searchRunStarted(dir, job, l, index, planned); });
+        },
+        [this](const runtime::SearchSummary& summary) {
+          m_toGui->post([this, summary] { emit searchUpdated(summary); });
+        });
+    // Never throws: bad input ends the item failed with the error as its reason.
+    const runtime::QueueItemResult r = runtime::run_queue_item(it, settings, forward, *control);
+    m_toGui->post([this, it, r] { onItemDone(it, r); });
+  });
 }
 
 void RunQueue::drain() {
@@ -331,12 +319,28 @@ void RunQueue::drain() {
   if (!batch.empty()) emit eventsArrived(batch);
 }
 
-void RunQueue::onWorkerDone(const QString& run, qint64 runId, const QString& status, const QString& reason) {
+void RunQueue::onItemDone(const runtime::QueueItem& item, const runtime::QueueItemResult& r) {
   drain();  // the last events before the end
   m_drainTimer.stop();
   m_busy = false;
-  if (status != runtime::job_status_name(runtime::JobStatus::Finished)) ++m_unfinished;
-  emit runEnded(run, runId, status, reason);
+  m_work.ended(item, r);
+  const QString status = QString::fromStdString(r.status);
+  const QString reason = QString::fromStdString(r.reason);
+  switch (item.kind) {
+    case runtime::QueueItemKind::Train:
+      emit runEnded(QString::fromStdString(item.run), r.run_id, status, reason);
+      break;
+    case runtime::QueueItemKind::Profile:
+      emit profileEnded(status, profileMessage(r), r.profile ? static_cast<int>(r.profile->run_ids.size()) : 0);
+      break;
+    case runtime::QueueItemKind::Evaluate:
+      emit evaluationEnded(item.eval_run_id, status, r.evaluation ? evaluationSummary(*r.evaluation) : reason);
+      break;
+    case runtime::QueueItemKind::Search:
+    case runtime::QueueItemKind::SearchTrial:
+      emit searchEnded(status, searchMessage(r), r.search ? r.search->summary : runtime::SearchSummary{});
+      break;
+  }
   startNext();
 }
 

@@ -69,6 +69,11 @@ struct TrainingConfig {
   static TrainingConfig from_json(const nlohmann::json& section, const std::string& where = "training");
 };
 
+// The work a training asks for as a whole (micro-batch tokens, training tokens), each field
+// having its own limit too: pha::Error naming `where`.batch_size / .steps. Checked again once a
+// task has set seq_len (training_config.cpp).
+void check_training_work(const TrainingConfig& c, const std::string& where);
+
 // Data a project names that is not on this machine (load_project with require_data = false):
 // a project trained elsewhere (`pha train` on a GPU server) opens for browsing its runs.
 struct MissingData {

@@ -23,9 +23,17 @@ std::vector<QueueItem> project_queue(const Project& project, const QueueOptions&
     names = {info->name};
   }
   std::vector<QueueItem> items;
-  for (const auto& n : names) items.push_back({QueueItemKind::Train, n, o.resume_run_id, false});
-  if (o.profile && o.runs.empty() && o.resume_run_id == 0 && project.profile.present && project.profile.after_runs)
-    items.push_back({QueueItemKind::Profile, "", 0, true});
+  for (const auto& n : names) {
+    QueueItem item{QueueItemKind::Train, n, o.resume_run_id, false};
+    item.project = project.dir;
+    item.planned_steps = project.run(n).training.steps;
+    items.push_back(std::move(item));
+  }
+  if (o.profile && o.runs.empty() && o.resume_run_id == 0 && project.profile.present && project.profile.after_runs) {
+    QueueItem item{QueueItemKind::Profile, "", 0, true};
+    item.project = project.dir;
+    items.push_back(std::move(item));
+  }
   return items;
 }
 

@@ -20,15 +20,24 @@
 
 namespace pha::runtime {
 
-enum class QueueItemKind { Train, Profile };
+// Train: a run of the project. Profile: its efficiency profile. Evaluate: a stored run evaluated
+// again (`pha eval`). Search: the project's architecture search (`pha search`). SearchTrial:
+// one rung run of it (`pha search --only ID`, what a search worker trains).
+enum class QueueItemKind { Train, Profile, Evaluate, Search, SearchTrial };
 
 struct QueueItem {
   QueueItemKind kind = QueueItemKind::Train;
-  std::string run;                   // Train: the run's name in the project; Profile: empty
+  std::string run;                   // Train: the run's name in the project; SearchTrial: the SearchJobId text
   std::int64_t resume_run_id = 0;    // Train: continue this stored run from its last checkpoint
   // The profile after the runs measures a complete pass: it starts only when every training
   // item before it finished (skip_reason).
   bool after_finished_runs = false;
+  std::string project;               // the project folder (Evaluate: the store's path)
+  std::int64_t eval_run_id = 0;      // Evaluate: the stored run
+  int search_jobs = 1;               // Search: rung runs at once (> 1: `pha search --only` workers)
+  std::int64_t planned_steps = 0;    // Train: its steps after the queue's overrides (progress, ETA); else 0
+  // Train: the training keys the queue sets on it (WorkQueue::add: training_overrides_for).
+  nlohmann::json training_overrides = nlohmann::json::object();
 };
 
 struct QueueOptions {

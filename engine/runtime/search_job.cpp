@@ -1,7 +1,8 @@
-// The search runner (search_job.h): the section's trials, their rung runs as training runs,
-// the decisions from their results. Longer functions here are the walk over brackets and rungs;
-// every decision itself is search/promotion.cpp's.
+// The search runner (search_job.h): the walk over brackets and rungs and the decisions from the
+// rung runs' results (every decision itself is search/promotion.cpp's); the trials' setup and
+// the rung runs are search_setup.cpp's.
 #include "runtime/search_job.h"
+#include "runtime/search_internal.h"
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -42,362 +43,9 @@ namespace pha::runtime {
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
+using namespace search_detail;
+
 namespace {
-
-// A trial of one bracket with its resolved patch (after the equal-parameter fit).
-struct TrialSetup {
-  search::Trial trial;
-  json patch;              // what the rung runs apply over the base run
-  std::string infeasible;  // non-empty: failed before training (the reason)
-  std::int64_t params = 0;
-};
-
-struct BracketSetup {
-  search::Bracket bracket;
-  std::vector<TrialSetup> trials;
-};
-
-struct OneSearch {
-  std::string name;  // the base variant entry
-  const RunPlan* base = nullptr;
-  std::vector<BracketSetup> brackets;
-};
-
-struct Setup {
-  Project project;
-  search::SearchSpec spec;
-  std::vector<std::uint64_t> seeds;
-  int threads = 1;
-  std::vector<OneSearch> searches;
-};
-
-// The section without the keys the runtime reads itself ("variants", "threads").
-json spec_section(const json& section) {
-  json s = section;
-  if (s.is_object()) {
-    s.erase("variants");
-    s.erase("threads");
-  }
-  return s;
-}
-
-std::vector<std::string> entries_of(const Project& p) {
-  std::vector<std::string> out;
-  for (const RunPlan& r : p.runs)
-    if (std::find(out.begin(), out.end(), r.entry) == out.end()) out.push_back(r.entry);
-  return out;
-}
-
-std::vector<std::string> searched_variants(const Project& p) {
-  const std::vector<std::string> entries = entries_of(p);
-  if (!p.search.contains("variants")) return {entries.front()};
-  const json& v = p.search["variants"];
-  if (!v.is_array() || v.empty())
-    throw Error("search.variants", "expected a non-empty list of the project's variants, got " + describe_json(v));
-  std::vector<std::string> out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    const std::string where = "search.variants[" + std::to_string(i) + "]";
-    if (!v[i].is_string() || std::find(entries.begin(), entries.end(), v[i].get<std::string>()) == entries.end())
-      throw Error(where, describe_json(v[i]) + " is not a variant of this project; allowed: " + quoted_list(entries));
-    if (std::find(out.begin(), out.end(), v[i].get<std::string>()) != out.end())
-      throw Error(where, "\"" + v[i].get<std::string>() + "\" is listed twice");
-    out.push_back(v[i].get<std::string>());
-  }
-  return out;
-}
-
-const RunPlan& base_run(const Project& p, const std::string& entry) {
-  for (const RunPlan& r : p.runs)
-    if (r.entry == entry) return r;
-  throw Error("search.variants", "\"" + entry + "\" has no runs");
-}
-
-std::int64_t tokens_per_step(const TrainingConfig& t) {
-  return static_cast<std::int64_t>(t.batch_size) * t.seq_len * t.grad_accum;
-}
-
-// The rung's budget in optimizer steps for a run of `plan` (tokens and FLOPs divided by what
-// one step processes; FLOPs counted per token by the engine's estimate, model/flops.h).
-std::int64_t steps_for(const search::Budget& b, double resource, const RunPlan& plan) {
-  double steps = resource;
-  if (b.resource == "tokens") steps = resource / static_cast<double>(tokens_per_step(plan.training));
-  if (b.resource == "flops")
-    steps = resource / (model::estimate_flops(plan.model, plan.training.seq_len, plan.training.batch_size)
-                            .training.total() *
-                        static_cast<double>(tokens_per_step(plan.training)));
-  return std::max<std::int64_t>(1, std::llround(steps));
-}
-
-std::string resource_text(double r) { return format_number(r); }
-
-std::string run_name(const std::string& search, const search::SearchSpec& spec, int bracket, int trial, double resource,
-                     std::uint64_t seed, bool seeded) {
-  std::string n = "search:" + search + "/";
-  if (spec.budget.brackets > 1) n += "b" + std::to_string(bracket);
-  n += "t" + std::to_string(trial) + "@" + resource_text(resource);
-  if (seeded) n += ",seed=" + std::to_string(seed);
-  return n;
-}
-
-TrialSetup setup_trial(const Setup& s, const RunPlan& base, const search::Trial& t) {
-  TrialSetup ts;
-  ts.trial = t;
-  ts.patch = t.patch.is_object() ? t.patch : json::object();
-  json model = base.config["model"];
-  if (ts.patch.contains("model")) model.merge_patch(ts.patch["model"]);
-  try {
-    if (s.spec.equal_params.enabled) {
-      std::int64_t target = s.spec.equal_params.target;
-      if (!s.spec.equal_params.preset.empty()) {
-        model::ModelConfig ref = model::preset(s.spec.equal_params.preset);
-        ref.vocab_size = base.model.vocab_size;
-        target = model::count_parameters(ref).total;
-      }
-      const search::ParamFit fit = search::fit_params(model, target, s.spec.equal_params.tolerance);
-      if (!fit.ok) {
-        ts.infeasible = "equal parameters: " + fit.note;
-        return ts;
-      }
-      if (fit.model != model) ts.patch["model"] = fit.model;
-      model = fit.model;
-    }
-    ts.params = model::count_parameters(model::model_config_from_json(model, "model")).total;
-  } catch (const Error& e) {
-    ts.infeasible = e.what();
-  }
-  return ts;
-}
-
-Setup make_setup(const std::string& project_dir, const std::vector<std::string>& only) {
-  Setup s;
-  s.project = load_project(project_dir);
-  if (s.project.search.is_null())
-    throw Error(s.project.file(), "has no \"search\" section (docs/search.md)");
-  s.spec = search::SearchSpec::from_json(spec_section(s.project.search), "search");
-  const json& sec = s.project.search;
-  const int cores = std::max(1u, std::thread::hardware_concurrency());
-  s.threads = sec.contains("threads") && sec["threads"].is_number_integer()
-                  ? sec["threads"].get<int>()
-                  : std::max(1, cores / std::max(1, s.spec.budget.concurrency));
-  std::vector<std::string> names = searched_variants(s.project);
-  if (!only.empty()) {
-    for (const auto& o : only)
-      if (std::find(names.begin(), names.end(), o) == names.end())
-        throw Error("--variant", "\"" + o + "\" is not searched; allowed: " + quoted_list(names));
-    names = only;
-  }
-  for (const std::string& name : names) {
-    OneSearch one;
-    one.name = name;
-    one.base = &base_run(s.project, name);
-    s.seeds = s.spec.seeds;
-    if (s.seeds.empty())
-      for (int i = 0; i < s.spec.replicas; ++i) s.seeds.push_back(one.base->training.seed + static_cast<std::uint64_t>(i));
-    const int sh_trials = s.spec.sampler.kind == "grid" ? static_cast<int>(search::generate_trials(s.spec, 0).size())
-                                                        : s.spec.sampler.trials;
-    for (const search::Bracket& b : search::hyperband_brackets(s.spec.budget, sh_trials)) {
-      BracketSetup bs;
-      bs.bracket = b;
-      for (const search::Trial& t : search::generate_trials(s.spec, b.trials, static_cast<std::uint64_t>(b.index)))
-        bs.trials.push_back(setup_trial(s, *one.base, t));
-      one.brackets.push_back(std::move(bs));
-    }
-    s.searches.push_back(std::move(one));
-  }
-  return s;
-}
-
-// ---- one rung run ---------------------------------------------------------------------------
-
-struct RungRun {
-  SearchJobId id;
-  RunPlan plan;
-  std::string label;
-  std::int64_t steps = 0;
-  std::int64_t branch_step = 0;  // the previous rung's stable end (0: from scratch)
-};
-
-RungRun rung_run(const Setup& s, const OneSearch& one, const BracketSetup& bs, const TrialSetup& ts, int rung,
-                 std::uint64_t seed) {
-  RungRun rr;
-  rr.id = {one.name, bs.bracket.index, ts.trial.index, rung, seed};
-  rr.label = ts.trial.label;
-  const double resource = bs.bracket.rungs[static_cast<size_t>(rung)].resource;
-  const std::string name = run_name(one.name, s.spec, bs.bracket.index, ts.trial.index, resource, seed, s.seeds.size() > 1);
-  json patch = ts.patch;
-  // The steps first (a tokens or FLOPs budget depends on the trial's own batch and model).
-  RunPlan probe = patched_run(s.project, *one.base, patch, name, "search");
-  rr.steps = steps_for(s.spec.budget, resource, probe);
-  json training = patch.value("training", json::object());
-  training["steps"] = rr.steps;
-  training["schedule"] = "wsd";
-  training["seed"] = seed;
-  if (!training.contains("threads")) training["threads"] = s.threads;
-  if (probe.training.eval_every > 0 && !training.contains("checkpoint_every"))
-    training["checkpoint_every"] = probe.training.eval_every;  // a kill loses one evaluation interval at most
-  patch["training"] = training;
-  rr.plan = patched_run(s.project, *one.base, patch, name, "search");
-  rr.plan.group = run_name(one.name, s.spec, bs.bracket.index, ts.trial.index, resource, seed, false);
-  rr.plan.seed = seed;
-  rr.plan.entry = one.name;
-  if (rung > 0) {
-    const double prev = bs.bracket.rungs[static_cast<size_t>(rung - 1)].resource;
-    TrainingConfig t = rr.plan.training;
-    t.steps = steps_for(s.spec.budget, prev, rr.plan);
-    rr.branch_step = t.stable_end();
-  }
-  return rr;
-}
-
-std::string previous_rung_name(const Setup& s, const RungRun& rr, const BracketSetup& bs) {
-  const double prev = bs.bracket.rungs[static_cast<size_t>(rr.id.rung - 1)].resource;
-  return run_name(rr.id.search, s.spec, rr.id.bracket, rr.id.trial, prev, rr.id.seed, s.seeds.size() > 1);
-}
-
-// The newest stored run named like `plan` with its configuration.
-std::optional<store::RunInfo> stored_run(store::Store& st, const RunPlan& plan, bool finished_only) {
-  store::RunListQuery q;
-  q.project = plan.config.value("project", "");
-  q.group = plan.group;
-  q.kind = store::RunKind::Train;
-  q.include_config = true;
-  for (const auto& e : st.list_runs(q)) {
-    if (e.run.name != plan.name) continue;
-    if (finished_only && e.run.status != store::RunStatus::Finished) continue;
-    const json cfg = json::parse(e.run.config_json, nullptr, false);
-    if (cfg.is_discarded() || !same_run_config(cfg, plan.config)) continue;
-    return e.run;
-  }
-  return std::nullopt;
-}
-
-struct RunOutcome {
-  bool done = false;       // finished, failed or diverged: decidable
-  bool failed = false;
-  std::string reason;
-  std::vector<double> values;  // per objective
-  std::int64_t run_id = 0;
-};
-
-double objective_value(store::Store& st, const store::RunInfo& run, const RunPlan& plan, const std::string& metric) {
-  if (metric == "params") return static_cast<double>(run.n_params);
-  if (metric == "flops_per_token")
-    return model::estimate_flops(plan.model, plan.training.seq_len, plan.training.batch_size).training.total();
-  const auto sm = st.summary(run.id, metric);
-  if (!sm || sm->count == 0) return std::nan("");
-  return metric == "train/tokens_per_s" ? sm->max : sm->last;
-}
-
-RunOutcome outcome_of(store::Store& st, const Setup& s, const RungRun& rr) {
-  RunOutcome o;
-  store::RunListQuery q;
-  q.project = s.project.name;
-  q.group = rr.plan.group;
-  q.kind = store::RunKind::Train;
-  q.include_config = true;
-  for (const auto& e : st.list_runs(q)) {  // newest first
-    if (e.run.name != rr.plan.name) continue;
-    const json cfg = json::parse(e.run.config_json, nullptr, false);
-    if (cfg.is_discarded() || !same_run_config(cfg, rr.plan.config)) continue;
-    if (e.run.status == store::RunStatus::Finished) {
-      o.done = true;
-      o.run_id = e.run.id;
-      for (const auto& obj : s.spec.objectives) o.values.push_back(objective_value(st, e.run, rr.plan, obj.metric));
-      for (double v : o.values)
-        if (!std::isfinite(v)) {
-          o.failed = true;
-          o.reason = "run " + std::to_string(e.run.id) + " recorded no finite objective";
-        }
-      return o;
-    }
-    if (e.run.status == store::RunStatus::Diverged || e.run.status == store::RunStatus::Failed) {
-      // Failed for a reason of its own (not an interruption, which resumes): the trial fails.
-      o.done = true;
-      o.failed = true;
-      o.run_id = e.run.id;
-      o.reason = std::string(e.run.status == store::RunStatus::Diverged ? "diverged" : "failed") + ": " + e.run.error;
-      return o;
-    }
-    return o;  // running, cancelled or interrupted: to be (re)started or resumed
-  }
-  return o;
-}
-
-// Trains one rung run in this process: resumes an interrupted attempt from its checkpoint,
-// else branches off the previous rung's pre-cooldown checkpoint, else starts from scratch.
-void train_rung_run(const Setup& s, const RungRun& rr, const BracketSetup& bs, RunObserver& obs, RunControl& ctl) {
-  auto st = store::Store::open(s.project.store_path());
-  JobSpec spec;
-  spec.project = s.project.dir;
-  spec.plan = std::make_shared<RunPlan>(rr.plan);
-  spec.threads = s.threads;
-  spec.final_checkpoint = rr.id.rung + 1 < static_cast<int>(bs.bracket.rungs.size()) ? false : true;
-  if (auto prior = stored_run(st, rr.plan, false)) {
-    const bool resumable = prior->status == store::RunStatus::Cancelled || prior->status == store::RunStatus::Interrupted;
-    bool has_ckpt = false;
-    for (const auto& c : st.checkpoints(prior->id)) has_ckpt = has_ckpt || fs::exists(c.path);
-    if (resumable && has_ckpt) spec.resume_run_id = prior->id;
-  }
-  if (spec.resume_run_id == 0 && rr.branch_step > 0) {
-    RunPlan prev_plan = rr.plan;
-    prev_plan.name = previous_rung_name(s, rr, bs);
-    if (auto prev = [&]() -> std::optional<store::RunInfo> {
-          store::RunListQuery q;
-          q.project = s.project.name;
-          q.kind = store::RunKind::Train;
-          for (const auto& e : st.list_runs(q))
-            if (e.run.name == prev_plan.name && e.run.status == store::RunStatus::Finished) return e.run;
-          return std::nullopt;
-        }()) {
-      for (const auto& c : st.checkpoints(prev->id))
-        if (c.step == rr.branch_step && fs::exists(c.path)) spec.branch_from = c.path;
-    }
-  }
-  run_job(spec, obs, ctl);
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::vector<std::string> worker_argv(const Setup& s, const SearchOptions& o, const SearchJobId& id) {
-  std::vector<std::string> a = {o.program.empty() ? self_executable() : o.program, "search", s.project.dir, "--only",
-                                id.text()};
-  if (o.quiet_workers) a.push_back("--quiet");
-  return a;
-}
-
-// Runs the rung runs `todo` in up to `jobs` worker processes; returns when every one has ended.
-void train_in_workers(const Setup& s, const SearchOptions& o, const std::vector<RungRun>& todo, SearchObserver& obs,
-                      RunControl& ctl, int& started, int planned) {
-  std::map<pid_t, size_t> live;
-  size_t next = 0;
-  while (next < todo.size() || !live.empty()) {
-    while (!ctl.cancel_requested() && next < todo.size() && static_cast<int>(live.size()) < o.jobs) {
-      const auto args = worker_argv(s, o, todo[next].id);
-      std::vector<char*> argv;
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      pid_t pid = 0;
-      if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0)
-        throw Error(argv[0], "cannot start a search worker");
-      obs.on_search_run(todo[next].id, todo[next].label, ++started, planned);
-      live[pid] = next++;
-    }
-    if (live.empty()) break;
-    int status = 0;
-    const pid_t done = waitpid(-1, &status, WNOHANG);
-    if (done > 0) {
-      live.erase(done);
-      continue;
-    }
-    if (ctl.cancel_requested())
-      for (const auto& [pid, i] : live) kill(pid, SIGINT);  // each worker checkpoints and ends cancelled
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-}
 
 double row_resource(const BracketSetup& bs, int rung) { return bs.bracket.rungs[static_cast<size_t>(rung)].resource; }
 
@@ -455,6 +103,10 @@ struct Walk {
       it->mean = ranked->mean;
       it->stdev = ranked->stdev;
     }
+    SearchRungPoint point{rung, it->resource, state, it->mean, it->stdev, it->run_ids};
+    if (!ranked) point.mean.clear(), point.stdev.clear();
+    while (!it->history.empty() && it->history.back().rung >= rung) it->history.pop_back();
+    it->history.push_back(std::move(point));
   }
 
   // Returns false when the bracket cannot go on (runs still to train in Status/Plan mode, or
@@ -509,7 +161,7 @@ struct Walk {
     for (const auto& rr : todo) {
       if (ctl->cancel_requested()) return;
       obs->on_search_run(rr.id, rr.label, ++started, planned());
-      train_rung_run(s, rr, bs, *obs, *ctl);
+      train_rung_run(s, options, rr, bs, *obs, *ctl);
       result.summary.runs_trained++;
     }
   }
@@ -682,7 +334,7 @@ SearchResult run_search(const std::string& project, const SearchOptions& options
         const RungRun rr = rung_run(s, one, bs, bs.trials[static_cast<size_t>(id.trial)], id.rung, id.seed);
         auto st = store::Store::open(s.project.store_path());
         SearchResult r;
-        if (!outcome_of(st, s, rr).done) train_rung_run(s, rr, bs, observer, control);
+        if (!outcome_of(st, s, rr).done) train_rung_run(s, options, rr, bs, observer, control);
         r.summary.project = s.project.name;
         r.summary.runs_trained = 1;
         return r;

@@ -41,6 +41,15 @@ struct SearchJobId {
   static SearchJobId parse(const std::string& text);  // pha::Error naming --only otherwise
 };
 
+// One decided (or pending) rung of a trial: the rung chart's point.
+struct SearchRungPoint {
+  int rung = 0;
+  double resource = 0.0;
+  std::string state;                 // as SearchTrialState::state, at that rung
+  std::vector<double> mean, stdev;   // per objective (empty: not measured)
+  std::vector<std::int64_t> run_ids;
+};
+
 // A trial's state at its latest rung, for the live table, --status and the report.
 struct SearchTrialState {
   std::string search;
@@ -54,6 +63,7 @@ struct SearchTrialState {
   std::string why;                   // the decision's reason
   std::vector<std::int64_t> run_ids; // the rung's runs
   std::int64_t params = 0;
+  std::vector<SearchRungPoint> history;  // every rung it reached, in rung order (the last is the above)
 };
 
 struct SearchSummary {
@@ -79,6 +89,7 @@ class SearchObserver : public RunObserver {
 
 struct SearchOptions {
   int jobs = 1;                     // rung runs at once, each in a `pha search --only` worker (> 1)
+  int nproc = 1;                    // data-parallel processes per rung run (`--nproc`; docs/distributed.md)
   bool plan = false;                // print nothing, run nothing: the next runnable rung runs' commands
   std::string only;                 // train this one rung run (SearchJobId text) and return
   std::vector<std::string> searches;  // only these base variants (empty: the section's)

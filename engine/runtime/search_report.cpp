@@ -58,10 +58,16 @@ std::string search_report(const SearchSummary& s, const std::string& format) {
               {"complete", s.complete}, {"steps_total", s.steps_total}, {"searches", json::array()}};
     for (const auto& name : s.searches) {
       json trials = json::array();
-      for (const SearchTrialState* t : leaderboard(s, name))
+      for (const SearchTrialState* t : leaderboard(s, name)) {
+        json history = json::array();  // the rung chart: every rung the trial reached
+        for (const SearchRungPoint& p : t->history)
+          history.push_back({{"rung", p.rung}, {"resource", p.resource}, {"state", p.state}, {"mean", p.mean},
+                             {"stdev", p.stdev}, {"runs", p.run_ids}});
         trials.push_back({{"bracket", t->bracket}, {"trial", t->trial}, {"label", t->label}, {"values", t->values},
                           {"rung", t->rung}, {"resource", t->resource}, {"state", t->state}, {"mean", t->mean},
-                          {"stdev", t->stdev}, {"why", t->why}, {"runs", t->run_ids}, {"params", t->params}});
+                          {"stdev", t->stdev}, {"why", t->why}, {"runs", t->run_ids}, {"params", t->params},
+                          {"history", history}});
+      }
       j["searches"].push_back({{"variant", name}, {"leaderboard", trials}});
     }
     return j.dump(2) + "\n";

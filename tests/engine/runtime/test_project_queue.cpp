@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "runtime/project.h"
 #include "runtime/project_queue.h"
+#include "runtime/work_queue.h"
 #include "runtime_test_util.h"
 #include "store/store.h"
 
@@ -86,6 +87,140 @@ TEST(ProjectQueue, ResumeNamesItsRunFromTheStoreAndUnknownNamesAreErrors) {
   } catch (const pha::Error& e) {
     EXPECT_NE(std::string(e.what()).find("nosuchrun"), std::string::npos) << e.what();
   }
+}
+
+// ---- the engine's one work queue (runtime/work_queue.h), what `pha train` and the window drive ----
+
+TEST(WorkQueue, OneRuleShortensARunAndTheWindowsStepsOverrideFollowsIt) {
+  TrainingConfig t;
+  t.steps = 450;
+  t.warmup_steps = 25;
+  EXPECT_EQ(shortened_training(t, 10), (json{{"steps", 10}, {"warmup_steps", 1}})) << "warmup longer than the run: a tenth";
+  EXPECT_EQ(shortened_training(t, 100), (json{{"steps", 100}})) << "a warmup that fits is kept";
+  EXPECT_THROW(shortened_training(t, 0), pha::Error);
+
+  QueueSettings s;
+  s.training_overrides = {{"steps", 20}, {"lr", 0.01}};  // the window's Training tab
+  EXPECT_EQ(training_overrides_for(s, t), (json{{"steps", 20}, {"warmup_steps", 2}, {"lr", 0.01}}));
+  s.training_overrides = {{"steps", 20}, {"warmup_steps", 5}};  // an explicit warmup wins
+  EXPECT_EQ(training_overrides_for(s, t), (json{{"steps", 20}, {"warmup_steps", 5}}));
+  QueueSettings cli;
+  cli.steps = 12;  // `pha train --steps 12`
+  EXPECT_EQ(training_overrides_for(cli, t), (json{{"steps", 12}, {"warmup_steps", 1}}));
+  EXPECT_EQ(training_overrides_for(QueueSettings{}, t), json::object());
+}
+
+TEST(WorkQueue, APassSaysWhereItIsPlansShortenedStepsAndSkipsTheProfileAfterAnUnfinishedRun) {
+  pha::test::TempProject p;
+  p.write_project(two_runs_with_profile(p, true));
+  const Project project = load_project(p.dir().string());
+  QueueSettings settings;
+  settings.steps = 4;
+  WorkQueue q(settings);
+  q.add_project(project, {});
+  QueuePosition pos = q.position();
+  EXPECT_EQ(pos.runs, 2);
+  EXPECT_EQ(pos.run, 0);
+  EXPECT_EQ(pos.pending_steps, 8) << "two runs shortened to 4 steps";
+  EXPECT_TRUE(pos.profile_next);
+
+  auto first = q.next();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->run, "pha");
+  EXPECT_EQ(first->planned_steps, 4);
+  EXPECT_EQ(first->training_overrides, (json{{"steps", 4}}));
+  pos = q.position();
+  EXPECT_EQ(pos.run, 1);
+  EXPECT_EQ(pos.runs, 2);
+  ASSERT_EQ(pos.next.size(), 2u);
+  EXPECT_EQ(pos.next[0].run, "transformer");
+  EXPECT_EQ(pos.pending_steps, 4);
+  QueueItemResult failed;  // e.g. diverged
+  failed.status = "diverged";
+  q.ended(*first, failed);
+  EXPECT_EQ(q.unfinished(), 1);
+
+  auto second = q.next();
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->run, "transformer");
+  EXPECT_EQ(q.position().run, 2);
+  QueueItemResult ok;
+  ok.status = "finished";
+  q.ended(*second, ok);
+  std::vector<std::pair<QueueItem, std::string>> skipped;
+  EXPECT_FALSE(q.next(&skipped)) << "the profile does not follow an incomplete pass";
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].first.kind, QueueItemKind::Profile);
+  EXPECT_NE(skipped[0].second.find("1 run of the queue did not finish"), std::string::npos) << skipped[0].second;
+
+  // A new pass starts its counts again: now every run finishes and the profile is next.
+  q.add_project(project, {});
+  for (int i = 0; i < 2; ++i) {
+    auto item = q.next();
+    ASSERT_TRUE(item);
+    EXPECT_EQ(q.position().run, i + 1);
+    q.ended(*item, ok);
+  }
+  auto profile = q.next();
+  ASSERT_TRUE(profile);
+  EXPECT_EQ(profile->kind, QueueItemKind::Profile);
+  EXPECT_EQ(q.position().run, 0) << "the profile is not a training run";
+  q.clear();
+}
+
+TEST(WorkQueue, RunsATrainingItemShortenedAndEndsBadInputAsFailedWithoutThrowing) {
+  pha::test::TempProject p;
+  p.write_project(p.text_project());
+  const Project project = load_project(p.dir().string());
+  QueueSettings settings;
+  settings.steps = 3;
+  settings.threads = 1;
+  WorkQueue q(settings);
+  q.add_project(project, {});
+  auto item = q.next();
+  ASSERT_TRUE(item);
+  SearchObserver quiet;
+  RunControl control;
+  const QueueItemResult r = run_queue_item(*item, q.settings(), quiet, control);
+  EXPECT_EQ(r.status, "finished") << r.reason;
+  EXPECT_EQ(r.steps_done, 3);
+  EXPECT_GT(r.run_id, 0);
+  {
+    auto s = pha::store::Store::open(project.store_path());
+    const auto info = s.get_run(r.run_id);
+    ASSERT_TRUE(info);
+    EXPECT_EQ(json::parse(info->config_json)["training"]["steps"], 3) << "the shortened run is what was stored";
+  }
+
+  QueueItem unknown = *item;
+  unknown.run = "nosuchrun";
+  const QueueItemResult bad = run_queue_item(unknown, q.settings(), quiet, control);
+  EXPECT_EQ(bad.status, "failed");
+  EXPECT_NE(bad.reason.find("nosuchrun"), std::string::npos) << bad.reason;
+  EXPECT_TRUE(bad.error);
+  EXPECT_EQ(bad.run_id, 0);
+
+  QueueItem eval;
+  eval.kind = QueueItemKind::Evaluate;
+  eval.project = project.store_path();
+  eval.eval_run_id = 999;
+  const QueueItemResult no_run = run_queue_item(eval, q.settings(), quiet, control);
+  EXPECT_EQ(no_run.status, "failed");
+  EXPECT_FALSE(no_run.reason.empty());
+
+  QueueItem search;
+  search.kind = QueueItemKind::Search;
+  search.project = p.dir().string();
+  const QueueItemResult no_section = run_queue_item(search, q.settings(), quiet, control);
+  EXPECT_EQ(no_section.status, "failed") << "a project without a search section";
+  EXPECT_NE(no_section.reason.find("search"), std::string::npos) << no_section.reason;
+}
+
+TEST(WorkQueue, EtaIsTheCurrentRunsRateThenTheQueuesMeanRate) {
+  EXPECT_DOUBLE_EQ(queue_eta_seconds(0.5, 10, 0.25, 100), 5.0 + 25.0);
+  EXPECT_DOUBLE_EQ(queue_eta_seconds(-1, 10, 0.25, 100), 2.5 + 25.0) << "the current run not measured yet";
+  EXPECT_DOUBLE_EQ(queue_eta_seconds(0.5, 10, -1, 100), 5.0 + 50.0) << "nothing else measured: the current rate";
+  EXPECT_EQ(queue_eta_seconds(-1, 10, -1, 100), -1) << "nothing measured";
 }
 
 }  // namespace

@@ -96,6 +96,15 @@ TEST(SearchCli, JobsOneAndJobsTwoTrainTheSameTrialsAndDecideAlike) {
   EXPECT_EQ(board[0]["state"], "finished");
   EXPECT_EQ(board[1]["state"], "stopped");
   EXPECT_NE(board[1]["why"].get<std::string>().find("rank"), std::string::npos) << board.dump();
+  // The rung chart's history: the winner has a point at each rung (4, 12 steps), a stopped trial one.
+  ASSERT_EQ(board[0]["history"].size(), 2u) << board[0].dump();
+  EXPECT_EQ(board[0]["history"][0]["resource"], 4);
+  EXPECT_EQ(board[0]["history"][0]["state"], "promoted");
+  EXPECT_EQ(board[0]["history"][1]["resource"], 12);
+  EXPECT_EQ(board[0]["history"][1]["mean"], board[0]["mean"]);
+  ASSERT_EQ(board[1]["history"].size(), 1u) << board[1].dump();
+  EXPECT_EQ(board[1]["history"][0]["state"], "stopped");
+  EXPECT_EQ(board[1]["history"][0]["mean"].size(), 1u);
 
   // --promote adds the winner as a variant that loads and trains like any other.
   const std::string winner = "test:t" + std::to_string(board[0]["trial"].get<int>());
@@ -176,6 +185,32 @@ TEST(SearchCli, KillMinus9MidRungThenRerunLosesAndDuplicatesNothing) {
   for (const auto& n : names) EXPECT_EQ(names.count(n), 1u) << n << " finished twice";
   EXPECT_EQ(decisions(p).size(), 5u);
   for (const auto& e : s.list_runs()) EXPECT_NE(e.run.status, pha::store::RunStatus::Running) << e.run.name;
+}
+
+// --nproc 2: every rung run is data parallel (two processes, the same global batch), the
+// search completes with the same runs, and its decisions match the single-process search's
+// (the values agree to float rounding of the all-reduce, so the ranking does).
+TEST(SearchCli, NprocTwoTrainsEachRungRunDataParallelAndDecidesLikeOneProcess) {
+  pha::test::TempProject a, b;
+  a.write_project(search_project(a));
+  b.write_project(search_project(b));
+  const CliResult one = run_cli("search --quiet '" + a.dir().string() + "'");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  const CliResult two = run_cli("search --quiet --nproc 2 '" + b.dir().string() + "'");
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_EQ(finished_run_names(a), finished_run_names(b));
+  const auto d1 = decisions(a), d2 = decisions(b);
+  ASSERT_EQ(d1.size(), d2.size());
+  for (const auto& [k, d] : d1) {
+    ASSERT_TRUE(d2.count(k)) << k;
+    EXPECT_EQ(d.decision, d2.at(k).decision) << k;
+    const json v1 = json::parse(d.values), v2 = json::parse(d2.at(k).values);
+    EXPECT_NEAR(v1[0][0].get<double>(), v2[0][0].get<double>(), 1e-3) << k;
+  }
+  auto s = pha::store::Store::open(b.store());
+  int parallel = 0;
+  for (const auto& e : s.list_runs()) parallel += e.run.world_size == 2;
+  EXPECT_EQ(parallel, 5) << "every rung run records its world size";
 }
 
 }  // namespace
