@@ -131,7 +131,7 @@ void add_search_command(CLI::App& app, GlobalOptions& global) {
   auto* cmd = app.add_subcommand("search", "Run or continue the project's architecture search (docs/search.md)");
   cmd->add_option("project", o->project, "Project folder (or its project.json) with a \"search\" section")->required();
   cmd->add_option("--jobs", o->jobs, "Rung runs at once, each in its own worker process")->check(CLI::Range(1, 64));
-  cmd->add_option("--nproc", o->nproc, "Data-parallel worker processes per rung run (docs/distributed.md)")
+  cmd->add_option("--nproc", o->nproc, "Data-parallel processes per rung run: only 1 for now (docs/search.md)")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--plan", o->plan, "Print the commands of the runs the search can start now, run nothing");
   cmd->add_flag("--resume", o->resume, "Continue a stopped search (what a plain rerun does)");

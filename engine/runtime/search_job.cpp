@@ -320,6 +320,11 @@ void check_search_section(const Project& project) {
 
 SearchResult run_search(const std::string& project, const SearchOptions& options, SearchObserver& observer,
                         RunControl& control) {
+  // A rank > 0 of a data-parallel run rebuilds its job from project.json (job_spec_to_json does
+  // not carry a plan-given run), so it cannot train a rung run: refused before anything runs.
+  if (options.nproc > 1)
+    throw Error("--nproc", "data-parallel rung runs are not supported yet (a worker rank cannot rebuild a search's "
+                           "rung run); allowed: 1. Use --jobs N for parallel trials (docs/search.md)");
   const Setup s = make_setup(project, options.searches);
   if (!options.only.empty()) {
     const SearchJobId id = SearchJobId::parse(options.only);

@@ -25,7 +25,6 @@
 #include "model/model_config.h"
 #include "model/presets.h"
 #include "runtime/job.h"
-#include "runtime/local_parallel.h"
 #include "runtime/profiler.h"
 #include "runtime/project_files.h"
 #include "runtime/project_queue.h"
@@ -317,11 +316,8 @@ void train_rung_run(const Setup& s, const SearchOptions& o, const RungRun& rr, c
         if (c.step == rr.branch_step && fs::exists(c.path)) spec.branch_from = c.path;
     }
   }
-  // --nproc N: the rung run is data parallel (the same global batch, rank 0 writes; docs/distributed.md).
-  LocalParallelOptions parallel;
-  parallel.processes = std::max(1, o.nproc);
-  parallel.program = o.program.empty() ? self_executable() : o.program;
-  run_job_local_parallel(spec, parallel, obs, ctl);
+  (void)o;
+  run_job(spec, obs, ctl);
 }
 
 std::string shell_quote(const std::string& s) {

@@ -187,30 +187,15 @@ TEST(SearchCli, KillMinus9MidRungThenRerunLosesAndDuplicatesNothing) {
   for (const auto& e : s.list_runs()) EXPECT_NE(e.run.status, pha::store::RunStatus::Running) << e.run.name;
 }
 
-// --nproc 2: every rung run is data parallel (two processes, the same global batch), the
-// search completes with the same runs, and its decisions match the single-process search's
-// (the values agree to float rounding of the all-reduce, so the ranking does).
-TEST(SearchCli, NprocTwoTrainsEachRungRunDataParallelAndDecidesLikeOneProcess) {
-  pha::test::TempProject a, b;
-  a.write_project(search_project(a));
-  b.write_project(search_project(b));
-  const CliResult one = run_cli("search --quiet '" + a.dir().string() + "'");
-  ASSERT_EQ(one.exit_code, 0) << one.output;
-  const CliResult two = run_cli("search --quiet --nproc 2 '" + b.dir().string() + "'");
-  ASSERT_EQ(two.exit_code, 0) << two.output;
-  EXPECT_EQ(finished_run_names(a), finished_run_names(b));
-  const auto d1 = decisions(a), d2 = decisions(b);
-  ASSERT_EQ(d1.size(), d2.size());
-  for (const auto& [k, d] : d1) {
-    ASSERT_TRUE(d2.count(k)) << k;
-    EXPECT_EQ(d.decision, d2.at(k).decision) << k;
-    const json v1 = json::parse(d.values), v2 = json::parse(d2.at(k).values);
-    EXPECT_NEAR(v1[0][0].get<double>(), v2[0][0].get<double>(), 1e-3) << k;
-  }
-  auto s = pha::store::Store::open(b.store());
-  int parallel = 0;
-  for (const auto& e : s.list_runs()) parallel += e.run.world_size == 2;
-  EXPECT_EQ(parallel, 5) << "every rung run records its world size";
+// --nproc > 1 is refused with the option named, before anything is written (a worker rank
+// cannot rebuild a plan-given rung run yet: docs/search.md "Not done").
+TEST(SearchCli, NprocAboveOneIsRefusedBeforeAnythingRuns) {
+  pha::test::TempProject p;
+  p.write_project(search_project(p));
+  const CliResult two = run_cli("search --quiet --nproc 2 '" + p.dir().string() + "'");
+  EXPECT_NE(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("--nproc"), std::string::npos) << two.output;
+  EXPECT_FALSE(fs::exists(p.store()) && !finished_run_names(p).empty()) << "nothing trained";
 }
 
 }  // namespace
