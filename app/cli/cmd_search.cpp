@@ -39,7 +39,8 @@ class SearchPrinter : public runtime::SearchObserver {
   void on_search_run(const runtime::SearchJobId& id, const std::string& label, int index, int planned) override {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     std::string eta;
-    if (index > 1) eta = ", ETA " + format_duration(elapsed / (index - 1) * (planned - index + 1)) + " (at most)";
+    if (trained_ > 0) eta = ", ETA " + format_duration(elapsed / trained_ * (planned - index + 1)) + " (at most)";
+    ++trained_;  // rung runs started by this call (the ones found finished took no time)
     std::printf("[%d/%d%s] %s t%d rung %d seed %llu: %s\n", index, planned, eta.c_str(), id.search.c_str(), id.trial,
                 id.rung, static_cast<unsigned long long>(id.seed), label.c_str());
     std::fflush(stdout);
@@ -59,6 +60,7 @@ class SearchPrinter : public runtime::SearchObserver {
 
  private:
   bool quiet_;
+  int trained_ = 0;
   ProgressPrinter progress_;
   std::map<std::string, std::string> seen_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
@@ -117,8 +119,8 @@ int run(const SearchCliOptions& o) {
     return kCancelled;
   }
   std::printf("\n%s", runtime::search_report(r.summary, "md").c_str());
-  std::printf("\n%lld rung run(s) trained now; %s steps over the whole search\n",
-              static_cast<long long>(r.summary.runs_trained),
+  std::printf("\n%lld rung run(s) trained now, %lld found finished in the store; %s steps over the whole search\n",
+              static_cast<long long>(r.summary.runs_trained), static_cast<long long>(r.summary.runs_reused),
               pha::format_number(r.summary.steps_total).c_str());
   return kOk;
 }
@@ -131,7 +133,7 @@ void add_search_command(CLI::App& app, GlobalOptions& global) {
   auto* cmd = app.add_subcommand("search", "Run or continue the project's architecture search (docs/search.md)");
   cmd->add_option("project", o->project, "Project folder (or its project.json) with a \"search\" section")->required();
   cmd->add_option("--jobs", o->jobs, "Rung runs at once, each in its own worker process")->check(CLI::Range(1, 64));
-  cmd->add_option("--nproc", o->nproc, "Data-parallel processes per rung run: only 1 for now (docs/search.md)")
+  cmd->add_option("--nproc", o->nproc, "Data-parallel processes per rung run (gloo on this machine; threads divided between them)")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--plan", o->plan, "Print the commands of the runs the search can start now, run nothing");
   cmd->add_flag("--resume", o->resume, "Continue a stopped search (what a plain rerun does)");

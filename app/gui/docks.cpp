@@ -150,6 +150,10 @@ Docks buildDocks(QWidget* parent) {
     QWidget* rbox = nullptr;
     d.reportHost = host(rbox, parent);
     d.reportDock = makeDock(QObject::tr("Report"), dock_names::kReport, rbox, parent, {460, 260});
+    // The project's architecture search (its "search" section; docs/search.md).
+    QWidget* sbox = nullptr;
+    d.searchHost = host(sbox, parent);
+    d.searchDock = makeDock(QObject::tr("Search"), dock_names::kSearch, sbox, parent, {560, 330});
   }
   return d;
 }

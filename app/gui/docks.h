@@ -29,6 +29,7 @@ inline const char* const kEfficiency = "dock.efficiency";
 inline const char* const kCompare = "dock.compare";
 inline const char* const kGenerate = "dock.generate";
 inline const char* const kReport = "dock.report";
+inline const char* const kSearch = "dock.search";
 }  // namespace dock_names
 
 struct Docks {
@@ -40,6 +41,7 @@ struct Docks {
   QDockWidget* compareDock = nullptr;
   QDockWidget* generateDock = nullptr;
   QDockWidget* reportDock = nullptr;
+  QDockWidget* searchDock = nullptr;
 
   // Project and runs
   QLabel* projectLabel = nullptr;
@@ -54,11 +56,12 @@ struct Docks {
   // Mixer, efficiency
   widgets::MixerPanel* mixerPanel = nullptr;
   widgets::EfficiencyPanel* efficiencyPanel = nullptr;
-  // Hosts for feature widgets (config editor, compare view, generate panel, report view)
+  // Hosts for feature widgets (config editor, compare view, generate panel, report view, search view)
   QVBoxLayout* configHost = nullptr;
   QVBoxLayout* compareHost = nullptr;
   QVBoxLayout* generateHost = nullptr;
   QVBoxLayout* reportHost = nullptr;
+  QVBoxLayout* searchHost = nullptr;
 };
 
 Docks buildDocks(QWidget* parent);

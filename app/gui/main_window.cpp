@@ -21,6 +21,7 @@
 #include "run_browser.h"
 #include "run_monitor.h"
 #include "run_queue.h"
+#include "search_view.h"
 #include "runs_model.h"
 
 namespace pha::gui {
@@ -82,6 +83,7 @@ void MainWindow::connectControllers() {
     else if (m_session->isOpen())
       m_browser->reloadThrottled(m_session->storePath(), m_monitor->shownRunId(), 2000);
   });
+  connectSearchView();
   connect(m_queueControl, &QueueController::profileStarted, this, [this] {
     m_docks.efficiencyDock->show();
     m_docks.efficiencyDock->raise();
@@ -109,6 +111,7 @@ void MainWindow::buildLayout() {
   tabifyDockWidget(d.compareDock, d.efficiencyDock);
   tabifyDockWidget(d.efficiencyDock, d.generateDock);
   tabifyDockWidget(d.compareDock, d.reportDock);
+  tabifyDockWidget(d.reportDock, d.searchDock);
   d.compareDock->raise();
 }
 
@@ -151,6 +154,12 @@ void MainWindow::updateActions() {
   m_runAction->setEnabled(m_session->isOpen() && !busy);
   m_measureAction->setEnabled(m_session->isOpen() && !busy);
   m_evaluateAction->setEnabled(m_session->isOpen() && !busy);
+  const bool search = m_session->isOpen() && m_search->hasSearchSection();
+  m_searchAction->setEnabled(search);
+  m_searchAction->setToolTip(search ? tr("Show the Search dock: the project's architecture search (Start runs or "
+                                         "continues it)")
+                                    : tr("This project has no \"search\" section: View > Search shows the dock, "
+                                         "whose Section tab proposes one to add (docs/search.md)"));
   m_pauseAction->setEnabled(busy);
   m_pauseAction->setText(m_queueControl->isPaused() ? tr("Res&ume") : tr("&Pause"));
   m_cancelAction->setEnabled(busy);

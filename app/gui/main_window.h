@@ -1,7 +1,7 @@
 // MainWindow: builds the docks and menus and wires the project session, the run browser, the
 // run queue, the efficiency profile and the feature docks together; the work is done by those
 // objects (ProjectSession, RunBrowser, QueueController, EfficiencyController, RunMonitor,
-// ConfigEditor, CompareWidget, GeneratePanel, ReportView).
+// ConfigEditor, CompareWidget, GeneratePanel, ReportView, SearchView).
 //   main_window.cpp          construction, layout, settings, the window's public actions
 //   main_window_menus.cpp    every menu, the toolbar and the status bar, in one place
 //   main_window_project.cpp  opening and creating projects, the feature docks, variants, reports
@@ -31,6 +31,7 @@ class RunMonitor;
 class ReportView;
 class RunQueue;
 class RunsModel;
+class SearchView;
 
 class ProjectDataBanner;
 class StoreDamageBanner;
@@ -74,6 +75,7 @@ class MainWindow : public QMainWindow {
   CompareWidget* compareWidget() const { return m_compare; }
   GeneratePanel* generatePanel() const { return m_generate; }
   ReportView* reportView() const { return m_report; }
+  SearchView* searchView() const { return m_search; }
   ProjectDataBanner* dataBanner() const { return m_dataBanner; }
   StoreDamageBanner* storeBanner() const { return m_storeBanner; }
   // The damaged store's recovery (the banner's Recover...): asks (confirm), closes the window's
@@ -117,6 +119,9 @@ class MainWindow : public QMainWindow {
   void showConfigOf(const QString& storePath, qint64 runId);
   void addConfigAsVariant();
   void exportSelectedReport();
+  // Run > Search...: the Search dock to the front (its Start runs the search).
+  void showSearch();
+  void connectSearchView();
   // Run, Measure and Evaluate need the project's data: disabled, with the reason, without it.
   void applyDataAvailability();
 
@@ -131,12 +136,14 @@ class MainWindow : public QMainWindow {
   CompareWidget* m_compare = nullptr;
   GeneratePanel* m_generate = nullptr;
   ReportView* m_report = nullptr;
+  SearchView* m_search = nullptr;
   ProjectDataBanner* m_dataBanner = nullptr;
   StoreDamageBanner* m_storeBanner = nullptr;
   std::function<bool(const QString&)> m_recoverConfirm;
   QAction* m_runAction = nullptr;
   QAction* m_measureAction = nullptr;
   QAction* m_evaluateAction = nullptr;
+  QAction* m_searchAction = nullptr;
   QAction* m_pauseAction = nullptr;
   QAction* m_cancelAction = nullptr;
   QMenu* m_recentMenu = nullptr;

@@ -68,6 +68,7 @@ void MainWindow::buildRunMenu() {
   m_evaluateAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
   m_evaluateAction->setToolTip(tr("Evaluate the selected run again from its last checkpoint, with the plan of its "
                                   "final evaluation (as `pha eval`); the figures are recorded as its eval rows"));
+  m_searchAction = run->addAction(tr("&Search..."), this, &MainWindow::showSearch);
   m_pauseAction = run->addAction(tr("&Pause"), this, &MainWindow::pauseOrResume);
   m_pauseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
   m_cancelAction = run->addAction(tr("&Cancel"), this, &MainWindow::cancelRuns);

@@ -1,6 +1,6 @@
 // MainWindow: opening and creating projects (dialogs, recent list, drag and drop; a project
 // whose data is not on this machine opens for browsing, with the Project dock's data banner),
-// the feature docks (configuration editor, compare view, generate panel, report view, plot export menus),
+// the feature docks (configuration editor, compare view, generate panel, report view, search view, plot export menus),
 // adding the edited configuration to the project as a variant, and the run report export.
 #include <QDir>
 #include <QDragEnterEvent>
@@ -39,6 +39,7 @@
 #include "run_browser.h"
 #include "run_monitor.h"
 #include "run_report.h"
+#include "search_view.h"
 #include "compare_data.h"  // windowReadOptions
 #include "store/store.h"
 
@@ -201,7 +202,27 @@ void MainWindow::buildFeatureDocks() {
 
   m_report = new ReportView(this);
   m_docks.reportHost->addWidget(m_report, 1);
+
+  m_search = new SearchView(m_session, m_queue, this);
+  m_docks.searchHost->addWidget(m_search, 1);
   // The live plots' Export… menus are RunMonitor's (run, metric and step in the title).
+}
+
+void MainWindow::connectSearchView() {
+  m_search->setQueueController(m_queueControl);
+  connect(m_search, &SearchView::compareRequested, this, &MainWindow::showCompare);
+  connect(m_search, &SearchView::errorOccurred, this, &MainWindow::showError);
+  connect(m_search, &SearchView::message, this, &MainWindow::showMessage);
+  connect(m_search, &SearchView::sectionPresenceChanged, this, &MainWindow::updateActions);
+  connect(m_search, &SearchView::projectFileChanged, this, [this](const QString& what) {
+    openProject(m_session->dir());  // the promoted variant appears in the run list and the queue
+    showMessage(what, 10000);
+  });
+}
+
+void MainWindow::showSearch() {
+  m_docks.searchDock->show();
+  m_docks.searchDock->raise();
 }
 
 void MainWindow::showConfigOf(const QString& storePath, qint64 runId) {

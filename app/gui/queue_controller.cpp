@@ -179,6 +179,9 @@ void QueueController::connectSearch() {
   connect(m_queue, &RunQueue::searchRunStarted, this,
           [this](const QString&, const QString& job, const QString& label, int index, int planned) {
             m_monitor->beginLive(tr("search %1 (%2)").arg(job, label));
+            m_searchIndex = index;
+            m_searchPlanned = planned;
+            m_searchRun = tr("%1 (%2)").arg(job, label);
             m_progress->setRange(0, std::max(1, planned));
             m_progress->setValue(std::max(0, index - 1));
             m_progress->setFormat(tr("search: rung run %v of %m"));
@@ -273,6 +276,16 @@ void QueueController::onSteps(const QString& run, qint64 step, qint64 total, dou
   }
   m_lastStep = step;
   m_lastWall = wallS;
+  if (m_queue->isSearching()) {  // the bar counts rung runs (searchRunStarted); the line says which
+    m_status->setText(tr("Search: rung run %1 of %2 (so far planned): %3, step %4/%5, %6 tokens/s")
+                          .arg(m_searchIndex)
+                          .arg(m_searchPlanned)
+                          .arg(run.isEmpty() ? m_searchRun : run)
+                          .arg(step)
+                          .arg(total)
+                          .arg(std::lround(tokensPerS)));
+    return;
+  }
   const QueuePosition pos = m_queue->position();
   const qint64 pendingSteps = pos.pendingSteps;
   const qint64 measured = m_lastStep - m_firstStep;

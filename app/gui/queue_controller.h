@@ -101,6 +101,8 @@ class QueueController : public QObject {
   qint64 m_measuredSteps = 0;
   // The current run: its first and last step event (step, wall seconds).
   qint64 m_firstStep = -1, m_lastStep = 0;
+  int m_searchIndex = 0, m_searchPlanned = 0;  // a search's rung run now and the runs planned so far
+  QString m_searchRun;                          // its SearchJobId and settings
   double m_firstWall = 0, m_lastWall = 0;
 };
 

@@ -302,8 +302,12 @@ int runResponsivenessBench(const ResponsivenessOptions& o) {
   const Measurement m = measure(window, o.probeMs, o.search);
 
   std::printf("pha-workbench --bench-responsiveness\n");
-  if (o.search) std::printf("the project's search (Run > Search), its own rung steps\n");
-  std::printf("project: copy of %s in %s; runs: %s; steps per run: %s; efficiency profile after the runs: %s\n",
+  if (o.search)
+    std::printf("project: copy of %s in %s; the project's search (Run > Search): its rung runs, each of its rung's "
+                "steps (the budget's; --bench-steps does not apply)\n",
+                qPrintable(o.project.isEmpty() ? QString("the quickstart template") : o.project), qPrintable(tmp.path()));
+  else
+    std::printf("project: copy of %s in %s; runs: %s; steps per run: %s; efficiency profile after the runs: %s\n",
               qPrintable(o.project.isEmpty() ? QString("the quickstart template") : o.project), qPrintable(tmp.path()),
               qPrintable(runs.join(", ")), o.steps > 0 ? qPrintable(QString::number(o.steps)) : "the project's",
               profiles ? "yes" : "no");

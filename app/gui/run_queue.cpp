@@ -234,7 +234,7 @@ QString profileMessage(const runtime::QueueItemResult& r) {
 QString searchMessage(const runtime::QueueItemResult& r) {
   if (!r.search) return QString::fromStdString(r.reason);
   const auto& s = r.search->summary;
-  return QObject::tr("%1 rung runs trained, %2 reused from the store%3")
+  return QObject::tr("%1 rung runs trained, %2 found finished in the store%3")
       .arg(s.runs_trained)
       .arg(s.runs_reused)
       .arg(s.complete ? QObject::tr("; every rung decided") : QObject::tr("; not complete (start it again to continue)"));

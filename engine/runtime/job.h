@@ -40,6 +40,9 @@ struct JobSpec {
   // A run the project file does not list (a search trial, runtime/search_job.h): trained as
   // given instead of looking `run` up. Resuming it needs the same name.
   std::shared_ptr<const RunPlan> plan;
+  // The plan's rung run of the project's search (runtime::SearchJobId text, "pha-tiny:b0:t3:r1:s1"),
+  // when it is one: a data-parallel worker rank rebuilds `plan` from it (job_spec_from_json).
+  std::string search_run;
   // A new run that starts from this checkpoint file (model, optimizer, step, tokens): a branch
   // off another run, e.g. a WSD cooldown off the stable phase. Ignored when resuming.
   std::string branch_from;

@@ -14,6 +14,7 @@
 #include "distributed/local_workers.h"
 #include "distributed/process_group.h"
 #include "runtime/project.h"
+#include "runtime/search_job.h"
 #include "runtime/trainer.h"
 
 namespace pha::runtime {
@@ -83,7 +84,8 @@ json job_spec_to_json(const JobSpec& s) {
   return {{"project", s.project},   {"run", s.run},
           {"resume_run_id", s.resume_run_id}, {"threads", s.threads},
           {"device", s.device},     {"training_overrides", s.training_overrides},
-          {"store_path", s.store_path}};
+          {"store_path", s.store_path}, {"search_run", s.search_run},
+          {"branch_from", s.branch_from}, {"final_checkpoint", s.final_checkpoint}};
 }
 
 JobSpec job_spec_from_json(const json& j) {
@@ -97,6 +99,11 @@ JobSpec job_spec_from_json(const json& j) {
   s.training_overrides = j.value("training_overrides", json::object());
   if (!s.training_overrides.is_object()) throw Error("job spec field \"training_overrides\"", "must be an object");
   s.store_path = field<std::string>(j, "store_path", "");
+  s.search_run = field<std::string>(j, "search_run", "");
+  s.branch_from = field<std::string>(j, "branch_from", "");
+  s.final_checkpoint = field<bool>(j, "final_checkpoint", true);
+  // A search's rung run is no run of project.json: rebuilt from the search section, as rank 0 built it.
+  if (!s.search_run.empty()) s.plan = std::make_shared<RunPlan>(search_rung_plan(s.project, s.search_run));
   return s;
 }
 
@@ -107,7 +114,7 @@ JobResult run_job_local_parallel(JobSpec spec, const LocalParallelOptions& o, Ru
   if (o.program.empty()) throw Error("processes", "the worker processes need the pha program, and none was given");
   // Bad input fails here, once, before a worker starts (each rank would fail alike later).
   const Project project = load_project(spec.project);
-  const RunPlan& plan = spec.run.empty() ? project.runs.front() : project.run(spec.run);
+  const RunPlan& plan = spec.plan ? *spec.plan : spec.run.empty() ? project.runs.front() : project.run(spec.run);
   const std::string device = Trainer::resolve_device(spec.device.empty() ? plan.training.device : spec.device);
   if (spec.threads <= 0) spec.threads = distributed::threads_per_rank(o.processes);
 

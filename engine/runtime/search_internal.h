@@ -75,6 +75,8 @@ RungRun rung_run(const Setup& s, const OneSearch& one, const BracketSetup& bs, c
 RunOutcome outcome_of(store::Store& st, const Setup& s, const RungRun& rr);
 void train_rung_run(const Setup& s, const SearchOptions& o, const RungRun& rr, const BracketSetup& bs, RunObserver& obs,
                     RunControl& ctl);
+// The rung run a SearchJobId text names, with its bracket; pha::Error naming `where` otherwise.
+std::pair<RungRun, const BracketSetup*> find_rung_run(const Setup& s, const std::string& job, const std::string& where);
 std::string shell_quote(const std::string& s);
 std::vector<std::string> worker_argv(const Setup& s, const SearchOptions& o, const SearchJobId& id);
 void train_in_workers(const Setup& s, const SearchOptions& o, const std::vector<RungRun>& todo, SearchObserver& obs,

@@ -65,7 +65,7 @@ struct Walk {
   SearchObserver* obs = nullptr;
   RunControl* ctl = nullptr;
   SearchResult result;
-  int started = 0;
+  int started = 0;  // rung runs started or found finished so far: the next one's index - 1
 
   // Planned rung runs so far (for "run 3 of 27"): every trial's first rung plus what promotions
   // add; an estimate until the last rung is decided.
@@ -128,6 +128,10 @@ struct Walk {
       std::vector<RungRun> todo;
       for (const auto& rr : runs)
         if (!outcome_of(st, s, rr).done) todo.push_back(rr);
+      if (mode == Mode::Train) {  // "rung run i of n" counts these as done
+        result.summary.runs_reused += static_cast<std::int64_t>(runs.size() - todo.size());
+        started += static_cast<int>(runs.size() - todo.size());
+      }
       if (!todo.empty()) {
         if (mode == Mode::Status) {
           for (int t : alive) note_trial(one, bs, bs.trials[static_cast<size_t>(t)], rung, "pending", nullptr, "", {});
@@ -231,6 +235,7 @@ struct Walk {
       for (const auto& bs : one.brackets) {
         double prev_stable = 0;
         for (const auto& r : bs.bracket.rungs) {
+          result.summary.rungs.push_back({one.name, bs.bracket.index, r.index, row_resource(bs, r.index), r.trials});
           TrainingConfig t = one.base->training;
           t.schedule = "wsd";
           t.steps = steps_for(s.spec.budget, r.resource, *one.base);
@@ -320,36 +325,24 @@ void check_search_section(const Project& project) {
 
 SearchResult run_search(const std::string& project, const SearchOptions& options, SearchObserver& observer,
                         RunControl& control) {
-  // A rank > 0 of a data-parallel run rebuilds its job from project.json (job_spec_to_json does
-  // not carry a plan-given run), so it cannot train a rung run: refused before anything runs.
-  if (options.nproc > 1)
-    throw Error("--nproc", "data-parallel rung runs are not supported yet (a worker rank cannot rebuild a search's "
-                           "rung run); allowed: 1. Use --jobs N for parallel trials (docs/search.md)");
   const Setup s = make_setup(project, options.searches);
   if (!options.only.empty()) {
-    const SearchJobId id = SearchJobId::parse(options.only);
-    for (const auto& one : s.searches) {
-      if (one.name != id.search) continue;
-      for (const auto& bs : one.brackets) {
-        if (bs.bracket.index != id.bracket) continue;
-        if (id.trial < 0 || id.trial >= static_cast<int>(bs.trials.size()) || id.rung < 0 ||
-            id.rung >= static_cast<int>(bs.bracket.rungs.size()) ||
-            std::find(s.seeds.begin(), s.seeds.end(), id.seed) == s.seeds.end())
-          break;
-        const RungRun rr = rung_run(s, one, bs, bs.trials[static_cast<size_t>(id.trial)], id.rung, id.seed);
-        auto st = store::Store::open(s.project.store_path());
-        SearchResult r;
-        if (!outcome_of(st, s, rr).done) train_rung_run(s, options, rr, bs, observer, control);
-        r.summary.project = s.project.name;
-        r.summary.runs_trained = 1;
-        return r;
-      }
-    }
-    throw Error("--only", "\"" + options.only + "\" is not a rung run of this project's search (see --plan)");
+    const auto [rr, bs] = find_rung_run(s, options.only, "--only");
+    auto st = store::Store::open(s.project.store_path());
+    SearchResult r;
+    if (!outcome_of(st, s, rr).done) train_rung_run(s, options, rr, *bs, observer, control);
+    r.summary.project = s.project.name;
+    r.summary.runs_trained = 1;
+    return r;
   }
   Walk w{s, options.plan ? Mode::Plan : Mode::Train, options, &observer, &control, {}, 0};
   w.run();
   return w.result;
+}
+
+RunPlan search_rung_plan(const std::string& project, const std::string& job) {
+  const Setup s = make_setup(project, {});
+  return find_rung_run(s, job, "search_run").first.plan;
 }
 
 SearchSummary search_status(const std::string& project) {

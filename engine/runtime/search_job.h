@@ -72,7 +72,13 @@ struct SearchSummary {
   std::vector<std::string> objectives;         // metric names
   std::string resource;                        // "steps", "tokens", "flops"
   std::vector<SearchTrialState> trials;        // every trial of every search
-  // Per search: (bracket, rung, resource, trials at that rung) for the rung chart.
+  struct Rung {                                // every rung of every bracket, planned or decided
+    std::string search;
+    int bracket = 0, rung = 0;
+    double resource = 0.0;                     // its budget, in `resource` units
+    int trials = 0;                            // trials the rung trains
+  };
+  std::vector<Rung> rungs;
   std::int64_t runs_trained = 0;               // rung runs this call trained (not reused)
   std::int64_t runs_reused = 0;                // found finished in the store
   double steps_trained = 0;                    // optimizer steps this call ran (compute used)
@@ -82,7 +88,8 @@ struct SearchSummary {
 
 class SearchObserver : public RunObserver {
  public:
-  // A rung run starts (`index` of `planned` rung runs known so far) / a rung is decided.
+  // A rung run starts (`index` of `planned` rung runs known so far; the rung runs found finished
+  // in the store count among the first index - 1) / a rung is decided.
   virtual void on_search_run(const SearchJobId&, const std::string& /*label*/, int /*index*/, int /*planned*/) {}
   virtual void on_search_decided(const SearchSummary&) {}
 };
@@ -110,6 +117,9 @@ SearchResult run_search(const std::string& project, const SearchOptions& options
 
 // What the store says about the search, without training anything.
 SearchSummary search_status(const std::string& project);
+// The training run of one rung run (SearchJobId text) as run_search builds it: how a data-
+// parallel worker rank gets a rung run's plan. pha::Error (naming search_run) when it is none.
+RunPlan search_rung_plan(const std::string& project, const std::string& job);
 
 // The leaderboard, the rungs and each stopped trial's reason: "md" or "json".
 std::string search_report(const SearchSummary& summary, const std::string& format);

@@ -25,6 +25,7 @@
 #include "model/model_config.h"
 #include "model/presets.h"
 #include "runtime/job.h"
+#include "runtime/local_parallel.h"
 #include "runtime/profiler.h"
 #include "runtime/project_files.h"
 #include "runtime/project_queue.h"
@@ -316,8 +317,34 @@ void train_rung_run(const Setup& s, const SearchOptions& o, const RungRun& rr, c
         if (c.step == rr.branch_step && fs::exists(c.path)) spec.branch_from = c.path;
     }
   }
-  (void)o;
-  run_job(spec, obs, ctl);
+  spec.search_run = rr.id.text();
+  if (o.nproc <= 1) {
+    run_job(spec, obs, ctl);
+    return;
+  }
+  // Data parallel (--nproc): this process is rank 0; each worker rank rebuilds the plan from
+  // spec.search_run (job_spec_from_json), and run_job checks on every rank that they agree.
+  LocalParallelOptions lp;
+  lp.processes = o.nproc;
+  lp.program = o.program.empty() ? self_executable() : o.program;
+  spec.threads = std::max(1, s.threads / o.nproc);
+  run_job_local_parallel(spec, lp, obs, ctl);
+}
+
+std::pair<RungRun, const BracketSetup*> find_rung_run(const Setup& s, const std::string& job, const std::string& where) {
+  const SearchJobId id = SearchJobId::parse(job);
+  for (const auto& one : s.searches) {
+    if (one.name != id.search) continue;
+    for (const auto& bs : one.brackets) {
+      if (bs.bracket.index != id.bracket) continue;
+      if (id.trial < 0 || id.trial >= static_cast<int>(bs.trials.size()) || id.rung < 0 ||
+          id.rung >= static_cast<int>(bs.bracket.rungs.size()) ||
+          std::find(s.seeds.begin(), s.seeds.end(), id.seed) == s.seeds.end())
+        break;
+      return {rung_run(s, one, bs, bs.trials[static_cast<size_t>(id.trial)], id.rung, id.seed), &bs};
+    }
+  }
+  throw Error(where, "\"" + job + "\" is not a rung run of this project's search (see pha search --plan)");
 }
 
 std::string shell_quote(const std::string& s) {

@@ -123,12 +123,22 @@ TEST(SearchView, StartCancelContinuePromoteAndCompare) {
   EXPECT_EQ(tableStates(*v->leaderboard()), storeStates(dir));
   EXPECT_TRUE(v->statusText().contains("cancelled")) << v->statusText().toStdString();
 
-  // Start again: the search continues and completes.
+  // Start again: the search continues and completes; the rung runs found finished count as done
+  // in "rung run i of n".
+  int firstIndex = 0;
+  hook = QObject::connect(w.queue(), &RunQueue::searchRunStarted, &w,
+                          [&](const QString&, const QString&, const QString&, int index, int) {
+                            if (firstIndex == 0) firstIndex = index;
+                          });
   ASSERT_TRUE(v->start(1)) << v->errorText().toStdString();
   ASSERT_TRUE(waitIdle(w, 180000));
+  QObject::disconnect(hook);
+  EXPECT_GE(firstIndex, 2) << "the first rung run, finished before the cancel, is counted";
   const pha::runtime::SearchSummary status = pha::runtime::search_status(dir);
   ASSERT_TRUE(status.complete);
   EXPECT_TRUE(v->summary().complete);
+  EXPECT_TRUE(v->statusText().contains("found finished in the store")) << v->statusText().toStdString();
+  EXPECT_FALSE(v->statusText().contains(" 0 found finished")) << "the first rung run, finished before the cancel, is reused";
   const auto states = tableStates(*v->leaderboard());
   EXPECT_EQ(states, storeStates(dir));
   int finished = 0, stopped = 0;
@@ -315,6 +325,11 @@ TEST(SearchView, ParetoChartAndLiveMergeOfASyntheticSummary) {
   EXPECT_EQ(running.trials[2].rung, 1);
   EXPECT_DOUBLE_EQ(running.trials[2].resource, 90.0);  // rung 1's resource, from a trial that reached it
   EXPECT_FALSE(markSearchRunStarted(running, "nonsense"));
+  // A rung no trial has reached yet: its budget from the section's ladder (summary.rungs).
+  running.rungs = {{"pha-tiny", 0, 0, 30.0, 4}, {"pha-tiny", 0, 1, 90.0, 2}, {"pha-tiny", 0, 2, 270.0, 1}};
+  ASSERT_TRUE(markSearchRunStarted(running, "pha-tiny:b0:t3:r2:s7"));
+  EXPECT_EQ(running.trials[3].rung, 2);
+  EXPECT_DOUBLE_EQ(running.trials[3].resource, 270.0);
 
   RungChart chart;
   chart.setSummary(s);

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <functional>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -15,6 +16,7 @@
 
 #include "cli_runner.h"
 #include "runtime/project.h"
+#include "runtime/search_job.h"
 #include "runtime_test_util.h"
 #include "store/search_store.h"
 #include "store/store.h"
@@ -80,7 +82,8 @@ TEST(SearchCli, JobsOneAndJobsTwoTrainTheSameTrialsAndDecideAlike) {
   // Rerun: everything is reused, nothing trained again.
   const CliResult again = run_cli("search --quiet '" + a.dir().string() + "'");
   ASSERT_EQ(again.exit_code, 0) << again.output;
-  EXPECT_NE(again.output.find("0 rung run(s) trained now"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("0 rung run(s) trained now, 5 found finished in the store"), std::string::npos)
+      << again.output;
   EXPECT_EQ(finished_run_names(a).size(), 5u);
 
   const CliResult plan = run_cli("search --plan '" + a.dir().string() + "'");
@@ -130,6 +133,15 @@ TEST(SearchCli, PlanPrintsTheRunnableRungRunsAndOnlyTrainsOne) {
       ++lines;
     }
   EXPECT_EQ(lines, 4u) << plan.output;  // rung 0's four runs
+  // The status plans the whole ladder before anything is decided: 4 trials at 4 steps, 1 at 12.
+  const auto ladder = pha::runtime::search_status(p.dir().string()).rungs;
+  ASSERT_EQ(ladder.size(), 2u);
+  EXPECT_EQ(ladder[0].rung, 0);
+  EXPECT_DOUBLE_EQ(ladder[0].resource, 4.0);
+  EXPECT_EQ(ladder[0].trials, 4);
+  EXPECT_EQ(ladder[1].rung, 1);
+  EXPECT_DOUBLE_EQ(ladder[1].resource, 12.0);
+  EXPECT_EQ(ladder[1].trials, 1);
   first = first.substr(0, first.find(' '));
   if (!first.empty() && first.front() == '\'') first = first.substr(1, first.size() - 2);
   const CliResult one = run_cli("search --quiet --only " + first + " '" + p.dir().string() + "'");
@@ -187,15 +199,53 @@ TEST(SearchCli, KillMinus9MidRungThenRerunLosesAndDuplicatesNothing) {
   for (const auto& e : s.list_runs()) EXPECT_NE(e.run.status, pha::store::RunStatus::Running) << e.run.name;
 }
 
-// --nproc > 1 is refused with the option named, before anything is written (a worker rank
-// cannot rebuild a plan-given rung run yet: docs/search.md "Not done").
-TEST(SearchCli, NprocAboveOneIsRefusedBeforeAnythingRuns) {
-  pha::test::TempProject p;
-  p.write_project(search_project(p));
-  const CliResult two = run_cli("search --quiet --nproc 2 '" + p.dir().string() + "'");
-  EXPECT_NE(two.exit_code, 0) << two.output;
-  EXPECT_NE(two.output.find("--nproc"), std::string::npos) << two.output;
-  EXPECT_FALSE(fs::exists(p.store()) && !finished_run_names(p).empty()) << "nothing trained";
+// --nproc 2: every rung run is data parallel (rank 0 here, rank 1 a `pha __train-rank` worker
+// that rebuilds the rung run's plan from its SearchJobId); the global batch is the same, so the
+// search makes the same decisions as one process, its values within data-parallel tolerance.
+TEST(SearchCli, NprocTwoTrainsEveryRungRunDataParallelAndDecidesAsOneProcess) {
+  pha::test::TempProject one, two;
+  one.write_project(search_project(one));
+  two.write_project(search_project(two));
+  const CliResult a = run_cli("search --quiet '" + one.dir().string() + "'");
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  const CliResult b = run_cli("search --quiet --nproc 2 '" + two.dir().string() + "'");
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  // The same decisions; the recorded objective values within data-parallel tolerance.
+  const auto d1 = decisions(one), d2 = decisions(two);
+  ASSERT_EQ(d1.size(), 5u) << a.output;
+  ASSERT_EQ(d2.size(), 5u) << b.output;
+  for (const auto& [key, d] : d1) {
+    ASSERT_TRUE(d2.count(key)) << key;
+    EXPECT_EQ(d.decision, d2.at(key).decision) << key << "\n" << a.output << "\n---\n" << b.output;
+    const auto numbers = [](const std::string& text) {  // every number of the values, flattened
+      std::vector<double> out;
+      const std::function<void(const json&)> walk = [&](const json& j) {
+        if (j.is_number()) out.push_back(j.get<double>());
+        for (const auto& e : j.is_structured() ? j : json::array()) walk(e);
+      };
+      walk(json::parse(text));
+      return out;
+    };
+    const auto v1 = numbers(d.values), v2 = numbers(d2.at(key).values);
+    ASSERT_EQ(v1.size(), v2.size()) << key;
+    ASSERT_FALSE(v1.empty()) << key;
+    for (size_t i = 0; i < v1.size(); ++i) EXPECT_NEAR(v1[i], v2[i], 1e-3) << key;
+  }
+  EXPECT_EQ(finished_run_names(one), finished_run_names(two));
+  auto sa = pha::store::Store::open(one.store());
+  auto sb = pha::store::Store::open(two.store());
+  std::map<std::string, double> loss;
+  for (const auto& e : sa.list_runs()) loss[e.run.name] = sa.summary(e.run.id, "val/loss")->last;
+  const auto runs = sb.list_runs();
+  ASSERT_EQ(runs.size(), 5u);
+  for (const auto& e : runs) {
+    EXPECT_EQ(e.run.world_size, 2) << e.run.name;
+    EXPECT_EQ(e.run.status, pha::store::RunStatus::Finished) << e.run.name;
+    const auto v = sb.summary(e.run.id, "val/loss");
+    ASSERT_TRUE(v.has_value()) << e.run.name;
+    EXPECT_NEAR(v->last, loss.at(e.run.name), 1e-3) << e.run.name;
+  }
+  EXPECT_EQ(sb.integrity_check(), "ok");
 }
 
 }  // namespace
