@@ -2,7 +2,10 @@
 if(PHA_USE_CCACHE)
   find_program(PHA_CCACHE ccache)
   if(PHA_CCACHE)
-    set(CMAKE_CXX_COMPILER_LAUNCHER "${PHA_CCACHE}")
+    # Sloppiness pch_defines,time_macros: without it ccache does not cache a unit compiled with
+    # the torch precompiled header (cmake/PhaPch.cmake), and a warm build recompiled them all.
+    find_program(PHA_ENV env REQUIRED)
+    set(CMAKE_CXX_COMPILER_LAUNCHER "${PHA_ENV};CCACHE_SLOPPINESS=pch_defines,time_macros;${PHA_CCACHE}")
     set(CMAKE_CUDA_COMPILER_LAUNCHER "${PHA_CCACHE}")
   endif()
 endif()

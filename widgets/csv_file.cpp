@@ -1,9 +1,11 @@
 #include "csv_file.h"
 
 #include <QLocale>
-#include <QSaveFile>
 #include <charconv>
 #include <cmath>
+#include <exception>
+
+#include "core/atomic_file.h"
 
 namespace pha::widgets {
 
@@ -26,22 +28,28 @@ QString csvNumber(float value) {
   return QString::fromLatin1(buf, static_cast<int>(r.ptr - buf));
 }
 
-bool writeCsvFile(const QString& path, const QString& header, const std::function<void(QTextStream&)>& rows,
-                  QString* error) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-    if (error) *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
+bool writeBytesFile(const QString& path, const QByteArray& bytes, QString* error) {
+  try {
+    pha::write_file_atomic(path.toStdString(), {std::string_view(bytes.constData(), std::size_t(bytes.size()))});
+    return true;
+  } catch (const std::exception& e) {  // pha::Error naming the file; bad_alloc
+    if (error) *error = QString::fromStdString(e.what());
     return false;
   }
-  QTextStream out(&file);
+}
+
+bool writeTextFile(const QString& path, const QString& text, QString* error) {
+  return writeBytesFile(path, text.toUtf8(), error);
+}
+
+bool writeCsvFile(const QString& path, const QString& header, const std::function<void(QTextStream&)>& rows,
+                  QString* error) {
+  QString text;
+  QTextStream out(&text);
   out << header << '\n';
   rows(out);
   out.flush();
-  if (!file.commit()) {
-    if (error) *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
-    return false;
-  }
-  return true;
+  return writeTextFile(path, text, error);
 }
 
 }  // namespace pha::widgets

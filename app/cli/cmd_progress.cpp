@@ -20,16 +20,6 @@ void on_signal(int) {
 }
 }  // namespace
 
-std::string format_duration(double s) {
-  if (s < 0) return "?";
-  char buf[32];
-  const long t = static_cast<long>(s + 0.5);
-  if (t >= 3600) std::snprintf(buf, sizeof(buf), "%ldh%02ldm", t / 3600, (t / 60) % 60);
-  else if (t >= 60) std::snprintf(buf, sizeof(buf), "%ldm%02lds", t / 60, t % 60);
-  else std::snprintf(buf, sizeof(buf), "%lds", t);
-  return buf;
-}
-
 std::string format_bytes(int64_t b) {
   char buf[32];
   if (b >= (int64_t{1} << 30)) std::snprintf(buf, sizeof(buf), "%.2f GB", static_cast<double>(b) / 1e9);
@@ -51,11 +41,13 @@ void ProgressPrinter::on_step(const runtime::StepMetrics& m) {
   if (quiet_) return;
   const auto now = std::chrono::steady_clock::now();
   const bool last = m.step == m.total_steps;
+  const std::string known_eta = format_duration(m.eta_s);
+  const std::string eta = known_eta.empty() ? "?" : known_eta;  // not measured yet
   char line[256];
   std::snprintf(line, sizeof(line), "[%s] step %lld/%lld  loss %.4f  ppl %.2f  lr %.2e  |g| %.3f  %.0f tok/s  %s  ETA %s",
                 label_.c_str(), static_cast<long long>(m.step), static_cast<long long>(m.total_steps), m.loss,
                 m.perplexity, m.learning_rate, m.grad_norm, m.tokens_per_s, format_bytes(m.memory_bytes).c_str(),
-                format_duration(m.eta_s).c_str());
+                eta.c_str());
   if (tty_) {
     if (!last && now - last_print_ < std::chrono::milliseconds(100)) return;
     std::fprintf(stderr, "\r%s\033[K", line);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/duration_format.h"
 #include "runtime/events.h"
 
 namespace pha::cli {
@@ -39,7 +40,7 @@ class CancelOnSignal {
   bool triggered() const;
 };
 
-std::string format_duration(double seconds);  // "1h02m", "3m05s", "42s"
-std::string format_bytes(int64_t bytes);      // "978 MB"
+// Durations: pha::format_duration (core/duration_format.h), included above for the commands.
+std::string format_bytes(int64_t bytes);  // "978 MB"
 
 }  // namespace pha::cli

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "analysis/groups.h"
@@ -19,6 +20,7 @@
 #include "runtime/export.h"
 #include "runtime/job_data.h"
 #include "runtime/project_files.h"
+#include "runtime/runs_export.h"
 #include "runtime/trainer.h"
 
 namespace pha::cli {
@@ -45,21 +47,22 @@ store::RunInfo require_run(store::Store& s, int64_t id) {
   return *r;
 }
 
-int64_t resolve_run(store::Store& s, const std::string& ref) {
-  if (ref.empty()) throw Error("--run", "give a run id or name (see `pha runs list`)");
+int64_t resolve_run(store::Store& s, const std::string& ref, const std::string& arg) {
+  if (ref.empty()) throw Error(arg, "give a run id or name (see `pha runs list`)");
   if (ref.find_first_not_of("0123456789") == std::string::npos && ref.size() < 18) {
     const int64_t id = std::stoll(ref);
-    if (!s.get_run(id)) throw Error("--run", "no run with id " + ref + " in " + s.path() + " (see `pha runs list`)");
+    if (!s.get_run(id)) throw Error(arg, "no run with id " + ref + " in " + s.path() + " (see `pha runs list`)");
     return id;
   }
   std::vector<int64_t> ids;
   for (const auto& e : s.list_runs())
     if (e.run.name == ref) ids.push_back(e.run.id);
-  if (ids.empty()) throw Error("--run", "no run named \"" + ref + "\" in " + s.path() + " (see `pha runs list`)");
+  if (ids.empty()) throw Error(arg, "no run named \"" + ref + "\" in " + s.path() + " (see `pha runs list`)");
   if (ids.size() > 1) {
+    std::sort(ids.begin(), ids.end());
     std::string list;
     for (int64_t id : ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
-    throw Error("--run", std::to_string(ids.size()) + " runs are named \"" + ref + "\" (ids " + list + "): give the id");
+    throw Error(arg, std::to_string(ids.size()) + " runs are named \"" + ref + "\" (ids " + list + "): give the id");
   }
   return ids.front();
 }
@@ -178,12 +181,48 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
   }
 }
 
+// The labels a line of `pha runs list` ends with: tags, and the notes cut to one short line.
+struct Labels {
+  std::string tags, notes;
+};
+
+std::string one_line(const std::string& text, size_t max_chars = 40) {
+  std::string line = text.substr(0, text.find('\n'));
+  size_t chars = 0, cut = line.size();
+  for (size_t i = 0; i < line.size(); ++i)
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80 && chars++ == max_chars) cut = i;
+  return cut < line.size() || line.size() < text.size() ? line.substr(0, cut) + "…" : line;
+}
+
+std::string joined(const std::set<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
+  return out;
+}
+
+std::string indented(const std::string& text, const std::string& indent) {
+  std::string out;
+  for (char c : text) out += c == '\n' ? "\n" + indent : std::string(1, c);
+  return out;
+}
+
+Labels labels_of(store::Store& s, const std::vector<store::RunListEntry>& runs) {
+  std::set<std::string> tags, notes;
+  for (const auto& e : runs) {
+    for (const auto& t : s.tags(e.run.id)) tags.insert(t);
+    if (!e.run.notes.empty()) notes.insert(e.run.notes);
+  }
+  return {joined(tags, ","), one_line(joined(notes, " | "))};
+}
+
 std::vector<std::string> row_of(const std::string& ids, const std::string& name, const store::RunListEntry& e,
-                                const std::string& status, const std::vector<std::string>& values) {
+                                const std::string& status, const std::vector<std::string>& values, const Labels& l) {
   std::vector<std::string> row = {ids, name, e.run.variant, store::to_string(e.run.kind), status,
                                   std::to_string(e.run.n_params)};
   row.insert(row.end(), values.begin(), values.end());
   row.push_back(when(e.run.started_at));
+  row.push_back(l.tags.empty() ? "-" : l.tags);
+  row.push_back(l.notes);
   return row;
 }
 
@@ -193,43 +232,50 @@ std::vector<std::string> run_values(const store::RunListEntry& e) {
   return out;
 }
 
-// One line per group: mean ± std (n) over its replicas (the newest finished run of each seed; a
-// group without a finished run shows its newest run's values), or the run itself when the group
-// has one run. With `replicas` (or a --group filter) the group's runs follow its line.
-void list_runs(const RunLocator& where, const std::string& kind, const std::string& group, bool replicas) {
-  auto s = store::Store::open(where.store_path());
+std::vector<std::string> run_row(store::Store& s, const store::RunListEntry& e, const std::string& name) {
+  return row_of(std::to_string(e.run.id), name, e, store::to_string(e.run.status), run_values(e), labels_of(s, {e}));
+}
+
+struct ListOpts {
+  RunLocator where;
+  RunFilterOpts which;
+  bool replicas = false;
+};
+
+// The lines of one group: mean ± std (n) over its replicas (the newest finished run of each
+// seed; a group without a finished run shows its newest run's values), or each run on its own
+// line when the group has one seed. With `expand` the group's runs follow its line.
+void add_group_rows(store::Store& s, const analysis::RunGroup& g, bool expand, std::vector<std::vector<std::string>>& rows) {
+  if (!analysis::summarizes_replicas(g)) {  // one run, or one seed trained again: each its own line
+    for (const auto& e : g.runs) rows.push_back(run_row(s, e, e.run.name));
+    return;
+  }
+  std::vector<std::string> values;
+  for (size_t k = 0; k < kValueColumns; ++k)
+    values.push_back(g.replicas.empty() ? run_values(g.runs.back())[k] : value_text(analysis::replica_stats(g, k)));
+  rows.push_back(row_of(ids_text(g), g.name, g.runs.front(), status_text(g), values, labels_of(s, g.runs)));
+  if (!expand) return;
+  for (const auto& e : g.runs)
+    rows.push_back(run_row(s, e, "  " + e.run.name + (e.run.seed >= 0 ? " (seed " + std::to_string(e.run.seed) + ")" : "")));
+}
+
+// One line per group of replicas (add_group_rows), the runs the filters admit.
+void list_runs(const ListOpts& o) {
+  auto s = store::Store::open(o.where.store_path());
   store::RunListQuery q;
   q.summary_keys = {"train/loss", "val/loss", "val/bpb", "val/accuracy"};
   q.newest_first = false;
   q.include_config = true;
-  if (!kind.empty()) q.kind = store::run_kind_from_string(kind);
-  if (!group.empty()) q.group = group;
-  std::vector<store::RunListEntry> entries = s.list_runs(q);
+  std::vector<store::RunListEntry> entries = runtime::select_runs(s, o.which.filter(), q);
   for (auto& e : entries) {
     const std::string key = held_out_key(e.run.config_json);
     if (!key.empty())
       if (auto m = s.summary(e.run.id, key)) e.summaries[kValueColumns - 1] = m;
   }
   std::vector<std::vector<std::string>> rows = {{"id", "group / run", "variant", "kind", "status", "params", "train loss",
-                                                 "val loss", "val bpb", "accuracy", "started"}};
-  for (const analysis::RunGroup& g : analysis::group_runs(entries)) {
-    const store::RunListEntry& first = g.runs.front();
-    if (!analysis::summarizes_replicas(g)) {  // one run, or one seed trained again: each its own line
-      for (const auto& e : g.runs)
-        rows.push_back(row_of(std::to_string(e.run.id), e.run.name, e, store::to_string(e.run.status), run_values(e)));
-      continue;
-    }
-    std::vector<std::string> values;
-    for (size_t k = 0; k < kValueColumns; ++k)
-      values.push_back(g.replicas.empty() ? run_values(g.runs.back())[k] : value_text(analysis::replica_stats(g, k)));
-    rows.push_back(row_of(ids_text(g), g.name, first, status_text(g), values));
-    if (!replicas && group.empty()) continue;
-    for (const auto& e : g.runs) {
-      const std::string seed = e.run.seed >= 0 ? " (seed " + std::to_string(e.run.seed) + ")" : "";
-      rows.push_back(row_of(std::to_string(e.run.id), "  " + e.run.name + seed, e, store::to_string(e.run.status),
-                            run_values(e)));
-    }
-  }
+                                                 "val loss", "val bpb", "accuracy", "started", "tags", "notes"}};
+  for (const analysis::RunGroup& g : analysis::group_runs(entries))
+    add_group_rows(s, g, o.replicas || !o.which.group.empty(), rows);
   print_table(rows);
 }
 
@@ -247,6 +293,9 @@ void show_run(const RunLocator& where, bool json_out) {
   if (!r.group.empty())
     std::printf("  group    %s%s\n", r.group.c_str(), r.seed >= 0 ? (" (seed " + std::to_string(r.seed) + ")").c_str() : "");
   if (r.world_size > 1) std::printf("  processes %d (%s, data-parallel)\n", r.world_size, r.backend.c_str());
+  const auto tags = s.tags(r.id);
+  if (!tags.empty()) std::printf("  tags     %s\n", joined({tags.begin(), tags.end()}, ", ").c_str());
+  if (!r.notes.empty()) std::printf("  notes    %s\n", indented(r.notes, "           ").c_str());
   const auto keys = s.metric_keys(r.id);
   if (keys.empty())
     std::printf("metrics: none (%s)\n", r.kind == store::RunKind::Profile ? "a profile run records perf rows, below"
@@ -282,30 +331,49 @@ void show_run(const RunLocator& where, bool json_out) {
                 format_bytes(c.bytes).c_str(), c.sha256.substr(0, 16).c_str());
 }
 
+}  // namespace
+
+runtime::RunFilter RunFilterOpts::filter() const {
+  runtime::RunFilter f;
+  if (!kind.empty()) f.kind = store::run_kind_from_string(kind);
+  if (!status.empty()) f.status = store::run_status_from_string(status);
+  f.group = group;
+  f.tags = tags;
+  return f;
+}
+
+void add_filter_options(CLI::App* cmd, RunFilterOpts& f) {
+  cmd->add_option("--kind", f.kind, "Only runs of this kind: train (training runs) or profile (efficiency profiles)")
+      ->check(CLI::IsMember({"train", "profile"}));
+  cmd->add_option("--status", f.status, "Only runs in this state")
+      ->check(CLI::IsMember({"queued", "running", "finished", "failed", "cancelled", "diverged", "interrupted"}));
+  cmd->add_option("--group", f.group, "Only this group's runs (listed each on its own line)");
+  cmd->add_option("--tag", f.tags, "Only runs with this tag (repeatable: runs with every one of them)")
+      ->check(CLI::Validator([](std::string& t) { return t.empty() ? std::string("a tag cannot be empty") : std::string(); },
+                             "TAG", "non-empty"));
+}
+
+namespace {
+
 void add_list_command(CLI::App* runs) {
-  struct ListOpts {
-    RunLocator where;
-    std::string kind, group;
-    bool replicas = false;
-  };
   auto lo = std::make_shared<ListOpts>();
   auto* list = runs->add_subcommand("list", "Every run in the store, one line per group of seeded replicas (mean ± "
-                                            "std (n)): kind, status, size, final losses, accuracy");
+                                            "std (n)): kind, status, size, final losses, accuracy, tags, notes");
   add_locator_options(list, lo->where, false);
-  list->add_option("--kind", lo->kind, "Only runs of this kind: train (training runs) or profile (efficiency profiles)")
-      ->check(CLI::IsMember({"train", "profile"}));
-  list->add_option("--group", lo->group, "Only this group's runs, each on its own line");
+  add_filter_options(list, lo->which);
   list->add_flag("--replicas", lo->replicas, "List each group's runs under the group's line");
-  list->callback([lo] { list_runs(lo->where, lo->kind, lo->group, lo->replicas); });
+  list->callback([lo] { list_runs(*lo); });
 }
 
 }  // namespace
 
 void add_runs_commands(CLI::App& app, GlobalOptions&) {
-  auto* runs = app.add_subcommand("runs", "List runs or show one run's record");
+  auto* runs = app.add_subcommand(
+      "runs", "List, show, tag, annotate, rename, delete, export or recover the runs of a store");
   runs->require_subcommand(1);
   add_list_command(runs);
   add_recover_command(runs);
+  add_manage_commands(runs);
 
   auto show_where = std::make_shared<RunLocator>();
   auto show_json = std::make_shared<bool>(false);

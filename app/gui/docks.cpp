@@ -14,6 +14,7 @@
 #include "curve_plot.h"
 #include "efficiency_panel.h"
 #include "mixer_panel.h"
+#include "run_notes_panel.h"
 
 namespace pha::gui {
 
@@ -56,10 +57,10 @@ void buildProjectDock(Docks& d, QWidget* parent) {
   layout->addWidget(d.projectLabel);
   d.runFilter = new QLineEdit(box);
   d.runFilter->setObjectName("runFilter");
-  d.runFilter->setPlaceholderText(QObject::tr("Filter runs by name, variant or status"));
+  d.runFilter->setPlaceholderText(QObject::tr("Filter runs by name, variant, status, tag or notes"));
   d.runFilter->setClearButtonEnabled(true);
-  d.runFilter->setToolTip(QObject::tr("Shows the runs whose name, variant or status contains the text, or whose id "
-                                      "it is (12 or #12)"));
+  d.runFilter->setToolTip(QObject::tr("Shows the runs whose name, variant, status, tags or notes contain the text, "
+                                      "or whose id it is (12 or #12)"));
   d.runKindFilter = new QComboBox(box);
   d.runKindFilter->setObjectName("runKindFilter");
   d.runKindFilter->setToolTip(QObject::tr("Which kind of run the table lists: training runs (curves, mixer, "
@@ -67,6 +68,12 @@ void buildProjectDock(Docks& d, QWidget* parent) {
   auto* filterRow = new QHBoxLayout;
   filterRow->addWidget(d.runFilter, 1);
   filterRow->addWidget(d.runKindFilter);
+  d.runTagFilter = new QComboBox(box);
+  d.runTagFilter->setObjectName("runTagFilter");
+  d.runTagFilter->setToolTip(QObject::tr("Only the runs with this tag (tag runs by right-click > Tags..., "
+                                         "the Tags... button below the table, or pha runs tag)"));
+  d.runTagFilter->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  filterRow->addWidget(d.runTagFilter);
   layout->addLayout(filterRow);
   // Sorting, column choice and order are RunBrowser's (remembered in QSettings).
   d.runsTable = new QTableView(box);
@@ -84,6 +91,8 @@ void buildProjectDock(Docks& d, QWidget* parent) {
   d.compareButton->setObjectName("compareButton");
   d.compareButton->setToolTip(QObject::tr("Select two or more runs (Ctrl/Shift-click) to compare them"));
   layout->addWidget(d.compareButton);
+  d.runNotes = new RunNotesPanel(box);
+  layout->addWidget(d.runNotes);
   d.projectDock = makeDock(QObject::tr("Project and runs"), dock_names::kProject, box, parent, {330, 280});
 }
 

@@ -20,6 +20,8 @@ class EfficiencyPanel;
 
 namespace pha::gui {
 
+class RunNotesPanel;
+
 namespace dock_names {
 inline const char* const kProject = "dock.project";
 inline const char* const kConfig = "dock.configuration";
@@ -47,8 +49,10 @@ struct Docks {
   QLabel* projectLabel = nullptr;
   QLineEdit* runFilter = nullptr;
   QComboBox* runKindFilter = nullptr;  // training / profile / all kinds (RunBrowser fills it)
+  QComboBox* runTagFilter = nullptr;   // all tags / one tag (RunBrowser fills it)
   QTableView* runsTable = nullptr;
   QPushButton* compareButton = nullptr;
+  RunNotesPanel* runNotes = nullptr;   // the picked run's tags and notes
   // Live curves
   widgets::CurvePlot* lossPlot = nullptr;
   widgets::CurvePlot* qualityPlot = nullptr;

@@ -3,12 +3,14 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QItemSelectionModel>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QShowEvent>
+#include <QTableView>
 #include <QStatusBar>
 #include <QTimer>
 
@@ -17,8 +19,11 @@
 #include "generate_panel.h"
 #include "project_session.h"
 #include "queue_controller.h"
+#include "parallel_coords_tab.h"
 #include "report_view.h"
+#include "run_actions.h"
 #include "run_browser.h"
+#include "run_notes_panel.h"
 #include "run_monitor.h"
 #include "run_queue.h"
 #include "search_view.h"
@@ -35,6 +40,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_queue = new RunQueue(this);
   m_docks = buildDocks(this);
   m_browser = new RunBrowser(m_docks.runsTable, m_docks.runFilter, m_docks.runKindFilter, this);
+  m_browser->setTagFilterCombo(m_docks.runTagFilter);
+  m_runActions = new RunActions(m_browser, this, this);
   m_monitor = new RunMonitor(m_docks.lossPlot, m_docks.qualityPlot, m_docks.mixerPanel, m_docks.liveReadout, this);
   m_efficiency = new EfficiencyController(m_docks.efficiencyPanel, this);
   buildLayout();
@@ -64,6 +71,7 @@ RunsModel* MainWindow::runsModel() const { return m_browser->model(); }
 void MainWindow::connectControllers() {
   connect(m_browser, &RunBrowser::runChosen, this, &MainWindow::onRunChosen);
   connect(m_browser, &RunBrowser::errorOccurred, this, &MainWindow::showError);
+  connectRunActions();
   connect(m_docks.compareButton, &QPushButton::clicked, this, &MainWindow::compareSelected);
   connect(m_efficiency, &EfficiencyController::errorOccurred, this, &MainWindow::showError);
   connect(m_efficiency, &EfficiencyController::pointFailed, this, [this](const QString& m) { showMessage(m, 10000); });
@@ -209,6 +217,43 @@ void MainWindow::onRunChosen(const QString& storePath, qint64 runId, const QStri
   m_generate->setRun(storePath, runId, name);
 }
 
+void MainWindow::connectRunActions() {
+  connect(m_runActions, &RunActions::errorOccurred, this, &MainWindow::showError);
+  connect(m_runActions, &RunActions::message, this, &MainWindow::showMessage);
+  connect(m_runActions, &RunActions::undoAvailableChanged, this, [this](bool on) {
+    if (m_undoDeleteAction) m_undoDeleteAction->setEnabled(on);
+  });
+  connect(m_runActions, &RunActions::runChanged, this, &MainWindow::refreshNotesPanel);
+  connect(m_browser, &RunBrowser::reloaded, this, &MainWindow::refreshNotesPanel);
+  connect(m_docks.runsTable->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          &MainWindow::refreshNotesPanel);
+  connect(m_docks.runNotes, &RunNotesPanel::saveRequested, m_runActions, &RunActions::setNotes);
+  connect(m_docks.runNotes, &RunNotesPanel::editTagsRequested, m_runActions, &RunActions::editTagsOfSelection);
+  // Brushing the Compare dock's parallel coordinates selects those runs in the table.
+  connect(m_compare->parallelTab(), &ParallelCoordsTab::runsBrushed, this, [this](const QList<RunRef>& runs) {
+    QList<qint64> ids;
+    for (const RunRef& r : runs)
+      if (r.storePath == m_browser->storePath()) ids << r.runId;
+    if (!ids.isEmpty()) m_browser->selectRuns(ids);
+  });
+}
+
+void MainWindow::refreshNotesPanel() {
+  const QList<qint64> ids = m_browser->selectedRunIds();
+  const int row = ids.size() == 1 ? runsModel()->rowOfRun(ids.first()) : -1;
+  if (row < 0) {
+    m_docks.runNotes->clear();
+    return;
+  }
+  const auto& run = runsModel()->entry(row)->run;
+  m_docks.runNotes->setRun(run.id, QString::fromStdString(run.name), runsModel()->tagsOf(row),
+                           QString::fromStdString(run.notes));
+}
+
+void MainWindow::commitDeletes() {
+  for (const QString& p : m_runActions->commitDeletes()) qWarning("pha-workbench: delete: %s", qPrintable(p));
+}
+
 void MainWindow::compareSelected() {
   const QList<qint64> ids = m_browser->selectedRunIds();
   if (ids.size() < 2) {
@@ -281,6 +326,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     }
     m_queue->cancelAll();
   }
+  commitDeletes();
   saveSettings();
   event->accept();
 }

@@ -26,6 +26,7 @@ class EfficiencyController;
 class GeneratePanel;
 class ProjectSession;
 class QueueController;
+class RunActions;
 class RunBrowser;
 class RunMonitor;
 class ReportView;
@@ -70,6 +71,9 @@ class MainWindow : public QMainWindow {
   QueueController* queueController() const { return m_queueControl; }
   RunMonitor* monitor() const { return m_monitor; }
   RunsModel* runsModel() const;
+  RunBrowser* runBrowser() const { return m_browser; }
+  // Rename, tags, notes and delete with undo on the run table (run_actions.h).
+  RunActions* runActions() const { return m_runActions; }
   const Docks& docks() const { return m_docks; }
   ConfigEditor* configEditor() const { return m_config; }
   CompareWidget* compareWidget() const { return m_compare; }
@@ -104,6 +108,11 @@ class MainWindow : public QMainWindow {
   void showMessage(const QString& message, int timeoutMs);
   void updateActions();
   void onRunChosen(const QString& storePath, qint64 runId, const QString& name);
+  void connectRunActions();
+  // The notes field follows the table's selection: one run, its notes; else empty.
+  void refreshNotesPanel();
+  // Deletes the runs hidden by Delete... from their store (the window closes or switches project).
+  void commitDeletes();
   void showCompare(const QList<qint64>& ids);
   // main_window_menus.cpp
   void buildMenus();
@@ -130,6 +139,7 @@ class MainWindow : public QMainWindow {
   RunQueue* m_queue = nullptr;
   RunMonitor* m_monitor = nullptr;
   RunBrowser* m_browser = nullptr;
+  RunActions* m_runActions = nullptr;
   EfficiencyController* m_efficiency = nullptr;
   QueueController* m_queueControl = nullptr;
   ConfigEditor* m_config = nullptr;
@@ -146,6 +156,7 @@ class MainWindow : public QMainWindow {
   QAction* m_searchAction = nullptr;
   QAction* m_pauseAction = nullptr;
   QAction* m_cancelAction = nullptr;
+  QAction* m_undoDeleteAction = nullptr;
   QMenu* m_recentMenu = nullptr;
   QProgressBar* m_progress = nullptr;
   QLabel* m_statusLabel = nullptr;

@@ -17,6 +17,7 @@
 #include "help_dialogs.h"
 #include "main_window.h"
 #include "project_session.h"
+#include "run_actions.h"
 #include "theme.h"
 
 #ifndef PHA_VERSION
@@ -41,6 +42,13 @@ void MainWindow::buildMenus() {
   auto* edit = menuBar()->addMenu(tr("&Edit"));
   edit->addAction(m_config->undoAction());
   edit->addAction(m_config->redoAction());
+  edit->addSeparator();
+  // Ctrl+Z is the configuration's undo; the runs' own.
+  m_undoDeleteAction = edit->addAction(tr("Undo &delete runs"), m_runActions, &RunActions::undoDelete);
+  m_undoDeleteAction->setObjectName("undoDeleteRuns");
+  m_undoDeleteAction->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_Z));
+  m_undoDeleteAction->setToolTip(tr("Bring back the runs deleted last (until the window closes they stay in the store)"));
+  m_undoDeleteAction->setEnabled(false);
 
   buildRunMenu();
   buildViewMenu();

@@ -50,6 +50,7 @@ bool MainWindow::openProject(const QString& path) {
     showError(tr("Finish or cancel the running queue before opening another project."));
     return false;
   }
+  commitDeletes();  // the runs deleted in this window leave the previous project's store now
   if (!m_session->open(path)) {
     showError(tr("Cannot open project %1:\n%2").arg(path, m_session->errorText()));
     return false;
@@ -80,7 +81,7 @@ bool MainWindow::openProject(const QString& path) {
   if (!m_session->runNames().isEmpty()) {
     const nlohmann::json cfg = m_session->runConfig(m_session->runNames().first());
     if (cfg.contains("model")) m_config->setConfigJson(cfg["model"]);
-    if (cfg.contains("training") && m_config->hasTrainingSection()) m_config->setTrainingJson(cfg["training"]);
+    if (cfg.contains("training")) m_config->setTrainingJson(cfg["training"]);
     m_config->undoStack()->clear();
   }
   showMessage(m_session->hasLocalData() ? tr("Opened %1").arg(m_session->dir())
@@ -233,7 +234,7 @@ void MainWindow::showConfigOf(const QString& storePath, qint64 runId) {
     const nlohmann::json cfg = nlohmann::json::parse(run->config_json, nullptr, false);
     if (cfg.is_discarded() || !cfg.is_object()) return;
     if (cfg.contains("model")) m_config->setConfigJson(cfg["model"]);
-    if (cfg.contains("training") && m_config->hasTrainingSection()) m_config->setTrainingJson(cfg["training"]);
+    if (cfg.contains("training")) m_config->setTrainingJson(cfg["training"]);
   } catch (const std::exception& e) {
     showError(QString::fromUtf8(e.what()));
   }
@@ -256,7 +257,7 @@ void MainWindow::addConfigAsVariant() {
   const QString name = QInputDialog::getText(this, tr("Add variant"), tr("Name of the new variant in project.json:"),
                                              QLineEdit::Normal, proposed, &ok);
   if (!ok) return;
-  const nlohmann::json training = m_config->hasTrainingSection() && m_config->isTrainingValid() ? m_config->trainingJson()
+  const nlohmann::json training = m_config->isTrainingValid() ? m_config->trainingJson()
                                                                                                 : nlohmann::json();
   if (!m_session->addVariant(name.trimmed(), model, training)) {
     showError(tr("Cannot add the variant: %1").arg(m_session->errorText()));

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/duration_format.h"
 #include "efficiency_controller.h"
 #include "processes_setting.h"
 #include "project_session.h"
@@ -24,12 +25,8 @@
 
 namespace pha::gui {
 
-QString formatEta(double seconds) {
-  const long long t = std::llround(std::max(0.0, seconds));
-  if (t < 60) return QString("%1 s").arg(t);
-  if (t < 3600) return QString("%1m %2s").arg(t / 60).arg(t % 60, 2, 10, QLatin1Char('0'));
-  return QString("%1h %2m").arg(t / 3600).arg((t % 3600) / 60, 2, 10, QLatin1Char('0'));
-}
+// The one duration text (core/duration_format.h); an unknown ETA never gets here.
+QString formatEta(double seconds) { return QString::fromStdString(format_duration(std::max(0.0, seconds))); }
 
 namespace {
 // "then sequential-tiny, then the efficiency profile"; "last in the queue".

@@ -1,5 +1,6 @@
 #include "run_browser.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QDateTime>
 #include <QHeaderView>
@@ -34,7 +35,20 @@ RunBrowser::RunBrowser(QTableView* table, QLineEdit* filter, QComboBox* kindFilt
   connect(m_table, &QAbstractItemView::clicked, this, [this](const QModelIndex& i) {
     if (i.column() == RunsModel::Name) toggleGroup(i);
   });
-  connect(m_table, &QAbstractItemView::doubleClicked, this, &RunBrowser::toggleGroup);
+  // A double-click shows or hides a group's runs, or edits a run's tags or notes in place; F2
+  // renames the current run from any of its cells (the Name cell's editor).
+  connect(m_table, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex& i) {
+    const int col = m_proxy->mapToSource(i).column();
+    if ((col == RunsModel::Tags || col == RunsModel::Notes) && (i.flags() & Qt::ItemIsEditable)) m_table->edit(i);
+    else toggleGroup(i);
+  });
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  auto* rename = new QAction(tr("Rename"), m_table);
+  rename->setObjectName("renameRunAction");
+  rename->setShortcut(Qt::Key_F2);
+  rename->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  connect(rename, &QAction::triggered, this, &RunBrowser::editCurrentName);
+  m_table->addAction(rename);
   m_saveTimer = new QTimer(this);
   m_saveTimer->setSingleShot(true);
   m_saveTimer->setInterval(300);
@@ -75,8 +89,10 @@ void RunBrowser::resetColumns() {
   QHeaderView* header = m_table->horizontalHeader();
   const QFontMetrics fm(m_table->font());
   const QFontMetrics hfm(header->font());
-  for (int c = 0; c < RunsModel::ColumnCount; ++c) {
-    header->moveSection(header->visualIndex(c), c);
+  const std::vector<int> order = RunsModel::defaultOrder();
+  for (int visual = 0; visual < static_cast<int>(order.size()); ++visual) {
+    const int c = order[static_cast<size_t>(visual)];
+    header->moveSection(header->visualIndex(c), visual);
     header->setSectionHidden(c, !RunsModel::shownByDefault(c));
     // Wide enough for a typical cell and for the title (the sort arrow may cover its end).
     const QString title = m_model->headerData(c, Qt::Horizontal).toString();
@@ -89,6 +105,67 @@ void RunBrowser::resetColumns() {
 }
 
 void RunBrowser::saveHeaderLater() { m_saveTimer->start(); }
+
+bool RunBrowser::editCurrentName() {
+  const QModelIndex current = m_table->currentIndex();
+  if (!current.isValid()) return false;
+  const QModelIndex name = m_proxy->index(current.row(), RunsModel::Name);
+  if (!(name.flags() & Qt::ItemIsEditable)) return false;  // a group row
+  m_table->scrollTo(name);
+  m_table->setCurrentIndex(name);
+  m_table->edit(name);
+  return true;
+}
+
+void RunBrowser::setTagFilterCombo(QComboBox* tags) {
+  m_tags = tags;
+  refreshTagFilter();
+  connect(m_tags, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
+    if (i >= 0) m_proxy->setTagFilter(m_tags->itemData(i).toString());
+  });
+}
+
+// "All tags", then each tag of the store's runs with its count; the chosen one stays chosen
+// while a run still carries it.
+void RunBrowser::refreshTagFilter() {
+  if (!m_tags) return;
+  const QString chosen = m_proxy->tagFilter();
+  QSignalBlocker block(m_tags);
+  m_tags->clear();
+  m_tags->addItem(tr("All tags"), QString());
+  for (const auto& [tag, n] : m_model->tagCounts()) m_tags->addItem(QString("%1 (%2)").arg(tag).arg(n), tag);
+  const int keep = m_tags->findData(chosen);
+  m_tags->setCurrentIndex(keep >= 0 ? keep : 0);
+  if (keep < 0 && !chosen.isEmpty()) m_proxy->setTagFilter(QString());
+  m_tags->setEnabled(m_tags->count() > 1);
+}
+
+void RunBrowser::setTagFilter(const QString& tag) {
+  if (!m_tags) {
+    m_proxy->setTagFilter(tag);
+    return;
+  }
+  const int i = m_tags->findData(tag);
+  m_tags->setCurrentIndex(i >= 0 ? i : 0);
+}
+
+bool RunBrowser::selectRuns(const QList<qint64>& ids) {
+  QItemSelection selection;
+  for (qint64 id : ids) {
+    const int row = m_model->rowOfRun(id);
+    if (row < 0) continue;
+    if (m_model->groupRowOf(row) >= 0 && !m_model->isExpanded(m_model->groupRowOf(row)))
+      setGroupExpanded(m_model->groupRowOf(row), true);
+    const QModelIndex shown = m_proxy->mapFromSource(m_model->index(row, 0));
+    if (shown.isValid()) selection.select(shown, m_proxy->index(shown.row(), m_proxy->columnCount() - 1));
+  }
+  m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  if (!selection.isEmpty()) {
+    m_table->selectionModel()->setCurrentIndex(selection.indexes().first(), QItemSelectionModel::NoUpdate);
+    m_table->scrollTo(selection.indexes().first());
+  }
+  return !selection.isEmpty();
+}
 
 void RunBrowser::setColumnShown(int column, bool shown) {
   QHeaderView* header = m_table->horizontalHeader();
@@ -152,12 +229,16 @@ bool RunBrowser::reload(const QString& storePath, qint64 keepSelected) {
     const QModelIndex shown = m_proxy->mapFromSource(m_model->index(row, 0));
     if (shown.isValid()) m_table->selectRow(shown.row());
   }
+  refreshTagFilter();
+  emit reloaded();
   return true;
 }
 
 void RunBrowser::clear() {
   m_model->setRuns({}, QString(), {});
   m_lastReloadMs = 0;
+  refreshTagFilter();
+  emit reloaded();
 }
 
 void RunBrowser::reloadThrottled(const QString& storePath, qint64 keepSelected, int minIntervalMs) {

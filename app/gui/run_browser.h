@@ -6,7 +6,9 @@
 // The header: newest first by default (run id, descending); columns chosen from its context
 // menu, dragged into any order, resized; all of it remembered in QSettings ("runTable/...").
 // Replica groups (RunsModel) are collapsed by default; the arrow in a group row's name cell or
-// a double-click shows its runs; a selected group row stands for its replicas.
+// a double-click shows its runs; a selected group row stands for its replicas. F2 renames the
+// current run in place, a double-click on its Tags or Notes cell edits them (the model emits
+// runEdited; RunActions writes the store); a tag box filters by tag.
 #pragma once
 
 #include <QList>
@@ -59,11 +61,24 @@ class RunBrowser : public QObject {
 
   RunsModel* model() const { return m_model; }
   RunsFilterModel* proxy() const { return m_proxy; }
+  QTableView* table() const { return m_table; }
+
+  // The tag filter: "All tags" and each tag of the table's runs (with its run count), refilled
+  // at every reload.
+  void setTagFilterCombo(QComboBox* tags);
+  // Shows only the runs with `tag` (empty: all).
+  void setTagFilter(const QString& tag);
+  // Selects exactly these runs (expanding their groups); false when none of them is shown.
+  bool selectRuns(const QList<qint64>& ids);
+  // F2: opens the current run's Name cell for editing; false on no run (or a group row).
+  bool editCurrentName();
 
  signals:
   // The user selected exactly one run.
   void runChosen(const QString& storePath, qint64 runId, const QString& name);
   void errorOccurred(const QString& message);
+  // The table holds the store's runs anew (after reload() or clear()).
+  void reloaded();
 
  private:
   void onSelectionChanged();
@@ -74,9 +89,11 @@ class RunBrowser : public QObject {
   void showHeaderMenu(const QPoint& pos);
   void setupKindFilter();
   void applyKindFilter(int index);
+  void refreshTagFilter();
 
   QTableView* m_table;
   QComboBox* m_kind;
+  QComboBox* m_tags = nullptr;
   RunsModel* m_model;
   RunsFilterModel* m_proxy;
   QTimer* m_saveTimer = nullptr;

@@ -5,12 +5,16 @@
 #include <QDateTime>
 #include <QFont>
 #include <QLocale>
+#include <QRegularExpression>
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
 #include "number_format.h"
 #include "runs_model_internal.h"
 #include "compare_data.h"  // windowReadOptions
+#include "core/duration_format.h"
+#include "core/metric_table.h"
 #include "store/store.h"
 
 namespace pha::gui {
@@ -32,14 +36,8 @@ double durationSeconds(const store::RunInfo& r) {
   return (end - r.started_at) / 1000.0;
 }
 
-// Compact: "42.1 s", "1m 40s", "2h 05m".
-QString formatDuration(double s) {
-  if (s < 0) return QString();
-  if (s < 60) return QString::number(s, 'f', 1) + " s";
-  const int total = static_cast<int>(std::lround(s));
-  if (total < 3600) return QString("%1m %2s").arg(total / 60).arg(total % 60, 2, 10, QLatin1Char('0'));
-  return QString("%1h %2m").arg(total / 3600).arg((total % 3600) / 60, 2, 10, QLatin1Char('0'));
-}
+// Compact: "42.1 s", "1m 40s", "2h 05m" (pha::format_duration, the one formatter).
+QString formatDuration(double s) { return QString::fromStdString(pha::format_duration(s)); }
 
 // Compact, so that the default columns fit the dock: "14:05" today, "Dec 1" this year, else
 // "2024-12"; the tooltip has the full time.
@@ -67,11 +65,12 @@ using namespace runs_detail;
 
 namespace {
 
-// The run's validation metric: val/loss (lower is better) for text runs, else val/accuracy.
+// The run's validation metric: val/loss for text runs, else val/accuracy; which end is best is
+// the metric table's (core/metric_table.h).
 struct ValMetric {
   const store::MetricSummary* s = nullptr;
   bool accuracy = false;
-  double best() const { return accuracy ? s->max : s->min; }
+  double best() const { return higher_is_better(s->key) ? s->max : s->min; }
 };
 ValMetric valMetric(const store::RunListEntry& e) {
   if (const auto& loss = summaryAt(e, kValLoss)) return {&*loss, false};
@@ -115,16 +114,38 @@ QString RunsModel::widthSample(int column) {
     case Device: return "cuda:0";
     case Seed: return "3 seeds";
     case Processes: return "16 (gloo)";
+    case Tags: return "baseline";
+    case Notes: return "a note of some length";
   }
   return "0000";
 }
 
+std::vector<int> RunsModel::defaultOrder() {
+  return {Id,      Name,    Tags,  Status,  Parameters,     BestVal, TokensSeen, Duration, Started,
+          Variant, Notes, LastVal, FinalTrainLoss, Kind,    Created,    Device,   Seed,    Processes};
+}
+
 void RunsModel::setRuns(std::vector<store::RunListEntry> runs, const QString& storePath,
-                        std::vector<std::int64_t> tokensSeen) {
+                        std::vector<std::int64_t> tokensSeen,
+                        const std::vector<std::pair<std::int64_t, std::string>>& tags) {
   beginResetModel();
-  m_runs = std::move(runs);
-  m_tokens = std::move(tokensSeen);
-  m_tokens.resize(m_runs.size(), -1);
+  tokensSeen.resize(runs.size(), -1);
+  m_runs.clear();
+  m_tokens.clear();
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (m_hidden.contains(runs[i].run.id)) continue;
+    m_runs.push_back(std::move(runs[i]));
+    m_tokens.push_back(tokensSeen[i]);
+  }
+  std::unordered_map<std::int64_t, QStringList> tagsOfId;
+  for (const auto& [id, tag] : tags) tagsOfId[id] << QString::fromStdString(tag);
+  m_tags.assign(m_runs.size(), {});
+  for (size_t i = 0; i < m_runs.size(); ++i) {
+    const auto it = tagsOfId.find(m_runs[i].run.id);
+    if (it == tagsOfId.end()) continue;
+    m_tags[i] = it->second;
+    m_tags[i].sort();
+  }
   m_storePath = storePath;
   buildGroups();
   endResetModel();
@@ -154,7 +175,7 @@ bool RunsModel::reload(const QString& storePath) {
       const auto it = tokens.find(e.run.id);
       seen.push_back(it == tokens.end() ? -1 : it->second);
     }
-    setRuns(std::move(runs), storePath, std::move(seen));
+    setRuns(std::move(runs), storePath, std::move(seen), s.all_tags());
     m_error.clear();
     return true;
   } catch (const std::exception& e) {
@@ -165,6 +186,56 @@ bool RunsModel::reload(const QString& storePath) {
 
 const store::RunListEntry* RunsModel::entry(int row) const {
   return row >= 0 && row < static_cast<int>(m_runs.size()) ? &m_runs[static_cast<size_t>(row)] : nullptr;
+}
+
+QStringList RunsModel::tagsOf(int row) const {
+  return row >= 0 && row < static_cast<int>(m_tags.size()) ? m_tags[static_cast<size_t>(row)] : QStringList();
+}
+
+std::vector<std::pair<QString, int>> RunsModel::tagCounts() const {
+  std::map<QString, int> counts;
+  for (const QStringList& tags : m_tags)
+    for (const QString& t : tags) ++counts[t];
+  return {counts.begin(), counts.end()};
+}
+
+Qt::ItemFlags RunsModel::flags(const QModelIndex& index) const {
+  Qt::ItemFlags f = QAbstractTableModel::flags(index);
+  if (entry(index.row()) && (index.column() == Name || index.column() == Tags || index.column() == Notes))
+    f |= Qt::ItemIsEditable;
+  return f;
+}
+
+// Tags typed as "a, b c": split on commas and white space; Store::add_tag checks each.
+bool RunsModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+  if (role != Qt::EditRole || !entry(index.row())) return false;
+  const size_t row = static_cast<size_t>(index.row());
+  store::RunInfo& r = m_runs[row].run;
+  QString text = value.toString();
+  switch (index.column()) {
+    case Name:
+      text = text.trimmed();
+      if (text.isEmpty() || text.toStdString() == r.name) return false;
+      r.name = text.toStdString();
+      break;
+    case Notes:
+      if (text.toStdString() == r.notes) return false;
+      r.notes = text.toStdString();
+      break;
+    case Tags: {
+      QStringList tags = text.split(QRegularExpression("[,\\s]+"), Qt::SkipEmptyParts);
+      tags.removeDuplicates();
+      tags.sort();
+      if (tags == m_tags[row]) return false;
+      m_tags[row] = tags;
+      text = tags.join(", ");
+      break;
+    }
+    default: return false;
+  }
+  emit dataChanged(index, index);
+  emit runEdited(r.id, index.column(), text);
+  return true;
 }
 
 int RunsModel::rowOfRun(qint64 runId) const {
@@ -202,6 +273,14 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       index.column() != Status && index.column() != Kind && index.column() != Device)
     return int(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ToolTipRole) return toolTipOf(index.row(), index.column());
+  if (role == Qt::EditRole) {
+    switch (index.column()) {
+      case Name: return QString::fromStdString(e->run.name);
+      case Tags: return m_tags[static_cast<size_t>(index.row())].join(", ");
+      case Notes: return QString::fromStdString(e->run.notes);
+      default: break;
+    }
+  }
   if (role == Qt::DisplayRole || role == SortRole) return valueOf(index.row(), index.column(), role == SortRole);
   return {};
 }
@@ -248,6 +327,9 @@ QVariant RunsModel::valueOf(int row, int column, bool sort) const {
     case Device: return QString::fromStdString(r.device);
     case Seed: return r.seed < 0 ? (sort ? QVariant(-1.0) : QVariant()) : QVariant::fromValue<qint64>(r.seed);
     case Processes: return processesText(r.world_size, r.backend, sort);
+    case Tags: return m_tags[static_cast<size_t>(row)].join(", ");
+    // One line in the cell (the tooltip and the notes field have all of it).
+    case Notes: return QString::fromStdString(r.notes).section('\n', 0, 0);
   }
   return {};
 }
@@ -271,6 +353,12 @@ QVariant RunsModel::toolTipOf(int row, int column) const {
       const std::int64_t t = m_tokens[static_cast<size_t>(row)];
       return t < 0 ? QVariant() : QVariant(tr("%1 training tokens seen (at the last train/loss point)").arg(t));
     }
+    case Tags:
+      return m_tags[static_cast<size_t>(row)].isEmpty() ? tr("No tags: F2 or double-click to add some (comma-separated)")
+                                                         : tr("Tags: %1 (F2 or double-click to edit)").arg(m_tags[static_cast<size_t>(row)].join(", "));
+    case Notes:
+      return r.notes.empty() ? tr("No notes: F2 or double-click to write one, or use the notes field below the table")
+                             : QString::fromStdString(r.notes);
     case Started:
     case Created: return tr("created %1, started %2, ended %3")
           .arg(longTime(r.created_at), longTime(r.started_at), longTime(r.ended_at));
@@ -298,6 +386,8 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
       case Started: return tr("Start time: hours:minutes today, else the day (the tooltip has the full time)");
       case Processes: return tr("Data-parallel processes that trained the run (the store's world_size) and their "
                                 "collective backend; 1: one process");
+      case Tags: return tr("The run's tags (pha runs tag); filter by one with the tag box above the table");
+      case Notes: return tr("The run's notes, first line (pha runs note)");
       case Seed: return tr("Training seed; runs of one group with several seeds are replicas, summarized in a "
                            "group row as mean \u00b1 std (n)");
       default: return {};
@@ -321,6 +411,8 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
     case Device: return tr("Device");
     case Seed: return tr("Seed");
     case Processes: return tr("Processes");
+    case Tags: return tr("Tags");
+    case Notes: return tr("Notes");
   }
   return {};
 }
@@ -332,6 +424,11 @@ RunsFilterModel::RunsFilterModel(QObject* parent) : QSortFilterProxyModel(parent
 
 void RunsFilterModel::setFilterText(const QString& text) {
   m_text = text.trimmed();
+  invalidateFilter();
+}
+
+void RunsFilterModel::setTagFilter(const QString& tag) {
+  m_tag = tag;
   invalidateFilter();
 }
 
@@ -355,10 +452,14 @@ bool RunsFilterModel::runMatches(int sourceRow) const {
   const auto* e = model->entry(sourceRow);
   if (!e) return false;
   if (m_kind && e->run.kind != *m_kind) return false;
+  const QStringList tags = model->tagsOf(sourceRow);
+  if (!m_tag.isEmpty() && !tags.contains(m_tag)) return false;
   if (m_text.isEmpty()) return true;
   if (QString::number(e->run.id) == m_text || "#" + QString::number(e->run.id) == m_text) return true;
-  for (const std::string& field : {e->run.name, e->run.variant, std::string(store::to_string(e->run.status))})
+  for (const std::string& field : {e->run.name, e->run.variant, std::string(store::to_string(e->run.status)), e->run.notes})
     if (QString::fromStdString(field).contains(m_text, Qt::CaseInsensitive)) return true;
+  for (const QString& t : tags)
+    if (t.contains(m_text, Qt::CaseInsensitive)) return true;
   return false;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/config_reader.h"
 #include "core/error.h"
+#include "core/metric_table.h"
 
 namespace pha::analysis {
 
@@ -16,18 +17,17 @@ namespace {
 
 const char* const kEvalMetrics[] = {"loss", "perplexity", "bpb", "accuracy", "macro_accuracy", "exact_match"};
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
+// The metric's name as the metric table reads it: an evaluation row's metric, else the key.
+const std::string& table_name(const MetricRef& m) { return m.source == MetricRef::Source::Eval ? m.metric : m.key; }
 
-bool is_accuracy_name(const std::string& m) { return ends_with(m, "accuracy") || ends_with(m, "exact_match"); }
+// What only task runs record: accuracies and exact match (core/metric_table.h, MetricKind).
+bool is_task_only(const MetricRef& m) { return is_metric_kind(table_name(m), MetricKind::Accuracy); }
 
-// What only text runs record: validation / test loss, perplexity and bits per byte (task runs
-// record train/loss too, so that one is not text-only).
+// What only text runs record: held-out losses (validation / test / evaluation loss, perplexity
+// and bits per byte; task runs record train/loss too, so that one is not text-only).
 bool is_text_only(const MetricRef& m) {
-  if (m.source == MetricRef::Source::Eval) return m.metric == "loss" || m.metric == "perplexity" || m.metric == "bpb";
-  const bool held_out = m.key.rfind("val/", 0) == 0 || m.key.rfind("test/", 0) == 0;
-  return held_out && (ends_with(m.key, "/loss") || ends_with(m.key, "/ppl") || ends_with(m.key, "/bpb"));
+  const bool held_out = m.source == MetricRef::Source::Eval || m.key.rfind("val/", 0) == 0 || m.key.rfind("test/", 0) == 0;
+  return held_out && is_metric_kind(table_name(m), MetricKind::Loss);
 }
 
 [[noreturn]] void bad_metric(const std::string& where, const std::string& text, const std::string& why) {
@@ -83,7 +83,7 @@ MetricRef parse_metric(const std::string& text, const std::string& where, const 
   }
   if (ctx.is_task && is_text_only(m))
     bad_metric(where, text, "is a text metric; this project's runs are tasks (they record accuracy)");
-  if (!ctx.is_task && is_accuracy_name(m.source == MetricRef::Source::Eval ? m.metric : m.key))
+  if (!ctx.is_task && is_task_only(m))
     bad_metric(where, text, "is a task metric; this project's runs are text (they record loss, ppl, bpb)");
   return m;
 }

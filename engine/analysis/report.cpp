@@ -235,6 +235,9 @@ double replica_value(store::Store& store, int64_t run_id, const MetricRef& metri
   return lengths.size() == 1 ? value : kNaN;  // several T without "@T": ambiguous
 }
 
+}  // namespace detail
+
+// The report's number formats (analysis/report_format.h); the text formats are in report_text.cpp.
 namespace {
 // Decimals by magnitude: four below 10 (losses, bpb, accuracies), two below 1,000 (perplexities),
 // one below 100,000, none above (never an exponent in a table).
@@ -274,7 +277,5 @@ std::string interval(double low, double high) {
   if (std::isnan(low) || std::isnan(high)) return "";
   return "[" + num(low) + ", " + num(high) + "]";
 }
-
-}  // namespace detail
 
 }  // namespace pha::analysis

@@ -2,8 +2,9 @@
 // verdict and the paper's figure; the metrics of every group; parameter efficiency (accuracy
 // against parameters per architecture family); accuracy against length (and against the input
 // Bernoulli p). Built from the run store as data (Report), rendered as Markdown, HTML (self-
-// contained: inline CSS and SVG plots) or JSON. No torch, no Qt: `pha report` and the window's
-// Report tab call the same functions. Method and verdict rules: docs/report.md.
+// contained: inline CSS and SVG plots) or JSON; a view of its own prints the figures with
+// analysis/report_format.h. No torch, no Qt: `pha report` and the window's Report tab call the
+// same functions. Method and verdict rules: docs/report.md.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/claims.h"
+#include "analysis/report_format.h"  // the figures' formats, shared by every view of a report
 #include "analysis/scaling_fit.h"
 #include "analysis/stats.h"
 

@@ -14,9 +14,6 @@ namespace pha::analysis {
 namespace {
 
 using detail::html_escape;
-using detail::interval;
-using detail::mean_std;
-using detail::num;
 
 constexpr const char* kStyle = R"css(
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:72em;color:#222;line-height:1.4}
@@ -83,7 +80,7 @@ void claim_html(const ClaimReport& c, size_t i, std::ostringstream& os) {
   os << "</table>";
   if (!c.crossings.empty()) {
     os << "<p>Learning curves of " << html_escape(c.claim.metric.text) << " (mean over the replicas):</p><ul>";
-    for (const auto& x : c.crossings) os << "<li>" << html_escape(x.label + ", " + detail::crossing_text(x)) << "</li>";
+    for (const auto& x : c.crossings) os << "<li>" << html_escape(x.label + ", " + crossing_text(x)) << "</li>";
     os << "</ul>";
   }
   if (c.mixer.empty()) return;
@@ -145,16 +142,16 @@ void scaling_html(const Report& r, std::ostringstream& os) {
     for (const auto& sr : ax.series) {
       std::string sizes, res;
       for (size_t i = 0; i < sr.size_x.size(); ++i) {
-        sizes += (i ? "; " : "") + detail::sci(sr.size_x[i]) + " -> " + mean_std(sr.size_y[i]);
+        sizes += (i ? "; " : "") + sci(sr.size_x[i]) + " -> " + mean_std(sr.size_y[i]);
         y_lo = std::min(y_lo, sr.size_y[i].min), y_hi = std::max(y_hi, sr.size_y[i].max);
       }
       for (double v : sr.fit.residuals) res += (res.empty() ? "" : " ") + num(v);
-      os << "<tr>" << td(sr.entry) << td(sr.family) << td(sizes) << td(detail::fit_text(sr.fit)) << td(res) << "</tr>";
+      os << "<tr>" << td(sr.entry) << td(sr.family) << td(sizes) << td(fit_text(sr.fit)) << td(res) << "</tr>";
     }
     os << "</table>";
     if (!ax.crossovers.empty()) {
       os << "<ul>";
-      for (const auto& c : ax.crossovers) os << "<li>" << html_escape(detail::crossover_text(c, ax.x_label)) << "</li>";
+      for (const auto& c : ax.crossovers) os << "<li>" << html_escape(crossover_text(c, ax.x_label)) << "</li>";
       os << "</ul>";
     }
     if (!std::isfinite(y_lo)) continue;
@@ -245,7 +242,7 @@ std::string render_html(const Report& r) {
      << "</title><style>" << kStyle << "</style></head><body>";
   os << "<h1>Report: " << html_escape(r.project) << "</h1>";
   if (!r.description.empty()) os << "<p>" << html_escape(r.description) << "</p>";
-  os << "<p class=\"meta\">Store " << html_escape(r.store_path) << ", generated " << detail::local_time(r.generated_at_ms)
+  os << "<p class=\"meta\">Store " << html_escape(r.store_path) << ", generated " << local_time(r.generated_at_ms)
      << ". Each group's replicas are its finished runs, one per seed; figures are mean ± sample std (n), 95% intervals "
         "Student t (a difference: Welch); a claim holds when the interval of its effect lies on the claimed side "
         "(docs/report.md).</p>";

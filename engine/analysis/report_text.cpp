@@ -12,9 +12,6 @@
 namespace pha::analysis {
 
 using nlohmann::json;
-using detail::interval;
-using detail::mean_std;
-using detail::num;
 
 namespace {
 
@@ -63,7 +60,7 @@ void claims_md(const Report& r, std::ostringstream& os) {
     os << "\n";
     if (!c.crossings.empty()) {
       os << "Learning curves of " << c.claim.metric.text << " (mean over the replicas, linear between evaluations):\n\n";
-      for (const auto& x : c.crossings) os << "- " << x.label << ", " << detail::crossing_text(x) << "\n";
+      for (const auto& x : c.crossings) os << "- " << x.label << ", " << crossing_text(x) << "\n";
       os << "\n";
     }
     if (!c.mixer.empty()) {
@@ -105,13 +102,13 @@ void scaling_md(const Report& r, std::ostringstream& os) {
     for (const auto& s : ax.series) {
       std::string sizes, res;
       for (size_t i = 0; i < s.size_x.size(); ++i)
-        sizes += (i ? "; " : "") + detail::sci(s.size_x[i]) + " -> " + mean_std(s.size_y[i]);
+        sizes += (i ? "; " : "") + sci(s.size_x[i]) + " -> " + mean_std(s.size_y[i]);
       for (size_t i = 0; i < s.fit.residuals.size(); ++i) res += (i ? " " : "") + num(s.fit.residuals[i]);
-      os << "| " << cell(s.entry) << " | " << s.family << " | " << cell(sizes) << " | " << cell(detail::fit_text(s.fit))
+      os << "| " << cell(s.entry) << " | " << s.family << " | " << cell(sizes) << " | " << cell(fit_text(s.fit))
          << " | " << cell(res.empty() ? "-" : res) << " |\n";
     }
     os << "\n";
-    for (const auto& c : ax.crossovers) os << "- " << detail::crossover_text(c, ax.x_label) << "\n";
+    for (const auto& c : ax.crossovers) os << "- " << crossover_text(c, ax.x_label) << "\n";
     if (!ax.crossovers.empty()) os << "\n";
   }
   for (const auto& n : r.scaling.notes) os << "- " << n << "\n";
@@ -255,7 +252,7 @@ std::string render_markdown(const Report& r) {
   std::ostringstream os;
   os << "# Report: " << r.project << "\n\n";
   if (!r.description.empty()) os << r.description << "\n\n";
-  os << "Store `" << r.store_path << "`, generated " << detail::local_time(r.generated_at_ms)
+  os << "Store `" << r.store_path << "`, generated " << local_time(r.generated_at_ms)
      << ". Each group's replicas are its finished runs, one per seed; figures are mean ± sample std (n), 95% "
         "intervals Student t; verdict rule in docs/report.md.\n\n";
   claims_md(r, os);
@@ -309,8 +306,7 @@ json report_json(const Report& r) {
           {"notes", r.notes}};
 }
 
-namespace detail {
-
+// The report's text formats (analysis/report_format.h); the number formats are in report.cpp.
 std::string sci(double v) {
   if (std::isnan(v)) return "-";
   char buf[32];
@@ -348,8 +344,6 @@ std::string crossover_text(const ScalingCross& c, const std::string& x_label) {
   if (std::isfinite(c.low) && std::isfinite(c.high)) s += " [" + sci(c.low) + ", " + sci(c.high) + "]";
   return s + " (" + sci(100.0 * c.fraction) + "% of bootstrap pairs cross in " + sci(c.x_lo) + " to " + sci(c.x_hi) + ")";
 }
-
-}  // namespace detail
 
 const std::vector<std::string>& report_formats() {
   static const std::vector<std::string> formats = {"md", "html", "json"};

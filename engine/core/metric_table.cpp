@@ -5,20 +5,22 @@
 namespace pha {
 
 const std::vector<MetricInfo>& metric_table() {
+  using G = MetricGoal;
+  using K = MetricKind;
   static const std::vector<MetricInfo> table = {
-      {"loss", MetricGoal::Minimize, "mean token cross-entropy (nats)"},
-      {"ppl", MetricGoal::Minimize, "perplexity, exp(loss)"},
-      {"perplexity", MetricGoal::Minimize, "perplexity, exp(loss)"},
-      {"bpb", MetricGoal::Minimize, "bits per byte of text"},
-      {"accuracy", MetricGoal::Maximize, "fraction of answer tokens predicted"},
-      {"macro_accuracy", MetricGoal::Maximize, "accuracy averaged over the task's sets"},
-      {"exact_match", MetricGoal::Maximize, "fraction of examples with every answer token right"},
-      {"tokens_per_s", MetricGoal::Maximize, "training tokens per second (measured)"},
-      {"memory_bytes", MetricGoal::Minimize, "resident memory (measured)"},
-      {"grad_norm", MetricGoal::None, "global gradient L2 norm before clipping"},
-      {"lr", MetricGoal::None, "learning rate of the step"},
-      {"params", MetricGoal::Minimize, "model parameters (counted)"},
-      {"flops_per_token", MetricGoal::Minimize, "training FLOPs per token (counted)"},
+      {"loss", G::Minimize, K::Loss, "mean token cross-entropy (nats)"},
+      {"ppl", G::Minimize, K::Loss, "perplexity, exp(loss)"},
+      {"perplexity", G::Minimize, K::Loss, "perplexity, exp(loss)"},
+      {"bpb", G::Minimize, K::Loss, "bits per byte of text"},
+      {"accuracy", G::Maximize, K::Accuracy, "fraction of answer tokens predicted"},
+      {"macro_accuracy", G::Maximize, K::Accuracy, "accuracy averaged over the task's sets"},
+      {"exact_match", G::Maximize, K::Accuracy, "fraction of examples with every answer token right"},
+      {"tokens_per_s", G::Maximize, K::Efficiency, "training tokens per second (measured)"},
+      {"memory_bytes", G::Minimize, K::Efficiency, "resident memory (measured)"},
+      {"grad_norm", G::None, K::Optimizer, "global gradient L2 norm before clipping"},
+      {"lr", G::None, K::Optimizer, "learning rate of the step"},
+      {"params", G::Minimize, K::Size, "model parameters (counted)"},
+      {"flops_per_token", G::Minimize, K::Size, "training FLOPs per token (counted)"},
   };
   return table;
 }
@@ -38,6 +40,11 @@ MetricGoal metric_goal(const std::string& key) {
 }
 
 bool higher_is_better(const std::string& key) { return metric_goal(key) == MetricGoal::Maximize; }
+
+bool is_metric_kind(const std::string& key, MetricKind kind) {
+  const MetricInfo* m = find_metric(key);
+  return m && m->kind == kind;
+}
 
 bool metric_better(MetricGoal goal, double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return false;

@@ -1,18 +1,19 @@
-// Whole-file reads and atomic writes (temp file in the same folder + rename), with errors
-// that name the file.
+// Whole-file reads with errors that name the file; atomic writes are pha::write_file_atomic
+// (core/atomic_file.h), named here too for the data layer's callers.
 #pragma once
 
 #include <filesystem>
 #include <string>
-#include <string_view>
+
+#include "core/atomic_file.h"
 
 namespace pha::data {
 
 // Reads the whole file; pha::Error naming the path if it is missing or unreadable.
 std::string read_file(const std::filesystem::path& path);
 
-// Writes `parts` one after another to a temporary file beside `path`, flushes, then renames it
-// over `path`, so readers never see a half-written file.
-void write_file_atomic(const std::filesystem::path& path, std::initializer_list<std::string_view> parts);
+// Writes `parts` to a temporary file beside `path`, fsyncs, then renames it over `path`, so
+// readers never see a half-written file (the one writer, core/atomic_file.h).
+using pha::write_file_atomic;
 
 }  // namespace pha::data

@@ -1,20 +1,14 @@
-// Safetensors writer and validating reader, and the atomic file writer they use.
+// Safetensors writer and validating reader; files land through core/atomic_file.h.
 #include "model/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -41,8 +35,6 @@ const DtypeInfo kDtypes[] = {
     {"I64", at::kLong, 8},   {"I32", at::kInt, 4},   {"I16", at::kShort, 2}, {"I8", at::kChar, 1},
     {"U8", at::kByte, 1},    {"BOOL", at::kBool, 1},
 };
-
-std::string sys_error() { return std::strerror(errno); }
 
 uint64_t read_le64(const unsigned char* p) {
   uint64_t v = 0;
@@ -173,8 +165,6 @@ SafetensorsHeader parse_and_check(std::ifstream& in, const std::string& file) {
   return h;
 }
 
-std::atomic<unsigned> temp_counter{0};
-
 }  // namespace
 
 std::string safetensors_dtype(at::ScalarType type) {
@@ -197,48 +187,6 @@ int64_t safetensors_dtype_size(const std::string& dtype) {
     if (dtype == d.name) return d.size;
   }
   throw Error("unknown safetensors dtype \"" + dtype + "\"");
-}
-
-// ---- AtomicFileWriter ---------------------------------------------------------------------
-
-AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
-  temp_path_ = path_ + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(temp_counter++);
-  fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw Error(path_, "cannot create a temporary file to write: " + sys_error());
-}
-
-AtomicFileWriter::~AtomicFileWriter() {
-  if (fd_ >= 0) ::close(fd_);
-  if (!committed_) ::unlink(temp_path_.c_str());
-}
-
-void AtomicFileWriter::write(const void* data, size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    ssize_t n = ::write(fd_, p, std::min<size_t>(size, size_t(1) << 30));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error(path_, "write failed: " + sys_error());
-    }
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-}
-
-void AtomicFileWriter::commit() {
-  if (::fsync(fd_) != 0) throw Error(path_, "fsync failed: " + sys_error());
-  int rc = ::close(fd_);
-  fd_ = -1;
-  if (rc != 0) throw Error(path_, "close failed: " + sys_error());
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) throw Error(path_, "rename failed: " + sys_error());
-  committed_ = true;
-  // The rename itself must reach the disk: fsync the directory entry.
-  std::string dir = std::filesystem::path(path_).parent_path().string();
-  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
 }
 
 // ---- write / read -------------------------------------------------------------------------

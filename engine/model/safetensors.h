@@ -52,25 +52,4 @@ SafetensorsFile load_safetensors(const std::string& path);
 // size; reads no tensor data.
 SafetensorsHeader read_safetensors_header(const std::string& path);
 
-// Writes a file so that a crash never leaves it half-written: data goes to a temporary file
-// in the same directory, commit() fsyncs it, renames it over `path` and fsyncs the directory.
-// Destroyed without commit(), the temporary file is removed and `path` is untouched.
-class AtomicFileWriter {
- public:
-  explicit AtomicFileWriter(std::string path);
-  ~AtomicFileWriter();
-  AtomicFileWriter(const AtomicFileWriter&) = delete;
-  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
-
-  void write(const void* data, size_t size);
-  void commit();
-  const std::string& temp_path() const { return temp_path_; }
-
- private:
-  std::string path_;
-  std::string temp_path_;
-  int fd_ = -1;
-  bool committed_ = false;
-};
-
 }  // namespace pha::model

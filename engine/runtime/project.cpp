@@ -332,7 +332,7 @@ TuneSection read_tune(ConfigReader& r, const std::vector<Entry>& entries, const 
                                "at most " + std::to_string(limits::kMaxRuns), limits::kNote);
   protocol.enabled = true;
   protocol.select.text = protocol.select.key = select;
-  protocol.maximize = select.find("accuracy") != std::string::npos || select == "val/exact_match";
+  protocol.maximize = higher_is_better(select);  // core/metric_table.h
   for (const auto& k : keys) protocol.axes += (protocol.axes.empty() ? "" : ", ") + k;
   return t;
 }

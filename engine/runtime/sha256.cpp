@@ -84,12 +84,6 @@ class Sha256 {
 
 }  // namespace
 
-std::string sha256_hex(const std::string& bytes) {
-  Sha256 s;
-  s.update(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
-  return s.hex();
-}
-
 std::string sha256_file(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(path, "cannot be opened to compute its SHA-256");

@@ -7,6 +7,5 @@ namespace pha::runtime {
 
 // Lower-case hex digest; throws pha::Error naming the file when it cannot be read.
 std::string sha256_file(const std::string& path);
-std::string sha256_hex(const std::string& bytes);
 
 }  // namespace pha::runtime

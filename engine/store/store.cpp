@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "store/schema.h"
+#include "store/run_manage.h"
 #include "store/series.h"
 #include "store/sqlite_db.h"
 #include "store/store_impl.h"
@@ -374,6 +375,7 @@ void Store::set_status(std::int64_t run_id, RunStatus status, const std::string&
 }
 
 void Store::rename_run(std::int64_t run_id, const std::string& name) {
+  if (name.find_first_not_of(" \t\r\n") == std::string::npos) throw Error("name", "a run name cannot be empty");
   StmtScope s(db().stmt("UPDATE runs SET name = ?2 WHERE id = ?1"));
   s->bind(1, run_id).bind(2, name);
   s->run();
@@ -395,6 +397,8 @@ void Store::set_run_times(std::int64_t run_id, std::int64_t started_at, std::int
 }
 
 void Store::add_tag(std::int64_t run_id, const std::string& tag) {
+  check_tag(tag);
+  if (!get_run(run_id)) throw Error(path(), "no run with id " + std::to_string(run_id));
   StmtScope s(db().stmt("INSERT OR IGNORE INTO run_tags(run_id, tag) VALUES(?1, ?2)"));
   s->bind(1, run_id).bind(2, tag);
   s->run();
@@ -414,14 +418,15 @@ std::vector<std::string> Store::tags(std::int64_t run_id) {
   return out;
 }
 
-void Store::delete_run(std::int64_t run_id) {
-  Transaction tx(db(), Transaction::Kind::Write);
-  StmtScope s(db().stmt("DELETE FROM runs WHERE id = ?1"));  // ON DELETE CASCADE does the rest
-  s->bind(1, run_id);
-  s->run();
-  if (db().changes() == 0) throw Error(path(), "no run with id " + std::to_string(run_id));
-  tx.commit();
+std::vector<std::pair<std::int64_t, std::string>> Store::all_tags() {
+  StmtScope s(db().stmt("SELECT run_id, tag FROM run_tags ORDER BY run_id, tag"));
+  std::vector<std::pair<std::int64_t, std::string>> out;
+  while (s->step()) out.emplace_back(s->i64(0), s->text(1));
+  return out;
 }
+
+// The one delete path (run_manage.cpp): one transaction, a running run refused; the files stay.
+void Store::delete_run(std::int64_t run_id) { delete_runs(*this, {run_id}, DeleteOptions{/*keep_files=*/true}); }
 
 void Store::record_evals(std::int64_t run_id, const std::vector<EvalRow>& rows) {
   Transaction tx(db(), Transaction::Kind::Write);

@@ -82,6 +82,8 @@ class Store {
   void add_tag(std::int64_t run_id, const std::string& tag);
   void remove_tag(std::int64_t run_id, const std::string& tag);
   std::vector<std::string> tags(std::int64_t run_id);
+  // Every (run id, tag) of the store, by run id then tag: one statement (the run table's Tags).
+  std::vector<std::pair<std::int64_t, std::string>> all_tags();
   // Deletes the run and everything recorded for it (metrics, mixer, perf, evals, checkpoint
   // rows; checkpoint files on disk are the caller's business).
   void delete_run(std::int64_t run_id);

@@ -1,5 +1,6 @@
 // Multi-tensor AdamW (adamw.h): the CPU kernel and the per-tensor ATen reference.
 #include "adamw/adamw.h"
+#include "common/kernel_select.h"
 
 #include <algorithm>
 #include <cmath>
@@ -65,6 +66,7 @@ void check(const AdamWTensors& t) {
 }  // namespace
 
 void adamw_step(const std::vector<AdamWTensors>& tensors, const AdamWHyper& h) {
+  if (reference_kernel(KernelOp::AdamW)) return ref::adamw_step(tensors, h);  // PHA_KERNELS
   at::NoGradGuard no_grad;
   std::vector<Chunk> chunks;
   std::vector<AdamWTensors> rest;

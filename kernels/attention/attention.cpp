@@ -1,6 +1,7 @@
 // Dispatching attention ops: argument checks, the cosine normalisation, and the choice of the
 // implementation (query-blocked ATen path; the PHA_HAVE_CUDA point for a fused CUDA op).
 #include "attention/attention.h"
+#include "common/kernel_select.h"
 
 #include <algorithm>
 
@@ -45,6 +46,7 @@ at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::
     // tens of percent; the softmax statistics need fp32 as well (docs/model.md, "Precision").
     return causal_attention(q.to(at::kFloat), k.to(at::kFloat), v.to(at::kFloat), block, mode).to(q.scalar_type());
   }
+  if (reference_kernel(KernelOp::Attention)) return ref::causal_attention(q, k, v);  // PHA_KERNELS
   if (mode == AttentionBackward::Auto && q.device().is_cpu() &&
       (q.scalar_type() == at::kFloat || q.scalar_type() == at::kDouble)) {
     return cpu_causal_attention(q, k, v, block);  // per-head GEMMs, in-place softmax, recompute
@@ -77,6 +79,8 @@ at::Tensor cosine_attention(const at::Tensor& q, const at::Tensor& k, const at::
                             const at::Tensor& log_scale, double max_log_scale, int64_t block,
                             AttentionBackward mode) {
   check_qkv(q, k, v);
+  if (reference_kernel(KernelOp::Attention) && q.scalar_type() != at::kBFloat16 && q.scalar_type() != at::kHalf)
+    return ref::cosine_attention(q, k, v, log_scale, max_log_scale);
   return causal_attention(cosine_queries(q, log_scale, max_log_scale), cosine_keys(k), v, block, mode);
 }
 

@@ -6,6 +6,7 @@
 // power bases are recomputed), so long sequences train in memory linear in T with a small
 // constant.
 #include "gss_conv/gss_conv.h"
+#include "common/kernel_select.h"
 
 #include <algorithm>
 
@@ -158,6 +159,7 @@ at::Tensor dss_power_basis(const at::Tensor& lre, const at::Tensor& lim, int64_t
 at::Tensor dss_kernel(const at::Tensor& lre, const at::Tensor& lim, const at::Tensor& cre,
                       const at::Tensor& cim, int64_t T) {
   TORCH_CHECK(T >= 1, "dss_kernel: T must be >= 1, got ", T);
+  if (reference_kernel(KernelOp::GssConv)) return ref::dss_kernel(lre, lim, cre, cim, T);  // PHA_KERNELS
   const DssTerms terms = dss_terms(lre, lim, cre, cim);
   const at::Tensor coef = at::cat({terms.c_re, -terms.c_im}, 1);  // (H, 2N)
   return DssBasisProductFn::apply(coef, lre, lim, T);            // (H, T)
@@ -180,6 +182,7 @@ at::Tensor gss_causal_conv(const at::Tensor& z, const at::Tensor& K, const at::T
   // Dispatch point for a fused CUDA convolution; until one exists the ATen path below serves
   // CUDA tensors as well (cuFFT behind at::fft_*).
 #endif
+  if (reference_kernel(KernelOp::GssConv)) return ref::gss_causal_conv(z, K, D);  // PHA_KERNELS
   return GssConvFn::apply(z, K, D);  // (B, T, H)
 }
 

@@ -2,6 +2,7 @@
 // pass per row forward; backward recomputes the pre-norm row from the saved inputs and the
 // row statistics, and reduces the parameter gradients in fixed row chunks (deterministic).
 #include "mix_norm/mix_norm.h"
+#include "common/kernel_select.h"
 
 #include <cmath>
 #include <vector>
@@ -282,7 +283,7 @@ MixNormOut mix_residual_norm(const MixNormInputs& in) {
   const at::ScalarType y = in.ys[0].scalar_type(), x = in.x.scalar_type();
   const bool fused = in.x.device().is_cpu() && ((x == at::kFloat && (y == at::kFloat || y == at::kBFloat16)) ||
                                                 (x == at::kDouble && y == at::kDouble));
-  if (!fused) return ref::mix_residual_norm(in);
+  if (!fused || reference_kernel(KernelOp::MixNorm)) return ref::mix_residual_norm(in);
   const at::Tensor none = at::empty({0}, in.x.options());
   auto at_or_none = [&](const std::vector<at::Tensor>& v, size_t i) { return i < v.size() ? v[i] : none; };
   const auto out = MixNormFn::apply(at_or_none(in.ys, 0), at_or_none(in.ys, 1), at_or_none(in.ys, 2),

@@ -1,6 +1,7 @@
 // Fused RoPE + cosine normalisation + scale (rope_cosine.h): one pass per head row forward, one
 // pass backward from the saved outputs and inverse norms. CPU, fp32 / fp64 / bf16 input.
 #include "rope_cosine/rope_cosine.h"
+#include "common/kernel_select.h"
 
 #include <cmath>
 #include <vector>
@@ -193,7 +194,7 @@ RopeCosine rope_cosine(const at::Tensor& qk, int64_t Hq, const RopeTables& table
   check_inputs(qk, Hq, tables, log_scale);
   const at::ScalarType dt = qk.scalar_type();
   const bool fused = qk.device().is_cpu() && (dt == at::kFloat || dt == at::kDouble || dt == at::kBFloat16);
-  if (!fused) return ref::rope_cosine(qk, Hq, tables, log_scale, max_log_scale);
+  if (!fused || reference_kernel(KernelOp::RopeCosine)) return ref::rope_cosine(qk, Hq, tables, log_scale, max_log_scale);
   const auto out = RopeCosineFn::apply(qk, log_scale, tables.cos, tables.sin, Hq, max_log_scale);
   return {out[0], out[1]};
 }

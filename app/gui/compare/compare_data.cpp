@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <algorithm>
 
+#include "core/metric_table.h"
 #include "runtime/profile_store.h"
 #include "series_colors.h"
 #include <QHash>
@@ -43,22 +44,11 @@ store::Store* StoreCache::store(const QString& path, QString* error) {
   }
 }
 
-namespace {
-
-// Keys whose larger values are better, by name: for when the store's numbers cannot tell (a
-// key with one value, or both extremes in one bucket).
-bool nameSaysHigherIsBetter(const std::string& key) {
-  const QString name = QString::fromStdString(key).toLower();
-  return name.contains("acc") || name.contains("exact_match") || name.contains("tokens_per_s");
-}
-
-}  // namespace
-
 std::optional<BestValue> bestValue(const store::MetricSummary& summary,
                                    const std::vector<store::MetricBucket>& buckets,
                                    const std::string& key) {
   if (summary.best_step < 0 || std::isnan(summary.min)) return std::nullopt;
-  if (summary.min == summary.max) return BestValue{summary.min, summary.best_step, nameSaysHigherIsBetter(key)};
+  if (summary.min == summary.max) return BestValue{summary.min, summary.best_step, pha::higher_is_better(key)};
   for (const auto& b : buckets) {
     if (summary.best_step < b.step_first || summary.best_step > b.step_last) continue;
     const bool holdsMin = b.min == summary.min;
@@ -67,8 +57,8 @@ std::optional<BestValue> bestValue(const store::MetricSummary& summary,
     if (holdsMax && !holdsMin) return BestValue{summary.max, summary.best_step, true};
     break;
   }
-  // Both extremes in the bucket of best_step: decide by the key's name.
-  const bool higher = nameSaysHigherIsBetter(key);
+  // Both extremes in the bucket of best_step: decide by the metric table (core/metric_table.h).
+  const bool higher = pha::higher_is_better(key);
   return BestValue{higher ? summary.max : summary.min, summary.best_step, higher};
 }
 
@@ -190,13 +180,6 @@ QColor ModelColorPicker::next(const LoadedRun& run) {
   const int nth = m_seen[colorKey(run)]++;
   if (nth == 0) return base;
   return nth % 2 ? base.darker(100 + 45 * ((nth + 1) / 2)) : base.lighter(100 + 35 * (nth / 2));
-}
-
-QString formatDuration(std::int64_t ms) {
-  const std::int64_t s = ms / 1000;
-  if (s < 60) return QString::number(ms / 1000.0, 'f', 1) + " s";
-  if (s < 3600) return QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
-  return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QChar('0'));
 }
 
 }  // namespace pha::gui

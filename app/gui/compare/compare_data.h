@@ -58,7 +58,8 @@ class StoreCache {
 
 // A metric key's best value: the store keeps min, max and best_step (the step of the min for
 // minimized keys, of the max for maximized ones); which of the two it is, is read from the
-// downsampled bucket that holds best_step.
+// downsampled bucket that holds best_step, else (one value, or both extremes in that bucket)
+// from the metric table (core/metric_table.h higher_is_better).
 struct BestValue {
   double value = 0.0;
   std::int64_t step = -1;
@@ -119,8 +120,5 @@ class ModelColorPicker {
  private:
   QHash<QString, int> m_seen;
 };
-
-// "42.0 s", "3 min 07 s", "1 h 02 min" for a duration in ms.
-QString formatDuration(std::int64_t ms);
 
 }  // namespace pha::gui

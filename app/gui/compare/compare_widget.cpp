@@ -9,6 +9,7 @@
 #include "length_tab.h"
 #include "metrics_tab.h"
 #include "mixer_tab.h"
+#include "parallel_coords_tab.h"
 #include "pareto_tab.h"
 #include "scaling_tab.h"
 
@@ -30,6 +31,7 @@ CompareWidget::CompareWidget(QWidget* parent) : QWidget(parent) {
   m_pareto = new ParetoTab(m_tabs);
   m_length = new LengthTab(m_tabs);
   m_scaling = new ScalingTab(m_tabs);
+  m_parallel = new ParallelCoordsTab(m_tabs);
   m_tabs->addTab(m_curves, tr("Curves"));
   m_tabs->addTab(m_mixer, tr("Mixer"));
   m_tabs->addTab(m_metrics, tr("Metrics"));
@@ -37,6 +39,7 @@ CompareWidget::CompareWidget(QWidget* parent) : QWidget(parent) {
   m_tabs->addTab(m_pareto, tr("Pareto"));
   m_tabs->addTab(m_length, tr("Length"));
   m_tabs->addTab(m_scaling, tr("Scaling"));
+  m_tabs->addTab(m_parallel, tr("Parallel"));
   layout->addWidget(m_message);
   layout->addWidget(m_tabs, 1);
   setRuns({});
@@ -71,6 +74,7 @@ void CompareWidget::reload() {
   m_pareto->setRuns(m_loaded);
   m_length->setRuns(m_loaded);
   m_scaling->setRuns(m_loaded);
+  m_parallel->setRuns(m_loaded);
   emit runsLoaded(static_cast<int>(m_loaded->size()));
 }
 

@@ -1,7 +1,8 @@
 // CompareWidget: the Compare dock's content. Given saved runs (store path + run id, from one
 // or several project stores) it shows tabs: overlaid Curves, aligned Mixer heatmaps, a Metrics
 // table (final / best), the Config diff (only what differs), Pareto (quality against cost)
-// Length (metric against sequence length) and Scaling (final loss against size, fitted). Every plot has "Export…" (PNG/PDF/SVG/CSV).
+// Length (metric against sequence length), Scaling (final loss against size, fitted) and
+// Parallel (parallel coordinates: the settings that differ and a metric, brushable). Every plot has "Export…" (PNG/PDF/SVG/CSV).
 // Reads happen on the GUI thread through its own store connections (quick, indexed reads).
 #pragma once
 
@@ -21,6 +22,7 @@ class CurvesTab;
 class LengthTab;
 class MetricsTab;
 class MixerTab;
+class ParallelCoordsTab;
 class ParetoTab;
 class ScalingTab;
 
@@ -46,6 +48,8 @@ class CompareWidget : public QWidget {
   ParetoTab* paretoTab() const { return m_pareto; }
   LengthTab* lengthTab() const { return m_length; }
   ScalingTab* scalingTab() const { return m_scaling; }
+  // Parallel coordinates; its runsBrushed(QList<RunRef>) says which runs the brushes keep.
+  ParallelCoordsTab* parallelTab() const { return m_parallel; }
   QTabWidget* tabs() const { return m_tabs; }
   QString message() const;  // problems reading the runs, empty when all loaded
 
@@ -65,6 +69,7 @@ class CompareWidget : public QWidget {
   ParetoTab* m_pareto = nullptr;
   LengthTab* m_length = nullptr;
   ScalingTab* m_scaling = nullptr;
+  ParallelCoordsTab* m_parallel = nullptr;
 };
 
 }  // namespace pha::gui

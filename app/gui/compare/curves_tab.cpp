@@ -12,6 +12,7 @@
 #include "curve_plot.h"
 #include "export_menu.h"
 #include "plot_export.h"
+#include "runtime/export.h"
 
 namespace pha::gui {
 
@@ -252,7 +253,7 @@ QString CurvesTab::emptyMessage() const { return m_message->isHidden() ? QString
 QCustomPlot* CurvesTab::plot() const { return m_plot->plot(); }
 
 bool CurvesTab::writeCsv(const QString& path, QString* error) const {
-  QList<MetricSeries> series;
+  std::vector<runtime::MetricCsvSeries> series;
   const QStringList keys = selectedKeys();
   if (m_runs) {
     for (const auto& run : *m_runs) {
@@ -262,8 +263,7 @@ bool CurvesTab::writeCsv(const QString& path, QString* error) const {
       for (const auto& key : keys) {
         if (!run.summaries.count(key.toStdString())) continue;
         try {
-          series.append({run.label, run.ref.storePath, run.ref.runId, key,
-                         s->read_metric_full(run.ref.runId, key.toStdString())});
+          series.push_back({run.ref.runId, key.toStdString(), s->read_metric_full(run.ref.runId, key.toStdString())});
         } catch (const std::exception& e) {
           if (error) *error = QString::fromUtf8(e.what());
           return false;
@@ -271,7 +271,7 @@ bool CurvesTab::writeCsv(const QString& path, QString* error) const {
       }
     }
   }
-  return writeMetricSeriesCsv(path, series, error);
+  return writeMetricsCsv(path, series, error);
 }
 
 }  // namespace pha::gui

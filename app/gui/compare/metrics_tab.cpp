@@ -6,7 +6,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
-#include <QSaveFile>
 #include <QTableWidget>
 #include <QTextStream>
 #include <QToolButton>
@@ -15,7 +14,11 @@
 #include <cmath>
 #include <tuple>
 
+#include "core/duration_format.h"
+#include "core/metric_table.h"
 #include "plot_export.h"
+
+#include "csv_file.h"  // widgets::writeTextFile, the window's one file writer
 
 namespace pha::gui {
 
@@ -31,10 +34,13 @@ constexpr int kBestRole = Qt::UserRole + 12;
 
 QString valueText(double v) { return std::isnan(v) ? QStringLiteral("NaN") : QString::number(v, 'g', 6); }
 
+// A duration in ms as core/duration_format.h writes it.
+QString durationMsText(double ms) { return QString::fromStdString(format_duration(ms / 1000.0)); }
+
 QString durationText(const store::RunInfo& info) {
   if (info.started_at <= 0) return QObject::tr("not started");
   if (info.ended_at <= 0) return QObject::tr("still running");
-  return formatDuration(info.ended_at - info.started_at);
+  return durationMsText(double(info.ended_at - info.started_at));
 }
 
 int splitRank(const QString& key) {
@@ -88,16 +94,17 @@ bool naturalLess(const QString& a, const QString& b) {
 
 MetricGroup metricGroup(const QString& key) {
   const QString k = key.toLower();
-  const QString name = k.section('/', -1);
   if (k.startsWith(QLatin1String("branch_")) || k.startsWith(QLatin1String("mixer"))) return MetricGroup::Branches;
-  if (name.contains(QLatin1String("acc")) || name.contains(QLatin1String("exact_match"))) return MetricGroup::Accuracies;
-  if (name.contains(QLatin1String("loss")) || name == QLatin1String("ppl") || name.contains(QLatin1String("perplexity")) ||
-      name == QLatin1String("bpb"))
-    return MetricGroup::Losses;
-  if (name.contains(QLatin1String("tokens_per_s")) || name.contains(QLatin1String("memory")) ||
-      name.contains(QLatin1String("peak")) || name.endsWith(QLatin1String("_ms")))
-    return MetricGroup::Efficiency;
-  if (name == QLatin1String("lr") || name.contains(QLatin1String("grad"))) return MetricGroup::Optimizer;
+  // The kind is the metric table's (core/metric_table.h); a counted size is no row a run trains.
+  const MetricInfo* m = find_metric(key.toStdString());
+  if (!m) return MetricGroup::Other;
+  switch (m->kind) {
+    case MetricKind::Loss: return MetricGroup::Losses;
+    case MetricKind::Accuracy: return MetricGroup::Accuracies;
+    case MetricKind::Efficiency: return MetricGroup::Efficiency;
+    case MetricKind::Optimizer: return MetricGroup::Optimizer;
+    case MetricKind::Size: return MetricGroup::Other;
+  }
   return MetricGroup::Other;
 }
 
@@ -296,7 +303,7 @@ void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
     if (!u.grouped || d.n < 2)
       duration.push_back(Cell{durationText(r.info), d.n ? QVariant(qint64(d.mean)) : QVariant(), {}});
     else
-      duration.push_back(Cell{tr("%1 ± %2 (%3)").arg(formatDuration(std::int64_t(d.mean)), formatDuration(std::int64_t(d.std))).arg(d.n),
+      duration.push_back(Cell{tr("%1 ± %2 (%3)").arg(durationMsText(d.mean), durationMsText(d.std)).arg(d.n),
                               qint64(d.mean), {}});
   }
   addRow(tr("status"), status);
@@ -452,12 +459,8 @@ bool MetricsTab::isBest(const QString& row, int run) const {
 }
 
 bool MetricsTab::writeCsv(const QString& path, QString* error) const {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-    if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
-    return false;
-  }
-  QTextStream out(&file);
+  QString text;
+  QTextStream out(&text);
   out << "field";
   for (int c = 0; c < m_table->columnCount(); ++c) out << ',' << csvField(m_table->horizontalHeaderItem(c)->text());
   out << '\n';
@@ -472,11 +475,7 @@ bool MetricsTab::writeCsv(const QString& path, QString* error) const {
     out << '\n';
   }
   out.flush();
-  if (!file.commit()) {
-    if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
-    return false;
-  }
-  return true;
+  return widgets::writeTextFile(path, text, error);
 }
 
 }  // namespace pha::gui

@@ -80,7 +80,7 @@ void ParetoTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
     m_quality->clear();
     if (m_runs) m_quality->addItems(unionOfKeys(*m_runs));
     int pick = m_quality->findText(previous);
-    for (const char* k : {"val/loss", "val/ppl", "val/accuracy", "val/acc"})
+    for (const char* k : {"val/loss", "val/ppl", "val/accuracy"})
       if (pick < 0) pick = m_quality->findText(k);
     m_quality->setCurrentIndex(std::max(0, pick));
   }

@@ -5,9 +5,13 @@
 #include <QTextStream>
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <qcustomplot.h>
+#include <sstream>
 
+#include "core/atomic_file.h"
 #include "csv_file.h"
+#include "runtime/export.h"
 
 namespace pha::gui {
 
@@ -194,15 +198,16 @@ bool exportGraphsCsv(QCustomPlot* plot, const QString& path, QString* error) {
   }, error);
 }
 
-bool writeMetricSeriesCsv(const QString& path, const QList<MetricSeries>& series, QString* error) {
-  return widgets::writeCsvFile(path, "run,store,run_id,key,step,tokens,wall_ms,value", [&series](QTextStream& out) {
-    for (const auto& s : series) {
-      const QString prefix = csvField(s.run) + ',' + csvField(s.storePath) + ',' + QString::number(s.runId) +
-                             ',' + csvField(s.key) + ',';
-      for (const auto& p : s.points)
-        out << prefix << p.step << ',' << p.tokens << ',' << p.wall_ms << ',' << widgets::csvNumber(p.value) << '\n';
-    }
-  }, error);
+bool writeMetricsCsv(const QString& path, const std::vector<runtime::MetricCsvSeries>& series, QString* error) {
+  try {
+    std::ostringstream out;
+    runtime::write_metrics_csv(out, series);
+    pha::write_file_atomic(path.toStdString(), {out.str()});
+    return true;
+  } catch (const std::exception& e) {  // pha::Error names the file
+    setError(error, QString::fromUtf8(e.what()));
+    return false;
+  }
 }
 
 }  // namespace pha::gui

@@ -1,6 +1,7 @@
 // Plot and data export: any QCustomPlot to PNG (raster), PDF or SVG (vector) with its legend
 // (when it has named entries: never an empty box) and an optional title, at a chosen size and
-// resolution; the plotted data to CSV, and full-resolution metric points to CSV (no point cap).
+// resolution; the plotted data to CSV, and full-resolution metric points to the engine's metrics
+// CSV (no point cap).
 // Errors come back as text for the caller to show; nothing throws.
 #pragma once
 
@@ -9,10 +10,12 @@
 #include <QString>
 #include <vector>
 
-#include "store/types.h"
-
 class QCPAxis;
 class QCustomPlot;
+
+namespace pha::runtime {
+struct MetricCsvSeries;
+}
 
 namespace pha::gui {
 
@@ -41,17 +44,11 @@ bool exportPlot(QCustomPlot* plot, const QString& path, QString* error = nullptr
 // Every data point of every graph as drawn: series,x,y (one header row).
 bool exportGraphsCsv(QCustomPlot* plot, const QString& path, QString* error = nullptr);
 
-// One run's points of one metric key, every point as stored.
-struct MetricSeries {
-  QString run;        // label
-  QString storePath;
-  qint64 runId = 0;
-  QString key;
-  std::vector<pha::store::MetricPoint> points;
-};
-
-// run,store,run_id,key,step,tokens,wall_ms,value (one header row, one row per point).
-bool writeMetricSeriesCsv(const QString& path, const QList<MetricSeries>& series, QString* error = nullptr);
+// The engine's metrics CSV (runtime::write_metrics_csv, runtime/export.h: run_id,key,step,
+// tokens,wall_ms,value, every point as stored), written atomically (core/atomic_file.h); false
+// with *error set when it cannot be written.
+bool writeMetricsCsv(const QString& path, const std::vector<pha::runtime::MetricCsvSeries>& series,
+                     QString* error = nullptr);
 
 // Widens an axis range by fraction on each side (extremes off the frame; a zero-width range
 // gets a width around its value). Used by the comparison plots and the run report.

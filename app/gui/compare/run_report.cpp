@@ -3,15 +3,18 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
-#include <QSaveFile>
 #include <QTextStream>
 #include <cmath>
 #include <memory>
 #include <qcustomplot.h>
 
 #include "compare_data.h"
+#include "core/duration_format.h"
 #include "mixer_heatmap.h"
 #include "plot_export.h"
+#include "runtime/export.h"
+
+#include "csv_file.h"  // widgets::writeTextFile, the window's one file writer
 
 namespace pha::gui {
 
@@ -28,15 +31,7 @@ QString when(std::int64_t ms) {
   return ms > 0 ? QDateTime::fromMSecsSinceEpoch(ms).toString(Qt::ISODate) : QStringLiteral("—");
 }
 
-bool writeText(const QString& path, const QString& text, QString* error) {
-  QSaveFile file(path);
-  if (file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-    QTextStream(&file) << text;
-    if (file.commit()) return true;
-  }
-  if (error) *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
-  return false;
-}
+bool writeText(const QString& path, const QString& text, QString* error) { return widgets::writeTextFile(path, text, error); }
 
 QString imageTag(const QString& pngPath, const QString& alt) {
   QFile file(pngPath);
@@ -84,11 +79,9 @@ bool writeMixer(const LoadedRun& run, const QString& dir, QString* error) {
 }
 
 bool writeCsvFiles(store::Store& s, const LoadedRun& run, const QString& dir, QString* error) {
-  QList<MetricSeries> series;
-  for (const auto& k : run.keys)
-    series.append({run.label, run.ref.storePath, run.ref.runId, QString::fromStdString(k),
-                   s.read_metric_full(run.ref.runId, k)});
-  if (!writeMetricSeriesCsv(dir + "/metrics.csv", series, error)) return false;
+  std::vector<runtime::MetricCsvSeries> series;
+  for (const auto& k : run.keys) series.push_back({run.ref.runId, k, s.read_metric_full(run.ref.runId, k)});
+  if (!writeMetricsCsv(dir + "/metrics.csv", series, error)) return false;
   QString evals = "step,task,seq_len,metric,value\n";
   for (const auto& e : run.evals)
     evals += QStringLiteral("%1,%2,%3,%4,%5\n").arg(e.step).arg(csvField(QString::fromStdString(e.task)))
@@ -116,7 +109,7 @@ QString summaryTable(const LoadedRun& run, const QStringList& tags) {
           row("parameters", i.n_params > 0 ? QString::number(i.n_params) : QObject::tr("not recorded")) +
           row("device", QString::fromStdString(i.device)) + row("created", when(i.created_at)) +
           row("started", when(i.started_at)) + row("ended", when(i.ended_at)) +
-          row("duration", i.started_at > 0 && i.ended_at > 0 ? formatDuration(i.ended_at - i.started_at) : "—") +
+          row("duration", i.started_at > 0 && i.ended_at > 0 ? QString::fromStdString(format_duration((i.ended_at - i.started_at) / 1000.0)) : "—") +
           row("config hash", QString::fromStdString(i.config_hash)) + row("tags", tags.join(", ")) +
           row("notes", QString::fromStdString(i.notes)) + row("store", run.ref.storePath);
   return html + "</table>\n";

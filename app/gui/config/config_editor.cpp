@@ -63,23 +63,19 @@ ConfigEditor::ConfigEditor(QWidget* parent) : QWidget(parent), m_undoStack(new Q
   m_tabs->setDocumentMode(true);
   m_tabs->addTab(buildModelTab(), tr("Model"));
 
+  // The project's training section, then the window's own "processes" setting under it.
   m_training = buildTrainingTab();
-  if (m_training) {
-    // The project's training section, then the window's own "processes" setting under it.
-    auto* tab = new QWidget(this);
-    auto* column = new QVBoxLayout(tab);
-    column->setContentsMargins(0, 0, 0, 0);
-    column->addWidget(m_training, 1);
-    column->addWidget(new ProcessesSetting(tab));
-    m_tabs->addTab(tab, tr("Training"));
-  }
+  auto* trainingTab = new QWidget(this);
+  auto* column = new QVBoxLayout(trainingTab);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->addWidget(m_training, 1);
+  column->addWidget(new ProcessesSetting(trainingTab));
+  m_tabs->addTab(trainingTab, tr("Training"));
   layout->addWidget(m_tabs);
 
   connect(m_model, &SectionEditor::documentChanged, this, &ConfigEditor::onModelChanged);
-  if (m_training) {
-    connect(m_training, &SectionEditor::documentChanged, this, &ConfigEditor::onTrainingChanged);
-    setTrainingJson(json::object());
-  }
+  connect(m_training, &SectionEditor::documentChanged, this, &ConfigEditor::onTrainingChanged);
+  setTrainingJson(json::object());
   setConfigJson(pha::model::to_json(pha::model::preset("pha-tiny")));
 }
 
@@ -155,22 +151,16 @@ bool ConfigEditor::isValid() const { return m_model->isValid(); }
 
 QString ConfigEditor::errorText() const { return m_model->errorText(); }
 
-bool ConfigEditor::hasTrainingSection() const { return m_training != nullptr; }
-
 void ConfigEditor::setTrainingJson(const json& training) {
-  if (!m_training) {
-    m_trainingJson = training;
-    return;
-  }
   m_training->setDocument(training);
   m_undoStack->clear();
 }
 
 json ConfigEditor::trainingJson() const { return m_trainingJson; }
 
-bool ConfigEditor::isTrainingValid() const { return !m_training || m_training->isValid(); }
+bool ConfigEditor::isTrainingValid() const { return m_training->isValid(); }
 
-QString ConfigEditor::trainingErrorText() const { return m_training ? m_training->errorText() : QString(); }
+QString ConfigEditor::trainingErrorText() const { return m_training->errorText(); }
 
 bool ConfigEditor::loadPreset(const QString& name) {
   json doc;
@@ -185,7 +175,7 @@ bool ConfigEditor::loadPreset(const QString& name) {
 
 void ConfigEditor::flushPendingText() {
   m_model->flushPendingText();
-  if (m_training) m_training->flushPendingText();
+  m_training->flushPendingText();
 }
 
 void ConfigEditor::onModelChanged(const json& doc, bool valid) {

@@ -40,9 +40,7 @@ class ConfigEditor : public QWidget {
   QString errorText() const;
 
   // The training section ({"steps": ..., "lr": ...}) on a second tab, the same way as the model
-  // section. Present when the build has the runtime library (its TrainingConfig validation);
-  // without it the training functions keep the JSON as given and report it valid.
-  bool hasTrainingSection() const;
+  // section, validated by the runtime's TrainingConfig rules.
   void setTrainingJson(const nlohmann::json& training);
   nlohmann::json trainingJson() const;  // the last valid one as written
   bool isTrainingValid() const;

@@ -8,7 +8,6 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QScrollArea>
 #include <QTableWidget>
 #include <QThread>
@@ -19,8 +18,10 @@
 
 // The report's own number formats (mean ± std (n), [lo, hi]), so the window prints the figures
 // exactly as `pha report` does.
-#include "analysis/report_internal.h"
+#include "analysis/report_format.h"
 #include "runtime/project_report.h"
+
+#include "core/atomic_file.h"
 
 namespace pha::gui {
 
@@ -77,8 +78,8 @@ QColor verdictColor(an::Verdict v) {
 QString measuredText(const an::ClaimRow& row) {
   QStringList parts;
   for (const auto& m : row.measured) {
-    QString s = qs(m.label + ": " + an::detail::mean_std(m.stats));
-    if (m.stats.has_interval()) s += " " + qs(an::detail::interval(m.stats.ci_low, m.stats.ci_high));
+    QString s = qs(m.label + ": " + an::mean_std(m.stats));
+    if (m.stats.has_interval()) s += " " + qs(an::interval(m.stats.ci_low, m.stats.ci_high));
     parts << s;
   }
   return parts.isEmpty() ? QStringLiteral("-") : parts.join('\n');
@@ -279,7 +280,7 @@ void ReportView::showBuilt() {
                          "difference: Welch); a claim holds when the interval of its effect lies on the claimed side "
                          "(docs/report.md).")
                           .arg(qs(r.project).toHtmlEscaped(), qs(r.store_path).toHtmlEscaped(),
-                               qs(an::detail::local_time(r.generated_at_ms)))
+                               qs(an::local_time(r.generated_at_ms)))
                           .arg(m_buildMs));
     fillClaims(r);
     fillEfficiency(r);
@@ -291,11 +292,11 @@ void ReportView::showBuilt() {
       notes << (t.chosen < 0 ? tr("• Tuning of %1: %2").arg(where, qs(t.note).toHtmlEscaped())
                              : tr("• Tuning of %1: chose %2 (%3 %4)")
                                    .arg(where, qs(t.settings[std::size_t(t.chosen)].tune_point), qs(t.metric),
-                                        qs(an::detail::mean_std(t.settings[std::size_t(t.chosen)].select))));
+                                        qs(an::mean_std(t.settings[std::size_t(t.chosen)].select))));
     }
     for (const auto& ax : r.scaling.axes)
       for (const auto& x : ax.crossovers)
-        notes << "• " + tr("Scaling against %1: ").arg(qs(ax.x_label)) + qs(an::detail::crossover_text(x, ax.x_label)).toHtmlEscaped();
+        notes << "• " + tr("Scaling against %1: ").arg(qs(ax.x_label)) + qs(an::crossover_text(x, ax.x_label)).toHtmlEscaped();
     for (const auto& n : r.notes) notes << "• " + qs(n).toHtmlEscaped();
     m_notes->setText(notes.isEmpty() ? QString() : tr("<b>Notes</b><br>") + notes.join("<br>"));
   }
@@ -318,7 +319,7 @@ void ReportView::fillClaims(const an::Report& r) {
                         .arg(qs(c.claim.title.empty() ? c.statement : c.claim.title + ": " + c.statement),
                              qs(an::to_string(c.claim.kind)), qs(c.summary));
     if (!c.tuning.empty()) claim += "\n" + qs(c.tuning);
-    for (const auto& x : c.crossings) claim += "\n" + qs(x.label + ", " + an::detail::crossing_text(x));
+    for (const auto& x : c.crossings) claim += "\n" + qs(x.label + ", " + an::crossing_text(x));
     const std::size_t rows = std::max<std::size_t>(1, c.rows.size());
     for (std::size_t k = 0; k < rows; ++k) {
       const int row = m_claims->rowCount();
@@ -331,8 +332,8 @@ void ReportView::fillClaims(const an::Report& r) {
       const bool effect = !cr.effect_label.empty() && !std::isnan(cr.effect);
       m_claims->setItem(row, 1, item(qs(cr.label)));
       m_claims->setItem(row, 2, item(measuredText(cr)));
-      m_claims->setItem(row, 3, item(effect ? qs(cr.effect_label + ": " + an::detail::num(cr.effect)) : "-"));
-      const std::string ci = effect ? an::detail::interval(cr.effect_low, cr.effect_high) : "";
+      m_claims->setItem(row, 3, item(effect ? qs(cr.effect_label + ": " + an::num(cr.effect)) : "-"));
+      const std::string ci = effect ? an::interval(cr.effect_low, cr.effect_high) : "";
       m_claims->setItem(row, 4, item(ci.empty() ? QStringLiteral("-") : qs(ci)));
       auto* verdict = item(qs(an::to_string(cr.verdict)), qs(cr.reason));
       verdict->setBackground(verdictColor(cr.verdict));
@@ -376,8 +377,8 @@ void ReportView::fillEfficiency(const an::Report& r) {
       m_efficiency->setItem(row, 0, item(qs(family)));
       m_efficiency->setItem(row, 1, item(qs(g->group)));
       m_efficiency->setItem(row, 2, item(g->n_params ? QString::number(g->n_params) : QStringLiteral("-")));
-      m_efficiency->setItem(row, 3, item(qs(an::detail::mean_std(st))));
-      const std::string ci = st.has_interval() ? an::detail::interval(st.ci_low, st.ci_high) : "";
+      m_efficiency->setItem(row, 3, item(qs(an::mean_std(st))));
+      const std::string ci = st.has_interval() ? an::interval(st.ci_low, st.ci_high) : "";
       m_efficiency->setItem(row, 4, item(ci.empty() ? QStringLiteral("-") : qs(ci)));
     }
   }
@@ -400,7 +401,7 @@ void ReportView::fillGroups(const an::Report& r) {
     m_groups->setItem(row, 2, item(g.n_params ? QString::number(g.n_params) : QStringLiteral("-")));
     m_groups->setItem(row, 3, item(tr("%1 of %2").arg(g.replicas.size()).arg(g.seeds.size()), missing.join('\n')));
     for (int k = 0; k < int(r.metric_keys.size()); ++k)
-      m_groups->setItem(row, 4 + k, item(qs(an::detail::mean_std(g.metrics.at(r.metric_keys[std::size_t(k)])))));
+      m_groups->setItem(row, 4 + k, item(qs(an::mean_std(g.metrics.at(r.metric_keys[std::size_t(k)])))));
   }
   fitRows(m_groups);
 }
@@ -412,14 +413,13 @@ bool ReportView::exportHtml(const QString& path, QString* error) const {
     if (error) *error = tr("There is no report to export: %1").arg(m_error.isEmpty() ? tr("open a project") : m_error);
     return false;
   }
-  QSaveFile file(path);
-  const std::string html = an::render_html(*m_report);
-  if (!file.open(QIODevice::WriteOnly) || file.write(html.data(), qint64(html.size())) != qint64(html.size()) ||
-      !file.commit()) {
-    if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+  try {
+    pha::write_file_atomic(path.toStdString(), {an::render_html(*m_report)});  // the one writer
+    return true;
+  } catch (const std::exception& e) {  // pha::Error naming the file
+    if (error) *error = QString::fromStdString(e.what());
     return false;
   }
-  return true;
 }
 
 void ReportView::exportDialog() {

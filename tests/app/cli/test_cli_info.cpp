@@ -62,3 +62,19 @@ TEST(CliInfo, BlasKernelsSuitTheCpuAndTheSwitchesWork) {
   EXPECT_EQ(bad.exit_code, 0) << bad.output;
   EXPECT_NE(bad.output.find("PHA_BLAS_CORE=\"fast\" is not one of auto, system"), std::string::npos) << bad.output;
 }
+
+// --kernels / PHA_KERNELS (kernels/common/kernel_select.h): `pha info` says the selection; a bad
+// value is a usage error naming what is allowed.
+TEST(CliInfo, KernelsSelectionIsShownAndABadOneRefused) {
+  auto fused = run_cli("info --no-gemm");
+  ASSERT_EQ(fused.exit_code, 0) << fused.output;
+  EXPECT_NE(fused.output.find("model kernels   fused"), std::string::npos) << fused.output;
+  auto ref = run_cli("--kernels reference:gss_conv,attention info --no-gemm");
+  ASSERT_EQ(ref.exit_code, 0) << ref.output;
+  EXPECT_NE(ref.output.find("model kernels   reference:attention,gss_conv"), std::string::npos) << ref.output;
+  auto env = run_cli("info --no-gemm", "PHA_KERNELS=reference");
+  EXPECT_NE(env.output.find("model kernels   reference "), std::string::npos) << env.output;
+  auto bad = run_cli("--kernels reference:fft info --no-gemm");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("allowed"), std::string::npos) << bad.output;
+}

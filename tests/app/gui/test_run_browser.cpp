@@ -10,6 +10,8 @@
 #include <QTest>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "run_browser.h"
 #include "runs_model.h"
 #include "store_fixture.h"
@@ -79,11 +81,12 @@ TEST(RunBrowser, NewestFirstTrainingRunsWithIdsByDefault) {
   b.kind.setCurrentIndex(b.kind.findData(QString()));
   EXPECT_EQ(b.browser.shownRunIds().size(), 4);
 
-  // The id column is shown; so are the columns a researcher sorts by.
-  for (int c : {RunsModel::Id, RunsModel::Name, RunsModel::Variant, RunsModel::Status, RunsModel::Parameters,
+  // The id column is shown; so are the columns a researcher sorts by, and the tags.
+  for (int c : {RunsModel::Id, RunsModel::Name, RunsModel::Tags, RunsModel::Status, RunsModel::Parameters,
                 RunsModel::BestVal, RunsModel::TokensSeen, RunsModel::Duration, RunsModel::Started})
     EXPECT_TRUE(b.browser.isColumnShown(c)) << c;
   EXPECT_FALSE(b.browser.isColumnShown(RunsModel::Kind));
+  EXPECT_FALSE(b.browser.isColumnShown(RunsModel::Variant)) << "Tags took its place in the defaults";
 
   RunsModel* m = b.browser.model();
   const int task = m->rowOfRun(runs.task), a = m->rowOfRun(runs.a);
@@ -134,7 +137,8 @@ TEST(RunBrowser, ChosenAndOrderedColumnsAreRemembered) {
   again.browser.resetColumns();
   EXPECT_TRUE(again.browser.isColumnShown(RunsModel::Started));
   EXPECT_FALSE(again.browser.isColumnShown(RunsModel::LastVal));
-  EXPECT_EQ(h->visualIndex(RunsModel::BestVal), RunsModel::BestVal);
+  const std::vector<int> order = RunsModel::defaultOrder();
+  EXPECT_EQ(h->visualIndex(RunsModel::BestVal), std::find(order.begin(), order.end(), RunsModel::BestVal) - order.begin());
   EXPECT_EQ(h->sortIndicatorSection(), RunsModel::Id);
 }
 

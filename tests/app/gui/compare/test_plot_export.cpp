@@ -88,9 +88,13 @@ TEST(PlotExport, CurveCsvHasEveryStoredPoint) {
   ASSERT_TRUE(p.w.curvesTab()->writeCsv(path, &error)) << error.toStdString();
   const QStringList rows = lines(path);
   ASSERT_EQ(rows.size(), 1 + 50 + 50);
-  EXPECT_EQ(rows[0], "run,store,run_id,key,step,tokens,wall_ms,value");
-  EXPECT_TRUE(rows[1].startsWith("run-a,")) << rows[1].toStdString();
-  EXPECT_TRUE(rows[1].endsWith(",train/loss,0,0,0,5")) << rows[1].toStdString();
+  EXPECT_EQ(rows[0], "run_id,key,step,tokens,wall_ms,value") << "the engine's metrics CSV (pha export)";
+  EXPECT_EQ(rows[1], QString::number(p.f.a.id) + ",train/loss,0,0,0,5");
+  EXPECT_TRUE(rows[51].startsWith(QString::number(p.f.b.id) + ",train/loss,")) << rows[51].toStdString();
+  QString error2;
+  const QString blocked = path + "/curves.csv";  // its folder would be the file written above
+  EXPECT_FALSE(p.w.curvesTab()->writeCsv(blocked, &error2));
+  EXPECT_TRUE(error2.startsWith(blocked + ": ")) << error2.toStdString();
 
   // The plotted-graphs CSV of the Pareto chart: one row per point (the front needs two points).
   const QString pareto = p.f.dir() + "/pareto.csv";
@@ -109,7 +113,9 @@ TEST(RunReport, WritesIndexHtmlAndItsFiles) {
   EXPECT_TRUE(html.contains("<title>Run report: run-a</title>"));
   EXPECT_TRUE(html.contains("data:image/png;base64,"));
   EXPECT_TRUE(html.contains("mqar"));
-  EXPECT_EQ(lines(out + "/metrics.csv").size(), 1 + 50 + 5);
+  const QStringList metrics = lines(out + "/metrics.csv");
+  EXPECT_EQ(metrics.size(), 1 + 50 + 5);
+  EXPECT_EQ(metrics.value(0), "run_id,key,step,tokens,wall_ms,value");
   EXPECT_EQ(lines(out + "/evals.csv").size(), 1 + 4);
   EXPECT_FALSE(QImage(out + "/curves.png").isNull());
   EXPECT_FALSE(QImage(out + "/mixer.png").isNull());

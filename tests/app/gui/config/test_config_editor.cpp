@@ -107,8 +107,7 @@ TEST(ConfigEditor, AJsonSyntaxErrorIsSaidPlainlyWithItsLineAndColumn) {
 
 TEST(ConfigEditor, EveryFieldSaysWhatItMeans) {
   ConfigEditor e;
-  std::vector<JsonForm*> forms = {e.modelEditor()->form()};
-  if (e.hasTrainingSection()) forms.push_back(e.trainingEditor()->form());
+  std::vector<JsonForm*> forms = {e.modelEditor()->form(), e.trainingEditor()->form()};
   for (JsonForm* form : forms) {
     for (const QString& key : form->keys()) {
       EXPECT_FALSE(form->help(key).isEmpty()) << key.toStdString();

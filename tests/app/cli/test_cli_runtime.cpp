@@ -18,7 +18,7 @@
 #include "core/paths.h"
 #include "runtime/profile_job.h"
 #include "runtime/trainer.h"
-#include "runtime_test_util.h"
+#include "engine/runtime/runtime_test_util.h"
 #include "store/store.h"
 
 extern char** environ;

@@ -1,0 +1,328 @@
+#include "parallel_coords.h"
+
+#include <QObject>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include "config_diff.h"
+
+namespace pha::gui {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Up to this many distinct values each gets its tick (a grid's settings read exactly).
+constexpr std::size_t kMaxValueTicks = 7;
+
+QString numberText(double v) { return QString::number(v, 'g', 4); }
+
+// A category's label: strings without quotes, everything else as JSON (a layer pattern whole).
+QString valueText(const std::optional<nlohmann::json>& v) {
+  if (!v) return QObject::tr("(absent)");
+  if (v->is_string()) return QString::fromStdString(v->get<std::string>());
+  return QString::fromStdString(v->dump());
+}
+
+bool allNumbers(const std::vector<std::optional<nlohmann::json>>& values) {
+  return std::all_of(values.begin(), values.end(), [](const auto& v) { return v && v->is_number(); });
+}
+
+// Round numbers from low to high: the widest step of 1, 0.5, 0.25 or 0.2 times a power of ten
+// that puts at least four ticks in the range (2.66 .. 3.46: 2.8, 3.0, 3.2, 3.4).
+std::vector<double> niceTicks(double low, double high) {
+  const double span = high - low;
+  if (!(span > 0)) return {low};
+  const double top = std::pow(10.0, std::ceil(std::log10(span)));
+  std::vector<double> out;
+  for (double scale = 1.0; scale > 1e-3; scale /= 10.0)
+    for (double m : {1.0, 0.5, 0.25, 0.2}) {
+      const double step = top * scale * m;
+      out.clear();
+      for (double k = std::ceil(low / step - 1e-9); k * step <= high + step * 1e-9; k += 1.0)
+        out.push_back(std::abs(k) < 0.5 ? 0.0 : k * step);
+      if (out.size() >= 4) return out;
+    }
+  return out;
+}
+
+ParallelAxis numericAxis(const QString& key, std::vector<double> values, std::vector<QString> texts) {
+  ParallelAxis axis;
+  axis.key = key;
+  axis.scale = numericScale(values);
+  axis.texts = std::move(texts);
+  bool any = false;
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    axis.low = any ? std::min(axis.low, v) : v;
+    axis.high = any ? std::max(axis.high, v) : v;
+    any = true;
+  }
+  axis.values = std::move(values);
+  return axis;
+}
+
+ParallelAxis categoricalAxis(const QString& key, const std::vector<std::optional<nlohmann::json>>& values) {
+  ParallelAxis axis;
+  axis.key = key;
+  axis.scale = AxisScale::Categorical;
+  // Categories in order: numbers by value, then the rest by text, "(absent)" last.
+  std::vector<std::pair<std::optional<nlohmann::json>, QString>> distinct;
+  for (const auto& v : values) {
+    const QString text = valueText(v);
+    if (std::none_of(distinct.begin(), distinct.end(), [&](const auto& d) { return d.second == text; }))
+      distinct.emplace_back(v, text);
+  }
+  auto rank = [](const std::optional<nlohmann::json>& v) { return !v ? 2 : v->is_number() ? 0 : 1; };
+  std::stable_sort(distinct.begin(), distinct.end(), [&](const auto& a, const auto& b) {
+    if (rank(a.first) != rank(b.first)) return rank(a.first) < rank(b.first);
+    if (rank(a.first) == 0) return a.first->template get<double>() < b.first->template get<double>();
+    return a.second < b.second;
+  });
+  for (const auto& d : distinct) axis.categories << d.second;
+  for (const auto& v : values) {
+    const QString text = valueText(v);
+    axis.values.push_back(double(axis.categories.indexOf(text)));
+    axis.texts.push_back(text);
+  }
+  axis.low = 0;
+  axis.high = std::max(0, int(axis.categories.size()) - 1);
+  return axis;
+}
+
+}  // namespace
+
+double ParallelAxis::positionOf(double value) const {
+  if (!std::isfinite(value)) return kNaN;
+  if (scale == AxisScale::Categorical) return categories.size() < 2 ? 0.5 : value / double(categories.size() - 1);
+  if (!(high > low)) return 0.5;
+  if (scale == AxisScale::Log) {
+    if (value <= 0) return kNaN;
+    return (std::log10(value) - std::log10(low)) / (std::log10(high) - std::log10(low));
+  }
+  return (value - low) / (high - low);
+}
+
+double ParallelAxis::valueAt(double position) const {
+  if (scale == AxisScale::Categorical) return position * double(std::max<qsizetype>(1, categories.size() - 1));
+  if (!(high > low)) return low;
+  if (scale == AxisScale::Log) return std::pow(10.0, std::log10(low) + position * (std::log10(high) - std::log10(low)));
+  return low + position * (high - low);
+}
+
+std::vector<std::pair<double, QString>> ParallelAxis::ticks() const {
+  std::vector<std::pair<double, QString>> out;
+  if (scale == AxisScale::Categorical) {
+    for (int i = 0; i < categories.size(); ++i) out.emplace_back(positionOf(i), categories[i]);
+    return out;
+  }
+  std::set<double> distinct;
+  for (double v : values)
+    if (std::isfinite(v)) distinct.insert(v);
+  if (distinct.size() <= kMaxValueTicks) {
+    for (double v : distinct) out.emplace_back(positionOf(v), numberText(v));
+    return out;
+  }
+  std::vector<double> at;
+  if (scale == AxisScale::Log) {
+    for (double e = std::ceil(std::log10(low) - 1e-9); e <= std::log10(high) + 1e-9; e += 1.0) at.push_back(std::pow(10.0, e));
+    if (at.size() < 2) at = {low, high};  // less than two decades inside: label the ends
+  } else {
+    at = niceTicks(low, high);
+  }
+  for (double v : at) out.emplace_back(positionOf(v), numberText(v));
+  return out;
+}
+
+QString ParallelAxis::scaleName() const {
+  switch (scale) {
+    case AxisScale::Linear: return QObject::tr("linear");
+    case AxisScale::Log: return QObject::tr("log");
+    case AxisScale::Categorical: return QObject::tr("categorical");
+  }
+  return {};
+}
+
+AxisScale numericScale(const std::vector<double>& values) {
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    if (v <= 0) return AxisScale::Linear;
+    lo = any ? std::min(lo, v) : v;
+    hi = any ? std::max(hi, v) : v;
+    any = true;
+  }
+  // A relative margin: 0.01 / 0.001 is 10 within rounding.
+  return any && hi >= 10.0 * lo * (1 - 1e-9) ? AxisScale::Log : AxisScale::Linear;
+}
+
+double finalMetricValue(const LoadedRun& run, const std::string& key) {
+  auto it = run.summaries.find(key);
+  return it == run.summaries.end() ? kNaN : it->second.last;
+}
+
+QString defaultParallelMetric(const QStringList& keys) {
+  for (const char* k : {"val/bpb", "val/loss", "val/accuracy"})
+    if (keys.contains(QLatin1String(k))) return QLatin1String(k);
+  return keys.isEmpty() ? QString() : keys.front();
+}
+
+// Longer than 60 lines: the empty states, the diff's rows and the metric axis in one pass.
+ParallelData buildParallelData(const LoadedRuns& runs, const QString& metricKey, bool mergeTogether) {
+  ParallelData data;
+  std::vector<const LoadedRun*> used;
+  QStringList skipped;
+  for (const auto& r : runs) {
+    if (!r.ok()) skipped << QObject::tr("%1 (%2)").arg(r.label, r.error);
+    else if (!r.config.is_object()) skipped << QObject::tr("%1 (config not JSON)").arg(r.label);
+    else used.push_back(&r);
+  }
+  if (!skipped.isEmpty()) data.skipped = QObject::tr("Not drawn: %1.").arg(skipped.join(QStringLiteral("; ")));
+  const QString differ = QObject::tr("Compare two or more runs that differ in a setting (select them in the run table "
+                                     "and press Compare selected): each setting that differs becomes an axis.");
+  if (used.size() < 2) {
+    data.emptyMessage = used.empty() ? QObject::tr("No runs to draw. %1").arg(differ)
+                                     : QObject::tr("One run to draw. %1").arg(differ);
+    return data;
+  }
+  std::vector<nlohmann::json> configs;
+  for (const LoadedRun* r : used) {
+    configs.push_back(r->config);
+    data.refs << r->ref;
+    data.labels << r->label;
+  }
+  for (const DiffRow& row : diffConfigs(configs)) {
+    if (row.path == "run") continue;  // the run's name: it labels the line
+    const QString key = QString::fromStdString(row.path);
+    if (allNumbers(row.values)) {
+      std::vector<double> v;
+      std::vector<QString> t;
+      for (const auto& x : row.values) {
+        v.push_back(x->get<double>());
+        t.push_back(valueText(x));
+      }
+      data.axes.push_back(numericAxis(key, std::move(v), std::move(t)));
+    } else {
+      data.axes.push_back(categoricalAxis(key, row.values));
+    }
+  }
+  if (mergeTogether) mergeAxesThatChangeTogether(data.axes);
+  if (data.axes.empty()) {
+    data.emptyMessage = QObject::tr("These %1 runs have the same settings (the Config diff tab lists none that differ). %2")
+                            .arg(used.size())
+                            .arg(differ);
+    return data;
+  }
+  const std::string mk = metricKey.toStdString();
+  std::vector<double> v;
+  std::vector<QString> t;
+  bool any = false;
+  for (const LoadedRun* r : used) {
+    v.push_back(finalMetricValue(*r, mk));
+    auto it = r->summaries.find(mk);
+    t.push_back(it == r->summaries.end() ? QObject::tr("not recorded")
+                                         : QObject::tr("%1 (final, step %2)").arg(numberText(it->second.last)).arg(it->second.last_step));
+    any = any || std::isfinite(v.back());
+  }
+  if (!mk.empty() && any) {
+    ParallelAxis axis = numericAxis(metricKey, std::move(v), std::move(t));
+    axis.metric = true;
+    data.metricKey = metricKey;
+    data.goal = metric_goal(mk);
+    axis.note = data.goal == MetricGoal::Minimize   ? QObject::tr("lower is better")
+                : data.goal == MetricGoal::Maximize ? QObject::tr("higher is better")
+                                                    : QObject::tr("no better end");
+    data.axes.push_back(std::move(axis));
+  }
+  return data;
+}
+
+void mergeAxesThatChangeTogether(std::vector<ParallelAxis>& axes) {
+  // The partition an axis makes: per run, the first run with the same value (NaN: its own).
+  auto partition = [](const ParallelAxis& a) {
+    std::vector<std::size_t> first(a.values.size());
+    for (std::size_t i = 0; i < a.values.size(); ++i) {
+      first[i] = i;
+      for (std::size_t j = 0; j < i; ++j)
+        if (a.values[j] == a.values[i]) {
+          first[i] = j;
+          break;
+        }
+    }
+    return first;
+  };
+  auto preferred = [](const QString& key) {
+    return key.section('.', -1) == QLatin1String("name") || key.section('.', -1) == QLatin1String("variant");
+  };
+  std::vector<ParallelAxis> kept;
+  std::vector<std::vector<std::size_t>> parts;
+  for (ParallelAxis& a : axes) {
+    const auto part = a.metric ? std::vector<std::size_t>{} : partition(a);  // the metric is never merged
+    auto same = a.metric ? parts.end() : std::find(parts.begin(), parts.end(), part);
+    if (same == parts.end()) {
+      kept.push_back(std::move(a));
+      parts.push_back(part);
+      continue;
+    }
+    ParallelAxis& leader = kept[static_cast<std::size_t>(same - parts.begin())];
+    if (preferred(a.key) && !preferred(leader.key)) {  // a name says more than its first setting
+      std::swap(leader.key, a.key);
+      std::swap(leader.texts, a.texts);
+      std::swap(leader.values, a.values);
+      std::swap(leader.categories, a.categories);
+      std::swap(leader.scale, a.scale);
+      std::swap(leader.low, a.low);
+      std::swap(leader.high, a.high);
+    }
+    // Followers in path order (the leader's swap above may have put its first key last).
+    const auto at = std::lower_bound(leader.followers.begin(), leader.followers.end(), a.key) - leader.followers.begin();
+    leader.followers.insert(at, a.key);
+    leader.followerTexts.insert(leader.followerTexts.begin() + at, std::move(a.texts));
+  }
+  axes = std::move(kept);
+}
+
+std::vector<bool> brushedRuns(const ParallelData& data, const QHash<QString, AxisBrush>& brushes) {
+  std::vector<bool> kept(static_cast<std::size_t>(data.refs.size()), true);
+  constexpr double eps = 1e-9;  // a brush drawn to a tick keeps the run on it
+  for (const ParallelAxis& axis : data.axes) {
+    auto it = brushes.find(axis.key);
+    if (it == brushes.end()) continue;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      const double p = axis.position(i);
+      if (!(p >= it->low - eps && p <= it->high + eps)) kept[i] = false;  // NaN: out
+    }
+  }
+  return kept;
+}
+
+QColor sequentialColor(double t) {
+  // viridis at nine stops (matplotlib's table), linearly interpolated.
+  static const std::array<std::array<int, 3>, 9> stops{{{68, 1, 84},
+                                                        {71, 44, 122},
+                                                        {59, 81, 139},
+                                                        {44, 113, 142},
+                                                        {33, 144, 141},
+                                                        {39, 173, 129},
+                                                        {92, 200, 99},
+                                                        {170, 220, 50},
+                                                        {253, 231, 37}}};
+  if (!std::isfinite(t)) t = 0.0;
+  t = std::clamp(t, 0.0, 1.0) * double(stops.size() - 1);
+  const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(t), stops.size() - 2);
+  const double f = t - double(i);
+  auto mix = [&](int c) { return int(std::lround(stops[i][c] + f * (stops[i + 1][c] - stops[i][c]))); };
+  return QColor(mix(0), mix(1), mix(2));
+}
+
+double metricQuality(const ParallelAxis& metric, MetricGoal goal, double value) {
+  const double p = metric.positionOf(value);
+  if (!std::isfinite(p)) return kNaN;
+  return goal == MetricGoal::Minimize ? 1.0 - p : p;
+}
+
+}  // namespace pha::gui
