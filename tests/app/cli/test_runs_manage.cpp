@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -487,15 +488,20 @@ TEST(CliRunsManage, KilledDeleteLeavesTheRunWholeOrGone) {
   // the kills land between the two.
   const double open_ms = run_ms({"runs", "delete", "999", "--yes", "--store", p.store()}, 3);
   const double full_ms = run_ms(args, 0);
+  // The kill times adapt to this machine's load (a calibration run can come out slower than the
+  // real one on a busy machine): a kill that found the run gone came after the commit, so later
+  // kills come earlier; one that found it whole with nothing written came before the
+  // transaction, so later ones come later. Each kill is uniform in the window so narrowed.
   std::mt19937 rng(20261204);
-  std::uniform_real_distribution<double> at(0.9 * open_ms, full_ms);
+  double lo = 0.5 * std::min(open_ms, full_ms), hi = 1.5 * std::max(open_ms, full_ms);
   int ended_whole = 0, ended_gone = 0, inside = 0;
-  // At least 10 kills, and more (up to 24) until two of them landed inside the transaction.
-  for (int attempt = 0; attempt < 24 && (attempt < 10 || inside < 2); ++attempt) {
+  // At least 10 kills, and more (up to 40) until two of them landed inside the transaction.
+  for (int attempt = 0; attempt < 40 && (attempt < 10 || inside < 2); ++attempt) {
     fresh_copy();
+    const double kill_ms = std::uniform_real_distribution<double>(lo, hi)(rng);
     const pid_t pid = spawn_pha(args);
     ASSERT_GT(pid, 0);
-    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(at(rng) * 1000)));
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(kill_ms * 1000)));
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
@@ -508,10 +514,12 @@ TEST(CliRunsManage, KilledDeleteLeavesTheRunWholeOrGone) {
     if (c == whole) {
       ++ended_whole;
       inside += wal_written;
+      if (!wal_written) lo = kill_ms;  // before the transaction
       for (const auto& file : files) EXPECT_TRUE(fs::exists(file)) << "a whole run keeps its files: " << file;
     } else {
       EXPECT_TRUE(all_zero(c)) << "attempt " << attempt << ": half a run: " << text_of(c);
       ++ended_gone;
+      hi = kill_ms;  // after the commit
     }
   }
   EXPECT_GE(inside, 1) << "no kill landed inside the delete's transaction: the test did not test it";
