@@ -130,8 +130,9 @@ void MainWindow::applyDefaultSizes() {
   // mixer column for its heatmap and its readout's lines.
   resizeDocks({d.projectDock, d.curvesDock, d.mixerDock}, {w * 38 / 100, w * 37 / 100, w * 25 / 100}, Qt::Horizontal);
   resizeDocks({d.curvesDock, d.compareDock}, {height() * 52 / 100, height() * 40 / 100}, Qt::Vertical);
-  // A short window gives the run table half the column: at 40% it showed one row at 700 px.
-  const int projectShare = height() < 900 ? 50 : 40;
+  // A short window gives the run table half the column: at 40% it showed one row at 700 px. At
+  // 1000 px, 40% left the Notes panel below the table scrolled out of view; 46% shows it.
+  const int projectShare = height() < 900 ? 55 : 46;
   resizeDocks({d.projectDock, d.configDock}, {height() * projectShare / 100, height() * (100 - projectShare) / 100},
               Qt::Vertical);
 }
