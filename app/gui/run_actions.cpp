@@ -72,30 +72,27 @@ void RunActions::reload() {
   }
 }
 
-bool RunActions::rename(qint64 runId, const QString& name) {
-  const QString error = withStore(m_browser->storePath(), [&](store::Store& s) {
-    s.rename_run(runId, name.trimmed().toStdString());
-  });
+// One store write for one run: on failure the error (prefixed by `failure`) is emitted; the
+// table is read again either way, and runChanged follows a success.
+bool RunActions::writeRun(qint64 runId, const QString& failure, const std::function<void(store::Store&)>& op) {
+  const QString error = withStore(m_browser->storePath(), op);
+  reload();
   if (!error.isEmpty()) {
-    emit errorOccurred(tr("Cannot rename run %1: %2").arg(runId).arg(error));
-    reload();
+    emit errorOccurred(tr("%1: %2").arg(failure, error));
     return false;
   }
-  reload();
   emit runChanged(runId);
   return true;
 }
 
+bool RunActions::rename(qint64 runId, const QString& name) {
+  return writeRun(runId, tr("Cannot rename run %1").arg(runId),
+                  [&](store::Store& s) { s.rename_run(runId, name.trimmed().toStdString()); });
+}
+
 bool RunActions::setNotes(qint64 runId, const QString& notes) {
-  const QString error = withStore(m_browser->storePath(), [&](store::Store& s) { s.set_notes(runId, notes.toStdString()); });
-  if (!error.isEmpty()) {
-    emit errorOccurred(tr("Cannot save the notes of run %1: %2").arg(runId).arg(error));
-    reload();
-    return false;
-  }
-  reload();
-  emit runChanged(runId);
-  return true;
+  return writeRun(runId, tr("Cannot save the notes of run %1").arg(runId),
+                  [&](store::Store& s) { s.set_notes(runId, notes.toStdString()); });
 }
 
 bool RunActions::setTags(qint64 runId, const QStringList& tags) {

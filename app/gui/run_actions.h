@@ -23,6 +23,10 @@
 
 class QWidget;
 
+namespace pha::store {
+class Store;
+}
+
 namespace pha::gui {
 
 class RunBrowser;
@@ -81,6 +85,7 @@ class RunActions : public QObject {
   void showContextMenu(const QPoint& pos);
   void applyHidden();
   void reload();
+  bool writeRun(qint64 runId, const QString& failure, const std::function<void(pha::store::Store&)>& op);
 
   RunBrowser* m_browser;
   QWidget* m_parent;
