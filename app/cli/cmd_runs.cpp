@@ -17,6 +17,7 @@
 #include "cmd_progress.h"
 #include "commands.h"
 #include "core/error.h"
+#include "core/provenance_fields.h"
 #include "runtime/export.h"
 #include "runtime/job_data.h"
 #include "runtime/project_files.h"
@@ -103,6 +104,24 @@ std::map<std::string, std::string> held_out_labels_of(const store::RunInfo& r) {
 
 // A layer without a mixed sub-layer has a row of NaN (model_introspection.h): say so, and say
 // when the model has no mixer at all (transformer, sequential, gss-only).
+// The run's provenance (docs/store.md "Provenance"): the keys that change numbers first.
+void print_provenance(const std::string& env_json) {
+  const auto fields = provenance_fields(env_json);
+  if (fields.empty()) {
+    std::printf("  produced by  not recorded (a run of a program older than store schema 7)\n");
+    return;
+  }
+  std::printf("  produced by\n");
+  std::set<std::string> shown;
+  auto line = [&](const std::string& k) {
+    auto it = fields.find(k);
+    if (it == fields.end() || !shown.insert(k).second) return;
+    std::printf("    %-18s %s\n", k.c_str(), it->second.c_str());
+  };
+  for (const auto& k : provenance_summary_keys()) line(k);
+  for (const auto& [k, v] : fields) line(k);
+}
+
 void print_mixer(const store::MixerSnapshot& m) {
   auto mixed = [&](int l) {
     for (int b = 0; b < m.branches; ++b)
@@ -293,6 +312,7 @@ void show_run(const RunLocator& where, bool json_out) {
   if (!r.group.empty())
     std::printf("  group    %s%s\n", r.group.c_str(), r.seed >= 0 ? (" (seed " + std::to_string(r.seed) + ")").c_str() : "");
   if (r.world_size > 1) std::printf("  processes %d (%s, data-parallel)\n", r.world_size, r.backend.c_str());
+  print_provenance(r.env_json);
   const auto tags = s.tags(r.id);
   if (!tags.empty()) std::printf("  tags     %s\n", joined({tags.begin(), tags.end()}, ", ").c_str());
   if (!r.notes.empty()) std::printf("  notes    %s\n", indented(r.notes, "           ").c_str());

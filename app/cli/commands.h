@@ -18,6 +18,7 @@ void add_runs_commands(CLI::App& app, GlobalOptions& global);   // runs list|sho
 void add_bench_commands(CLI::App& app, GlobalOptions& global);  // bench, __profile-point (hidden)
 void add_eval_command(CLI::App& app, GlobalOptions& global);    // eval
 void add_report_command(CLI::App& app, GlobalOptions& global);  // report
+void add_plan_command(CLI::App& app, GlobalOptions& global);    // plan
 void add_search_command(CLI::App& app, GlobalOptions& global);  // search
 
 // Exit codes (documented in README and docs/cli.md).

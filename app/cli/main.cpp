@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   pha::cli::add_eval_command(app, global);
   pha::cli::add_runs_commands(app, global);
   pha::cli::add_report_command(app, global);
+  pha::cli::add_plan_command(app, global);
   pha::cli::add_search_command(app, global);
   pha::cli::add_bench_commands(app, global);
 

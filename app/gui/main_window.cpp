@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include "plan_dialog.h"
+
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -20,6 +22,7 @@
 #include "project_session.h"
 #include "queue_controller.h"
 #include "parallel_coords_tab.h"
+#include "plan_dialog.h"
 #include "report_view.h"
 #include "run_actions.h"
 #include "run_browser.h"
@@ -161,6 +164,7 @@ void MainWindow::showMessage(const QString& message, int timeoutMs) { statusBar(
 void MainWindow::updateActions() {
   const bool busy = m_queueControl->isBusy();
   m_runAction->setEnabled(m_session->isOpen() && !busy);
+  m_planAction->setEnabled(m_session->isOpen());
   m_measureAction->setEnabled(m_session->isOpen() && !busy);
   m_evaluateAction->setEnabled(m_session->isOpen() && !busy);
   const bool search = m_session->isOpen() && m_search->hasSearchSection();
@@ -178,6 +182,19 @@ void MainWindow::updateActions() {
 
 void MainWindow::runProject() {
   if (m_queueControl->runProject(*m_session)) updateActions();
+}
+
+void MainWindow::planThenRun() {
+  if (!m_session->isOpen() || !PlanDialog::showBeforeRun() || m_queue->isBusy()) return runProject();
+  PlanDialog dialog(m_session->dir(), /*withRun=*/true, this);
+  if (dialog.exec() == QDialog::Accepted) runProject();
+}
+
+void MainWindow::showPlan() {
+  if (!m_session->isOpen()) return showError(tr("Open a project first (File > Open project)."));
+  auto* dialog = new PlanDialog(m_session->dir(), /*withRun=*/false, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
 }
 
 void MainWindow::measureEfficiency() {

@@ -53,6 +53,10 @@ class MainWindow : public QMainWindow {
   bool openDefaultProject();
   // Queues every run of the open project and starts the queue.
   void runProject();
+  // Run > Run project: the plan first (PlanDialog, unless turned off there), then runProject().
+  void planThenRun();
+  // Run > Plan project...: the plan alone.
+  void showPlan();
   // Queues the project's efficiency profile (its "profile" section, or the defaults) and starts.
   void measureEfficiency();
   // Evaluates the selected run again from its last checkpoint (Run > Evaluate selected run).
@@ -151,6 +155,7 @@ class MainWindow : public QMainWindow {
   StoreDamageBanner* m_storeBanner = nullptr;
   std::function<bool(const QString&)> m_recoverConfirm;
   QAction* m_runAction = nullptr;
+  QAction* m_planAction = nullptr;
   QAction* m_measureAction = nullptr;
   QAction* m_evaluateAction = nullptr;
   QAction* m_searchAction = nullptr;

@@ -65,9 +65,13 @@ void MainWindow::buildMenus() {
 
 void MainWindow::buildRunMenu() {
   auto* run = menuBar()->addMenu(tr("&Run"));
-  m_runAction = run->addAction(tr("&Run project"), this, &MainWindow::runProject);
+  m_runAction = run->addAction(tr("&Run project"), this, &MainWindow::planThenRun);
   m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-  m_runAction->setToolTip(tr("Train every run of the project, one after another"));
+  m_runAction->setToolTip(tr("Train every run of the project, one after another (after its plan: runs, tokens per "
+                             "parameter, estimated time, what each claim can detect)"));
+  m_planAction = run->addAction(tr("P&lan project..."), this, &MainWindow::showPlan);
+  m_planAction->setToolTip(tr("What the project will train, its budget in tokens per parameter, the estimated time "
+                              "on this machine and the smallest effect each claim can detect (as `pha plan`)"));
   m_measureAction = run->addAction(tr("&Measure efficiency"), this, &MainWindow::measureEfficiency);
   m_measureAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   m_measureAction->setToolTip(tr("Measure tokens/s and peak memory against sequence length for the project's "

@@ -113,6 +113,9 @@ void RunsModel::buildGroups() {
       if (row.created == 0 || e->run.created_at < row.created) row.created = e->run.created_at;
       if (row.variant != QString::fromStdString(e->run.variant)) row.variant = tr("mixed");
       if (row.device.isEmpty()) row.device = QString::fromStdString(e->run.device);
+      const QString precision = precisionText(e->run.env_json);
+      if (row.precision.isEmpty()) row.precision = precision;
+      else if (row.precision != precision) row.precision = tr("mixed");
       row.worldSize = e->run.world_size;
       row.backend = e->run.backend;
     }
@@ -175,6 +178,7 @@ QVariant RunsModel::groupValue(const GroupRow& g, int column, bool sort, bool ex
     case Kind: return QString(store::to_string(store::RunKind::Train));
     case Device: return g.device;
     case Processes: return processesText(g.worldSize, g.backend, sort);
+    case Precision: return g.precision;
     case Seed: {
       const int n = static_cast<int>(g.seeds.count(',') + 1);
       return sort ? QVariant(n) : QVariant(tr("%1 seeds").arg(n));

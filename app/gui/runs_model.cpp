@@ -8,6 +8,7 @@
 #include <QRegularExpression>
 #include <cmath>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "number_format.h"
@@ -15,6 +16,7 @@
 #include "compare_data.h"  // windowReadOptions
 #include "core/duration_format.h"
 #include "core/metric_table.h"
+#include "core/provenance_fields.h"
 #include "store/store.h"
 
 namespace pha::gui {
@@ -57,6 +59,27 @@ QVariant processesText(int worldSize, const std::string& backend, bool sort) {
   if (sort) return worldSize;
   return worldSize > 1 && !backend.empty() ? QString("%1 (%2)").arg(worldSize).arg(QString::fromStdString(backend))
                                            : QString::number(worldSize);
+}
+
+QString precisionText(const std::string& envJson) {
+  const auto fields = provenance_fields(envJson);
+  const auto it = fields.find("precision");
+  return it == fields.end() ? QString() : QString::fromStdString(it->second);
+}
+
+QString provenanceText(const std::string& envJson) {
+  const auto fields = provenance_fields(envJson);
+  if (fields.empty()) return QObject::tr("What produced this run was not recorded (a program older than store schema 7)");
+  QStringList lines{QObject::tr("Produced by:")};
+  std::set<std::string> shown;
+  auto add = [&](const std::string& k) {
+    const auto it = fields.find(k);
+    if (it == fields.end() || !shown.insert(k).second) return;
+    lines << QStringLiteral("%1: %2").arg(QString::fromStdString(k), QString::fromStdString(it->second));
+  };
+  for (const auto& k : provenance_summary_keys()) add(k);
+  for (const auto& [k, v] : fields) add(k);
+  return lines.join('\n');
 }
 
 }  // namespace runs_detail
@@ -116,13 +139,14 @@ QString RunsModel::widthSample(int column) {
     case Processes: return "16 (gloo)";
     case Tags: return "baseline";
     case Notes: return "a note of some length";
+    case Precision: return "bf16";
   }
   return "0000";
 }
 
 std::vector<int> RunsModel::defaultOrder() {
   return {Id,      Name,    Tags,  Status,  Parameters,     BestVal, TokensSeen, Duration, Started,
-          Variant, Notes, LastVal, FinalTrainLoss, Kind,    Created,    Device,   Seed,    Processes};
+          Variant, Notes, LastVal, FinalTrainLoss, Kind,    Created,    Device,   Seed,    Processes, Precision};
 }
 
 void RunsModel::setRuns(std::vector<store::RunListEntry> runs, const QString& storePath,
@@ -330,6 +354,7 @@ QVariant RunsModel::valueOf(int row, int column, bool sort) const {
     case Tags: return m_tags[static_cast<size_t>(row)].join(", ");
     // One line in the cell (the tooltip and the notes field have all of it).
     case Notes: return QString::fromStdString(r.notes).section('\n', 0, 0);
+    case Precision: return precisionText(r.env_json);
   }
   return {};
 }
@@ -362,6 +387,7 @@ QVariant RunsModel::toolTipOf(int row, int column) const {
     case Started:
     case Created: return tr("created %1, started %2, ended %3")
           .arg(longTime(r.created_at), longTime(r.started_at), longTime(r.ended_at));
+    case Precision: return provenanceText(r.env_json);
     default: break;
   }
   QString tip = tr("run %1 \"%2\" (%3), config %4").arg(r.id).arg(QString::fromStdString(r.name),
@@ -369,6 +395,7 @@ QVariant RunsModel::toolTipOf(int row, int column) const {
   if (!r.device.empty()) tip += tr(", %1").arg(QString::fromStdString(r.device));
   if (r.world_size > 1) tip += tr(", %1 processes (%2)").arg(r.world_size).arg(QString::fromStdString(r.backend));
   if (!r.error.empty()) tip += "\n" + QString::fromStdString(r.error);
+  tip += "\n" + provenanceText(r.env_json);
   return tip;
 }
 
@@ -390,6 +417,8 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
       case Notes: return tr("The run's notes, first line (pha runs note)");
       case Seed: return tr("Training seed; runs of one group with several seeds are replicas, summarized in a "
                            "group row as mean \u00b1 std (n)");
+      case Precision: return tr("The precision the run trained in (training.precision resolved: auto records what it "
+                                "chose); the tooltip has everything that produced the run's numbers");
       default: return {};
     }
   }
@@ -413,6 +442,7 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
     case Processes: return tr("Processes");
     case Tags: return tr("Tags");
     case Notes: return tr("Notes");
+    case Precision: return tr("Precision");
   }
   return {};
 }

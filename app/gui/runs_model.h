@@ -37,6 +37,7 @@ class RunsModel : public QAbstractTableModel {
     Id, Name, Variant, Status, Parameters, BestVal, TokensSeen, Duration, Started,  // shown by default
     LastVal, FinalTrainLoss, Kind, Created, Device, Seed, Processes,               // on request
     Tags, Notes,                                                                  // shown by default
+    Precision,                                                                    // on request
     ColumnCount
   };
   static constexpr int SortRole = Qt::UserRole;
@@ -56,6 +57,7 @@ class RunsModel : public QAbstractTableModel {
     pha::analysis::Stats best, last, train, tokens, duration;
     std::int64_t newestId = 0, started = 0, created = 0;
     QString variant, status, seeds, device;
+    QString precision;            // the members' recorded precision ("mixed" when they differ)
     int worldSize = 1;            // a member's (the replicas of a group rarely differ)
     std::string backend;
     std::int64_t params = 0;

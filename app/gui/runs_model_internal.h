@@ -23,5 +23,10 @@ QString shortTime(qint64 ms);
 QString longTime(qint64 ms);
 // The Processes column: "2 (gloo)", "1"; sort: the world size.
 QVariant processesText(int worldSize, const std::string& backend, bool sort);
+// The Precision column: the recorded precision ("bf16", "fp32"), "" for a run without a record.
+QString precisionText(const std::string& envJson);
+// Everything the run recorded about what produced it (core/provenance_fields.h), one key a line,
+// the keys that change numbers first; "not recorded" for runs of older programs.
+QString provenanceText(const std::string& envJson);
 
 }  // namespace pha::gui::runs_detail

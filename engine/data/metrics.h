@@ -14,7 +14,15 @@ struct AccuracyReport {
   int64_t counted = 0;
   int64_t sequences = 0;     // sequences with at least one counted position
   int64_t classes = 0;
+  // Standard error of `micro` over the sequences (a ratio estimator: positions of one sequence
+  // are not independent); NaN with fewer than 2 sequences.
+  double micro_se = 0.0;
 };
+
+// The standard error of R = sum(num) / sum(den) over n units (sequences, windows): the ratio
+// estimator's sqrt(sum((num_i - R den_i)^2) / (n (n - 1))) / mean(den) (Cochran 1977, 6.3).
+// NaN for fewer than 2 units or a zero denominator.
+double ratio_standard_error(const std::vector<double>& num, const std::vector<double>& den);
 
 // T: sequence length (predictions.size() must be a multiple of it). NaN-free: an empty set
 // gives zeros with counted == 0.

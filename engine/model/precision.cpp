@@ -1,23 +1,37 @@
 // Precision resolution (precision.h): hardware checks and the per-dtype GEMM rate.
 #include "model/precision.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
+#include <torch/version.h>
 #ifdef PHA_TORCH_HAS_CUDA
 #include <ATen/cuda/CUDAContext.h>
 #endif
 
+#include "core/atomic_file.h"
+#include "core/blas_core.h"
 #include "core/error.h"
+#include "core/paths.h"
+#include "device/provenance.h"
+#include "device/system_info.h"
 
 namespace pha::model {
 namespace {
@@ -67,8 +81,11 @@ PrecisionChoice resolve_precision(const std::string& setting, const std::string&
   } else {
     const std::string flags = cpu_bf16_flags();
     if (setting == "auto") {
-      PrecisionChoice a = auto_cpu_precision(flags, flags.empty() ? GemmRates{} : auto_probe_gemm_rates());
-      a.setting = setting;
+      if (flags.empty()) return auto_cpu_precision(flags, GemmRates{});
+      const PrecisionCalibration cal = precision_calibration();
+      PrecisionChoice a = auto_cpu_precision(flags, cal.rates);
+      a.reason += cal.file.empty() ? "; measured by this process: " + cal.problem
+                                   : "; calibrated " + cal.measured_at + " UTC, stored in " + cal.file;
       return a;
     }
     native = !flags.empty();
@@ -101,18 +118,108 @@ PrecisionChoice auto_cpu_precision(const std::string& flags, const GemmRates& ra
   return c;
 }
 
-GemmRates auto_probe_gemm_rates() {
-  static std::mutex m;
-  static std::map<int, GemmRates> cache;  // by intra-op thread count
-  std::lock_guard<std::mutex> lock(m);
-  const int threads = at::get_num_threads();
-  auto it = cache.find(threads);
-  if (it != cache.end()) return it->second;
-  GemmRates r;  // (randn tensors: no autograd)
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+GemmRates measure_auto_rates() {
+  GemmRates r;
   r.fp32 = measure_gemm_gflops_as("fp32", 1024, 3);
   r.bf16 = measure_gemm_gflops_as("bf16", 1024, 3);
-  cache[threads] = r;
   return r;
+}
+
+// An exclusive lock on `path` (created when missing) for this scope: the processes that find
+// no calibration measure one at a time, and the later ones read the first one's figures.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  bool locked() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+nlohmann::json read_calibration_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) return nlohmann::json::object();
+  try {
+    nlohmann::json j = nlohmann::json::parse(in);
+    return j.is_object() ? j : nlohmann::json::object();
+  } catch (const nlohmann::json::exception&) {
+    return nlohmann::json::object();  // a damaged file is measured again and rewritten whole
+  }
+}
+
+}  // namespace
+
+std::string precision_calibration_key() {
+  std::string flags = cpu_bf16_flags();
+  return fmt::format("{} | {} | torch {}.{}.{} | BLAS core {} | intra-op {}, BLAS {}", pha::cpu_model_name(),
+                     flags.empty() ? "no native bf16" : flags, TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR,
+                     TORCH_VERSION_PATCH, blas_core_policy().core.empty() ? "-" : blas_core_policy().core,
+                     at::get_num_threads(), pha::blas_threads());
+}
+
+PrecisionCalibration precision_calibration(bool remeasure) {
+  static std::mutex m;  // one measurement at a time in this process too
+  std::lock_guard<std::mutex> guard(m);
+  PrecisionCalibration c;
+  c.key = precision_calibration_key();
+  namespace fs = std::filesystem;
+  const fs::path dir = data_dir() / "calibration";
+  const fs::path file = dir / "precision.json";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  FileLock lock((dir / ".lock").string());
+  if (ec || !lock.locked()) {
+    c.rates = measure_auto_rates();
+    c.measured_now = true;
+    c.measured_at = utc_now();
+    c.problem = "the calibration folder " + dir.string() + " cannot be written";
+    return c;
+  }
+  nlohmann::json all = read_calibration_file(file);
+  if (!remeasure && all.contains(c.key) && all[c.key].is_object()) {
+    const nlohmann::json& e = all[c.key];
+    c.rates.fp32 = e.value("fp32_gflops", 0.0);
+    c.rates.bf16 = e.value("bf16_gflops", 0.0);
+    c.measured_at = e.value("measured_at", std::string());
+    c.file = file.string();
+    if (c.rates.fp32 > 0.0 && c.rates.bf16 > 0.0) return c;
+  }
+  c.rates = measure_auto_rates();
+  c.measured_now = true;
+  c.measured_at = utc_now();
+  all[c.key] = {{"fp32_gflops", c.rates.fp32},
+                {"bf16_gflops", c.rates.bf16},
+                {"measured_at", c.measured_at},
+                {"method", "1024x1024 GEMMs, best of 3 after a warm-up"}};
+  try {
+    write_file_atomic(file, {all.dump(2), "\n"});
+    c.file = file.string();
+  } catch (const Error& e) {
+    c.file.clear();
+    c.problem = e.what();
+  }
+  return c;
 }
 
 double measure_gemm_gflops_as(const std::string& dtype, int n, int repeats, const std::string& device) {

@@ -18,6 +18,7 @@ struct EvalPoint {
   double bits_p = 0.0;    // OOD sweep only
   // text
   double loss = 0.0, perplexity = 0.0, bpb = 0.0;
+  double loss_se = 0.0, perplexity_se = 0.0, bpb_se = 0.0;  // over the windows (evaluator.h)
   int64_t tokens = 0, bytes = 0;
   // tasks
   data::AccuracyReport accuracy;

@@ -16,19 +16,32 @@ TextEvalResult evaluate_text(Trainer& trainer, const data::TokenArray& split, co
   if (split.size() < 2) return r;
   data::EvalBatcher batcher(split, B, T);
   double nll = 0.0;
+  std::vector<double> win_nll, win_count, win_bytes;  // per window (one sequence of a batch)
   for (size_t i = 0; i < batcher.num_batches(); ++i) {
     if (max_tokens > 0 && r.tokens >= max_tokens) break;
     const data::Batch b = batcher.batch(i);
     const LossSums s = trainer.eval_loss(b);
     nll += s.nll;
     r.tokens += s.count;
-    for (int32_t t : b.targets)
-      if (t >= 0 && static_cast<size_t>(t) < token_bytes.size()) r.bytes += token_bytes[static_cast<size_t>(t)];
+    for (int row = 0; row < b.B; ++row) {
+      int64_t bytes = 0;
+      for (int t = 0; t < b.T; ++t) {
+        const int32_t tok = b.targets[static_cast<size_t>(row) * static_cast<size_t>(b.T) + static_cast<size_t>(t)];
+        if (tok >= 0 && static_cast<size_t>(tok) < token_bytes.size()) bytes += token_bytes[static_cast<size_t>(tok)];
+      }
+      r.bytes += bytes;
+      if (s.row_count[static_cast<size_t>(row)] == 0) continue;  // a padding row predicts nothing
+      win_nll.push_back(s.row_nll[static_cast<size_t>(row)]);
+      win_count.push_back(static_cast<double>(s.row_count[static_cast<size_t>(row)]));
+      win_bytes.push_back(static_cast<double>(bytes));
+    }
   }
   if (r.tokens == 0) return r;
   r.loss = nll / static_cast<double>(r.tokens);
   r.perplexity = std::exp(r.loss);
   r.bpb = r.bytes > 0 ? nll / std::log(2.0) / static_cast<double>(r.bytes) : 0.0;
+  r.loss_se = data::ratio_standard_error(win_nll, win_count);
+  r.bpb_se = data::ratio_standard_error(win_nll, win_bytes) / std::log(2.0);
   return r;
 }
 
@@ -110,6 +123,9 @@ void text_points(Trainer& trainer, const JobData& data, const EvalPlan& plan, co
       p.loss = r.loss;
       p.perplexity = r.perplexity;
       p.bpb = r.bpb;
+      p.loss_se = r.loss_se;
+      p.bpb_se = r.bpb_se;
+      p.perplexity_se = r.perplexity * r.loss_se;  // delta method: d exp(l) = exp(l) dl
       p.tokens = r.tokens;
       p.bytes = r.bytes;
       emit(std::move(p));
@@ -175,13 +191,19 @@ EvalReport evaluate(Trainer& trainer, const JobData& data, const EvalPlan& plan,
 }
 
 std::vector<store::EvalRow> store_rows(int64_t step, const EvalPoint& p) {
+  // The *_se rows: the evaluation's standard error over its windows (text) or sequences (tasks),
+  // which the report weighs effects against (docs/report.md); NaN (stored NULL) below 2 units.
   if (p.kind == "text")
     return {{step, p.set, p.seq_len, "loss", p.loss},
             {step, p.set, p.seq_len, "perplexity", p.perplexity},
-            {step, p.set, p.seq_len, "bpb", p.bpb}};
+            {step, p.set, p.seq_len, "bpb", p.bpb},
+            {step, p.set, p.seq_len, "loss_se", p.loss_se},
+            {step, p.set, p.seq_len, "perplexity_se", p.perplexity_se},
+            {step, p.set, p.seq_len, "bpb_se", p.bpb_se}};
   return {{step, p.set, p.seq_len, "accuracy", p.accuracy.micro},
           {step, p.set, p.seq_len, "macro_accuracy", p.accuracy.macro},
-          {step, p.set, p.seq_len, "exact_match", p.accuracy.exact_match}};
+          {step, p.set, p.seq_len, "exact_match", p.accuracy.exact_match},
+          {step, p.set, p.seq_len, "accuracy_se", p.accuracy.micro_se}};
 }
 
 }  // namespace pha::runtime

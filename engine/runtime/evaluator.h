@@ -34,6 +34,10 @@ struct TextEvalResult {
   double bpb = 0.0;         // bits per byte of text predicted (tokenizer independent)
   int64_t tokens = 0;       // tokens predicted
   int64_t bytes = 0;        // text bytes those tokens stand for
+  // Standard errors of loss and bpb over the evaluation's windows (data::ratio_standard_error:
+  // each window of T tokens one unit); NaN with fewer than 2 windows. Consecutive windows of one
+  // text are not independent, so this is the noise of the sample of windows, not of the text.
+  double loss_se = 0.0, bpb_se = 0.0;
 };
 
 // Consecutive windows of T tokens from the start of `split`, B per forward pass, until

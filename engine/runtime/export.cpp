@@ -65,6 +65,8 @@ json export_run_json(store::Store& s, std::int64_t run_id, const std::vector<std
               {"device", r.device},   {"created_at", r.created_at},  {"started_at", r.started_at},
               {"ended_at", r.ended_at}, {"error", r.error},          {"config", config},
               {"world_size", r.world_size}, {"backend", r.backend}, {"notes", r.notes}, {"tags", s.tags(r.id)}};
+  const json env = json::parse(r.env_json.empty() ? "{}" : r.env_json, nullptr, false);
+  j["run"]["env"] = env.is_object() ? env : json::object();  // provenance (docs/store.md)
   j["metrics"] = json::object();
   for (const auto& key : keys_of(s, run_id, keys)) {
     json pts = json::array();

@@ -15,6 +15,9 @@
 
 #include "core/metric_table.h"
 #include "core/error.h"
+#include "common/kernel_select.h"
+#include "core/provenance_fields.h"
+#include "device/provenance.h"
 #include "device/system_info.h"
 #include "data/hash.h"
 #include "distributed/process_group.h"
@@ -25,6 +28,7 @@
 #include "runtime/project.h"
 #include "runtime/sha256.h"
 #include "runtime/trainer.h"
+#include "store/run_manage.h"
 #include "store/run_writer.h"
 #include "store/store.h"
 
@@ -91,8 +95,12 @@ class JobRunner {
 
  private:
   void prepare();
+  std::string check_resume_or_restart();
   void prepare_follower(const Project& project, const std::string& device);
   void share_run_with_followers();
+  json provenance() const;
+  void keep_recorded_precision(const store::RunInfo& info);
+  void note_resume_provenance();
   void loop();
   bool wait_while_paused();
   void apply_training_overrides();
@@ -153,6 +161,35 @@ void JobRunner::apply_training_overrides() {
   plan_.config["training"] = plan_.training.used;
 }
 
+// The run this job continues (its last checkpoint, returned) or trains again in place
+// (spec_.restart_run_id), checked against the plan before anything is written; "" for neither.
+std::string JobRunner::check_resume_or_restart() {
+  std::string resume_from;
+  if (spec_.resume_run_id > 0) {
+    auto info = store_->get_run(spec_.resume_run_id);
+    if (!info) throw Error(store_path_, "no run with id " + std::to_string(spec_.resume_run_id) + " to resume");
+    if (info->name != plan_.name)
+      throw Error(store_path_, "run " + std::to_string(info->id) + " is \"" + info->name + "\", not \"" + plan_.name + "\"");
+    if (info->status == store::RunStatus::Running)
+      throw Error(store_path_, "run " + std::to_string(info->id) + " is still running");
+    for (const auto& c : store_->checkpoints(info->id))
+      if (fs::exists(c.path)) resume_from = c.path;
+    if (resume_from.empty())
+      throw Error(store_path_, "run " + std::to_string(info->id) + " has no checkpoint on disk to resume from");
+    run_id_ = info->id;
+    keep_recorded_precision(*info);
+  } else if (spec_.restart_run_id > 0) {
+    auto info = store_->get_run(spec_.restart_run_id);
+    if (!info) throw Error(store_path_, "no run with id " + std::to_string(spec_.restart_run_id) + " to train again");
+    if (info->name != plan_.name)
+      throw Error(store_path_, "run " + std::to_string(info->id) + " is \"" + info->name + "\", not \"" + plan_.name + "\"");
+    if (info->status != store::RunStatus::Cancelled && info->status != store::RunStatus::Interrupted)
+      throw Error(store_path_, "run " + std::to_string(info->id) + " is " + store::to_string(info->status) +
+                                   "; only a cancelled or interrupted run is trained again in place");
+  }
+  return resume_from;
+}
+
 // Longer than 60 lines: the start of a run in its required order (plan, data, store row, resume,
 // trainer, rank-0 sharing); each step is a few lines and depends on the ones before.
 void JobRunner::prepare() {
@@ -171,20 +208,8 @@ void JobRunner::prepare() {
   if (spec_.group && spec_.group->rank() > 0) return prepare_follower(project, device);  // writes nothing
 
   store_.emplace(store::Store::open(store_path_));
-  std::string resume_from;
-  if (spec_.resume_run_id > 0) {
-    auto info = store_->get_run(spec_.resume_run_id);
-    if (!info) throw Error(store_path_, "no run with id " + std::to_string(spec_.resume_run_id) + " to resume");
-    if (info->name != plan_.name)
-      throw Error(store_path_, "run " + std::to_string(info->id) + " is \"" + info->name + "\", not \"" + plan_.name + "\"");
-    if (info->status == store::RunStatus::Running)
-      throw Error(store_path_, "run " + std::to_string(info->id) + " is still running");
-    for (const auto& c : store_->checkpoints(info->id))
-      if (fs::exists(c.path)) resume_from = c.path;
-    if (resume_from.empty())
-      throw Error(store_path_, "run " + std::to_string(info->id) + " has no checkpoint on disk to resume from");
-    run_id_ = info->id;
-  } else if (!spec_.branch_from.empty()) {
+  const std::string resume_from = check_resume_or_restart();
+  if (resume_from.empty() && !spec_.branch_from.empty()) {
     if (!fs::exists(spec_.branch_from))
       throw Error(spec_.branch_from, "no checkpoint file to branch the run \"" + plan_.name + "\" from");
   }
@@ -200,7 +225,10 @@ void JobRunner::prepare() {
     tokens_ = rc.value("tokens", int64_t{0});
     if (!resume_from.empty()) last_ckpt_step_ = start_step_;
   }
-  if (resume_from.empty()) {
+  if (resume_from.empty() && spec_.restart_run_id > 0) {
+    run_id_ = spec_.restart_run_id;
+    store::restart_run(*store_, run_id_, provenance().dump());
+  } else if (resume_from.empty()) {
     store::NewRun nr;
     nr.project = project.name;
     nr.name = plan_.name;
@@ -213,7 +241,10 @@ void JobRunner::prepare() {
     nr.seed = static_cast<int64_t>(plan_.training.seed);
     nr.world_size = spec_.group ? spec_.group->world_size() : 1;
     nr.backend = spec_.group ? spec_.group->backend() : "";
+    nr.env_json = provenance().dump();
     run_id_ = store_->create_run(nr);
+  } else {
+    note_resume_provenance();
   }
   writer_.emplace(*store_, run_id_);
   if (plan_.training.early_stop.enabled()) {
@@ -231,6 +262,60 @@ void JobRunner::prepare() {
       (start_step_ > 0 ? ", resumed at step " + std::to_string(start_step_) : "") +
       (spec_.group ? ", " + std::to_string(spec_.group->world_size()) + " processes (" + spec_.group->backend() + ")"
                    : ""));
+}
+
+// What produced this run's numbers (device/provenance.h), recorded with the run.
+json JobRunner::provenance() const {
+  ProvenanceInputs in;
+  const model::PrecisionChoice& p = trainer_->precision();
+  in.precision = p.precision;
+  in.precision_setting = p.setting;
+  in.precision_reason = p.reason;
+  in.kernels = kernels::kernel_selection();
+  in.device = trainer_->device();
+  in.world_size = spec_.group ? spec_.group->world_size() : 1;
+  in.backend = spec_.group ? spec_.group->backend() : "";
+  return collect_provenance(in);
+}
+
+// A resumed run trains on in the precision it recorded, whatever training.precision would
+// resolve to here (auto on another machine, or after a new calibration): a run whose two halves
+// trained in different precisions would be neither. Runs of older programs recorded none: they
+// resolve as before, and the log says so.
+void JobRunner::keep_recorded_precision(const store::RunInfo& info) {
+  const auto fields = provenance_fields(info.env_json);
+  const auto it = fields.find("precision");
+  if (it == fields.end()) {
+    log("run " + std::to_string(info.id) + " recorded no precision (an older program): training.precision " +
+        plan_.training.precision + " resolves here");
+    return;
+  }
+  if (it->second != "fp32" && it->second != "bf16")
+    throw Error(store_path_, "run " + std::to_string(info.id) + " recorded precision \"" + it->second +
+                                 "\", which this program cannot train in (allowed: fp32, bf16); it cannot be resumed");
+  plan_.training.precision = it->second;
+}
+
+// Resumed: the record keeps what the run started with; where something that changes numbers
+// differs now (another machine, kernels or program), env.resumed says what, at which step.
+void JobRunner::note_resume_provenance() {
+  const auto info = store_->get_run(run_id_);
+  if (!info) return;
+  json env = json::parse(info->env_json.empty() ? "{}" : info->env_json, nullptr, false);
+  if (!env.is_object()) env = json::object();
+  const json now = provenance();
+  std::string differs;
+  for (auto it = now.begin(); it != now.end(); ++it) {
+    if (!provenance_key_changes_numbers(it.key()) || !env.contains(it.key()) || env[it.key()] == it.value()) continue;
+    differs += (differs.empty() ? "" : "; ") + it.key() + " " + it.value().get<std::string>();
+  }
+  if (differs.empty()) return;
+  const std::string line = "at step " + std::to_string(start_step_) + " on " + now.value("host", std::string("?")) +
+                           " with " + differs;
+  const std::string before = env.value("resumed", std::string());
+  env["resumed"] = before.empty() ? line : before + " | " + line;
+  store_->set_env(run_id_, env.dump());
+  log("run " + std::to_string(run_id_) + " resumed with a different " + differs);
 }
 
 // Data-parallel, rank 0: tells the other ranks the run id and where it starts (they read the

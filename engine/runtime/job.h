@@ -33,6 +33,10 @@ struct JobSpec {
   std::string project;              // project folder, or its project.json
   std::string run;                  // a name from runs_to_make(); empty: the project's first run
   std::int64_t resume_run_id = 0;   // continue this run (same store) from its last checkpoint
+  // Train this run (same store, same name) again from the start under its own id: a run that
+  // was cancelled or interrupted before it wrote a checkpoint (store::restart_run empties it),
+  // so that continuing a search never leaves two runs for one rung run.
+  std::int64_t restart_run_id = 0;
   int threads = 0;                  // 0: training.threads, else all cores / $PHA_THREADS
   std::string device;               // "": training.device
   nlohmann::json training_overrides = nlohmann::json::object();  // merged over the run's "training"

@@ -44,6 +44,13 @@ std::vector<std::int64_t> store_profile_results(const std::string& store_path, c
     nr.config_json = cfg.dump();
     nr.n_params = n_params;
     nr.device = device;
+    // Each point ran in its own worker process; the first measured one's record stands for the
+    // run (the points of one sweep share the machine, program and settings).
+    for (const auto* p : points)
+      if (p->error.empty() && p->env.is_object() && !p->env.empty()) {
+        nr.env_json = p->env.dump();
+        break;
+      }
     const std::int64_t id = store.create_run(nr);
     store.set_status(id, store::RunStatus::Running);
     {

@@ -13,6 +13,8 @@
 #include <chrono>
 #include <thread>
 
+#include "common/kernel_select.h"
+#include "device/provenance.h"
 #include "core/error.h"
 #include "device/system_info.h"
 #include "model/model_config.h"
@@ -55,7 +57,8 @@ ProfilePointSpec profile_spec_from_json(const json& j) {
 json to_json(const ProfilePointResult& r) {
   return {{"spec", to_json(r.spec)},         {"tokens_per_s", r.tokens_per_s}, {"median_step_s", r.median_step_s},
           {"peak_bytes", r.peak_bytes},      {"baseline_bytes", r.baseline_bytes}, {"n_params", r.n_params},
-          {"device", r.device},              {"method", r.method},             {"error", r.error}};
+          {"device", r.device},              {"method", r.method},             {"error", r.error},
+          {"env", r.env}};
 }
 
 ProfilePointResult profile_result_from_json(const json& j) {
@@ -69,6 +72,7 @@ ProfilePointResult profile_result_from_json(const json& j) {
   r.device = j.value("device", std::string());
   r.method = j.value("method", std::string());
   r.error = j.value("error", std::string());
+  r.env = j.value("env", json::object());
   return r;
 }
 
@@ -94,6 +98,8 @@ ProfilePointResult measure_point(const ProfilePointSpec& spec) {
   r.median_step_s = b.median_step_s;
   r.tokens_per_s = b.tokens_per_s;
   r.peak_bytes = b.peak_bytes;
+  r.env = collect_provenance({b.precision.precision, b.precision.setting, b.precision.reason,
+                              kernels::kernel_selection(), b.device, 1, ""});
   // B is left out: each row records its batch.
   r.method = "median of " + std::to_string(spec.repeats) + " " + spec.phase + " steps after " +
              std::to_string(spec.warmup) + " warm-up; peak RSS (VmHWM) of a fresh worker process";

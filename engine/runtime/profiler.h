@@ -38,6 +38,7 @@ struct ProfilePointResult {
   std::string device;
   std::string method;              // how it was measured, in words
   std::string error;               // non-empty: the point failed (e.g. out of memory, timeout)
+  nlohmann::json env = nlohmann::json::object();  // the worker's provenance (device/provenance.h)
   // Wall clock of the worker process (ms since the epoch; 0: measured in this process): when
   // it was started and when it ended, the profile run's start and end in the store.
   int64_t started_ms = 0, ended_ms = 0;

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "core/provenance_fields.h"
 #include "runtime/export.h"
 
 namespace pha::runtime {
@@ -93,13 +94,19 @@ RunsTable runs_table(store::Store& s, const RunFilter& filter) {
   const std::vector<store::RunListEntry> entries = select_runs(s, filter, q);
 
   std::vector<std::map<std::string, json>> configs;
-  std::set<std::string> config_keys;
+  std::vector<std::map<std::string, std::string>> envs;
+  std::set<std::string> config_keys, env_keys;
   for (const auto& e : entries) {
     configs.push_back(flat_config(e.run.config_json));
     for (const auto& [k, v] : configs.back()) config_keys.insert(k);
+    envs.push_back(provenance_fields(e.run.env_json));
+    for (const auto& [k, v] : envs.back()) env_keys.insert(k);
   }
   RunsTable t;
   t.columns = kRecordColumns;
+  // Provenance (what produced the numbers: docs/store.md) as env.<key>, always prefixed.
+  std::map<std::string, std::size_t> env_column;
+  for (const auto& k : env_keys) env_column[k] = add_column(t.columns, "env." + k, "env.");
   std::map<std::string, std::size_t> config_column;
   for (const auto& k : config_keys) config_column[k] = add_column(t.columns, k, "config.");
   const std::size_t first_metric = t.columns.size();
@@ -109,6 +116,7 @@ RunsTable runs_table(store::Store& s, const RunFilter& filter) {
     std::vector<json> row = record_cells(s, entries[i].run);
     row.resize(t.columns.size());
     for (const auto& [k, v] : configs[i]) row[config_column[k]] = v;
+    for (const auto& [k, v] : envs[i]) row[env_column[k]] = v;
     for (std::size_t m = 0; m < entries[i].summaries.size(); ++m) {
       const auto& sum = entries[i].summaries[m];
       if (sum && std::isfinite(sum->last)) row[first_metric + m] = sum->last;

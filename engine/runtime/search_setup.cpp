@@ -301,6 +301,9 @@ void train_rung_run(const Setup& s, const SearchOptions& o, const RungRun& rr, c
     bool has_ckpt = false;
     for (const auto& c : st.checkpoints(prior->id)) has_ckpt = has_ckpt || fs::exists(c.path);
     if (resumable && has_ckpt) spec.resume_run_id = prior->id;
+    // Ended before its first checkpoint (cancelled at once, killed early): trained again from
+    // the start under the same id, never as a second run of the same rung run.
+    if (resumable && !has_ckpt) spec.restart_run_id = prior->id;
   }
   if (spec.resume_run_id == 0 && rr.branch_step > 0) {
     RunPlan prev_plan = rr.plan;

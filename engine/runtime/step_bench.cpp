@@ -34,6 +34,7 @@ StepBenchResult bench_steps(const StepBenchSpec& spec) {
   r.n_params = trainer.num_parameters();
   r.device = trainer.device();
   r.bf16_autocast = trainer.bf16_autocast();
+  r.precision = trainer.precision();
   // Uniform random tokens (fixed seed): the timing does not depend on what is learned.
   data::Batch b;
   b.B = spec.batch;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/model_config.h"
+#include "model/precision.h"
 
 namespace pha::runtime {
 
@@ -35,6 +36,7 @@ struct StepBenchResult {
   int64_t n_params = 0;
   std::string device;              // the device the trainer resolved
   bool bf16_autocast = false;
+  model::PrecisionChoice precision;  // what training.precision resolved to, and why
   int64_t peak_bytes = 0;          // peak RSS of this process after the steps (VmHWM)
 };
 

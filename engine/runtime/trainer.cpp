@@ -276,11 +276,18 @@ LossSums Trainer::eval_loss(const data::Batch& b) {
   m.model->eval();
   at::Tensor logits = m.logits(m.to_device(b.inputs, b.B, b.T));  // (B, T, V)
   at::Tensor targets = m.to_device(b.targets, b.B, b.T).reshape({-1});
-  at::Tensor nll = F::cross_entropy(logits.reshape({-1, logits.size(-1)}).to(at::kFloat), targets,
-                                    F::CrossEntropyFuncOptions().ignore_index(data::kIgnore).reduction(torch::kSum));
+  // cross_entropy is nll_loss of log_softmax: computed once, then summed whole (the figure the
+  // metrics report, as before) and per sequence (the spread behind its standard error).
+  const at::Tensor logp = at::log_softmax(logits.reshape({-1, logits.size(-1)}).to(at::kFloat), 1);  // (B*T, V)
+  at::Tensor nll = at::nll_loss(logp, targets, {}, at::Reduction::Sum, data::kIgnore);
+  const at::Tensor per_token = at::nll_loss(logp, targets, {}, at::Reduction::None, data::kIgnore);  // (B*T)
+  const at::Tensor row_nll = per_token.reshape({b.B, b.T}).to(at::kDouble).sum(1).to(at::kCPU).contiguous();     // (B)
+  const at::Tensor row_count = targets.ne(data::kIgnore).reshape({b.B, b.T}).sum(1).to(at::kCPU, at::kLong).contiguous();
   LossSums s;
   s.nll = nll.to(at::kDouble).item<double>();
   s.count = targets.ne(data::kIgnore).sum().item<int64_t>();
+  s.row_nll.assign(row_nll.data_ptr<double>(), row_nll.data_ptr<double>() + b.B);
+  s.row_count.assign(row_count.data_ptr<int64_t>(), row_count.data_ptr<int64_t>() + b.B);
   m.model->train();
   return s;
 }

@@ -50,6 +50,8 @@ struct TrainStepResult {
 struct LossSums {
   double nll = 0.0;        // summed over counted targets
   int64_t count = 0;       // counted targets
+  std::vector<double> row_nll;     // per sequence of the batch (B): its summed NLL ...
+  std::vector<int64_t> row_count;  // ... over its counted targets (for standard errors)
 };
 
 // One AdamW parameter group as the optimizer holds it.

@@ -101,4 +101,25 @@ DeletedRuns delete_runs(Store& store, const std::vector<std::int64_t>& ids, cons
   return out;
 }
 
+void restart_run(Store& store, std::int64_t run_id, const std::string& env_json) {
+  Transaction tx(store.db(), Transaction::Kind::Write);
+  const auto run = store.get_run(run_id);
+  if (!run) throw Error(store.path(), "no run with id " + std::to_string(run_id) + " to restart");
+  if (run->status != RunStatus::Cancelled && run->status != RunStatus::Interrupted)
+    throw Error(store.path(), "run " + std::to_string(run_id) + " is " + to_string(run->status) +
+                                  "; only a cancelled or interrupted run is trained again from the start in place");
+  for (const char* table : {"metrics", "run_summary", "metric_rollups", "mixer_snapshots", "perf", "evals", "checkpoints"}) {
+    const std::string sql = std::string("DELETE FROM ") + table + " WHERE run_id = ?1";
+    StmtScope s(store.db().stmt(sql.c_str()));
+    s->bind(1, run_id);
+    s->run();
+  }
+  StmtScope s(store.db().stmt(
+      "UPDATE runs SET status = 'queued', started_at = NULL, ended_at = NULL, error = NULL, pid = NULL, "
+      "heartbeat_at = NULL, env_json = ?2 WHERE id = ?1"));
+  s->bind(1, run_id).bind(2, env_json.empty() ? std::string("{}") : env_json);
+  s->run();
+  tx.commit();
+}
+
 }  // namespace pha::store

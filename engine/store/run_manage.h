@@ -40,6 +40,15 @@ struct DeletedRuns {
 // failure in the result, not an exception: the runs are already gone.
 DeletedRuns delete_runs(Store& store, const std::vector<std::int64_t>& ids, const DeleteOptions& options = {});
 
+// Empties a run that ended before it wrote a checkpoint (a search rung run cancelled at its
+// first step, or killed before its first checkpoint) so that it can be trained again from the
+// start under the same id: its metrics, summaries, rollups, mixer snapshots, perf, evals and
+// checkpoint rows go, its status is queued again and its provenance is `env_json`; its name,
+// config, group, seed, tags and notes stay. One write transaction. Throws pha::Error (nothing
+// changed) for a missing run or one that is running, finished, failed or diverged: only a
+// cancelled or interrupted run is restarted.
+void restart_run(Store& store, std::int64_t run_id, const std::string& env_json);
+
 // The same check without deleting (a caller that asks before it deletes): the runs, or the
 // pha::Error delete_runs would throw. delete_runs checks again inside its transaction.
 std::vector<RunInfo> check_deletable(Store& store, const std::vector<std::int64_t>& ids);

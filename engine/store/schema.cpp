@@ -158,6 +158,13 @@ CREATE TABLE search_decisions(
   PRIMARY KEY(project, search, bracket, rung, trial)) WITHOUT ROWID;
 )sql";
 
+// Version 7: run provenance (docs/store.md, "Provenance"). env_json is a flat JSON object of
+// what produced the run's numbers (resolved precision and why, kernels, threads, BLAS, LibTorch,
+// device, CPU, program version and commit, host); runs of older programs recorded none ('{}').
+constexpr const char* kSchemaV7 = R"sql(
+ALTER TABLE runs ADD COLUMN env_json TEXT NOT NULL DEFAULT '{}';
+)sql";
+
 void migrate_0_to_1(Db& db) { db.exec_script(kSchemaV1); }
 
 void migrate_1_to_2(Db& db) {
@@ -179,13 +186,15 @@ void migrate_4_to_5(Db& db) { db.exec_script(kSchemaV5); }
 
 void migrate_5_to_6(Db& db) { db.exec_script(kSchemaV6); }
 
+void migrate_6_to_7(Db& db) { db.exec_script(kSchemaV7); }
+
 // A new version: a kSchemaV<n> script (ALTER TABLE ... ADD COLUMN with a default that is right
 // for the old rows, plus any UPDATE that classifies them), a migrate_<n-1>_to_<n>, one entry
 // here, and Store::kSchemaVersion.
 using Migration = void (*)(Db&);
 // kMigrations[v] takes a store from version v to v + 1.
 constexpr Migration kMigrations[] = {migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4,
-                                     migrate_4_to_5, migrate_5_to_6};
+                                     migrate_4_to_5, migrate_5_to_6, migrate_6_to_7};
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 
 bool table_exists(Db& db, const char* name) {
@@ -216,7 +225,7 @@ int read_schema_version(Db& db) {
 }
 
 void ensure_schema(Db& db, int target_version) {
-  static_assert(kMigrationCount == 6, "one migration per schema version (Store::kSchemaVersion)");
+  static_assert(kMigrationCount == 7, "one migration per schema version (Store::kSchemaVersion)");
   auto check_newer = [&](int version) {
     if (version > target_version) {
       throw Error(db.path(), "run store schema version " + std::to_string(version) +

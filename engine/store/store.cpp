@@ -50,8 +50,8 @@ std::string host_name() {
 #define PHA_RUN_COLUMNS                                                                        \
   "r.id, r.project, r.name, r.variant, r.status, r.config_hash, r.n_params, r.device, "       \
   "r.created_at, r.started_at, r.ended_at, r.error, r.pid, r.host, r.heartbeat_at, r.notes, "   \
-  "r.kind, r.run_group, r.seed, r.world_size, r.backend, "
-constexpr int kRunColumnCount = 22;  // including the config_json column that follows
+  "r.kind, r.run_group, r.seed, r.world_size, r.backend, r.env_json, "
+constexpr int kRunColumnCount = 23;  // including the config_json column that follows
 
 RunInfo read_run(const detail::Stmt& s) {
   auto opt_i64 = [&](int c) { return s.is_null(c) ? std::int64_t{0} : s.i64(c); };
@@ -77,7 +77,8 @@ RunInfo read_run(const detail::Stmt& s) {
   r.seed = s.is_null(18) ? -1 : s.i64(18);
   r.world_size = static_cast<int>(s.i64(19));
   r.backend = s.text(20);
-  r.config_json = s.text(21);
+  r.env_json = s.text(21);
+  r.config_json = s.text(22);
   return r;
 }
 
@@ -261,8 +262,8 @@ detail::Db& Store::db() { return *impl_->db; }
 std::int64_t Store::create_run(const NewRun& run) {
   StmtScope s(db().stmt(
       "INSERT INTO runs(project, name, variant, status, config_json, config_hash, n_params, "
-      "device, created_at, kind, run_group, seed, world_size, backend) "
-      "VALUES(?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"));
+      "device, created_at, kind, run_group, seed, world_size, backend, env_json) "
+      "VALUES(?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"));
   s->bind(1, run.project).bind(2, run.name).bind(3, run.variant).bind(4, run.config_json);
   s->bind(5, run.config_hash).bind(6, run.n_params).bind(7, run.device);
   s->bind(8, detail::now_ms()).bind(9, std::string(to_string(run.kind))).bind(10, run.group);
@@ -272,6 +273,7 @@ std::int64_t Store::create_run(const NewRun& run) {
     s->bind_null(11);
   }
   s->bind(12, static_cast<std::int64_t>(run.world_size)).bind(13, run.backend);
+  s->bind(14, run.env_json.empty() ? std::string("{}") : run.env_json);
   s->run();
   return db().last_insert_rowid();
 }
@@ -385,6 +387,13 @@ void Store::rename_run(std::int64_t run_id, const std::string& name) {
 void Store::set_notes(std::int64_t run_id, const std::string& notes) {
   StmtScope s(db().stmt("UPDATE runs SET notes = ?2 WHERE id = ?1"));
   s->bind(1, run_id).bind(2, notes);
+  s->run();
+  if (db().changes() == 0) throw Error(path(), "no run with id " + std::to_string(run_id));
+}
+
+void Store::set_env(std::int64_t run_id, const std::string& env_json) {
+  StmtScope s(db().stmt("UPDATE runs SET env_json = ?2 WHERE id = ?1"));
+  s->bind(1, run_id).bind(2, env_json.empty() ? std::string("{}") : env_json);
   s->run();
   if (db().changes() == 0) throw Error(path(), "no run with id " + std::to_string(run_id));
 }

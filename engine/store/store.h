@@ -50,7 +50,7 @@ class Store {
  public:
   // The schema version this code writes. Older stores are migrated on open; newer ones are
   // refused with a pha::Error naming the file.
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
 
   // Opens (creating when missing) the store at path, applies pragmas, migrates, then marks
   // dead running runs as interrupted. Throws pha::Error naming the file.
@@ -76,6 +76,8 @@ class Store {
   void set_status(std::int64_t run_id, RunStatus status, const std::string& error = {});
   void rename_run(std::int64_t run_id, const std::string& name);
   void set_notes(std::int64_t run_id, const std::string& notes);
+  // Replaces the run's provenance (runs.env_json, a JSON object; docs/store.md "Provenance").
+  void set_env(std::int64_t run_id, const std::string& env_json);
   // When the run's work really began and ended (ms since the epoch), for a record written after
   // the fact: an efficiency profile is stored once its points were measured in other processes.
   void set_run_times(std::int64_t run_id, std::int64_t started_at, std::int64_t ended_at);

@@ -230,8 +230,11 @@ struct Copy {
 
   bool run_saved(sqlite3_stmt* s, int col) { return is_int(s, col) && runs.count(sqlite3_column_int64(s, col)); }
 
-  void copy_runs() {
-    rowid_table("runs", kRunColumns, 22, valid_run, [&](sqlite3_stmt* s) {
+  // Stores of version 7 carry runs.env_json (provenance); older ones have none (the copy gets '{}').
+  void copy_runs(bool with_env) {
+    const std::string columns = std::string(kRunColumns) + (with_env ? ", env_json" : "");
+    const auto valid = [with_env](sqlite3_stmt* s) { return valid_run(s) && (!with_env || is_text(s, 22)); };
+    rowid_table("runs", columns, with_env ? 23 : 22, valid, [&](sqlite3_stmt* s) {
       RunRecovery r;
       r.id = sqlite3_column_int64(s, 0);
       r.name = text_of(s, 2);
@@ -400,10 +403,11 @@ RecoveryReport recover_store(const std::string& path, const RecoverOptions& opti
     src.keep_file_untouched();
     const std::int64_t version = single_int(src.raw(), "SELECT version FROM schema_version", Store::kSchemaVersion);
     // Version 6 only added search_decisions, which recovery does not salvage (a rerun of the
-    // search rewrites it): a version-5 store's tables are read the same way.
-    if (version != Store::kSchemaVersion && version != 5)
-      throw Error(path, "run store schema version " + std::to_string(version) + ": this program recovers version 5 and " +
-                            std::to_string(Store::kSchemaVersion) + " stores only");
+    // search rewrites it): a version-5 store's tables are read the same way. Version 7 added
+    // runs.env_json, copied when the store has it.
+    if (version < 5 || version > Store::kSchemaVersion)
+      throw Error(path, "run store schema version " + std::to_string(version) + ": this program recovers versions 5 to " +
+                            std::to_string(Store::kSchemaVersion) + " only");
     refuse_live_writers(src.raw(), path);
 
     OpenOptions fresh;
@@ -412,7 +416,7 @@ RecoveryReport recover_store(const std::string& path, const RecoverOptions& opti
     Db& dst = out.db();
     detail::Transaction tx(dst, detail::Transaction::Kind::Write);
     Copy copy{src.raw(), dst, report, {}, {}, {}};
-    copy.copy_runs();
+    copy.copy_runs(version >= 7);
     if (copy.runs.empty()) {
       remove_store_files(tmp);
       throw Error(path, "no run could be read from the damaged store (" +

@@ -54,6 +54,9 @@ struct NewRun {
   // collective backend ("gloo", "nccl"; "" for one process).
   int world_size = 1;
   std::string backend{};
+  // What produced the run's numbers (docs/store.md, "Provenance"): a flat JSON object of
+  // strings, e.g. {"precision": "bf16", "kernels": "fused", "program.commit": "59c53af"}.
+  std::string env_json = "{}";
 };
 
 // Times are milliseconds since the Unix epoch; 0 means "not set".
@@ -80,6 +83,7 @@ struct RunInfo {
   std::int64_t seed = -1;  // -1: not recorded
   int world_size = 1;      // processes that trained it (schema v5; older runs: 1)
   std::string backend;     // "gloo" | "nccl" | "" (one process)
+  std::string env_json = "{}";  // provenance (schema v7; older runs: "{}")
 };
 
 struct MetricPoint {

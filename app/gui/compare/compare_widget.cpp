@@ -60,7 +60,12 @@ void CompareWidget::reload() {
     if (!run.ok() && !problems.contains(run.error)) problems << run.error;  // one line per distinct problem
     if (!run.configError.isEmpty()) configProblems << QStringLiteral("%1: %2").arg(run.label, run.configError);
     labels << run.label;
-    configs.push_back(run.config);
+    // What produced each run (its provenance, docs/store.md) is diffed beside its config as
+    // env.<key>: a run trained in bf16 against one in fp32 shows as a differing row.
+    nlohmann::json withEnv = run.config;
+    const nlohmann::json env = nlohmann::json::parse(run.info.env_json.empty() ? "{}" : run.info.env_json, nullptr, false);
+    if (withEnv.is_object() && env.is_object() && !env.empty()) withEnv["env"] = env;
+    configs.push_back(std::move(withEnv));
   }
   if (m_refs.isEmpty()) problems << tr("Select two or more saved runs (from any project) to compare them.");
   else if (m_refs.size() == 1) problems << tr("One run selected: add another to compare.");

@@ -10,6 +10,7 @@
 
 #include "compare_data.h"
 #include "core/duration_format.h"
+#include "core/provenance_fields.h"
 #include "mixer_heatmap.h"
 #include "plot_export.h"
 #include "runtime/export.h"
@@ -112,6 +113,9 @@ QString summaryTable(const LoadedRun& run, const QStringList& tags) {
           row("duration", i.started_at > 0 && i.ended_at > 0 ? QString::fromStdString(format_duration((i.ended_at - i.started_at) / 1000.0)) : "—") +
           row("config hash", QString::fromStdString(i.config_hash)) + row("tags", tags.join(", ")) +
           row("notes", QString::fromStdString(i.notes)) + row("store", run.ref.storePath);
+  const auto env = provenance_fields(i.env_json);
+  if (env.empty()) html += row("produced by", QObject::tr("not recorded (a program older than store schema 7)"));
+  for (const auto& [k, v] : env) html += row("env." + QString::fromStdString(k), QString::fromStdString(v));
   return html + "</table>\n";
 }
 

@@ -51,6 +51,36 @@ TEST(RunsModel, ShowsStoreRunsWithBestAndFinalMetrics) {
   EXPECT_EQ(m.data(m.index(1 - row, RunsModel::Status)).toString(), "diverged");
 }
 
+// The Precision column (on request) shows what each run trained in; the tooltips list the whole
+// record of what produced it; a run of an older program says it recorded none.
+TEST(RunsModel, PrecisionColumnAndTooltipShowTheRunsProvenance) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("runs.sqlite");
+  std::int64_t bf16 = 0, old = 0;
+  {
+    auto s = st::Store::open(path.toStdString());
+    bf16 = addRun(s, "pha-tiny", "pha", 1'500'000, {3.0}, st::RunStatus::Finished);
+    s.set_env(bf16, R"({"precision":"bf16","precision.reason":"auto: calibrated","kernels":"fused","host":"h"})");
+    old = addRun(s, "old", "pha", 1'500'000, {3.0}, st::RunStatus::Finished);
+  }
+  RunsModel m;
+  ASSERT_TRUE(m.reload(path)) << m.lastError().toStdString();
+  ASSERT_EQ(m.rowCount(), 2);
+  const int row = m.entry(0)->run.id == bf16 ? 0 : 1;
+  EXPECT_FALSE(RunsModel::shownByDefault(RunsModel::Precision));
+  EXPECT_EQ(m.headerData(RunsModel::Precision, Qt::Horizontal).toString(), "Precision");
+  EXPECT_EQ(m.data(m.index(row, RunsModel::Precision)).toString(), "bf16");
+  EXPECT_EQ(m.data(m.index(1 - row, RunsModel::Precision)).toString(), "");
+  const QString tip = m.data(m.index(row, RunsModel::Precision), Qt::ToolTipRole).toString();
+  EXPECT_TRUE(tip.contains("precision: bf16")) << tip.toStdString();
+  EXPECT_TRUE(tip.contains("precision.reason: auto: calibrated")) << tip.toStdString();
+  EXPECT_TRUE(tip.contains("kernels: fused")) << tip.toStdString();
+  EXPECT_LT(tip.indexOf("precision:"), tip.indexOf("host:")) << "the keys that change numbers come first";
+  EXPECT_TRUE(m.data(m.index(row, RunsModel::Name), Qt::ToolTipRole).toString().contains("kernels: fused"));
+  EXPECT_TRUE(m.data(m.index(1 - row, RunsModel::Precision), Qt::ToolTipRole).toString().contains("not recorded"));
+  (void)old;
+}
+
 TEST(RunsModel, SortsOnNumbersAndFiltersByText) {
   std::vector<pha::store::RunListEntry> runs;
   for (int i = 0; i < 10000; ++i) {

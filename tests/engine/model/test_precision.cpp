@@ -6,10 +6,17 @@
 // The same tests run on the GPU as test_precision_cuda (label cuda).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <tuple>
 #include <numeric>
 #include <random>
 
+#include <nlohmann/json.hpp>
 #include <torch/types.h>
 
 #include "core/error.h"
@@ -190,10 +197,11 @@ TEST(PrecisionChoice, AutoFollowsTheHardwareAndExplicitSettingsWin) {
   if (test_device() == "cpu") {
     if (cpu_bf16_flags().empty()) {
       EXPECT_FALSE(a.bf16()) << a.text();
-    } else {  // the choice follows the rates it quotes
-      const pha::model::GemmRates r = pha::model::auto_probe_gemm_rates();
+    } else {  // the choice follows the machine's stored calibration, which it quotes
+      const pha::model::GemmRates r = pha::model::precision_calibration().rates;
       EXPECT_EQ(a.bf16(), r.bf16 >= pha::model::kAutoBf16MinSpeedup * r.fp32) << a.text();
       EXPECT_NE(a.reason.find("GFLOP/s"), std::string::npos) << a.reason;
+      EXPECT_NE(a.reason.find("calibrated"), std::string::npos) << a.reason;
     }
   }
   EXPECT_NE(a.reason.find("auto: "), std::string::npos) << a.reason;
@@ -221,6 +229,42 @@ TEST(PrecisionChoice, AutoOnCpuNeedsNativeBf16AndFasterBf16Gemms) {
   const PrecisionChoice none = auto_cpu_precision("", {100.0, 1000.0});
   EXPECT_FALSE(none.bf16());
   EXPECT_NE(none.reason.find("no native bf16"), std::string::npos) << none.reason;
+}
+
+// auto is decided by a calibration stored once per machine, not by a stopwatch in each process:
+// a second resolution reads the same figures (even after the file's rates are edited to the
+// other side of the threshold, which proves it reads them rather than timing again), and
+// --calibrate measures afresh.
+TEST(PrecisionChoice, AutoReadsTheStoredCalibrationInsteadOfTimingEachProcess) {
+  if (test_device() != "cpu" || cpu_bf16_flags().empty()) GTEST_SKIP() << "no native bf16 on this CPU: auto is fp32 without measuring";
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("pha-calibration-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const char* old = std::getenv("PHA_DATA_DIR");
+  const std::string saved = old ? old : "";
+  setenv("PHA_DATA_DIR", dir.c_str(), 1);
+  const pha::model::PrecisionCalibration first = pha::model::precision_calibration();
+  EXPECT_TRUE(first.measured_now);
+  ASSERT_EQ(first.file, (dir / "calibration" / "precision.json").string()) << first.problem;
+  const pha::model::PrecisionCalibration again = pha::model::precision_calibration();
+  EXPECT_FALSE(again.measured_now);
+  EXPECT_EQ(again.rates.fp32, first.rates.fp32);
+  EXPECT_EQ(again.rates.bf16, first.rates.bf16);
+  // Rates on each side of the 1.25x threshold, written by hand: auto follows the file.
+  for (const auto& [fp32, bf16, want_bf16] : {std::tuple{100.0, 200.0, true}, std::tuple{200.0, 100.0, false}}) {
+    nlohmann::json j;
+    j[first.key] = {{"fp32_gflops", fp32}, {"bf16_gflops", bf16}, {"measured_at", "2026-12-05 00:00:00"}};
+    std::ofstream(first.file) << j.dump();
+    const PrecisionChoice c = resolve_precision("auto", "cpu");
+    EXPECT_EQ(c.bf16(), want_bf16) << c.text();
+    EXPECT_NE(c.reason.find("calibrated 2026-12-05 00:00:00 UTC"), std::string::npos) << c.reason;
+  }
+  const pha::model::PrecisionCalibration fresh = pha::model::precision_calibration(/*remeasure=*/true);
+  EXPECT_TRUE(fresh.measured_now);
+  EXPECT_NE(fresh.measured_at, "2026-12-05 00:00:00");
+  if (old) setenv("PHA_DATA_DIR", saved.c_str(), 1);
+  else unsetenv("PHA_DATA_DIR");
+  fs::remove_all(dir);
 }
 
 TEST(PrecisionChoice, TrainerKeepsFp32MastersAndOptimizerState) {

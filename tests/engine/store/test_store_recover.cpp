@@ -60,6 +60,7 @@ std::string write_store(const TempDir& dir, int points = 600) {
   ps::Store s = ps::Store::open(path);
   for (int r = 0; r < 3; ++r) {
     const auto id = s.create_run({"p", "run-" + std::to_string(r), "v", "{}", "", 10, "cpu"});
+    s.set_env(id, R"({"precision":"fp32","kernels":"fused"})");
     ps::RunWriter w(s, id, {});
     for (int step = 0; step < points; ++step) {
       w.metric("train/loss", step, step * 8, step, 3.0 - step * 1e-3);
@@ -153,6 +154,7 @@ TEST(StoreDamage, RecoverySavesWhatCanBeReadAroundADamagedPageAndKeepsTheDamaged
     }
     EXPECT_EQ(s.tags(e.run.id), std::vector<std::string>{"baseline"});
     EXPECT_EQ(s.evals(e.run.id).size(), 4u);
+    EXPECT_EQ(e.run.env_json, R"({"precision":"fp32","kernels":"fused"})") << "the provenance was not recovered";
   }
 }
 

@@ -85,6 +85,28 @@ TEST(CompareWidget, DiffListsExactlyTheDifferingConfigPaths) {
   EXPECT_EQ(diff->table()->horizontalHeaderItem(2)->text(), "run-b");
 }
 
+// What produced each run (its provenance, docs/store.md) is diffed beside the config: a run
+// trained in bf16 beside one in fp32 shows env.precision as a differing row; equal keys do not.
+TEST(CompareWidget, DiffShowsProvenanceThatDiffersLikeAConfigKey) {
+  CompareFixture f;
+  {
+    auto sa = pha::store::Store::open(f.a.storePath.toStdString());
+    sa.set_env(f.a.id, R"({"precision":"bf16","kernels":"fused","torch.version":"1.13.0"})");
+    auto sb = pha::store::Store::open(f.b.storePath.toStdString());
+    sb.set_env(f.b.id, R"({"precision":"fp32","kernels":"fused","torch.version":"1.13.0"})");
+  }
+  CompareWidget w;
+  w.setRuns(refs(f));
+  ConfigDiffView* diff = w.diffView();
+  const QStringList paths = diff->paths();
+  ASSERT_TRUE(paths.contains("env.precision")) << paths.join(", ").toStdString();
+  EXPECT_FALSE(paths.contains("env.kernels"));
+  EXPECT_FALSE(paths.contains("env.torch.version"));
+  const int row = static_cast<int>(paths.indexOf("env.precision"));
+  EXPECT_EQ(diff->cellText(row, 0), "\"bf16\"");
+  EXPECT_EQ(diff->cellText(row, 1), "\"fp32\"");
+}
+
 TEST(CompareWidget, MetricsTableShowsTheWrittenFinalAndBestValues) {
   CompareFixture f;
   CompareWidget w;

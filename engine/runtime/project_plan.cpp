@@ -1,0 +1,254 @@
+// pha plan (project_plan.h): the runs a project asks for, their budgets and times, and what its
+// claims can detect.
+#include "runtime/project_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/duration_format.h"
+#include "core/error.h"
+#include "model/flops.h"
+#include "runtime/project.h"
+#include "runtime/step_bench.h"
+#include "store/store.h"
+
+namespace pha::runtime {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// T of a training batch: the window (text) or the longest task sequence.
+int train_seq_len(const RunPlan& p) { return p.data.is_task ? p.data.max_train_seq_len() : p.training.seq_len; }
+
+// What decides a training step's speed: the model, the batch shape, precision and threads.
+std::string speed_key(const RunPlan& p) {
+  json m = p.config.value("model", json::object());
+  m.erase("name");
+  return m.dump() + fmt::format("|B{}|T{}|A{}|{}|{}|{}", p.training.batch_size, train_seq_len(p), p.training.grad_accum,
+                                p.training.precision, p.training.threads, p.training.device);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The store's newest run of each planned name (any status), and a measured speed per speed key
+// from the finished ones (the median of train/tokens_per_s over every step of those runs).
+struct StoreView {
+  std::map<std::string, store::RunInfo> newest;  // by run name
+  std::map<std::string, std::pair<double, std::string>> speed;  // by speed key
+  std::map<int64_t, int64_t> last_step;           // run id -> last train/loss step
+};
+
+StoreView read_store(const Project& project, const std::string& path) {
+  StoreView v;
+  if (!fs::exists(path)) return v;
+  store::Store s = store::Store::open(path);
+  store::RunListQuery q;
+  q.project = project.name;
+  q.kind = store::RunKind::Train;
+  q.summary_keys = {"train/loss"};
+  for (const auto& e : s.list_runs(q)) {  // newest first
+    if (!v.newest.count(e.run.name)) v.newest[e.run.name] = e.run;
+    if (e.summaries[0]) v.last_step[e.run.id] = e.summaries[0]->last_step;
+  }
+  for (const RunPlan& p : project.runs) {
+    const std::string key = speed_key(p);
+    if (v.speed.count(key)) continue;
+    auto it = v.newest.find(p.name);
+    if (it == v.newest.end() || it->second.status != store::RunStatus::Finished) continue;
+    std::vector<double> tps;
+    for (const auto& pt : s.read_metric_full(it->second.id, "train/tokens_per_s"))
+      if (std::isfinite(pt.value) && pt.value > 0) tps.push_back(pt.value);
+    if (tps.size() < 3) continue;
+    v.speed[key] = {median(tps), fmt::format("median train/tokens_per_s of run {} ({} steps)", it->second.id, tps.size())};
+  }
+  return v;
+}
+
+// A short measurement of the training step in this process (the engine's step benchmark).
+std::pair<double, std::string> measure_speed(const RunPlan& p, const PlanOptions& o) {
+  StepBenchSpec b;
+  b.model = p.model;
+  b.seq_len = train_seq_len(p);
+  b.batch = p.training.batch_size;
+  b.phase = "train";
+  b.warmup = o.warmup;
+  b.repeats = o.repeats;
+  b.device = p.training.device;
+  b.precision = p.training.precision;
+  const StepBenchResult r = bench_steps(b);
+  const double tps = r.tokens_per_s;
+  return {tps, fmt::format("measured now: median of {} training steps after {} warm-up (B {}, T {}, {})", o.repeats,
+                           o.warmup, b.batch, b.seq_len, r.precision.precision)};
+}
+
+void fill_state(PlannedRun& r, const StoreView& v) {
+  auto it = v.newest.find(r.name);
+  if (it == v.newest.end()) {
+    r.state = "to train";
+    return;
+  }
+  const store::RunInfo& info = it->second;
+  const auto step = v.last_step.count(info.id) ? v.last_step.at(info.id) : 0;
+  switch (info.status) {
+    case store::RunStatus::Finished:
+      r.state = fmt::format("finished (run {})", info.id);
+      r.to_train = false;
+      return;
+    case store::RunStatus::Running: r.state = fmt::format("running (run {}, step {})", info.id, step); return;
+    case store::RunStatus::Cancelled:
+    case store::RunStatus::Interrupted:
+      r.state = fmt::format("{} at step {} (run {}): to resume or train again", store::to_string(info.status), step, info.id);
+      return;
+    default: r.state = fmt::format("{} (run {}): to train again", store::to_string(info.status), info.id); return;
+  }
+}
+
+}  // namespace
+
+PlanReport plan_project(const std::string& project_path, const PlanOptions& o) {
+  LoadOptions browse;
+  browse.require_data = false;  // the plan reads no data: a project trained elsewhere is planned too
+  const Project project = load_project(project_path, browse);
+  PlanReport plan;
+  plan.project = project.name;
+  plan.store_path = o.store_path.empty() ? project.store_path() : o.store_path;
+  const StoreView v = read_store(project, plan.store_path);
+  std::map<std::string, std::pair<double, std::string>> measured;
+  for (const RunPlan& p : project.runs) {
+    PlannedRun r;
+    r.name = p.name;
+    r.group = p.group;
+    r.entry = p.entry;
+    r.variant = p.variant;
+    r.seed = static_cast<std::int64_t>(p.seed);
+    r.steps = p.training.steps;
+    r.tokens = p.training.steps * p.training.grad_accum * p.training.batch_size * static_cast<std::int64_t>(train_seq_len(p));
+    r.n_params = model::count_parameters(p.model).total;
+    r.tokens_per_param = r.n_params > 0 ? static_cast<double>(r.tokens) / static_cast<double>(r.n_params) : 0.0;
+    r.early = r.tokens_per_param < plan.early_threshold;
+    fill_state(r, v);
+    const std::string key = speed_key(p);
+    if (auto it = v.speed.find(key); it != v.speed.end()) {
+      std::tie(r.tokens_per_s, r.speed_source) = it->second;
+    } else if (auto m = measured.find(key); m != measured.end()) {
+      std::tie(r.tokens_per_s, r.speed_source) = m->second;
+    } else if (o.measure && r.to_train) {
+      measured[key] = measure_speed(p, o);
+      std::tie(r.tokens_per_s, r.speed_source) = measured[key];
+    } else {
+      r.speed_source = r.to_train ? "not measured (--no-measure)" : "-";
+    }
+    if (r.to_train) {
+      ++plan.to_train;
+      if (r.tokens_per_s > 0) {
+        r.seconds = static_cast<double>(r.tokens) / r.tokens_per_s;
+        plan.seconds += r.seconds;
+      } else {
+        ++plan.unknown_time;
+      }
+    }
+    plan.runs.push_back(std::move(r));
+  }
+  plan.method =
+      "training steps only (evaluations, checkpoints and start-up not counted): each run's training tokens divided by "
+      "the training speed of its model, batch and T: the median train/tokens_per_s of a finished run of the same "
+      "configuration in the store, else a short measurement in this process";
+  return plan;
+}
+
+std::string render_plan_text(const PlanReport& plan) {
+  std::ostringstream o;
+  o << "Plan of " << plan.project << " (store " << plan.store_path << ")\n\n";
+  o << fmt::format("{:<34} {:>9} {:>10} {:>9} {:>10} {:>10}  {}\n", "run", "steps", "tokens", "params", "tok/param",
+                   "est. time", "state");
+  for (const auto& r : plan.runs) {
+    o << fmt::format("{:<34} {:>9} {:>10} {:>9} {:>9.2f}{} {:>10}  {}\n", r.name, r.steps, r.tokens, r.n_params,
+                     r.tokens_per_param, r.early ? "*" : " ",
+                     !r.to_train ? std::string("-") : r.seconds >= 0 ? format_duration(r.seconds) : std::string("?"),
+                     r.state);
+  }
+  o << fmt::format("\n{} run(s) to train of {}; estimated {}{}.\n", plan.to_train, plan.runs.size(),
+                   format_duration(plan.seconds),
+                   plan.unknown_time > 0 ? fmt::format(" for those with a speed ({} without)", plan.unknown_time) : "");
+  bool any_early = false;
+  for (const auto& r : plan.runs) any_early = any_early || r.early;
+  if (any_early)
+    o << fmt::format("* early training: fewer than {:g} training tokens per parameter (the budget at which rankings "
+                     "are usually read); a verdict at this budget is about early training.\n",
+                     plan.early_threshold);
+  o << "Time: " << plan.method << ".\n";
+  std::map<std::string, std::string> sources;
+  for (const auto& r : plan.runs)
+    if (r.to_train && r.tokens_per_s > 0) sources.emplace(r.group, fmt::format("{:.0f} tokens/s, {}", r.tokens_per_s, r.speed_source));
+  for (const auto& [g, s] : sources) o << "  " << g << ": " << s << "\n";
+  if (!plan.claims.empty()) {
+    o << fmt::format("\nClaims ({} tested together, {} correction, alpha {:g}, power {:g}):\n", plan.family,
+                     plan.correction, plan.alpha, plan.power);
+    for (const auto& c : plan.claims) {
+      o << "- " << c.statement << ": ";
+      if (c.mde >= 0)
+        o << fmt::format("with {} seeds the smallest detectable effect is {:.4g} (spread {:.4g}: {})", c.seeds, c.mde,
+                         c.spread, c.spread_source);
+      else
+        o << "minimum detectable effect unknown: " << c.note;
+      if (c.mde >= 0 && !c.note.empty()) o << "; " << c.note;
+      o << "\n";
+    }
+  }
+  return o.str();
+}
+
+json plan_json(const PlanReport& plan) {
+  json runs = json::array();
+  for (const auto& r : plan.runs)
+    runs.push_back({{"name", r.name},
+                    {"group", r.group},
+                    {"entry", r.entry},
+                    {"variant", r.variant},
+                    {"seed", r.seed},
+                    {"steps", r.steps},
+                    {"tokens", r.tokens},
+                    {"n_params", r.n_params},
+                    {"tokens_per_param", r.tokens_per_param},
+                    {"early_training", r.early},
+                    {"state", r.state},
+                    {"to_train", r.to_train},
+                    {"tokens_per_s", r.tokens_per_s > 0 ? json(r.tokens_per_s) : json()},
+                    {"speed_source", r.speed_source},
+                    {"seconds", r.seconds >= 0 ? json(r.seconds) : json()}});
+  json claims = json::array();
+  for (const auto& c : plan.claims)
+    claims.push_back({{"statement", c.statement},
+                      {"seeds", c.seeds},
+                      {"spread", c.spread >= 0 ? json(c.spread) : json()},
+                      {"spread_source", c.spread_source},
+                      {"mde", c.mde >= 0 ? json(c.mde) : json()},
+                      {"note", c.note}});
+  return {{"project", plan.project},
+          {"store", plan.store_path},
+          {"early_training_tokens_per_param", plan.early_threshold},
+          {"correction", plan.correction},
+          {"alpha", plan.alpha},
+          {"power", plan.power},
+          {"family", plan.family},
+          {"runs", runs},
+          {"to_train", plan.to_train},
+          {"seconds", plan.seconds},
+          {"runs_without_time", plan.unknown_time},
+          {"method", plan.method},
+          {"claims", claims}};
+}
+
+}  // namespace pha::runtime

@@ -1,0 +1,70 @@
+// `pha plan PROJECT` and the window's plan before *Run project* (docs/cli.md, "pha plan"): what a
+// project will train and whether it can answer its question before a step is spent. Per run:
+// its training tokens, parameters and tokens per parameter (marked "early training" below the
+// project's threshold), what the store already holds of it, and the estimated wall time on this
+// machine from a measured training speed; per claim the smallest effect its planned seeds can
+// detect at the report's level and power, from the spread the store already measured. Plain C++
+// header (the window includes it); one implementation for the CLI and the window.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pha::runtime {
+
+struct PlanOptions {
+  std::string store_path;   // "": the project's runs.sqlite
+  // Measure the training speed of each distinct model / batch / T that the store has no figure
+  // for: a few training steps in this process (step_bench.h). false: such runs have no time.
+  bool measure = true;
+  int warmup = 1, repeats = 3;  // of that measurement
+};
+
+struct PlannedRun {
+  std::string name, group, entry, variant;
+  std::int64_t seed = 0;
+  std::int64_t steps = 0;
+  std::int64_t tokens = 0;            // training tokens: steps x grad_accum x batch x T
+  std::int64_t n_params = 0;          // the engine's count of the model (model/flops.h)
+  double tokens_per_param = 0.0;
+  bool early = false;                 // tokens_per_param below PlanReport::early_threshold
+  std::string state;                  // "to train", "finished (run 12)", "to resume (run 9 at step 40)", ...
+  bool to_train = true;               // false: finished in the store (nothing left to do)
+  double tokens_per_s = 0.0;          // 0: unknown
+  std::string speed_source;           // where tokens_per_s comes from, in words
+  double seconds = -1.0;              // estimated training time left; -1: unknown
+};
+
+struct PlannedClaim {
+  std::string statement;
+  int seeds = 0;                      // replicas per side the project plans
+  double spread = -1.0;               // the standard deviation the MDE uses; -1: none measured yet
+  std::string spread_source;          // "paired differences of 3 seeds in the store", ...
+  double mde = -1.0;                  // minimum detectable effect; -1: unknown
+  std::string note;
+};
+
+struct PlanReport {
+  std::string project, store_path;
+  double early_threshold = 20.0;      // tokens per parameter below which a run is early training
+  std::string correction;             // holm | dunnett | none (the report's setting)
+  double alpha = 0.05, power = 0.8;
+  int family = 0;                     // claims tested together (the correction's m)
+  std::vector<PlannedRun> runs;       // in queue order
+  std::vector<PlannedClaim> claims;
+  int to_train = 0;
+  double seconds = 0.0;               // sum over the runs with a known time
+  int unknown_time = 0;               // runs to train without one
+  std::string method;                 // how the times were estimated, in words
+};
+
+// Reads the project and its store (never writes). Throws pha::Error for a bad project.
+PlanReport plan_project(const std::string& project_path, const PlanOptions& options = {});
+
+std::string render_plan_text(const PlanReport& plan);
+nlohmann::json plan_json(const PlanReport& plan);
+
+}  // namespace pha::runtime
