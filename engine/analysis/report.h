@@ -120,7 +120,7 @@ struct GroupReport {
   std::vector<Replica> replicas;        // the finished runs used, one per seed
   std::vector<std::string> missing;     // "seed 2: not trained yet", "seed 1: failed (run 9)"
   std::map<std::string, Stats> metrics; // metric key -> final values over the replicas
-  double tokens = kNoValue;                  // training tokens per replica: the mean over its replicas of
+  double tokens = kNoValue;             // training tokens per replica: the mean over its replicas of
                                         //   the tokens of their last train/loss point (NaN: none)
 };
 
@@ -142,7 +142,7 @@ struct RowTest {
   bool compare = false;           // a comparison of two groups (it gets a power analysis)
   TestSpread spread;              // the test and its measured spreads (for the seeds needed)
   double df = kNoValue;
-  double se = kNoValue;                // standard error of the effect
+  double se = kNoValue;           // standard error of the effect
   int direction = 0;              // +1: the statistic lies on the claimed side, -1: on the other, 0: neither
 };
 
@@ -153,7 +153,7 @@ struct EvalNoise {
   bool applies = false;           // the metric is an evaluation's, read at the end of training
   bool recorded = false;          // both sides have the SE rows (older stores do not)
   double se_a = kNoValue, se_b = kNoValue;
-  double noise = kNoValue;             // 1.96 sqrt(se_a^2 + se_b^2)
+  double noise = kNoValue;        // 1.96 sqrt(se_a^2 + se_b^2)
   bool within = false;            // |effect| < noise
 };
 
@@ -162,7 +162,7 @@ struct EvalNoise {
 struct RowBudget {
   double tokens = kNoValue;            // NaN: unknown
   double tokens_per_param = kNoValue;  // NaN: unknown
-  bool early = false;             // tokens_per_param < ReportSettings::early_tokens_per_param
+  bool early = false;                  // tokens_per_param < ReportSettings::early_tokens_per_param
 };
 
 struct ClaimRow {
@@ -173,12 +173,12 @@ struct ClaimRow {
   double effect_low = 0.0;
   double effect_high = 0.0;
   std::string better, than;       // compare rows: the groups compared
-  double at_budget = kNoValue;         // the budget of a row read at one (NaN: at the end of training)
+  double at_budget = kNoValue;    // the budget of a row read at one (NaN: at the end of training)
   RowTest test;
-  double p = kNoValue;                 // raw two-sided p (NaN: the row is not tested and not in the family)
-  double p_adjusted = kNoValue;        // after the report's correction (NaN when p is)
+  double p = kNoValue;            // raw two-sided p (NaN: the row is not tested and not in the family)
+  double p_adjusted = kNoValue;   // after the report's correction (NaN when p is)
   std::string adjustment;         // how p was adjusted: "Holm, m = 7", "Dunnett against pha, 3 comparisons", "none"
-  double mde = kNoValue;               // compare rows: minimum detectable effect at the power and alpha / m (NaN: none)
+  double mde = kNoValue;          // compare rows: minimum detectable effect at the power and alpha / m (NaN: none)
   std::size_t seeds_needed = 0;   // inconclusive compare rows: seeds per side to detect the effect (0: see seeds_text)
   std::string seeds_text;         // "5 seeds per side", "more than 1000", "no number of seeds" ("" : not asked)
   EvalNoise eval;

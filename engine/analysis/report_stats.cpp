@@ -184,8 +184,11 @@ std::string statistics_line(const Report& r, std::size_t against) {
       head = "Dunnett (1955) for the " + count(against, "row", "rows") + " against the control " +
              (r.control.empty() ? "(none found)" : r.control) + " (pooled variance; adjusted p by Monte Carlo of the "
              "multivariate t, " + std::to_string(kDunnettDraws) + " draws, seed " + std::to_string(kDunnettSeed) +
-             "), Holm (1979) among the other " + count(r.family_size - against, "row", "rows") +
-             "; the two sets are not corrected against each other; m = " + m + ", alpha = " + alpha;
+             ")" +
+             (r.family_size > against ? ", Holm (1979) among the other " + count(r.family_size - against, "row", "rows") +
+                                            "; the two sets are not corrected against each other"
+                                      : "") +
+             "; m = " + m + ", alpha = " + alpha;
       break;
   }
   return head + "; " + mde + ". Verdicts on the adjusted p; intervals are 95% and unadjusted.";
