@@ -172,6 +172,7 @@ const char* to_string(Verdict v) {
     case Verdict::DoesNotHold: return "does not hold";
     case Verdict::Inconclusive: return "inconclusive at this scale";
     case Verdict::Mixed: return "mixed";
+    case Verdict::TooFewReplicas: return "too few replicas";
   }
   return "";
 }
@@ -188,6 +189,15 @@ Report build_report(const Study& study, store::Store& store) {
   if (study.is_task && !study.test_sets.empty()) report.accuracy_key = "test/" + study.test_sets.front() + "/accuracy";
   report.metric_keys = metric_keys_of(study);
   collect_groups(study, store, report);
+  std::map<int64_t, double> tokens;  // run -> tokens of its last train/loss point
+  for (const auto& [run, point] : store.last_points("train/loss")) tokens[run] = static_cast<double>(point.tokens);
+  for (auto& g : report.groups) {
+    double sum = 0.0;
+    int n = 0;
+    for (const auto& r : g.replicas)
+      if (tokens.count(r.run_id)) sum += tokens[r.run_id], ++n;
+    g.tokens = n ? sum / n : kNaN;
+  }
   for (auto& g : report.groups)
     for (const auto& key : report.metric_keys) {
       std::vector<double> values;
@@ -208,6 +218,7 @@ Report build_report(const Study& study, store::Store& store) {
   }
   if (study.scaling.enabled) report.scaling = scaling_report(study, report, store);
   for (const Claim& c : study.claims) report.claims.push_back(evaluate_claim(c, study, report, store));
+  correct_report(report, study.settings);
   return report;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ class Store;
 }
 
 namespace pha::analysis {
+
+// The default of a figure a row may not have.
+inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
 // One run a project asks for (a runtime::RunPlan as plain data).
 struct StudyRun {
@@ -62,6 +66,21 @@ struct ScalingSpec {
   std::vector<std::pair<std::string, std::vector<std::string>>> series;
 };
 
+// The project's "report" section (docs/project-format.md, Report): how one report's claims are
+// tested together (docs/report.md, Statistics).
+enum class Correction { Holm, Dunnett, None };
+// "holm", "dunnett", "none".
+const char* to_string(Correction correction);
+const std::vector<std::string>& correction_names();
+
+struct ReportSettings {
+  Correction correction = Correction::Holm;
+  double alpha = 0.05;                   // family-wise level of the verdicts
+  double power = 0.8;                    // of the minimum detectable effect
+  double early_tokens_per_param = 20.0;  // below: "early training"
+  std::string control;                   // dunnett: a group or variants entry ("": the one in most comparison rows)
+};
+
 // What the report needs from a project.
 struct Study {
   std::string project;
@@ -72,11 +91,15 @@ struct Study {
   std::vector<Claim> claims;
   TuneProtocol tune;
   ScalingSpec scaling;
+  ReportSettings settings;
 };
 
-enum class Verdict { Holds, DoesNotHold, Inconclusive, Mixed };
-// "holds", "does not hold", "inconclusive at this scale", "mixed".
+// TooFewReplicas: a side has fewer than 3 replicas with a finite value (no verdict is given).
+enum class Verdict { Holds, DoesNotHold, Inconclusive, Mixed, TooFewReplicas };
+// "holds", "does not hold", "inconclusive at this scale", "mixed", "too few replicas".
 const char* to_string(Verdict verdict);
+// A side needs this many replicas with a finite value for a verdict (docs/report.md).
+inline constexpr std::size_t kMinReplicasForVerdict = 3;
 
 struct Replica {
   int64_t run_id = 0;
@@ -97,12 +120,49 @@ struct GroupReport {
   std::vector<Replica> replicas;        // the finished runs used, one per seed
   std::vector<std::string> missing;     // "seed 2: not trained yet", "seed 1: failed (run 9)"
   std::map<std::string, Stats> metrics; // metric key -> final values over the replicas
+  double tokens = kNoValue;             // training tokens per replica: the mean over its replicas of
+                                        //   the tokens of their last train/loss point (NaN: none)
 };
 
 // A value of a claim row: a group's metric, or a per-replica statistic (sandwich).
 struct Measured {
   std::string label;
   Stats stats;
+  std::vector<double> values;           // per replica (NaN: it has none), in replica order
+  std::vector<int64_t> seeds;           // the replicas' seeds, beside values
+  // accuracy_at_params: the replicas that reach the threshold, with Wilson's 95% interval of
+  // that rate (successes < 0: not a success count).
+  int successes = -1;
+  double wilson_low = 0.0, wilson_high = 0.0;
+};
+
+// The test behind a row's p-value.
+struct RowTest {
+  std::string text;               // "paired by seed, n=3", "Welch, unpaired: seeds differ", ...
+  bool compare = false;           // a comparison of two groups (it gets a power analysis)
+  TestSpread spread;              // the test and its measured spreads (for the seeds needed)
+  double df = kNoValue;
+  double se = kNoValue;           // standard error of the effect
+  int direction = 0;              // +1: the statistic lies on the claimed side, -1: on the other, 0: neither
+};
+
+// The evaluation's own noise of a comparison on an evaluated metric (val/, test/, eval/): the
+// mean over each side's replicas of the standard error the final evaluation recorded
+// ("<metric>_se" rows).
+struct EvalNoise {
+  bool applies = false;           // the metric is an evaluation's, read at the end of training
+  bool recorded = false;          // both sides have the SE rows (older stores do not)
+  double se_a = kNoValue, se_b = kNoValue;
+  double noise = kNoValue;        // 1.96 sqrt(se_a^2 + se_b^2)
+  bool within = false;            // |effect| < noise
+};
+
+// The training budget behind a row: its groups' tokens per replica (at a budget row, the
+// budget's tokens) and tokens per parameter (the smallest over the row's groups).
+struct RowBudget {
+  double tokens = kNoValue;            // NaN: unknown
+  double tokens_per_param = kNoValue;  // NaN: unknown
+  bool early = false;                  // tokens_per_param < ReportSettings::early_tokens_per_param
 };
 
 struct ClaimRow {
@@ -112,6 +172,17 @@ struct ClaimRow {
   double effect = 0.0;            // the effect and its 95% interval (NaN when there is none)
   double effect_low = 0.0;
   double effect_high = 0.0;
+  std::string better, than;       // compare rows: the groups compared
+  double at_budget = kNoValue;    // the budget of a row read at one (NaN: at the end of training)
+  RowTest test;
+  double p = kNoValue;            // raw two-sided p (NaN: the row is not tested and not in the family)
+  double p_adjusted = kNoValue;   // after the report's correction (NaN when p is)
+  std::string adjustment;         // how p was adjusted: "Holm, m = 7", "Dunnett against pha, 3 comparisons", "none"
+  double mde = kNoValue;          // compare rows: minimum detectable effect at the power and alpha / m (NaN: none)
+  std::size_t seeds_needed = 0;   // inconclusive compare rows: seeds per side to detect the effect (0: see seeds_text)
+  std::string seeds_text;         // "5 seeds per side", "more than 1000", "no number of seeds" ("" : not asked)
+  EvalNoise eval;
+  RowBudget budget;
   Verdict verdict = Verdict::Inconclusive;
   std::string reason;             // why this verdict, in words
 };
@@ -141,6 +212,7 @@ struct ClaimReport {
   std::vector<CurveCrossing> crossings;     // claims read at budgets: the learning curves' crossing points
   std::string mixer_group;                  // mixer_sandwich: the group of `mixer`
   std::vector<MixerLayer> mixer;            // mixer_sandwich: per-layer weights (first row)
+  std::string early;                        // "early training (3.2 tokens/parameter < 20)" when a row is
 };
 
 // Accuracy against a swept quantity (T, or the input Bernoulli p).
@@ -218,6 +290,10 @@ struct Report {
   ScalingReport scaling;                  // with a "scaling" section
   SweepTable length, ood;
   std::vector<std::string> notes;         // settings that differ from project.json, missing runs
+  ReportSettings settings;                // the project's "report" section
+  std::size_t family_size = 0;            // m: the rows with a p-value, tested together
+  std::string control;                    // dunnett: the control (a variants entry or group)
+  std::string statistics;                 // the correction, m and alpha in words (the header's line)
 };
 
 // Reads the study's runs from the store (runs of the project's name, kind train): for each
@@ -232,8 +308,14 @@ TuningTable tuning_table(const Study& study, const Report& report, const std::st
 // The scaling fits (report_scaling.cpp); build_report fills Report::scaling with it.
 ScalingReport scaling_report(const Study& study, const Report& report, store::Store& store);
 
-// Claim verdicts from the groups (report_claims.cpp); build_report calls it.
+// Claim rows from the groups (report_claims.cpp): their effects, tests and raw p-values;
+// build_report calls it, then correct_report.
 ClaimReport evaluate_claim(const Claim& claim, const Study& study, const Report& report, store::Store& store);
+
+// The correction over every row of every claim with a p-value (report_stats.cpp): adjusted p,
+// verdicts at the adjusted p, power, early training, the claims' overall verdicts and the
+// report's statistics line.
+void correct_report(Report& report, const ReportSettings& settings);
 
 std::string render_markdown(const Report& report);
 std::string render_html(const Report& report);

@@ -10,8 +10,11 @@
 
 namespace pha::analysis {
 
+struct ClaimRow;
 struct CurveCrossing;
+struct Measured;
 struct PowerLawFit;
+struct RowBudget;
 struct ScalingCross;
 
 // "1.2346": 4 decimals below 10, 2 below 1,000, 1 below 100,000, else none (never an exponent);
@@ -33,5 +36,25 @@ std::string fit_text(const PowerLawFit& fit);
 std::string crossover_text(const ScalingCross& c, const std::string& x_label);
 // "2026-12-01 11:57" (local time) of milliseconds since the epoch.
 std::string local_time(int64_t ms);
+
+// A claim row's fields in words (report_format.cpp), the same in every view:
+// "0.0123", "0.00042", "< 0.0001", "-" (NaN).
+std::string p_text(double p);
+// "pha: 0.8500 ± 0.0500 (n=3) [0.7258, 0.9742]"; with a success count (accuracy_at_params):
+// "pha (1800 parameters): 4/5 reach the threshold, Wilson 95% [0.3755, 0.9638]; mean accuracy 0.9120".
+std::string measured_text(const Measured& m);
+// "0.1196 [0.0875, 0.1517]" (the effect and its 95% interval), "-" without one.
+std::string effect_text(const ClaimRow& row);
+// "0.0123 / 0.0369" (raw / adjusted), "-" for a row without a test.
+std::string p_pair_text(const ClaimRow& row);
+// "MDE 0.0312; 7 seeds per side" (the seeds only for an inconclusive row), "-" without.
+std::string power_text(const ClaimRow& row);
+// "eval SE: pha 0.0021, gss-only 0.0019" / "eval SE not recorded"; "" where it does not apply.
+std::string eval_se_text(const ClaimRow& row);
+// "1.23e+05 tokens per replica, 24.6 tokens/parameter", with "; early training (3.1
+// tokens/parameter < 20)" below the threshold; "-" when unknown.
+std::string budget_text(const RowBudget& budget, double early_threshold);
+// "early training (3.1 tokens/parameter < 20)".
+std::string early_text(double tokens_per_param, double threshold);
 
 }  // namespace pha::analysis

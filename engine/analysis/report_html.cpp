@@ -22,7 +22,7 @@ table{border-collapse:collapse;margin:0.6em 0 1em}th,td{border:1px solid #ccc;pa
 th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .verdict{display:inline-block;padding:0.1em 0.5em;border-radius:0.3em;font-weight:600}
 .holds{background:#d8f0d8;color:#145214}.not{background:#f6d5d5;color:#7a1111}.inconclusive{background:#e8e8e8;color:#444}
-.mixed{background:#fbe6c2;color:#6b4500}.meta{color:#555;font-size:0.9em}.reason{color:#555;font-size:0.9em}
+.mixed{background:#fbe6c2;color:#6b4500}.few{background:#dde6f3;color:#233a5e}.early{color:#8a4b00;font-weight:600}.meta{color:#555;font-size:0.9em}.reason{color:#555;font-size:0.9em}
 svg.chart{display:block;margin:0.5em 0 1.5em;font-size:11px}svg .frame{fill:none;stroke:#999}svg .grid{stroke:#e4e4e4}
 svg .line{fill:none;stroke-width:1.8}svg .bar{stroke-width:1.2}svg .xl{text-anchor:middle;fill:#444}
 svg .yl{text-anchor:end;fill:#444}svg .yt{text-anchor:middle;fill:#444}svg .ct{font-weight:600;fill:#222}svg .lg{fill:#222}
@@ -33,6 +33,7 @@ const char* verdict_class(Verdict v) {
     case Verdict::Holds: return "holds";
     case Verdict::DoesNotHold: return "not";
     case Verdict::Mixed: return "mixed";
+    case Verdict::TooFewReplicas: return "few";
     case Verdict::Inconclusive: break;
   }
   return "inconclusive";
@@ -55,25 +56,26 @@ detail::ChartPoint point(double x, const Stats& s) {
   return {x, s.n ? s.mean : NAN, s.n >= 2 ? s.mean - s.std : NAN, s.n >= 2 ? s.mean + s.std : NAN};
 }
 
-void claim_html(const ClaimReport& c, size_t i, std::ostringstream& os) {
+void claim_html(const Report& report, const ClaimReport& c, size_t i, std::ostringstream& os) {
   os << "<h3>" << i + 1 << ". " << html_escape(c.claim.title.empty() ? c.statement : c.claim.title) << "</h3>";
   os << "<p>claim: <code>" << to_string(c.claim.kind) << "</code>"
      << (c.claim.title.empty() ? "" : ": " + html_escape(c.statement)) << "<br/>paper: "
      << html_escape(c.claim.paper.empty() ? "-" : c.claim.paper) << "<br/>verdict: " << badge(c.verdict, c.summary)
-     << (c.tuning.empty() ? "" : " <span class=\"reason\">(" + html_escape(c.tuning) + ")</span>") << "</p>";
+     << (c.tuning.empty() ? "" : " <span class=\"reason\">(" + html_escape(c.tuning) + ")</span>")
+     << (c.early.empty() ? "" : "<br/><span class=\"early\">" + html_escape(c.early) +
+                                    "</span>: a verdict this early in training may not last")
+     << "</p>";
   os << "<table><tr><th>at</th><th>measured: mean ± std (n) [95% interval]</th><th>effect [95% interval]</th>"
-        "<th>verdict</th></tr>";
+        "<th>test</th><th>p (raw / adjusted)</th><th>MDE / seeds needed</th><th>budget</th><th>verdict</th></tr>";
   for (const auto& r : c.rows) {
     os << "<tr>" << td(r.label) << "<td>";
-    for (size_t k = 0; k < r.measured.size(); ++k) {
-      const auto& m = r.measured[k];
-      os << (k ? "<br/>" : "") << html_escape(m.label + ": " + mean_std(m.stats) + " " +
-                                              (m.stats.has_interval() ? interval(m.stats.ci_low, m.stats.ci_high) : ""));
-    }
-    os << "</td>"
-       << td(r.effect_label.empty() || std::isnan(r.effect)
-                 ? "-"
-                 : r.effect_label + ": " + num(r.effect) + " " + interval(r.effect_low, r.effect_high))
+    for (size_t k = 0; k < r.measured.size(); ++k) os << (k ? "<br/>" : "") << html_escape(measured_text(r.measured[k]));
+    const std::string se = eval_se_text(r);
+    if (!se.empty()) os << (r.measured.empty() ? "" : "<br/>") << "<span class=\"reason\">" << html_escape(se) << "</span>";
+    os << "</td>" << td((r.effect_label.empty() || std::isnan(r.effect) ? "" : r.effect_label + ": ") + effect_text(r))
+       << td(r.test.text.empty() ? "-" : r.test.text) << td(p_pair_text(r), true) << td(power_text(r))
+       << "<td" << (r.budget.early ? " class=\"early\"" : "") << ">"
+       << html_escape(budget_text(r.budget, report.settings.early_tokens_per_param)) << "</td>"
        << "<td>" << badge(r.verdict, to_string(r.verdict)) << "<br/><span class=\"reason\">" << html_escape(r.reason)
        << "</span></td></tr>";
   }
@@ -244,11 +246,12 @@ std::string render_html(const Report& r) {
   if (!r.description.empty()) os << "<p>" << html_escape(r.description) << "</p>";
   os << "<p class=\"meta\">Store " << html_escape(r.store_path) << ", generated " << local_time(r.generated_at_ms)
      << ". Each group's replicas are its finished runs, one per seed; figures are mean ± sample std (n), 95% intervals "
-        "Student t (a difference: Welch); a claim holds when the interval of its effect lies on the claimed side "
-        "(docs/report.md).</p>";
+        "Student t (a comparison: paired by seed when both sides have the same seeds, else Welch); a claim holds "
+        "when its adjusted p is below alpha with the effect on the claimed side (docs/report.md).</p>"
+     << "<p class=\"meta\"><b>Statistics:</b> " << html_escape(r.statistics) << "</p>";
   os << "<h2>Claims</h2>";
   if (r.claims.empty()) os << "<p>The project declares no claims.</p>";
-  for (size_t i = 0; i < r.claims.size(); ++i) claim_html(r.claims[i], i, os);
+  for (size_t i = 0; i < r.claims.size(); ++i) claim_html(r, r.claims[i], i, os);
   tuning_html(r, os);
   scaling_html(r, os);
   groups_html(r, os);

@@ -1,9 +1,13 @@
-// Internal to the report: reading one replica's value of a metric, and the SVG charts and HTML
-// escaping the renderers share (the number formats are public: analysis/report_format.h).
+// Internal to the report: reading one replica's value of a metric, learning curves and budgets,
+// the rows of each claim kind (report_claims.cpp, report_claim_kinds.cpp, report_curves.cpp),
+// and the SVG charts and HTML escaping the renderers share (the number formats are public:
+// analysis/report_format.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/claims.h"
@@ -15,8 +19,14 @@ class Store;
 }
 
 namespace pha::analysis {
+struct ClaimReport;
+struct ClaimRow;
 struct CurveCrossing;
+struct GroupReport;
+struct MixerLayer;
 struct PowerLawFit;
+struct Report;
+struct RowBudget;
 struct ScalingCross;
 }  // namespace pha::analysis
 
@@ -26,6 +36,25 @@ namespace pha::analysis::detail {
 // `minimize`, else the maximum), or an evaluation row at the run's last step that has it
 // (at the given T; without one, the only T there). NaN when the run does not have it.
 double replica_value(store::Store& store, int64_t run_id, const MetricRef& metric, bool best, bool minimize);
+
+// A learning curve: (x, value), x ascending.
+using Curve = std::vector<std::pair<double, double>>;
+// A replica's curve of `key` on `axis` ("steps", "tokens", "flops"), non-finite values dropped.
+Curve curve_of(store::Store& store, int64_t run_id, const std::string& key, const std::string& axis,
+               double flops_per_token);
+// Linear interpolation at x between the curve's points; NaN outside [first x, last x].
+double value_at(const Curve& curve, double x);
+// Where the two groups' mean learning curves of the claim's metric cross, on tokens and FLOPs.
+void add_crossings(const Claim& c, const GroupReport& a, const GroupReport& b, store::Store& store, ClaimReport& out);
+// The training budget behind a row over `groups` (at `budget` of the claim's axis; NaN: the end).
+RowBudget row_budget(const Claim& c, const std::vector<const GroupReport*>& groups, store::Store& store, double budget);
+
+// "pha has 2 replicas with this metric (a verdict needs 3 or more)".
+std::string too_few(const std::string& who, std::size_t n);
+// The rows of the mixer_sandwich and accuracy_at_params kinds (report_claim_kinds.cpp): their
+// statistics, raw p and direction; the verdict follows from the correction (report_stats.cpp).
+ClaimRow sandwich_row(const Claim& c, const GroupReport& g, store::Store& store, std::vector<MixerLayer>* layers);
+ClaimRow params_row(const Claim& c, const Report& report, store::Store& store);
 
 // The number formats are public (analysis/report_format.h); test_report spells them detail::.
 using analysis::mean_std;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "analysis/multiplicity.h"
 #include "analysis/report.h"
 #include "analysis/report_internal.h"
 #include "core/config_reader.h"
@@ -26,19 +27,6 @@ std::string cell(std::string s) {
   return out;
 }
 
-std::string measured_text(const Measured& m) {
-  std::string s = m.label + ": " + mean_std(m.stats);
-  if (m.stats.has_interval()) s += " " + interval(m.stats.ci_low, m.stats.ci_high);
-  return s;
-}
-
-std::string effect_text(const ClaimRow& r) {
-  if (r.effect_label.empty() || std::isnan(r.effect)) return "-";
-  std::string s = num(r.effect);
-  const std::string ci = interval(r.effect_low, r.effect_high);
-  return s + (ci.empty() ? "" : " " + ci);
-}
-
 void claims_md(const Report& r, std::ostringstream& os) {
   os << "## Claims\n\n";
   if (r.claims.empty()) os << "The project declares no claims (project.json `claims`, docs/project-format.md).\n\n";
@@ -47,14 +35,20 @@ void claims_md(const Report& r, std::ostringstream& os) {
     os << "### " << i + 1 << ". " << (c.claim.title.empty() ? c.statement : c.claim.title) << "\n\n";
     os << "- claim: `" << to_string(c.claim.kind) << "`" << (c.claim.title.empty() ? "" : ": " + c.statement) << "\n";
     os << "- paper: " << (c.claim.paper.empty() ? "-" : c.claim.paper) << "\n";
-    os << "- **verdict: " << c.summary << "**" << (c.tuning.empty() ? "" : " (" + c.tuning + ")") << "\n\n";
-    os << "| at | measured (mean ± std (n) [95% interval]) | effect [95% interval] | verdict |\n";
-    os << "| --- | --- | --- | --- |\n";
+    os << "- **verdict: " << c.summary << "**" << (c.tuning.empty() ? "" : " (" + c.tuning + ")") << "\n";
+    if (!c.early.empty()) os << "- **" << c.early << "**: a verdict this early in training may not last\n";
+    os << "\n| at | measured (mean ± std (n) [95% interval]) | effect [95% interval] | test | p (raw / adjusted) | "
+          "MDE / seeds needed | budget | verdict |\n";
+    os << "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
     for (const auto& row : c.rows) {
       std::string measured;
       for (const auto& m : row.measured) measured += (measured.empty() ? "" : "; ") + measured_text(m);
+      const std::string se = eval_se_text(row);
+      if (!se.empty()) measured += (measured.empty() ? "" : "; ") + se;
       os << "| " << cell(row.label) << " | " << cell(measured.empty() ? "-" : measured) << " | "
          << cell((row.effect_label.empty() ? "" : row.effect_label + ": ") + effect_text(row)) << " | "
+         << cell(row.test.text.empty() ? "-" : row.test.text) << " | " << cell(p_pair_text(row)) << " | "
+         << cell(power_text(row)) << " | " << cell(budget_text(row.budget, r.settings.early_tokens_per_param)) << " | "
          << cell(std::string(to_string(row.verdict)) + ": " + row.reason) << " |\n";
     }
     os << "\n";
@@ -220,18 +214,41 @@ json scaling_json(const ScalingReport& r) {
   return {{"metric", r.metric}, {"axes", axes}, {"notes", r.notes}};
 }
 
+json measured_json(const Measured& m) {
+  json j = {{"label", m.label}, {"stats", stats_json(m.stats)}, {"values", m.values}, {"seeds", m.seeds}};
+  if (m.successes >= 0)
+    j["successes"] = {{"k", m.successes}, {"n", m.stats.n}, {"wilson95_low", m.wilson_low}, {"wilson95_high", m.wilson_high}};
+  return j;
+}
+
+json row_json(const ClaimRow& r) {
+  json measured = json::array();
+  for (const auto& m : r.measured) measured.push_back(measured_json(m));
+  const char* kinds[] = {"paired", "welch", "pooled"};
+  return {{"label", r.label},
+          {"better", r.better},
+          {"than", r.than},
+          {"at_budget", r.at_budget},
+          {"measured", measured},
+          {"effect", {{"label", r.effect_label}, {"mean", r.effect}, {"ci95_low", r.effect_low},
+                      {"ci95_high", r.effect_high}}},
+          {"test", {{"text", r.test.text}, {"kind", r.test.compare ? kinds[static_cast<int>(r.test.spread.test)] : ""},
+                    {"df", r.test.df}, {"se", r.test.se}, {"direction", r.test.direction}}},
+          {"p", r.p},
+          {"p_adjusted", r.p_adjusted},
+          {"adjustment", r.adjustment},
+          {"power", {{"mde", r.mde}, {"seeds_needed", r.seeds_needed}, {"text", r.seeds_text}}},
+          {"eval_se", {{"applies", r.eval.applies}, {"recorded", r.eval.recorded}, {"better", r.eval.se_a},
+                       {"than", r.eval.se_b}, {"noise95", r.eval.noise}, {"within_noise", r.eval.within}}},
+          {"budget", {{"tokens", r.budget.tokens}, {"tokens_per_param", r.budget.tokens_per_param},
+                      {"early", r.budget.early}}},
+          {"verdict", to_string(r.verdict)},
+          {"reason", r.reason}};
+}
+
 json claim_json(const ClaimReport& c) {
   json rows = json::array();
-  for (const auto& r : c.rows) {
-    json measured = json::array();
-    for (const auto& m : r.measured) measured.push_back({{"label", m.label}, {"stats", stats_json(m.stats)}});
-    rows.push_back({{"label", r.label},
-                    {"measured", measured},
-                    {"effect", {{"label", r.effect_label}, {"mean", r.effect}, {"ci95_low", r.effect_low},
-                                {"ci95_high", r.effect_high}}},
-                    {"verdict", to_string(r.verdict)},
-                    {"reason", r.reason}});
-  }
+  for (const auto& r : c.rows) rows.push_back(row_json(r));
   json mixer = json::array();
   for (const auto& l : c.mixer)
     mixer.push_back({{"layer", l.layer}, {"gss", stats_json(l.gss)}, {"attn", stats_json(l.attn)}, {"ffn", stats_json(l.ffn)}});
@@ -243,7 +260,7 @@ json claim_json(const ClaimReport& c) {
           {"tuning", c.tuning}, {"crossings", crossings},
           {"statement", c.statement},       {"paper", c.claim.paper},   {"declared", c.claim.json},
           {"verdict", to_string(c.verdict)}, {"summary", c.summary},     {"rows", rows},
-          {"mixer_group", c.mixer_group},   {"mixer", mixer}};
+          {"early_training", c.early},      {"mixer_group", c.mixer_group},   {"mixer", mixer}};
 }
 
 }  // namespace
@@ -254,7 +271,9 @@ std::string render_markdown(const Report& r) {
   if (!r.description.empty()) os << r.description << "\n\n";
   os << "Store `" << r.store_path << "`, generated " << local_time(r.generated_at_ms)
      << ". Each group's replicas are its finished runs, one per seed; figures are mean ± sample std (n), 95% "
-        "intervals Student t; verdict rule in docs/report.md.\n\n";
+        "intervals Student t (a comparison: paired by seed when both sides have the same seeds, else Welch); "
+        "verdict rule in docs/report.md.\n\n"
+     << "**Statistics:** " << r.statistics << "\n\n";
   claims_md(r, os);
   tuning_md(r, os);
   scaling_md(r, os);
@@ -278,7 +297,7 @@ json report_json(const Report& r) {
     json replicas = json::array();
     for (const auto& rep : g.replicas) replicas.push_back({{"run_id", rep.run_id}, {"seed", rep.seed}, {"name", rep.name}});
     groups.push_back({{"group", g.group}, {"entry", g.entry}, {"grid_point", g.grid_point}, {"tune_point", g.tune_point},
-                      {"variant", g.variant}, {"train_flops_per_token", g.train_flops_per_token},
+                      {"variant", g.variant}, {"train_flops_per_token", g.train_flops_per_token}, {"tokens", g.tokens},
                       {"family", g.family}, {"n_params", g.n_params}, {"n_layers", g.n_layers}, {"seeds", g.seeds},
                       {"replicas", replicas}, {"missing", g.missing}, {"metrics", metrics}});
   }
@@ -292,10 +311,21 @@ json report_json(const Report& r) {
           {"accuracy_key", r.accuracy_key},
           {"method", {{"replicas", "the newest finished run of each planned seed of a group"},
                       {"spread", "sample standard deviation (n - 1)"},
-                      {"interval", "95%, Student t with n - 1 degrees of freedom; a difference: Welch t"},
-                      {"verdict", "holds when the 95% interval of the effect lies on the claimed side of 0 (or of the "
-                                  "threshold), does not hold when it lies on the other side, inconclusive otherwise or "
-                                  "with fewer than 2 replicas (docs/report.md)"}}},
+                      {"interval", "95%, Student t with n - 1 degrees of freedom, unadjusted; a difference: the "
+                                   "one-sample t of per-seed differences when both sides have the same seeds, else "
+                                   "Welch t; accuracy thresholds: Wilson score interval of the seeds reaching it"},
+                      {"verdict", "holds when the adjusted p is below alpha and the statistic lies on the claimed "
+                                  "side, does not hold when it is below alpha on the other side, inconclusive "
+                                  "otherwise; too few replicas with fewer than 3 on a side (docs/report.md)"}}},
+          {"statistics", {{"correction", to_string(r.settings.correction)},
+                          {"alpha", r.settings.alpha},
+                          {"power", r.settings.power},
+                          {"m", r.family_size},
+                          {"control", r.control},
+                          {"early_training_tokens_per_param", r.settings.early_tokens_per_param},
+                          {"dunnett_draws", kDunnettDraws},
+                          {"dunnett_seed", kDunnettSeed},
+                          {"text", r.statistics}}},
           {"metric_keys", r.metric_keys},
           {"claims", claims},
           {"tuning", tuning_json(r.tuning)},

@@ -59,7 +59,7 @@ TuningTable tuning_table(const Study& study, const Report& report, const std::st
       t.complete = false;
       incomplete += (incomplete.empty() ? "" : ", ") + (s.tune_point.empty() ? s.group : s.tune_point) + " (" +
                     std::to_string(done) + " of " + std::to_string(s.planned) + ")";
-    } else if (s.select.n < done || done == 0) {
+    } else if (s.select.n < static_cast<std::size_t>(done) || done == 0) {
       s.status = "metric missing: " + t.metric + " in " + std::to_string(done - static_cast<int>(s.select.n)) + " of " +
                  std::to_string(done) + " replicas";
     } else {

@@ -1,5 +1,6 @@
 // Replica statistics: summaries, Student's t distribution (through the regularized incomplete
-// beta function, continued fraction as in Numerical Recipes 6.4) and Welch's interval.
+// beta function, continued fraction as in Numerical Recipes 6.4), Welch's and the paired
+// interval with their p-values, Wilson's interval and the power of a t test.
 #include "analysis/stats.h"
 
 #include <algorithm>
@@ -112,25 +113,154 @@ Stats summarize(const std::vector<double>& values) {
   return s;
 }
 
+double two_sided_p(double t, double df) {
+  if (std::isnan(t) || !(df > 0.0)) return kNaN;
+  if (std::isinf(t)) return 0.0;
+  // P(|T| >= |t|) = I_{df / (df + t^2)}(df / 2, 1 / 2): no cancellation for large |t|.
+  return incomplete_beta(0.5 * df, 0.5, df / (df + t * t));
+}
+
+double two_sided_normal_p(double z) { return std::isnan(z) ? kNaN : std::erfc(std::fabs(z) / std::sqrt(2.0)); }
+
+namespace {
+
+// p = 0 for an exact nonzero difference, 1 for an exact zero (no spread, nothing to test).
+double exact_p(double mean) { return mean != 0.0 ? 0.0 : 1.0; }
+
+// The standard normal quantile (bisection on erfc, as the t quantile).
+double normal_quantile(double p) {
+  if (!(p > 0.0 && p < 1.0)) return kNaN;
+  double lo = -40.0, hi = 40.0;
+  for (int i = 0; i < 200 && hi - lo > 1e-14; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+}  // namespace
+
 Difference welch_difference(const Stats& a, const Stats& b) {
   Difference d;
   d.mean = a.mean - b.mean;
   if (a.n < 2 || b.n < 2) {
-    d.low = d.high = kNaN;
+    d.low = d.high = d.se = d.p = kNaN;
     return d;
   }
   d.valid = true;
   const double va = a.std * a.std / static_cast<double>(a.n), vb = b.std * b.std / static_cast<double>(b.n);
   const double se2 = va + vb;
+  d.se = std::sqrt(se2);
   if (se2 == 0.0) {  // no spread on either side: the difference is exact
     d.low = d.high = d.mean;
+    d.p = exact_p(d.mean);
     return d;
   }
   d.df = se2 * se2 / (va * va / static_cast<double>(a.n - 1) + vb * vb / static_cast<double>(b.n - 1));
-  const double half = student_t_quantile(0.975, d.df) * std::sqrt(se2);
+  const double half = student_t_quantile(0.975, d.df) * d.se;
   d.low = d.mean - half;
   d.high = d.mean + half;
+  d.p = two_sided_p(d.mean / d.se, d.df);
   return d;
+}
+
+Difference paired_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> diff;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    if (std::isfinite(a[i]) && std::isfinite(b[i])) diff.push_back(a[i] - b[i]);
+  const Stats s = summarize(diff);
+  Difference d;
+  d.n = s.n;
+  d.mean = s.mean;
+  if (s.n < 2) {
+    d.low = d.high = d.se = d.p = d.sd = kNaN;
+    return d;
+  }
+  d.valid = true;
+  d.sd = s.std;
+  d.se = s.std / std::sqrt(static_cast<double>(s.n));
+  d.low = s.ci_low;
+  d.high = s.ci_high;
+  if (d.se == 0.0) {
+    d.p = exact_p(d.mean);
+    return d;
+  }
+  d.df = static_cast<double>(s.n - 1);
+  d.p = two_sided_p(d.mean / d.se, d.df);
+  return d;
+}
+
+double one_sample_p(const Stats& s) {
+  if (s.n < 2) return kNaN;
+  if (s.std == 0.0) return exact_p(s.mean);
+  return two_sided_p(s.mean / (s.std / std::sqrt(static_cast<double>(s.n))), static_cast<double>(s.n - 1));
+}
+
+Proportion wilson_interval(std::size_t k, std::size_t n, double alpha) {
+  Proportion w;
+  w.k = k;
+  w.n = n;
+  if (n == 0 || k > n) {
+    w.low = w.high = kNaN;
+    return w;
+  }
+  const double z = normal_quantile(1.0 - alpha / 2.0), z2 = z * z, nn = static_cast<double>(n);
+  const double phat = static_cast<double>(k) / nn;
+  const double centre = (phat + z2 / (2.0 * nn)) / (1.0 + z2 / nn);
+  const double half = z / (1.0 + z2 / nn) * std::sqrt(phat * (1.0 - phat) / nn + z2 / (4.0 * nn * nn));
+  w.low = k == 0 ? 0.0 : std::max(0.0, centre - half);  // exact ends: the formula rounds near them
+  w.high = k == n ? 1.0 : std::min(1.0, centre + half);
+  return w;
+}
+
+double score_test_p(std::size_t k, std::size_t n) {
+  if (n == 0 || k > n) return kNaN;
+  const double nn = static_cast<double>(n);
+  return two_sided_normal_p((static_cast<double>(k) - nn / 2.0) / (std::sqrt(nn) / 2.0));
+}
+
+double minimum_detectable_effect(double se, double df, double level, double power) {
+  if (!(se >= 0.0) || !(level > 0.0 && level < 1.0) || !(power > 0.0 && power < 1.0)) return kNaN;
+  if (se == 0.0) return 0.0;
+  if (!(df > 0.0)) return kNaN;
+  return (student_t_quantile(1.0 - level / 2.0, df) + student_t_quantile(power, df)) * se;
+}
+
+void se_and_df(const TestSpread& spread, std::size_t n, double& se, double& df) {
+  const double nn = static_cast<double>(n), a2 = spread.sd_a * spread.sd_a, b2 = spread.sd_b * spread.sd_b;
+  switch (spread.test) {
+    case TTest::Paired:
+      se = spread.sd_a / std::sqrt(nn);
+      df = nn - 1.0;
+      return;
+    case TTest::Pooled:
+      se = spread.sd_a * std::sqrt(2.0 / nn);
+      df = static_cast<double>(spread.groups) * (nn - 1.0);
+      return;
+    case TTest::Welch:
+      se = std::sqrt((a2 + b2) / nn);
+      // Welch-Satterthwaite with n on both sides: (n - 1) (sa^2 + sb^2)^2 / (sa^4 + sb^4).
+      df = a2 + b2 == 0.0 ? 0.0 : (nn - 1.0) * (a2 + b2) * (a2 + b2) / (a2 * a2 + b2 * b2);
+      return;
+  }
+}
+
+std::size_t seeds_needed(const TestSpread& spread, double effect, double level, double power, std::size_t max_n) {
+  if (!std::isfinite(effect) || effect == 0.0 || max_n < 3) return 0;
+  auto detects = [&](std::size_t n) {
+    double se = 0.0, df = 0.0;
+    se_and_df(spread, n, se, df);
+    const double mde = minimum_detectable_effect(se, df, level, power);
+    return std::isfinite(mde) && mde <= std::fabs(effect);
+  };
+  if (!detects(max_n)) return 0;
+  // MDE(n) falls with n (the standard error falls, the degrees of freedom grow): bisect.
+  std::size_t lo = 2, hi = max_n;  // detects(hi); lo: below the range or not detecting
+  while (hi - lo > 1) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (detects(mid) ? hi : lo) = mid;
+  }
+  return hi;
 }
 
 }  // namespace pha::analysis

@@ -419,7 +419,7 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   p.json = j;
   if (!j.is_object()) throw Error(source, "expected a JSON object, got " + describe_json(j));
   ConfigReader r(j, "", {"name", "description", "data", "model", "training", "variants", "grid", "seeds", "repeats",
-                         "profile", "claims", "tune", "scaling", "search"});
+                         "profile", "claims", "tune", "scaling", "search", "report"});
   p.name = r.get_string("name", fs::path(dir).filename().string());
   p.description = r.get_string("description", "");
   if (r.has("profile")) p.profile = ProfileSettings::from_json(r.at("profile"), "profile");
@@ -457,6 +457,7 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   }
   if (r.has("scaling")) read_scaling(r, dataspec.is_task, entries, p);
   detail::read_project_claims(r, p, dataspec);
+  detail::read_report_settings(r, p);
   if (r.has("search")) {
     p.search = r.at("search");
     check_search_section(p);  // runtime/search_job.h

@@ -160,6 +160,7 @@ struct Project {
   std::vector<analysis::Claim> claims;  // the "claims" the report tests (analysis/claims.h)
   analysis::TuneProtocol tune;          // the "tune" section: each family's settings, chosen on validation
   analysis::ScalingSpec scaling;        // the "scaling" section: fits over the grid's sizes
+  analysis::ReportSettings report;      // the "report" section: how the report tests its claims together
   nlohmann::json search;                // the "search" section as written (validated; null when absent)
   std::vector<MissingData> missing_data;  // empty unless loaded with require_data = false
 

@@ -27,6 +27,7 @@ analysis::Study study_of(const Project& project) {
   s.claims = project.claims;
   s.tune = project.tune;
   s.scaling = project.scaling;
+  s.settings = project.report;
   for (const RunPlan& plan : project.runs) {
     if (s.runs.empty()) {
       s.is_task = plan.data.is_task;

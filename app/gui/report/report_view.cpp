@@ -6,6 +6,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLayoutItem>
+#include <QPalette>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <utility>
 
 // The report's own number formats (mean ± std (n), [lo, hi]), so the window prints the figures
 // exactly as `pha report` does.
@@ -66,23 +69,48 @@ QTableWidgetItem* item(const QString& text, const QString& tip = {}) {
   return it;
 }
 
-// Green for holds, red for does not hold, amber for inconclusive and mixed (Okabe-Ito hues).
+// Green for holds, red for does not hold, amber for inconclusive and mixed, blue for too few
+// replicas (no verdict given) (Okabe-Ito hues).
 QColor verdictColor(an::Verdict v) {
   switch (v) {
     case an::Verdict::Holds: return QColor(0, 158, 115, 70);
     case an::Verdict::DoesNotHold: return QColor(213, 94, 0, 70);
-    default: return QColor(230, 159, 0, 55);
+    case an::Verdict::TooFewReplicas: return QColor(86, 180, 233, 60);
+    case an::Verdict::Inconclusive:
+    case an::Verdict::Mixed: break;
   }
+  return QColor(230, 159, 0, 55);
 }
 
+// Each side's values (analysis::measured_text, as pha report prints them) and the evaluation's SE.
 QString measuredText(const an::ClaimRow& row) {
   QStringList parts;
-  for (const auto& m : row.measured) {
-    QString s = qs(m.label + ": " + an::mean_std(m.stats));
-    if (m.stats.has_interval()) s += " " + qs(an::interval(m.stats.ci_low, m.stats.ci_high));
-    parts << s;
-  }
+  for (const auto& m : row.measured) parts << qs(an::measured_text(m));
+  const std::string se = an::eval_se_text(row);
+  if (!se.empty()) parts << qs(se);
   return parts.isEmpty() ? QStringLiteral("-") : parts.join('\n');
+}
+
+// The columns of a claim's table; the long texts (measured, reason) share the width and wrap.
+enum ClaimColumn { kAt, kMeasured, kEffect, kTest, kP, kPower, kBudget, kVerdict, kReason, kClaimColumns };
+
+QTableWidget* makeClaimTable(int index, QWidget* parent) {
+  auto* t = makeTable(QStringLiteral("reportClaim%1").arg(index),
+                      {QObject::tr("at"), QObject::tr("measured"), QObject::tr("effect [95% interval]"), QObject::tr("test"),
+                       QObject::tr("p (raw / adjusted)"), QObject::tr("MDE / seeds needed"), QObject::tr("budget"),
+                       QObject::tr("verdict"), QObject::tr("reason")},
+                      parent);
+  QHeaderView* h = t->horizontalHeader();
+  for (int c : {kMeasured, kReason}) h->setSectionResizeMode(c, QHeaderView::Stretch);
+  // Names of groups and budgets: a fixed width that wraps, so they do not squeeze the others.
+  const std::pair<int, int> widths[] = {{kAt, 110}, {kEffect, 150}, {kTest, 130}, {kPower, 120}, {kBudget, 140}};
+  for (const auto& [c, width] : widths) {
+    h->setSectionResizeMode(c, QHeaderView::Interactive);
+    t->setColumnWidth(c, width);
+  }
+  h->setStretchLastSection(false);
+  keepFitted(t);
+  return t;
 }
 
 }  // namespace
@@ -122,22 +150,14 @@ ReportView::ReportView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(l);
     return l;
   };
-  title(tr("Claims")
-            + tr("</b>: measured as mean ± sample std (n) [95% interval] over each side's replicas; the effect is "
-                 "the difference of means with Welch's 95% interval<b>"));
-  m_claims = makeTable("reportClaims", {tr("claim"), tr("at"), tr("measured"), tr("effect"), tr("95% interval"),
-                                        tr("verdict"), tr("paper")}, page);
-  m_claims->horizontalHeaderItem(5)->setToolTip(tr("Hover a verdict for its reason"));
-  // The long texts (claim, measured, paper) share the width and wrap; the short ones fit.
-  for (int c : {0, 2, 6}) m_claims->horizontalHeader()->setSectionResizeMode(c, QHeaderView::Stretch);
-  // "at" and "effect" name the compared groups ("pha-tiny/lr=0.003 vs ..." with tuned settings):
-  // a fixed width that wraps, so they do not squeeze the claim and measured columns to nothing.
-  for (int c : {1, 3}) {
-    m_claims->horizontalHeader()->setSectionResizeMode(c, QHeaderView::Interactive);
-    m_claims->setColumnWidth(c, 170);
-  }
-  layout->addWidget(m_claims);
-  keepFitted(m_claims);
+  m_claimsTitle = title(tr("Claims"));
+  m_claimsTitle->setObjectName("reportClaimsTitle");
+  m_claimsTitle->setWordWrap(true);
+  m_claimsBox = new QWidget(page);
+  m_claimsBox->setObjectName("reportClaims");
+  auto* claimsLayout = new QVBoxLayout(m_claimsBox);
+  claimsLayout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_claimsBox);
   m_efficiencyTitle = title(tr("Parameter efficiency"));
   m_efficiency = makeTable("reportEfficiency", {tr("family"), tr("group"), tr("parameters"),
                                                 tr("accuracy: mean ± std (n)"), tr("95% interval")}, page);
@@ -193,12 +213,23 @@ void ReportView::setUnavailable(const QString& projectDir, const QString& why) {
 }
 
 void ReportView::clearContent() {
-  for (QTableWidget* t : {m_claims, m_efficiency, m_groups}) {
+  clearClaims();
+  m_claimsTitle->setText(tr("<b>Claims</b>"));
+  for (QTableWidget* t : {m_efficiency, m_groups}) {
     t->clearSpans();
     t->setRowCount(0);
     fitRows(t);
   }
   m_notes->clear();
+}
+
+void ReportView::clearClaims() {
+  m_claimTables.clear();
+  m_claimHeadings.clear();
+  while (QLayoutItem* it = m_claimsBox->layout()->takeAt(0)) {
+    delete it->widget();
+    delete it;
+  }
 }
 
 bool ReportView::isBuilding() const { return m_thread != nullptr; }
@@ -277,8 +308,8 @@ void ReportView::showBuilt() {
     const an::Report& r = *m_report;
     m_header->setText(tr("<b>Report: %1</b> &nbsp; store %2, generated %3, read in %4 ms. Each group's replicas are "
                          "its finished runs, one per seed; mean ± sample std (n), 95% intervals Student t (a "
-                         "difference: Welch); a claim holds when the interval of its effect lies on the claimed side "
-                         "(docs/report.md).")
+                         "comparison: paired by seed when both sides have the same seeds, else Welch); a claim holds "
+                         "when its adjusted p is below alpha with the effect on the claimed side (docs/report.md).")
                           .arg(qs(r.project).toHtmlEscaped(), qs(r.store_path).toHtmlEscaped(),
                                qs(an::local_time(r.generated_at_ms)))
                           .arg(m_buildMs));
@@ -308,51 +339,64 @@ void ReportView::showBuilt() {
   }
 }
 
+// One heading and one table per claim: the heading says the claim, its overall verdict, how it
+// was compared and the paper's figure; each row its test, p, power, budget and the full reason.
 void ReportView::fillClaims(const an::Report& r) {
-  m_claims->clearSpans();
-  m_claims->setRowCount(0);
+  clearClaims();
+  m_claimsTitle->setText(tr("<b>Claims</b>: measured as mean ± sample std (n) [95% interval] over each side's "
+                            "replicas (accuracy thresholds: the seeds reaching it, Wilson 95%).<br><b>Statistics</b>: %1")
+                             .arg(qs(r.statistics).toHtmlEscaped()));
+  auto* box = static_cast<QVBoxLayout*>(m_claimsBox->layout());
+  if (r.claims.empty()) {
+    auto* none = new QLabel(tr("The project declares no claims (project.json \"claims\", docs/project-format.md)."),
+                            m_claimsBox);
+    none->setObjectName("reportNoClaims");
+    box->addWidget(none);
+    return;
+  }
   for (std::size_t i = 0; i < r.claims.size(); ++i) {
     const an::ClaimReport& c = r.claims[i];
-    const int first = m_claims->rowCount();
-    QString claim = QStringLiteral("%1. %2\n(%3; verdict: %4)")
-                        .arg(i + 1)
-                        .arg(qs(c.claim.title.empty() ? c.statement : c.claim.title + ": " + c.statement),
-                             qs(an::to_string(c.claim.kind)), qs(c.summary));
-    if (!c.tuning.empty()) claim += "\n" + qs(c.tuning);
-    for (const auto& x : c.crossings) claim += "\n" + qs(x.label + ", " + an::crossing_text(x));
-    const std::size_t rows = std::max<std::size_t>(1, c.rows.size());
-    for (std::size_t k = 0; k < rows; ++k) {
-      const int row = m_claims->rowCount();
-      m_claims->insertRow(row);
-      if (k >= c.rows.size()) {  // a claim without rows: its summary says why
-        m_claims->setItem(row, 5, item(qs(c.summary)));
-        continue;
-      }
-      const an::ClaimRow& cr = c.rows[k];
+    QStringList lines;
+    lines << tr("<b>%1. %2</b>").arg(i + 1).arg(qs(c.claim.title.empty() ? c.statement : c.claim.title + ": " + c.statement).toHtmlEscaped());
+    lines << tr("%1; <b>verdict: %2</b>").arg(qs(an::to_string(c.claim.kind)), qs(c.summary).toHtmlEscaped());
+    if (!c.early.empty()) lines << tr("<b>%1</b>: a verdict this early in training may not last").arg(qs(c.early).toHtmlEscaped());
+    if (!c.tuning.empty()) lines << qs(c.tuning).toHtmlEscaped();
+    for (const auto& x : c.crossings) lines << qs(x.label + ", " + an::crossing_text(x)).toHtmlEscaped();
+    lines << tr("paper: %1").arg(c.claim.paper.empty() ? QStringLiteral("-") : qs(c.claim.paper).toHtmlEscaped());
+    auto* heading = new QLabel(lines.join("<br>"), m_claimsBox);
+    heading->setObjectName(QStringLiteral("reportClaimHeading%1").arg(i));
+    heading->setWordWrap(true);
+    heading->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    heading->setToolTip(qs(c.claim.json.dump()));
+    heading->setAutoFillBackground(true);
+    QPalette pal = heading->palette();
+    pal.setColor(QPalette::Window, verdictColor(c.verdict));
+    heading->setPalette(pal);
+    box->addWidget(heading);
+    QTableWidget* t = makeClaimTable(int(i), m_claimsBox);
+    for (const an::ClaimRow& cr : c.rows) {
+      const int row = t->rowCount();
+      t->insertRow(row);
+      t->setItem(row, kAt, item(qs(cr.label)));
+      t->setItem(row, kMeasured, item(measuredText(cr)));
       const bool effect = !cr.effect_label.empty() && !std::isnan(cr.effect);
-      m_claims->setItem(row, 1, item(qs(cr.label)));
-      m_claims->setItem(row, 2, item(measuredText(cr)));
-      m_claims->setItem(row, 3, item(effect ? qs(cr.effect_label + ": " + an::num(cr.effect)) : "-"));
-      const std::string ci = effect ? an::interval(cr.effect_low, cr.effect_high) : "";
-      m_claims->setItem(row, 4, item(ci.empty() ? QStringLiteral("-") : qs(ci)));
-      auto* verdict = item(qs(an::to_string(cr.verdict)), qs(cr.reason));
+      t->setItem(row, kEffect, item(effect ? qs(cr.effect_label + ": " + an::effect_text(cr)) : QStringLiteral("-")));
+      t->setItem(row, kTest, item(cr.test.text.empty() ? QStringLiteral("-") : qs(cr.test.text), qs(cr.adjustment)));
+      t->setItem(row, kP, item(qs(an::p_pair_text(cr)), qs(cr.adjustment)));
+      t->setItem(row, kPower, item(qs(an::power_text(cr))));
+      auto* budget = item(qs(an::budget_text(cr.budget, r.settings.early_tokens_per_param)));
+      if (cr.budget.early) budget->setBackground(QColor(230, 159, 0, 55));
+      t->setItem(row, kBudget, budget);
+      auto* verdict = item(qs(an::to_string(cr.verdict)));
       verdict->setBackground(verdictColor(cr.verdict));
-      m_claims->setItem(row, 5, verdict);
+      t->setItem(row, kVerdict, verdict);
+      t->setItem(row, kReason, item(qs(cr.reason)));
     }
-    m_claims->setItem(first, 0, item(claim, qs(c.claim.json.dump())));
-    m_claims->item(first, 0)->setBackground(verdictColor(c.verdict));
-    m_claims->setItem(first, 6, item(c.claim.paper.empty() ? QStringLiteral("-") : qs(c.claim.paper)));
-    if (rows > 1) {
-      m_claims->setSpan(first, 0, int(rows), 1);
-      m_claims->setSpan(first, 6, int(rows), 1);
-    }
+    box->addWidget(t);
+    fitRows(t);
+    m_claimTables.push_back(t);
+    m_claimHeadings.push_back(heading);
   }
-  if (r.claims.empty()) {
-    m_claims->insertRow(0);
-    m_claims->setItem(0, 0, item(tr("The project declares no claims (project.json \"claims\", docs/project-format.md).")));
-    m_claims->setSpan(0, 0, 1, m_claims->columnCount());
-  }
-  fitRows(m_claims);
 }
 
 void ReportView::fillEfficiency(const an::Report& r) {

@@ -1,12 +1,15 @@
 // ReportView: the Report dock's content. It shows the open project's report, the one `pha report`
-// prints (runtime::project_report, analysis::build_report): the claims table (claim, measured
-// mean ± std (n) per side, the effect with its 95% interval, verdict, the paper's figure), the
+// prints (runtime::project_report, analysis::build_report): the statistics line (correction,
+// m, alpha), one table per claim under a heading (claim, overall verdict, early training, paper)
+// whose rows give at, measured per side, the effect with its 95% interval, the test, p raw /
+// adjusted, MDE / seeds needed, the training budget, the verdict and its reason; the
 // parameter-efficiency table (task projects), the metrics per group and the notes.
 // "Export report as HTML..." writes analysis::render_html of the shown report, the same bytes
 // `pha report --format html` writes for it. The report is built in a worker thread (it opens its
 // own store connection there); the window asks for a refresh when runs finish.
 #pragma once
 
+#include <QList>
 #include <QString>
 #include <QWidget>
 #include <memory>
@@ -43,7 +46,11 @@ class ReportView : public QWidget {
   QString message() const;
   bool exportHtml(const QString& path, QString* error) const;
 
-  QTableWidget* claimsTable() const { return m_claims; }
+  // One table per claim, in the report's order, with its heading above it.
+  int claimTableCount() const { return int(m_claimTables.size()); }
+  QTableWidget* claimTable(int i) const { return m_claimTables.value(i); }
+  QLabel* claimHeading(int i) const { return m_claimHeadings.value(i); }
+  QLabel* claimsTitle() const { return m_claimsTitle; }
   QTableWidget* efficiencyTable() const { return m_efficiency; }
   QTableWidget* groupsTable() const { return m_groups; }
 
@@ -58,6 +65,7 @@ class ReportView : public QWidget {
   void fillGroups(const analysis::Report& r);
   void exportDialog();
   void clearContent();  // empty tables and notes: nothing of a previous report stays
+  void clearClaims();   // the claims' headings and tables are made per report
 
   QString m_project;
   QString m_unavailable;  // set: why no report is built for m_project
@@ -79,7 +87,10 @@ class ReportView : public QWidget {
   QPushButton* m_refresh = nullptr;
   QPushButton* m_export = nullptr;
   QLabel* m_efficiencyTitle = nullptr;
-  QTableWidget* m_claims = nullptr;
+  QLabel* m_claimsTitle = nullptr;
+  QWidget* m_claimsBox = nullptr;  // the claims' headings and tables, in order
+  QList<QTableWidget*> m_claimTables;
+  QList<QLabel*> m_claimHeadings;
   QTableWidget* m_efficiency = nullptr;
   QTableWidget* m_groups = nullptr;
   QLabel* m_notes = nullptr;

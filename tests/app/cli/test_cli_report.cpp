@@ -98,7 +98,12 @@ TEST(CliReport, ReportInEveryFormat) {
   EXPECT_EQ(j["claims"][0]["verdict"], "holds");
   EXPECT_EQ(j["claims"][0]["paper"], "hybrid > attention");
   EXPECT_NEAR(j["claims"][0]["rows"][0]["effect"]["mean"].get<double>(), 0.37, 1e-12);
-  EXPECT_EQ(j["claims"][1]["verdict"], "holds") << "pha: 1800 parameters, interval [0.870, 0.970] above 0.85";
+  EXPECT_EQ(j["claims"][0]["rows"][0]["test"]["text"], "paired by seed, n=3");
+  // pha (1800 parameters) reaches 0.85 in 3 of 3 seeds: Wilson [0.4385, 1] still contains 1/2.
+  EXPECT_EQ(j["claims"][1]["verdict"], "inconclusive at this scale") << j["claims"][1].dump();
+  EXPECT_EQ(j["claims"][1]["rows"][0]["measured"][0]["successes"]["k"], 3);
+  EXPECT_EQ(j["statistics"]["correction"], "holm");
+  EXPECT_EQ(j["statistics"]["m"], 2);
   EXPECT_EQ(j["groups"][1]["family"], "attention");
 
   r = run_cli("report " + quoted(p.dir()));
@@ -106,6 +111,8 @@ TEST(CliReport, ReportInEveryFormat) {
   EXPECT_NE(r.output.find("# Report: report-study"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("**verdict: holds**"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("## Parameter efficiency"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("**Statistics:** Holm (1979)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("| p (raw / adjusted) |"), std::string::npos) << r.output;
 
   const auto html = p.dir() / "report.html";
   r = run_cli("report " + quoted(p.dir()) + " --format html --output " + quoted(html));

@@ -109,7 +109,7 @@ TEST(TunedReport, EachFamilyIsComparedAtItsBestCompleteSetting) {
   ps::test::TempDir dir;
   ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
   // a: lr=1 best (2.00, 2.02); lr=2 worse; lr=3 better still but one replica diverged: never chosen.
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < 3; ++s) {  // three seeds: a side needs 3 for a verdict
     write(store, final_only("a/lr=1", s, 2.00 + 0.02 * s));
     write(store, final_only("a/lr=2", s, 2.30 + 0.02 * s));
     write(store, final_only("b/lr=1", s, 2.50 + 0.02 * s));  // b: lr=1 and lr=2 tie exactly
@@ -117,21 +117,22 @@ TEST(TunedReport, EachFamilyIsComparedAtItsBestCompleteSetting) {
   }
   write(store, final_only("a/lr=3", 0, 1.50));
   write(store, {"a/lr=3", 1, {{50, 500, 9.0}}, ps::RunStatus::Diverged});
+  write(store, final_only("a/lr=3", 2, 1.52));
   const json claims = json::parse(R"([
     {"claim": "lower_is_better", "metric": "val/loss", "better": "a", "than": "b"},
     {"claim": "lower_is_better", "metric": "val/loss", "better": "a/lr=2", "than": "b/lr=2"}
   ])");
   const pa::Study s = study({{"a", "", "lr=1", "hybrid"}, {"a", "", "lr=2", "hybrid"}, {"a", "", "lr=3", "hybrid"},
                              {"b", "", "lr=1", "attention"}, {"b", "", "lr=2", "attention"}},
-                            claims, true);
+                            claims, true, 3);
   const pa::Report r = pa::build_report(s, store);
   ASSERT_EQ(r.tuning.size(), 2u);
   const pa::TuningTable& ta = table(r, "a");
   ASSERT_EQ(ta.settings.size(), 3u);
   EXPECT_EQ(ta.chosen, 0) << "lr=1 has the lowest mean among complete settings";
   EXPECT_TRUE(ta.complete);
-  EXPECT_NEAR(ta.settings[0].select.mean, 2.01, 1e-12);
-  EXPECT_NEAR(ta.settings[0].test.mean, 2.06, 1e-12) << "the test split is reported";
+  EXPECT_NEAR(ta.settings[0].select.mean, 2.02, 1e-12);
+  EXPECT_NEAR(ta.settings[0].test.mean, 2.07, 1e-12) << "the test split is reported";
   EXPECT_EQ(ta.settings[2].status.rfind("failed", 0), 0u) << ta.settings[2].status;
   EXPECT_FALSE(ta.settings[2].chosen) << "a setting with a diverged replica is never chosen, whatever its mean";
   EXPECT_NE(ta.note.find("at the edge"), std::string::npos) << "lr=1 is the lowest value tried: " << ta.note;
@@ -144,8 +145,9 @@ TEST(TunedReport, EachFamilyIsComparedAtItsBestCompleteSetting) {
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_EQ(c.rows[0].measured.at(0).label, "a/lr=1");
   EXPECT_EQ(c.rows[0].measured.at(1).label, "b/lr=1");
-  EXPECT_NEAR(c.rows[0].effect, 2.01 - 2.51, 1e-12);
-  EXPECT_EQ(c.verdict, pa::Verdict::Holds);
+  EXPECT_NEAR(c.rows[0].effect, 2.02 - 2.52, 1e-12);
+  EXPECT_EQ(c.verdict, pa::Verdict::Holds) << c.rows[0].reason;
+  EXPECT_EQ(c.rows[0].test.text, "paired by seed, n=3");
   EXPECT_EQ(c.tuning.rfind("tuned:", 0), 0u) << c.tuning;
   ASSERT_EQ(c.rows[0].measured.size(), 4u);
   EXPECT_NE(c.rows[0].measured[2].label.find("test/loss"), std::string::npos);
@@ -193,11 +195,12 @@ TEST(TunedReport, AnIncompleteSettingHoldsTheVerdictBackAndUntunedClaimsSaySo) {
   // The same comparison without a "tune" section says it is untuned in its verdict line.
   ps::test::TempDir dir3;
   ps::Store store3 = ps::Store::open(dir3.file("runs.sqlite"));
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < 3; ++s) {
     write(store3, final_only("a", s, 2.0 + 0.01 * s));
     write(store3, final_only("b", s, 2.5 + 0.01 * s));
   }
-  const pa::Report r3 = pa::build_report(study({{"a", "", "", "hybrid"}, {"b", "", "", "attention"}}, claims, false), store3);
+  const pa::Report r3 =
+      pa::build_report(study({{"a", "", "", "hybrid"}, {"b", "", "", "attention"}}, claims, false, 3), store3);
   EXPECT_TRUE(r3.tuning.empty());
   EXPECT_EQ(r3.claims.at(0).verdict, pa::Verdict::Holds);
   EXPECT_EQ(r3.claims.at(0).tuning.rfind("untuned:", 0), 0u) << r3.claims.at(0).tuning;
@@ -209,7 +212,7 @@ TEST(BudgetVerdicts, OneVerdictPerBudgetAndTheCurvesCrossWhereTheyDo) {
   ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
   // a starts worse and ends better: a - b = 0.3 at 100 tokens, -0.3 at 300; linear in between,
   // so the curves cross at 200 tokens. b spends twice a's FLOPs per token.
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < 3; ++s) {
     const double e = 0.01 * s;
     write(store, {"a", s, {{1, 100, 3.3 + e}, {2, 200, 3.0 + e}, {3, 300, 2.7 + e}}});
     write(store, {"b", s, {{1, 100, 3.0 + e}, {2, 200, 3.0 + e}, {3, 300, 3.0 + e}}});
@@ -219,7 +222,7 @@ TEST(BudgetVerdicts, OneVerdictPerBudgetAndTheCurvesCrossWhereTheyDo) {
     {"claim": "lower_is_better", "metric": "val/loss", "better": "a", "than": "b", "at": {"steps": [3]}}
   ])");
   const pa::Report r =
-      pa::build_report(study({{"a", "", "", "hybrid", 10.0}, {"b", "", "", "attention", 20.0}}, claims, false), store);
+      pa::build_report(study({{"a", "", "", "hybrid", 10.0}, {"b", "", "", "attention", 20.0}}, claims, false, 3), store);
   const pa::ClaimReport& c = r.claims.at(0);
   ASSERT_EQ(c.rows.size(), 4u);
   EXPECT_EQ(c.rows[0].verdict, pa::Verdict::DoesNotHold);
@@ -227,7 +230,11 @@ TEST(BudgetVerdicts, OneVerdictPerBudgetAndTheCurvesCrossWhereTheyDo) {
   EXPECT_NEAR(c.rows[1].effect, 0.15, 1e-12) << "150 tokens: halfway between the evaluations at 100 and 200";
   EXPECT_EQ(c.rows[2].verdict, pa::Verdict::Holds);
   EXPECT_NEAR(c.rows[2].effect, -0.15, 1e-12);
-  EXPECT_EQ(c.rows[3].verdict, pa::Verdict::Inconclusive) << "400 tokens: beyond every run's last evaluation";
+  EXPECT_EQ(c.rows[3].verdict, pa::Verdict::TooFewReplicas) << "400 tokens: beyond every run's last evaluation";
+  EXPECT_TRUE(std::isnan(c.rows[3].p)) << "no value, no test: not in the family";
+  EXPECT_EQ(r.family_size, 4u);
+  EXPECT_EQ(c.rows[0].budget.tokens, 100) << "at a tokens budget, the budget itself";
+  EXPECT_EQ(c.rows[3].budget.tokens, 300) << "never more than the runs trained";
   EXPECT_NE(c.rows[3].reason.find("at this budget"), std::string::npos) << c.rows[3].reason;
   EXPECT_EQ(c.verdict, pa::Verdict::Mixed);
   EXPECT_NE(c.summary.find("of 4 budgets"), std::string::npos) << c.summary;

@@ -7,6 +7,7 @@
 #include "error_message.h"
 #include "core/limits.h"
 #include "runtime/project.h"
+#include "runtime/project_report.h"
 #include "runtime_test_util.h"
 
 using nlohmann::json;
@@ -126,6 +127,43 @@ TEST(ConfigErrors, ProfileSection) {
             "profile.seq_lens[1]: expected an integer, got a number (1.5)");
   EXPECT_EQ(error_message([] { ProfileSettings::from_json({{"device", "gpu"}}); }),
             "profile.device: \"gpu\" is not allowed; allowed: \"auto\", \"cpu\", \"cuda\"");
+}
+
+// The "report" section (docs/project-format.md, Report): how one report tests its claims together.
+TEST(ConfigErrors, ReportSection) {
+  EXPECT_EQ(project_error({{"report", {{"correction", "bonferroni"}}}}),
+            "report.correction: \"bonferroni\" is not allowed; allowed: \"holm\", \"dunnett\", \"none\"");
+  EXPECT_EQ(project_error({{"report", {{"corection", "holm"}}}}),
+            "report.corection: unknown key; did you mean \"correction\"?");
+  EXPECT_EQ(project_error({{"report", {{"alpha", 0}}}}), "report.alpha: 0 is out of range; allowed: > 0 and <= 0.5");
+  EXPECT_EQ(project_error({{"report", {{"power", 1.2}}}}), "report.power: 1.2 is out of range; allowed: >= 0.5 and <= 0.999");
+  EXPECT_EQ(project_error({{"report", {{"early_training_tokens_per_param", "many"}}}}),
+            "report.early_training_tokens_per_param: expected a number, got a string (\"many\")");
+  EXPECT_EQ(project_error({{"report", "holm"}}).rfind("report: ", 0), 0u) << project_error({{"report", "holm"}});
+  EXPECT_EQ(project_error({{"report", {{"control", "test"}}}}),
+            "report.control: names the control of Dunnett's comparisons; allowed only with \"correction\": "
+            "\"dunnett\" (the correction here is \"holm\")");
+  EXPECT_EQ(project_error({{"report", {{"correction", "dunnett"}, {"control", "pha"}}}}),
+            "report.control: \"pha\" is not allowed; allowed: \"test\"");
+}
+
+TEST(ConfigErrors, AReportSectionReachesTheStudy) {
+  pha::test::TempProject p;
+  json j = p.text_project();
+  const pha::runtime::Project defaults = pha::runtime::parse_project(j, p.dir().string(), "project.json");
+  EXPECT_EQ(defaults.report.correction, pha::analysis::Correction::Holm);
+  EXPECT_EQ(defaults.report.alpha, 0.05);
+  EXPECT_EQ(defaults.report.power, 0.8);
+  EXPECT_EQ(defaults.report.early_tokens_per_param, 20.0);
+  j["report"] = {{"correction", "dunnett"}, {"alpha", 0.01}, {"power", 0.9}, {"early_training_tokens_per_param", 5},
+                 {"control", "test"}};
+  const pha::analysis::Study s =
+      pha::runtime::study_of(pha::runtime::parse_project(j, p.dir().string(), "project.json"));
+  EXPECT_EQ(s.settings.correction, pha::analysis::Correction::Dunnett);
+  EXPECT_EQ(s.settings.alpha, 0.01);
+  EXPECT_EQ(s.settings.power, 0.9);
+  EXPECT_EQ(s.settings.early_tokens_per_param, 5.0);
+  EXPECT_EQ(s.settings.control, "test");
 }
 
 // ---- limits on work -------------------------------------------------------------------------

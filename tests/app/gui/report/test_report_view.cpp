@@ -1,9 +1,12 @@
 // The Report dock's view on a project whose store holds seeded replicas with known final
-// accuracies: the claims table shows the measured means ± std, the effect, its interval, the
-// verdict and the paper's figure; the parameter-efficiency table has one row per group; a
-// refresh picks up a run that finished; and "Export report as HTML" writes what
+// accuracies: one table per claim under a heading (the claim, its verdict, the paper's figure)
+// shows the measured means ± std, the effect with its interval, the test, p raw / adjusted, the
+// MDE, the budget, the verdict and its reason in full (too few replicas with two seeds on a
+// side); the statistics line names the correction; the parameter-efficiency table has one row
+// per group; a refresh picks up a run that finished; and "Export report as HTML" writes what
 // `pha report --format html` prints.
 #include <QFile>
+#include <QLabel>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -45,8 +48,8 @@ void writeReplica(ps::Store& s, const std::string& group, std::int64_t seed, dou
   nr.n_params = params;
   const std::int64_t id = s.create_run(nr);
   ps::RunWriter w(s, id);
-  w.metric("train/loss", 10, 0, 0, 1.0 - accuracy);
-  w.metric("test/test/accuracy", 10, 0, 0, accuracy);
+  w.metric("train/loss", 10, 200000, 0, 1.0 - accuracy);
+  w.metric("test/test/accuracy", 10, 200000, 0, accuracy);
   w.finish(ps::RunStatus::Finished);
 }
 
@@ -85,17 +88,23 @@ TEST(ReportView, ShowsTheClaimsAndEfficiencyOfTheProjectAndExportsPhaReportsHtml
   ASSERT_TRUE(waitReady(v));
   EXPECT_EQ(ready.count(), 1);
   ASSERT_NE(v.report(), nullptr) << v.message().toStdString();
-  QTableWidget* claims = v.claimsTable();
+  ASSERT_EQ(v.claimTableCount(), 1);
+  QTableWidget* claims = v.claimTable(0);
   ASSERT_EQ(claims->rowCount(), 1);
-  EXPECT_TRUE(claims->item(0, 0)->text().contains("pha higher than gss-only")) << claims->item(0, 0)->text().toStdString();
-  EXPECT_TRUE(claims->item(0, 2)->text().contains("pha: 0.8500 ± 0.0500 (n=3) [0.7258, 0.9742]"))
-      << claims->item(0, 2)->text().toStdString();  // t(0.975, 2) = 4.3027: 0.85 -+ 4.3027 * 0.05 / sqrt(3)
-  EXPECT_TRUE(claims->item(0, 2)->text().contains("gss-only: 0.3250 ± 0.0354 (n=2)"));
-  EXPECT_EQ(claims->item(0, 3)->text(), "pha - gss-only: 0.5250");
-  EXPECT_TRUE(claims->item(0, 4)->text().startsWith("[")) << claims->item(0, 4)->text().toStdString();
-  EXPECT_EQ(claims->item(0, 6)->text(), "hybrids win (seed 2)");
-  const QString before = claims->item(0, 4)->text();
-
+  const QString heading = v.claimHeading(0)->text();
+  EXPECT_TRUE(heading.contains("pha higher than gss-only")) << heading.toStdString();
+  EXPECT_TRUE(heading.contains("paper: hybrids win (seed 2)")) << heading.toStdString();
+  EXPECT_TRUE(heading.contains("verdict: too few replicas")) << heading.toStdString();
+  auto text = [&](int column) { return claims->item(0, column)->text(); };
+  EXPECT_TRUE(text(1).contains("pha: 0.8500 ± 0.0500 (n=3) [0.7258, 0.9742]"))
+      << text(1).toStdString();  // t(0.975, 2) = 4.3027: 0.85 -+ 4.3027 * 0.05 / sqrt(3)
+  EXPECT_TRUE(text(1).contains("gss-only: 0.3250 ± 0.0354 (n=2)"));
+  EXPECT_EQ(text(2), "pha - gss-only: 0.5250") << "no interval: a side has two seeds";
+  EXPECT_EQ(text(4), "-") << "no test, no p";
+  EXPECT_EQ(text(7), "too few replicas");
+  EXPECT_TRUE(text(8).contains("gss-only has 2 replicas with this metric (a verdict needs 3 or more)"))
+      << text(8).toStdString();
+  EXPECT_EQ(claims->horizontalHeaderItem(8)->text(), "reason") << "the reason is a column, not only a tooltip";
   QTableWidget* eff = v.efficiencyTable();
   ASSERT_EQ(eff->rowCount(), 2);
   EXPECT_EQ(eff->item(0, 0)->text(), "ssm");  // by family (ssm, attention, hybrid), then size
@@ -111,9 +120,19 @@ TEST(ReportView, ShowsTheClaimsAndEfficiencyOfTheProjectAndExportsPhaReportsHtml
   }
   v.refresh();
   ASSERT_TRUE(waitReady(v));
-  EXPECT_TRUE(v.claimsTable()->item(0, 2)->text().contains("gss-only: 0.3500 ± 0.0500 (n=3)"));
-  EXPECT_NE(v.claimsTable()->item(0, 4)->text(), before);
-  EXPECT_EQ(v.claimsTable()->item(0, 5)->text(), "holds");
+  ASSERT_EQ(v.claimTableCount(), 1);
+  QTableWidget* after = v.claimTable(0);
+  auto cell = [&](int column) { return after->item(0, column)->text(); };
+  EXPECT_TRUE(cell(1).contains("gss-only: 0.3500 ± 0.0500 (n=3)")) << cell(1).toStdString();
+  EXPECT_TRUE(cell(2).startsWith("pha - gss-only: 0.5000 [")) << cell(2).toStdString();
+  EXPECT_EQ(cell(3), "paired by seed, n=3") << "both sides ran seeds 0, 1, 2";
+  EXPECT_TRUE(cell(4).contains(" / ")) << cell(4).toStdString();
+  EXPECT_EQ(after->item(0, 4)->toolTip(), "Holm, m = 1");
+  EXPECT_TRUE(cell(5).startsWith("MDE ")) << cell(5).toStdString();
+  EXPECT_EQ(cell(6), "2e+05 tokens per replica, 40 tokens/parameter") << "200,000 tokens over pha's 5000 parameters";
+  EXPECT_EQ(cell(7), "holds");
+  EXPECT_TRUE(cell(8).startsWith("the difference is above 0, adjusted p")) << cell(8).toStdString();
+  EXPECT_TRUE(v.claimsTitle()->text().contains("Holm (1979)")) << v.claimsTitle()->text().toStdString();
 
   // Export: the view's report through analysis::render_html, i.e. what pha report writes.
   const QString path = dir.path() + "/exported.html";

@@ -1,0 +1,189 @@
+// The rows of the claims that are not comparisons of two groups: mixer_sandwich (one-sample t
+// intervals of two per-replica differences) and accuracy_at_params (Wilson intervals of the rate
+// at which seeds reach the threshold). Each row gets its statistics, a raw p-value and the side
+// its statistic lies on; the verdict follows from the report's correction (report_stats.cpp).
+// Rules: docs/report.md.
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/report.h"
+#include "analysis/report_internal.h"
+#include "core/config_reader.h"
+#include "store/store.h"
+
+namespace pha::analysis::detail {
+
+namespace {
+
+// Per replica: GSS weight at the edge layers minus in the middle, attention weight in the middle
+// minus at the edges (means over those layers of the final snapshot), and whether the strict
+// pattern (each branch's largest weight where the claim puts it) holds.
+struct SandwichStats {
+  std::vector<double> gss, attn;
+  std::vector<int64_t> seeds;
+  size_t strict = 0;
+  std::vector<std::vector<float>> weights;  // per replica, layer-major L x 3
+  std::string problem;
+};
+
+SandwichStats sandwich_of(const Claim& c, const GroupReport& g, store::Store& store) {
+  SandwichStats out;
+  for (const auto& r : g.replicas) {
+    const auto steps = store.mixer_steps(r.run_id);
+    if (steps.empty()) {
+      out.problem = "run " + std::to_string(r.run_id) + " recorded no mixer snapshot";
+      continue;
+    }
+    const auto snap = store.read_mixer(r.run_id, steps.back());
+    const int L = snap->layers, e = c.edge_layers;
+    if (snap->branches != 3 || L < 2 * e + 1) {
+      out.problem = g.group + " has " + std::to_string(L) + " layers; the claim needs at least 2 x edge_layers + 1 = " +
+                    std::to_string(2 * e + 1);
+      continue;
+    }
+    auto w = [&](int l, int b) { return static_cast<double>(snap->weights[static_cast<size_t>(l * 3 + b)]); };
+    double ge = 0, gm = 0, ae = 0, am = 0;
+    int best_g = 0, best_a = 0;
+    for (int l = 0; l < L; ++l) {
+      const bool edge = l < e || l >= L - e;
+      (edge ? ge : gm) += w(l, 0);
+      (edge ? ae : am) += w(l, 1);
+      if (w(l, 0) > w(best_g, 0)) best_g = l;
+      if (w(l, 1) > w(best_a, 1)) best_a = l;
+    }
+    if (std::isnan(ge + gm + ae + am)) {
+      out.problem = g.group + " has layers without a mixer (their weights are not recorded)";
+      continue;
+    }
+    ge /= 2 * e, ae /= 2 * e, gm /= L - 2 * e, am /= L - 2 * e;
+    out.gss.push_back(ge - gm);
+    out.attn.push_back(am - ae);
+    out.seeds.push_back(r.seed);
+    const bool g_edge = best_g < e || best_g >= L - e, a_edge = best_a < e || best_a >= L - e;
+    if (g_edge && !a_edge) ++out.strict;
+    out.weights.push_back(snap->weights);
+  }
+  return out;
+}
+
+void add_layers(const SandwichStats& s, std::vector<MixerLayer>& layers) {
+  if (s.weights.empty()) return;
+  const size_t L = s.weights.front().size() / 3;
+  for (size_t l = 0; l < L; ++l) {
+    std::vector<double> b[3];
+    for (const auto& w : s.weights)
+      for (int k = 0; k < 3; ++k) b[k].push_back(w.size() == L * 3 ? w[l * 3 + static_cast<size_t>(k)] : kNoValue);
+    layers.push_back({static_cast<int>(l), summarize(b[0]), summarize(b[1]), summarize(b[2])});
+  }
+}
+
+// One group's seeds at an accuracy threshold: the rate reaching it and the score test of 1/2.
+struct Reach {
+  Proportion rate;
+  double p = 1.0;
+  bool enough = false;  // n >= kMinReplicasForVerdict
+};
+
+}  // namespace
+
+std::string too_few(const std::string& who, std::size_t n) {
+  return who + " has " + std::to_string(n) + " replica" + (n == 1 ? "" : "s") + " with this metric (a verdict needs " +
+         std::to_string(kMinReplicasForVerdict) + " or more)";
+}
+
+ClaimRow sandwich_row(const Claim& c, const GroupReport& g, store::Store& store, std::vector<MixerLayer>* layers) {
+  const SandwichStats s = sandwich_of(c, g, store);
+  ClaimRow row;
+  row.label = g.grid_point.empty() ? g.group : g.grid_point;
+  const Stats dg = summarize(s.gss), da = summarize(s.attn);
+  row.measured = {{"GSS weight, first/last minus middle layers", dg, s.gss, s.seeds},
+                  {"attention weight, middle minus first/last layers", da, s.attn, s.seeds}};
+  row.effect = row.effect_low = row.effect_high = kNoValue;
+  if (layers) add_layers(s, *layers);
+  if (dg.n < kMinReplicasForVerdict) {
+    row.verdict = s.problem.empty() ? Verdict::TooFewReplicas : Verdict::Inconclusive;
+    row.reason = !s.problem.empty() ? s.problem : too_few(g.group, dg.n);
+    return row;
+  }
+  const double pg = one_sample_p(dg), pa = one_sample_p(da);
+  row.p = std::max(pg, pa);  // both differences must be nonzero: the larger p decides
+  row.test.text = "one-sample t of each difference, n=" + std::to_string(dg.n) + " (p: the larger of the two, " +
+                  num(pg) + " and " + num(pa) + ")";
+  row.test.df = static_cast<double>(dg.n - 1);
+  row.test.direction = dg.mean > 0 && da.mean > 0 ? 1 : dg.mean < 0 || da.mean < 0 ? -1 : 0;
+  row.reason = std::string(row.test.direction > 0 ? "both differences are above 0" : row.test.direction < 0 ? "a difference is below 0" : "a difference is 0") +
+               "; the strict pattern (GSS largest at an end, attention largest in the middle) in " +
+               std::to_string(s.strict) + " of " + std::to_string(s.gss.size()) + " replicas";
+  return row;
+}
+
+// Longer than 60 lines: the per-group rates, then the rule of each direction (min / max).
+ClaimRow params_row(const Claim& c, const Report& report, store::Store& store) {
+  ClaimRow row;
+  row.label = c.family + " models with at most " + std::to_string(c.max_params) + " parameters";
+  row.effect = row.effect_low = row.effect_high = kNoValue;
+  std::vector<Reach> reach;
+  for (const auto& g : report.groups) {
+    if (g.family != c.family || g.n_params <= 0 || g.n_params > c.max_params) continue;
+    Measured m;
+    m.label = g.group + " (" + std::to_string(g.n_params) + " parameters)";
+    for (const auto& r : g.replicas) {
+      m.values.push_back(replica_value(store, r.run_id, c.metric, false, false));
+      m.seeds.push_back(r.seed);
+    }
+    m.stats = summarize(m.values);
+    const size_t k = static_cast<size_t>(std::count_if(m.values.begin(), m.values.end(),
+                                                       [&](double v) { return std::isfinite(v) && v >= c.threshold; }));
+    Reach r{wilson_interval(k, m.stats.n), score_test_p(k, m.stats.n), m.stats.n >= kMinReplicasForVerdict};
+    m.successes = static_cast<int>(k);
+    m.wilson_low = r.rate.low;
+    m.wilson_high = r.rate.high;
+    row.measured.push_back(std::move(m));
+    reach.push_back(r);
+  }
+  const std::string t = format_number(c.threshold);
+  if (row.measured.empty()) {
+    row.verdict = Verdict::Inconclusive;
+    row.reason = "no " + c.family + " model with at most " + std::to_string(c.max_params) + " parameters has a finished run";
+    return row;
+  }
+  // "Some group reaches t in most seeds" (its Wilson lower bound above 1/2) and "every group
+  // stays below t in most seeds" (every upper bound below 1/2, every group with enough seeds).
+  size_t tested = 0;
+  bool some_above = false, all_below = true;
+  double p_some = 1.0, p_every = 0.0;  // the score p of each statement: the best group's (times the
+                                       // groups tested: a union), the worst group's (an intersection)
+  for (const Reach& r : reach) {
+    all_below = all_below && r.enough && r.rate.high < 0.5;
+    if (!r.enough) {
+      p_every = 1.0;
+      continue;
+    }
+    ++tested;
+    some_above = some_above || r.rate.low > 0.5;
+    const bool up = 2 * r.rate.k > r.rate.n;
+    if (up) p_some = std::min(p_some, r.p);
+    p_every = std::max(p_every, up || 2 * r.rate.k == r.rate.n ? 1.0 : r.p);
+  }
+  if (tested == 0) {
+    row.verdict = Verdict::TooFewReplicas;
+    row.reason = too_few(row.measured.front().label, row.measured.front().stats.n) + " (every model of the family)";
+    return row;
+  }
+  p_some = std::min(1.0, static_cast<double>(tested) * p_some);
+  // min_accuracy claims "some group reaches it", max_accuracy "every group stays below it".
+  const bool claim_some = c.at_least;
+  const double p_claimed = claim_some ? p_some : p_every, p_other = claim_some ? p_every : p_some;
+  const bool rule_claimed = claim_some ? some_above : all_below, rule_other = claim_some ? all_below : some_above;
+  row.p = std::min(p_claimed, p_other);
+  row.test.direction = p_claimed <= p_other ? (rule_claimed ? 1 : 0) : (rule_other ? -1 : 0);
+  row.test.text = "Wilson 95% interval of the seeds reaching " + t + "; score test of a rate of 1/2";
+  const std::string some = "a model reaches " + t + " in most seeds (its Wilson lower bound is above 1/2)";
+  const std::string every = "every model stays below " + t + " in most seeds (every Wilson upper bound is below 1/2)";
+  row.reason = some_above ? some : all_below ? every
+                                             : "no model's Wilson interval excludes 1/2" +
+                                                   std::string(tested < reach.size() ? " (or a model has fewer than 3 replicas)" : "");
+  return row;
+}
+
+}  // namespace pha::analysis::detail
