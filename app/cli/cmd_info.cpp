@@ -1,6 +1,7 @@
 // `pha info`: versions, threads, BLAS, measured GEMM rate, CUDA, installed data; the allocator
 // policy, what training.precision auto resolves to and why, and the bf16 GEMM rate.
 #include <cstdio>
+#include <thread>
 
 #include "common/kernel_select.h"
 #include "commands.h"
@@ -42,6 +43,11 @@ void add_info_command(CLI::App& app, GlobalOptions& global) {
                   c.file.empty() ? ("not stored: " + c.problem).c_str()
                                  : ("stored in " + c.file + " (pha info --calibrate measures again)").c_str());
       std::printf("                  for %s\n", c.key.c_str());
+      const double cores = static_cast<double>(std::thread::hardware_concurrency());
+      if (c.load_average > 0.5 * cores)
+        std::printf("                  measured at load average %.1f on %.0f cores: other work shared the CPU, so the ratio "
+                    "may not be this machine's; run `pha info --calibrate` on a quiet machine\n",
+                    c.load_average, cores);
     } else if (*calibrate) {
       std::printf("  calibration     none needed: auto on %s does not measure (%s)\n", device.c_str(),
                   device == "cpu" ? "no native bf16 on this CPU" : "the GPU's compute capability decides");

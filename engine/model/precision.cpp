@@ -129,6 +129,13 @@ std::string utc_now() {
   return buf;
 }
 
+double load_average_now() {
+  std::ifstream in("/proc/loadavg");
+  double one = -1.0;
+  if (!(in >> one)) return -1.0;
+  return one;
+}
+
 GemmRates measure_auto_rates() {
   GemmRates r;
   r.fp32 = measure_gemm_gflops_as("fp32", 1024, 3);
@@ -202,13 +209,16 @@ PrecisionCalibration precision_calibration(bool remeasure) {
     c.rates.fp32 = e.value("fp32_gflops", 0.0);
     c.rates.bf16 = e.value("bf16_gflops", 0.0);
     c.measured_at = e.value("measured_at", std::string());
+    c.load_average = e.value("load_average", -1.0);
     c.file = file.string();
     if (c.rates.fp32 > 0.0 && c.rates.bf16 > 0.0) return c;
   }
+  c.load_average = load_average_now();
   c.rates = measure_auto_rates();
   c.measured_now = true;
   c.measured_at = utc_now();
   all[c.key] = {{"fp32_gflops", c.rates.fp32},
+                {"load_average", c.load_average},
                 {"bf16_gflops", c.rates.bf16},
                 {"measured_at", c.measured_at},
                 {"method", "1024x1024 GEMMs, best of 3 after a warm-up"}};

@@ -56,6 +56,8 @@ struct PrecisionCalibration {
   std::string file;         // where they are stored ("" when they could not be)
   std::string measured_at;  // UTC, "2026-12-05 09:40:12"
   bool measured_now = false;  // this call measured them (none were stored for this key)
+  double load_average = -1.0; // the 1-minute load average when they were measured (-1: unknown);
+                              // figures taken on a busy machine are worth measuring again
   std::string problem;        // why they could not be stored, when they could not
 };
 

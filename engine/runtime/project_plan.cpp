@@ -6,14 +6,18 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "core/duration_format.h"
 #include "core/error.h"
+#include "analysis/report.h"
+#include "analysis/stats.h"
 #include "model/flops.h"
 #include "runtime/project.h"
+#include "runtime/project_report.h"
 #include "runtime/step_bench.h"
 #include "store/store.h"
 
@@ -115,6 +119,70 @@ void fill_state(PlannedRun& r, const StoreView& v) {
   }
 }
 
+// Per claim: the smallest effect its planned seeds can detect at the report's level and power,
+// from the spread the store's runs measured (the report's own test of each row: paired by seed,
+// Welch or pooled), held fixed at the planned number of seeds.
+void plan_claims(const Project& project, const std::string& store_path, PlanReport& plan) {
+  const analysis::Study study = study_of(project);
+  plan.correction = analysis::to_string(study.settings.correction);
+  plan.alpha = study.settings.alpha;
+  plan.power = study.settings.power;
+  plan.early_threshold = study.settings.early_tokens_per_param;
+  const int seeds = std::max<int>(1, static_cast<int>(project.seeds.size()));
+  std::optional<analysis::Report> report;
+  if (fs::exists(store_path)) {
+    store::Store s = store::Store::open(store_path);
+    report = analysis::build_report(study, s);
+  }
+  int tested = 0;
+  if (report)
+    for (const auto& c : report->claims)
+      for (const auto& r : c.rows) tested += std::isfinite(r.p) ? 1 : 0;
+  plan.family = std::max<int>(tested, static_cast<int>(project.claims.size()));
+  const bool corrected = study.settings.correction != analysis::Correction::None;
+  const double level = corrected && plan.family > 0 ? plan.alpha / plan.family : plan.alpha;
+  plan.level = level;
+  for (size_t i = 0; i < project.claims.size(); ++i) {
+    const analysis::Claim& claim = project.claims[i];
+    PlannedClaim pc;
+    pc.statement = analysis::statement(claim);
+    pc.seeds = seeds;
+    const bool compare = claim.kind == analysis::ClaimKind::LowerIsBetter || claim.kind == analysis::ClaimKind::HigherIsBetter;
+    if (!compare) {
+      pc.note = claim.kind == analysis::ClaimKind::AccuracyAtParams
+                    ? "judged on per-seed successes with Wilson intervals: a verdict needs at least 4 seeds all on one side"
+                    : "judged on one-sample intervals of the per-seed mixer differences (no power analysis)";
+    } else if (static_cast<std::size_t>(seeds) < analysis::kMinReplicasForVerdict) {
+      pc.note = fmt::format("{} seed(s) per side: the report gives no verdict below {}", seeds,
+                            analysis::kMinReplicasForVerdict);
+    } else {
+      const analysis::ClaimRow* row = nullptr;
+      if (report)
+        for (const auto& r : report->claims[i].rows)
+          if (r.test.compare && r.test.spread.sd_a > 0) {
+            row = &r;
+            break;
+          }
+      if (!row) {
+        pc.note = "no spread measured yet: the store has no two-sided replicas of its groups (train them, or a pilot)";
+      } else {
+        double se = 0, df = 0;
+        analysis::se_and_df(row->test.spread, static_cast<std::size_t>(seeds), se, df);
+        pc.mde = analysis::minimum_detectable_effect(se, df, level, plan.power);
+        pc.spread = row->test.spread.sd_a;
+        pc.spread_source = row->test.text + " in the store" +
+                           (row->test.spread.test == analysis::TTest::Welch
+                                ? fmt::format(" (sd {:.4g} and {:.4g})", row->test.spread.sd_a, row->test.spread.sd_b)
+                                : "");
+        if (std::isfinite(row->effect))
+          pc.note = fmt::format("the effect measured so far is {:.4g}{}", row->effect,
+                                std::abs(row->effect) < pc.mde ? ": smaller than that" : "");
+      }
+    }
+    plan.claims.push_back(std::move(pc));
+  }
+}
+
 }  // namespace
 
 PlanReport plan_project(const std::string& project_path, const PlanOptions& o) {
@@ -124,6 +192,7 @@ PlanReport plan_project(const std::string& project_path, const PlanOptions& o) {
   PlanReport plan;
   plan.project = project.name;
   plan.store_path = o.store_path.empty() ? project.store_path() : o.store_path;
+  plan_claims(project, plan.store_path, plan);
   const StoreView v = read_store(project, plan.store_path);
   std::map<std::string, std::pair<double, std::string>> measured;
   for (const RunPlan& p : project.runs) {
@@ -194,8 +263,9 @@ std::string render_plan_text(const PlanReport& plan) {
     if (r.to_train && r.tokens_per_s > 0) sources.emplace(r.group, fmt::format("{:.0f} tokens/s, {}", r.tokens_per_s, r.speed_source));
   for (const auto& [g, s] : sources) o << "  " << g << ": " << s << "\n";
   if (!plan.claims.empty()) {
-    o << fmt::format("\nClaims ({} tested together, {} correction, alpha {:g}, power {:g}):\n", plan.family,
-                     plan.correction, plan.alpha, plan.power);
+    o << fmt::format("\nClaims ({} tested together, {} correction, alpha {:g}, power {:g}; the smallest effect "
+                     "detectable at level {:.3g} with the planned seeds):\n",
+                     plan.family, plan.correction, plan.alpha, plan.power, plan.level);
     for (const auto& c : plan.claims) {
       o << "- " << c.statement << ": ";
       if (c.mde >= 0)
@@ -243,6 +313,7 @@ json plan_json(const PlanReport& plan) {
           {"alpha", plan.alpha},
           {"power", plan.power},
           {"family", plan.family},
+          {"level", plan.level},
           {"runs", runs},
           {"to_train", plan.to_train},
           {"seconds", plan.seconds},

@@ -53,6 +53,7 @@ struct PlanReport {
   std::string correction;             // holm | dunnett | none (the report's setting)
   double alpha = 0.05, power = 0.8;
   int family = 0;                     // claims tested together (the correction's m)
+  double level = 0.05;                // the two-sided level of the MDE: alpha / m (Holm's first step), alpha without correction
   std::vector<PlannedRun> runs;       // in queue order
   std::vector<PlannedClaim> claims;
   int to_train = 0;

@@ -62,11 +62,12 @@ TEST(CliEval, TextRunReproducesTheFinalEvaluationAndRecordsOtherLengths) {
   r = run_cli("--threads 1 eval --project " + dir + " --run 1 --tokens 512");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("perplexity"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("recorded 6 evaluation rows"), std::string::npos) << r.output;
+  // loss, perplexity, bpb and their standard errors over the windows, for valid and test.
+  EXPECT_NE(r.output.find("recorded 12 evaluation rows"), std::string::npos) << r.output;
   const auto again = eval_map(p.store(), 1);
   EXPECT_EQ(eval_count(p.store(), 1), rows_before);
   for (const char* split : {"valid", "test"})
-    for (const char* metric : {"loss", "perplexity", "bpb"}) {
+    for (const char* metric : {"loss", "perplexity", "bpb", "loss_se", "perplexity_se", "bpb_se"}) {
       const Key k{split, 32, metric};
       ASSERT_TRUE(trained.count(k)) << split << " " << metric;
       EXPECT_NEAR(again.at(k), trained.at(k), 1e-5 * std::max(1.0, trained.at(k))) << split << " " << metric;
@@ -82,9 +83,13 @@ TEST(CliEval, TextRunReproducesTheFinalEvaluationAndRecordsOtherLengths) {
   EXPECT_EQ(j["rows"][0]["seq_len"], 16);
   EXPECT_EQ(j["rows"][1]["seq_len"], 64);
   EXPECT_EQ(j["step"], 6);
-  EXPECT_EQ(j["recorded"], 6);
+  EXPECT_EQ(j["recorded"], 12);
   const auto after = eval_map(p.store(), 1);
-  EXPECT_EQ(after.size(), again.size() + 6);
+  EXPECT_EQ(after.size(), again.size() + 12);
+  // 256 tokens at T 16 are 16 windows: the standard error of bpb over them is a positive figure
+  // well below bpb itself.
+  EXPECT_GT(after.at({"valid", 16, "bpb_se"}), 0.0);
+  EXPECT_LT(after.at({"valid", 16, "bpb_se"}), 0.5 * after.at({"valid", 16, "bpb"}));
   EXPECT_GT(after.at({"valid", 16, "perplexity"}), 1.0);
   EXPECT_DOUBLE_EQ(after.at({"valid", 64, "bpb"}), j["rows"][1]["bpb"].get<double>());
   EXPECT_TRUE(std::isfinite(after.at({"valid", 64, "loss"})));

@@ -1,3 +1,4 @@
+#include <cmath>
 // Accuracy metrics: micro, macro (mean over classes) and exact match, on hand-made cases.
 #include <gtest/gtest.h>
 
@@ -34,4 +35,25 @@ TEST(Metrics, IgnoredPositionsNeverCount) {
 TEST(Metrics, SizeMismatchIsAnError) {
   EXPECT_THROW(pha::data::accuracy({1, 2}, {1}, 1), pha::Error);
   EXPECT_THROW(pha::data::accuracy({1, 2, 3}, {1, 2, 3}, 2), pha::Error);
+}
+
+// The ratio estimator's standard error (Cochran 1977, 6.3), computed by hand below.
+TEST(Metrics, RatioStandardErrorMatchesTheHandComputedFormula) {
+  const std::vector<double> num{1, 2, 3}, den{2, 2, 2};
+  // R = 6 / 6 = 1; residuals num - R den = {-1, 0, 1}; sum of squares 2; n (n - 1) = 6;
+  // sqrt(2 / 6) / mean(den) = 0.57735 / 2.
+  EXPECT_NEAR(pha::data::ratio_standard_error(num, den), std::sqrt(2.0 / 6.0) / 2.0, 1e-12);
+  EXPECT_TRUE(std::isnan(pha::data::ratio_standard_error({1}, {2})));
+  EXPECT_TRUE(std::isnan(pha::data::ratio_standard_error({1, 2}, {0, 0})));
+  EXPECT_EQ(pha::data::ratio_standard_error({1, 2}, {1, 2}), 0.0) << "every unit at the same ratio";
+}
+
+// Accuracy's standard error is over sequences, not positions: two sequences, one all right and
+// one all wrong (4 counted positions each): micro 0.5, SE sqrt((2^2 + 2^2) / 2) / 4 = 0.5.
+TEST(Metrics, AccuracyStandardErrorIsOverSequences) {
+  const std::vector<int32_t> targets{1, 2, 3, 4, 1, 2, 3, 4};
+  const std::vector<int32_t> predictions{1, 2, 3, 4, 0, 0, 0, 0};
+  const auto r = pha::data::accuracy(predictions, targets, 4);
+  EXPECT_DOUBLE_EQ(r.micro, 0.5);
+  EXPECT_NEAR(r.micro_se, 0.5, 1e-12);
 }
