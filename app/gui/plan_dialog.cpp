@@ -1,5 +1,6 @@
 #include "plan_dialog.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QHeaderView>
@@ -21,17 +22,8 @@ namespace {
 constexpr const char* kBeforeRunKey = "plan/beforeRun";
 }
 
-// The plan is computed on its own thread (it may time training steps for a few seconds); the
-// result is handed to the dialog through the event loop, or dropped when the dialog is gone.
-struct PlanDialog::Worker {
-  std::thread thread;
-  ~Worker() {
-    if (thread.joinable()) thread.join();
-  }
-};
-
 PlanDialog::PlanDialog(const QString& projectDir, bool withRun, QWidget* parent)
-    : QDialog(parent), m_worker(std::make_shared<Worker>()) {
+    : QDialog(parent) {
   setWindowTitle(tr("Plan of the project"));
   setObjectName("dialog.plan");
   auto* layout = new QVBoxLayout(this);
@@ -68,9 +60,12 @@ PlanDialog::PlanDialog(const QString& projectDir, bool withRun, QWidget* parent)
   layout->addWidget(buttons);
   resize(900, 560);
 
+  // The plan is computed on a thread of its own (it may time training steps for a few seconds);
+  // the result is posted to the application object and reaches the dialog only if it still
+  // exists (QPointer, read on the GUI thread alone). Closing the dialog early never waits.
   QPointer<PlanDialog> self(this);
   const std::string dir = projectDir.toStdString();
-  m_worker->thread = std::thread([self, dir] {
+  std::thread([self, dir] {
     auto plan = std::make_shared<runtime::PlanReport>();
     QString error;
     try {
@@ -78,8 +73,7 @@ PlanDialog::PlanDialog(const QString& projectDir, bool withRun, QWidget* parent)
     } catch (const std::exception& e) {
       error = QString::fromUtf8(e.what());
     }
-    if (!self) return;
-    QMetaObject::invokeMethod(self.data(), [self, plan, error] {
+    QMetaObject::invokeMethod(qApp, [self, plan, error] {
       if (!self) return;
       if (!error.isEmpty()) {
         self->m_error = error;
@@ -91,7 +85,7 @@ PlanDialog::PlanDialog(const QString& projectDir, bool withRun, QWidget* parent)
       if (self->m_run) self->m_run->setEnabled(error.isEmpty());
       emit self->planReady();
     }, Qt::QueuedConnection);
-  });
+  }).detach();
 }
 
 PlanDialog::~PlanDialog() = default;

@@ -8,7 +8,6 @@
 
 #include <QDialog>
 #include <QString>
-#include <memory>
 
 class QCheckBox;
 class QLabel;
@@ -52,8 +51,6 @@ class PlanDialog : public QDialog {
   QCheckBox* m_beforeRun = nullptr;
   bool m_ready = false;
   QString m_error;
-  struct Worker;
-  std::shared_ptr<Worker> m_worker;
 };
 
 }  // namespace pha::gui

@@ -50,7 +50,7 @@ TEST(Evaluation, TextRunFinalEvaluationEqualsEvaluateRunOnItsLastCheckpoint) {
   pha::test::TempProject p;
   p.write_project(p.text_project());  // final_eval_tokens 512 (not the whole split), seq_len 32
   const int64_t run = train(p);
-  expect_same_rows(p, run, 6);  // valid and test x loss, perplexity, bpb
+  expect_same_rows(p, run, 12);  // valid and test x loss, perplexity, bpb, each with its standard error
 
   // Options still apply to the same plan: another window length, the validation split only.
   RunEvalOptions o;
@@ -82,7 +82,7 @@ TEST(Evaluation, TaskRunWithLengthSweepFinalEvaluationEqualsEvaluateRun) {
                {"sweeps", {"length"}}};
   p.write_project(j);
   const int64_t run = train(p);
-  expect_same_rows(p, run, 3 * (1 + 6));  // the held-out set, T in {50, ..., 400}; 3 metrics each
+  expect_same_rows(p, run, 4 * (1 + 6));  // the held-out set, T in {50, ..., 400}; 3 metrics + accuracy_se each
 
   RunEvalOptions o;
   o.record = false;
