@@ -1,8 +1,15 @@
-# Precompiled headers, one per stack (docs/environment.md, "Build times"), each compiled once and
-# reused by every target of that stack (REUSE_FROM: one .gch for all, not one per target):
+# Precompiled headers by need (docs/environment.md, "Build times"), each compiled once and
+# reused by every target of its kind (REUSE_FROM: one .gch for all, not one per target):
 #   pha_torch_pch (cmake/pch/torch_pch.h): ATen, torch's nn/optim/autograd headers, nlohmann
-#     json; for every target that compiles against LibTorch (its kernel units took 16-20 s each
-#     on 2 cores, 8 s with it).
+#     json; only for targets whose files include torch (kernels, device, nn, distributed, the
+#     trainer's unit, the model and kernel tests): trainer.cpp took 32 s on 2 cores, 17 s with
+#     it. A torch-free unit is slower with it than with none (job.cpp 14.5 s vs 11.2 s: loading
+#     the large .gch costs more than the headers it uses), so it never gets it.
+#   No PCH for torch-free, Qt-free targets (the plain engine libraries, the runtime's plain
+#     units, the CLI, most tests): loading a large .gch costs more than such a unit parses. A
+#     "light" PCH of the standard library, json, CLI11 and GoogleTest (140 MB) made core's units
+#     5-6 s each instead of 0.3-4.6 s; a CLI11 + json one (118 MB) saved 3 s of cmd_runs.cpp's
+#     25 s, not worth a third PCH (measured 2026-12-05, step 17).
 #   pha_qt_pch (cmake/pch/qt_pch.h): Qt Core/Gui/Widgets and QCustomPlot, with the options every
 #     Qt target gets from pha::widgets; for the widgets, the GUI libraries, the program and the
 #     GUI tests. Never both in one target: a test that links Qt and torch (test_gui_compare)
@@ -56,7 +63,7 @@ function(pha_use_pch pch)
     target_precompile_headers(${target} REUSE_FROM ${pch})
   endforeach()
 endfunction()
-# pha_torch_pch(<target>...): targets that compile against LibTorch.
+# pha_torch_pch(<target>...): targets whose files include torch.
 function(pha_torch_pch)
   pha_use_pch(pha_torch_pch ${ARGN})
 endfunction()

@@ -76,7 +76,7 @@ void EfficiencyPanel::setSeries(std::vector<EfficiencySeries> series) {
   redraw();
 }
 
-// Longer than 60 lines: both plots and the table are filled from one pass over the rows so
+// Both plots and the table are filled from one pass over the rows so
 // that their series and colours agree.
 void EfficiencyPanel::redraw() {
   const QString phase = m_phase->currentText();

@@ -16,6 +16,7 @@
 
 #include "cmd_progress.h"
 #include "commands.h"
+#include "core/process_stats.h"
 #include "core/error.h"
 #include "runtime/profiler.h"
 
@@ -35,7 +36,7 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 int run_store_bench(const std::string& args) {
-  const fs::path exe_dir = fs::path(runtime::self_executable()).parent_path();
+  const fs::path exe_dir = fs::path(pha::self_executable()).parent_path();
   for (const fs::path& p : {exe_dir / "../../engine/store/pha-store-bench", exe_dir / "pha-store-bench"}) {
     if (!fs::exists(p)) continue;
     std::fflush(stdout);
@@ -120,7 +121,7 @@ void run_bench(BenchOpts& o, bool models_given, int threads) {
   std::vector<runtime::ProfilePointResult> rows;
   if (o.project_dir.empty()) {
     ProgressPrinter printer("bench");
-    rows = runtime::profile_sweep(runtime::self_executable(), o.sweep, printer, control);
+    rows = runtime::profile_sweep(pha::self_executable(), o.sweep, printer, control);
     print_profile_table(rows);
   } else {
     runtime::ProfileJobSpec spec;

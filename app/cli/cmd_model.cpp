@@ -16,7 +16,7 @@
 #include "core/error.h"
 #include "device/system_info.h"
 #include "model/flops.h"
-#include "model/precision.h"
+#include "nn/precision.h"
 #include "model/presets.h"
 #include "runtime/trainer.h"
 #include "runtime/step_bench.h"

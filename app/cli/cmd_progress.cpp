@@ -85,9 +85,10 @@ void ProgressPrinter::on_status(const runtime::StatusEvent& e) {
 void ProgressPrinter::on_efficiency(const runtime::EfficiencyEvent& e) {
   if (quiet_) return;
   end_line();
+  const store::PerfRow& p = e.row;
   std::fprintf(stderr, "[bench] %-18s T=%-5lld B=%-3lld %-7s %10.0f tok/s  peak %s\n", e.variant.c_str(),
-               static_cast<long long>(e.seq_len), static_cast<long long>(e.batch), e.phase.c_str(), e.tokens_per_s,
-               format_bytes(e.peak_bytes).c_str());
+               static_cast<long long>(p.seq_len), static_cast<long long>(p.batch), p.phase.c_str(), p.tokens_per_s,
+               format_bytes(p.peak_bytes).c_str());
 }
 
 CancelOnSignal::CancelOnSignal(runtime::RunControl& control) {

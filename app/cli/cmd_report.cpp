@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "runtime/export.h"
-#include "runtime/project_report.h"
+#include "project/project_report.h"
 
 namespace pha::cli {
 

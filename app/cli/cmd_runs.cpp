@@ -20,7 +20,7 @@
 #include "core/provenance_fields.h"
 #include "runtime/export.h"
 #include "runtime/job_data.h"
-#include "runtime/project_files.h"
+#include "project/project_files.h"
 #include "runtime/runs_export.h"
 #include "runtime/trainer.h"
 

@@ -11,8 +11,8 @@
 #include "commands.h"
 #include "core/config_reader.h"
 #include "core/error.h"
-#include "runtime/search_job.h"
-#include "runtime/work_queue.h"
+#include "search/runner/search_job.h"
+#include "queue/work_queue.h"
 
 namespace pha::cli {
 

@@ -23,12 +23,13 @@
 #include "runtime/local_parallel.h"
 #include "runtime/profile_job.h"
 #include "runtime/profiler.h"
-#include "runtime/project.h"
-#include "runtime/project_files.h"
-#include "runtime/project_queue.h"
-#include "runtime/project_report.h"
+#include "project/project.h"
+#include "project/project_files.h"
+#include "project/project_queue.h"
+#include "project/project_report.h"
 #include "runtime/trainer.h"
-#include "runtime/work_queue.h"
+#include "queue/work_queue.h"
+#include "search/runner/search_job.h"
 #include "store/store.h"
 
 namespace pha::cli {
@@ -83,7 +84,7 @@ class QueuePrinter : public runtime::SearchObserver {
   ProgressPrinter printer_;
 };
 
-// Runs the project's queue through the engine's one queue (runtime/work_queue.h: the chosen
+// Runs the project's queue through the engine's one queue (queue/work_queue.h: the chosen
 // runs, then the efficiency profile when the whole project was trained and every run finished,
 // as in the window); returns the exit code of the worst outcome.
 int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_ids) {
@@ -276,6 +277,10 @@ void add_train_rank(CLI::App& app) {
     const json j = json::parse(*text, nullptr, false);
     if (j.is_discarded()) throw Error("pha __train-rank", "the job spec is not JSON");
     runtime::JobSpec spec = runtime::job_spec_from_json(j);
+    // A search's rung run is no run of project.json: rebuilt from the search section, as rank 0
+    // built it (run_job checks on every rank that the plans agree).
+    if (!spec.search_run.empty())
+      spec.plan = std::make_shared<runtime::RunPlan>(runtime::search_rung_plan(spec.project, spec.search_run));
     TrainOptions o;
     o.project = spec.project;
     o.device = spec.device;

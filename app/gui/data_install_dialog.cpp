@@ -17,7 +17,7 @@
 namespace pha::gui {
 
 namespace {
-constexpr int kStepsPerPackage = 4;  // runtime::InstallStep::steps
+constexpr int kStepsPerPackage = 4;  // data::InstallStep::steps
 
 // Complete lines taken off the front of `pending` (what follows the last newline stays there).
 QStringList takeLines(QString& pending) {

@@ -1,5 +1,5 @@
 // DataInstallDialog: installs data packages by running `pha data install --progress-json <ids>`
-// (the CLI's one implementation, runtime/data_install.h) in a QProcess. It reads the JSON
+// (the CLI's one implementation, data/data_install.h) in a QProcess. It reads the JSON
 // events pha prints on stdout (docs/cli.md), never the lines meant for people: a progress bar
 // (4 steps per package: download, SHA-256 check, unpack, copy), a log of the steps, and pha's
 // stderr in the log as it is. On success it closes itself (the window then opens the project

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "runtime/profile_store.h"
-#include "compare_data.h"  // windowReadOptions
+#include "window_store.h"
 #include "store/store.h"
 
 namespace pha::gui {
@@ -20,7 +20,7 @@ void EfficiencyController::load(const QString& storePath) {
     return;
   }
   try {
-    auto s = store::Store::open(storePath.toStdString(), windowReadOptions());
+    auto s = store::Store::open(storePath.toStdString(), widgets::windowReadOptions());
     // Newest first, so that a re-measured model replaces its older profile.
     auto list = s.list_runs();
     std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.run.id > b.run.id; });
@@ -49,29 +49,24 @@ QString EfficiencyController::addEvents(const std::vector<runtime::EfficiencyEve
   for (const auto& e : events) {
     ++m_done;
     const QString model = QString::fromStdString(e.variant);
-    if (e.tokens_per_s <= 0) {
+    const store::PerfRow& row = e.row;
+    if (!e.error.empty() || row.tokens_per_s <= 0) {
       emit pointFailed(tr("Efficiency point %1, T = %2, %3 failed: %4")
                            .arg(model)
-                           .arg(e.seq_len)
-                           .arg(QString::fromStdString(e.phase), QString::fromStdString(e.method)));
+                           .arg(row.seq_len)
+                           .arg(QString::fromStdString(row.phase),
+                                QString::fromStdString(e.error.empty() ? row.method : e.error)));
       continue;
     }
-    store::PerfRow row;
-    row.seq_len = e.seq_len;
-    row.batch = e.batch;
-    row.tokens_per_s = e.tokens_per_s;
-    row.peak_bytes = e.peak_bytes;
-    row.phase = e.phase;
-    row.method = e.method;
     m_live[QString::fromStdString(runtime::profile_run_name(e.variant))].push_back(row);
     status = tr("Measuring efficiency %1/%2: %3, T = %4, %5: %6 tokens/s, peak %7 MB")
                  .arg(m_done)
                  .arg(m_points)
                  .arg(model)
-                 .arg(e.seq_len)
-                 .arg(QString::fromStdString(e.phase))
-                 .arg(std::lround(e.tokens_per_s))
-                 .arg(std::lround(e.peak_bytes / 1e6));
+                 .arg(row.seq_len)
+                 .arg(QString::fromStdString(row.phase))
+                 .arg(std::lround(row.tokens_per_s))
+                 .arg(std::lround(row.peak_bytes / 1e6));
   }
   show();
   return status;

@@ -40,7 +40,7 @@
 #include "run_monitor.h"
 #include "run_report.h"
 #include "search_view.h"
-#include "compare_data.h"  // windowReadOptions
+#include "window_store.h"
 #include "store/store.h"
 
 namespace pha::gui {
@@ -228,7 +228,7 @@ void MainWindow::showSearch() {
 
 void MainWindow::showConfigOf(const QString& storePath, qint64 runId) {
   try {
-    auto s = store::Store::open(storePath.toStdString(), windowReadOptions());
+    auto s = store::Store::open(storePath.toStdString(), widgets::windowReadOptions());
     auto run = s.get_run(runId);
     if (!run) return;
     const nlohmann::json cfg = nlohmann::json::parse(run->config_json, nullptr, false);
@@ -312,10 +312,10 @@ void MainWindow::exportSelectedReport() {
   const qint64 id = ids.first();
   // The report is a folder: the one named here, created when it does not exist yet (a folder
   // chooser only accepts existing folders).
-  const QString out = askExportPath(this, tr("Report folder (created when it does not exist)"),
-                                    lastExportFolder() + QString("/run-%1-report").arg(id));
+  const QString out = widgets::askExportPath(this, tr("Report folder (created when it does not exist)"),
+                                    widgets::lastExportFolder() + QString("/run-%1-report").arg(id));
   if (out.isEmpty()) return;
-  rememberExportFolder(QFileInfo(out).absolutePath());
+  widgets::rememberExportFolder(QFileInfo(out).absolutePath());
   QString error;
   if (!writeRunReport(m_browser->storePath(), id, out, &error))
     showError(error);

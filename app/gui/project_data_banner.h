@@ -29,7 +29,6 @@ class ProjectDataBanner : public QFrame {
   // engine's reason (errorOccurred) when refused; dataChanged() when written.
   bool locate(const QString& path);
   QString text() const;
-  QPushButton* locateButton() const { return m_locate; }
   QPushButton* installButton() const { return m_install; }
 
  signals:

@@ -7,8 +7,8 @@
 #include <QSettings>
 
 #include "core/paths.h"
-#include "runtime/project.h"
-#include "runtime/project_files.h"
+#include "project/project.h"
+#include "project/project_files.h"
 #include "store/store.h"
 #include "store/store_recover.h"
 

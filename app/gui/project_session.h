@@ -1,6 +1,6 @@
 // ProjectSession: the open project (a folder with project.json, its run store, checkpoints/),
 // the user's workspace and the recent-projects list: Qt glue over the engine's project files
-// (runtime/project.h, runtime/project_files.h), which validate, find templates, create projects
+// (project/project.h, project/project_files.h), which validate, find templates, create projects
 // and add variants. A bad project is refused with its message and nothing is written; a project
 // whose data is not on this machine opens for browsing (missingData() says what is missing).
 #pragma once
@@ -12,7 +12,7 @@
 #include <vector>
 #include <nlohmann/json.hpp>
 
-#include "runtime/project.h"
+#include "project/project.h"
 
 namespace pha::gui {
 

@@ -7,7 +7,7 @@
 #include "curve_plot.h"
 #include "mixer_heatmap.h"
 #include "mixer_panel.h"
-#include "compare_data.h"  // windowReadOptions
+#include "window_store.h"
 #include "store/store.h"
 
 namespace pha::gui {
@@ -36,20 +36,20 @@ RunMonitor::RunMonitor(widgets::CurvePlot* lossPlot, widgets::CurvePlot* quality
 }
 
 void RunMonitor::installExports() {
-  installExportMenu(m_loss->plot(), curvesExport(m_loss));
-  installExportMenu(m_quality->plot(), curvesExport(m_quality));
-  installExportMenu(m_mixer->heatmap()->plot(), mixerExport());
+  widgets::installExportMenu(m_loss->plot(), curvesExport(m_loss));
+  widgets::installExportMenu(m_quality->plot(), curvesExport(m_quality));
+  widgets::installExportMenu(m_mixer->heatmap()->plot(), mixerExport());
 }
 
-ExportSource RunMonitor::curvesExport(widgets::CurvePlot* plot) const {
-  return ExportSource{plot == m_loss ? QStringLiteral("loss") : QStringLiteral("quality"),
+widgets::ExportSource RunMonitor::curvesExport(widgets::CurvePlot* plot) const {
+  return widgets::ExportSource{plot == m_loss ? QStringLiteral("loss") : QStringLiteral("quality"),
                       [this, plot](const QString& path, QString* error) { return writeCurvesCsv(plot, path, error); },
                       [this, plot] { return exportTitle(plot->yLabel()); },
                       {}};
 }
 
-ExportSource RunMonitor::mixerExport() const {
-  return ExportSource{"mixer", [this](const QString& path, QString* error) { return m_mixer->writeCsv(path, error); },
+widgets::ExportSource RunMonitor::mixerExport() const {
+  return widgets::ExportSource{"mixer", [this](const QString& path, QString* error) { return m_mixer->writeCsv(path, error); },
                       [this] {
                         if (m_runName.isEmpty() || m_mixer->currentStep() < 0) return QString();
                         return tr("%1: mixer weights, step %2").arg(m_runName).arg(m_mixer->currentStep());
@@ -71,7 +71,7 @@ bool RunMonitor::writeCurvesCsv(widgets::CurvePlot* plot, const QString& path, Q
   if (m_live || m_storePath.isEmpty()) return plot->writeCsv(path, error);
   // A stored run's plot holds the store's downsampled read; the CSV has every stored point.
   try {
-    auto s = store::Store::open(m_storePath.toStdString(), windowReadOptions());
+    auto s = store::Store::open(m_storePath.toStdString(), widgets::windowReadOptions());
     std::vector<widgets::CurveData> series;
     for (const QString& name : plot->seriesNames()) {
       widgets::CurveData d{name, plot->seriesKind(name), {}, {}, {}, {}};
@@ -187,11 +187,11 @@ void RunMonitor::addEvents(const EventBuffer::Batch& batch) {
   m_quality->replotLater();
 }
 
-// Longer than 60 lines: reads the run's series from the store in one transaction-like pass and
+// Reads the run's series from the store in one transaction-like pass and
 // hands each to its plot; splitting it would pass the open store around.
 bool RunMonitor::showStoredRun(const QString& storePath, qint64 runId) {
   try {
-    auto s = store::Store::open(storePath.toStdString(), windowReadOptions());
+    auto s = store::Store::open(storePath.toStdString(), widgets::windowReadOptions());
     auto run = s.get_run(runId);
     if (!run) {
       m_error = tr("run %1 is not in %2").arg(runId).arg(storePath);

@@ -46,13 +46,11 @@ class RunMonitor : public QObject {
   bool shownRunIsProfile() const { return m_profile; }
   QString errorText() const { return m_error; }
   qint64 shownRunId() const { return m_runId; }
-  QString shownRunName() const { return m_runName; }
-  qint64 lastStep() const { return m_lastStep; }
 
   // What the Export… menus export (public for tests): one of the two curve plots, and the
   // mixer panel; titles like "pha-tiny: loss (nats/token), step 150".
-  ExportSource curvesExport(widgets::CurvePlot* plot) const;
-  ExportSource mixerExport() const;
+  widgets::ExportSource curvesExport(widgets::CurvePlot* plot) const;
+  widgets::ExportSource mixerExport() const;
   bool writeCurvesCsv(widgets::CurvePlot* plot, const QString& path, QString* error) const;
   QString exportTitle(const QString& what) const;
 

@@ -117,7 +117,7 @@ ClaimRow sandwich_row(const Claim& c, const GroupReport& g, store::Store& store,
   return row;
 }
 
-// Longer than 60 lines: the per-group rates, then the rule of each direction (min / max).
+// The per-group rates, then the rule of each direction (min / max).
 ClaimRow params_row(const Claim& c, const Report& report, store::Store& store) {
   ClaimRow row;
   row.label = c.family + " models with at most " + std::to_string(c.max_params) + " parameters";

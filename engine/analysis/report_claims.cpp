@@ -171,7 +171,7 @@ EvalNoise eval_noise(const Claim& c, const GroupReport& a, const GroupReport& b,
   return e;
 }
 
-// Longer than 60 lines: the two sides, the reported test split, then the test chosen by seeds.
+// The two sides, the reported test split, then the test chosen by seeds.
 ClaimRow compare_row(const Claim& c, const GroupReport& a, const GroupReport& b, store::Store& store,
                      double budget = kNaN, bool with_test = false) {
   const bool lower = c.kind == ClaimKind::LowerIsBetter;

@@ -32,8 +32,6 @@ class EvalBatcher {
   size_t num_batches() const { return (windows_ + static_cast<size_t>(B_) - 1) / static_cast<size_t>(B_); }
   // Batch i (0 <= i < num_batches()); the last one may have fewer than B rows.
   Batch batch(size_t i) const;
-  // Positions predicted over all batches: tokens.size() - 1.
-  size_t num_predictions() const { return tokens_.size() - 1; }
 
  private:
   TokenArray tokens_;

@@ -60,14 +60,12 @@ TextDataset TextDataset::load(const SourceConfig& config) {
   std::array<std::vector<int32_t>, 3> ids;
   const int32_t eot = ds.tokenizer_->eot_id();
   const bool add_eot = config.eot_between_files && eot >= 0 && (config.kind == "folder" || config.kind == "gutenberg");
-  auto t0 = std::chrono::steady_clock::now();
   ds.reports_ = source.read([&](Split split, std::string_view text, bool end_of_file) {
     auto& v = ids[static_cast<size_t>(split)];
     ds.tokenizer_->encode_append(text, v);
     ds.text_bytes_[static_cast<size_t>(split)] += text.size();
     if (end_of_file && add_eot) v.push_back(eot);
   });
-  ds.tokenize_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (int s = 0; s < 3; ++s) {
     if (ids[s].size() < 2)
       throw Error("data.split", std::string("the ") + split_name(static_cast<Split>(s)) +

@@ -32,7 +32,6 @@ class TextDataset {
   static TextDataset load(const SourceConfig& config);
 
   const Tokenizer& tokenizer() const { return *tokenizer_; }
-  std::shared_ptr<const Tokenizer> tokenizer_ptr() const { return tokenizer_; }
   const TokenArray& tokens(Split s) const { return splits_[static_cast<size_t>(s)]; }
   uint64_t text_bytes(Split s) const { return text_bytes_[static_cast<size_t>(s)]; }
   const SourceConfig& config() const { return config_; }
@@ -42,7 +41,6 @@ class TextDataset {
   const std::vector<std::string>& cache_misses() const { return cache_misses_; }
   // Files read with a Latin-1 fallback (empty when served from cache).
   const std::vector<FileReadReport>& file_reports() const { return reports_; }
-  double tokenize_seconds() const { return tokenize_seconds_; }
 
   nlohmann::json describe() const;
 
@@ -57,7 +55,6 @@ class TextDataset {
   bool from_cache_ = false;
   std::vector<std::string> cache_misses_;
   std::vector<FileReadReport> reports_;
-  double tokenize_seconds_ = 0.0;
 };
 
 }  // namespace pha::data

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "runtime/project.h"
+#include "project/project.h"
 
 namespace pha::runtime {
 
@@ -22,10 +22,8 @@ class EarlyStopper {
   // (best 0.9731 at step 600)".
   std::string reason(int64_t step) const;
 
-  bool has_best() const { return best_step_ >= 0; }
   double best() const { return best_; }
   int64_t best_step() const { return best_step_; }
-  int64_t evaluations_without_improvement() const { return stale_; }
 
  private:
   EarlyStop cfg_;

@@ -22,7 +22,7 @@
 #include "data/text_dataset.h"
 #include "runtime/eval_types.h"
 #include "runtime/job_data.h"
-#include "runtime/project.h"
+#include "project/project.h"
 #include "runtime/trainer.h"
 #include "store/types.h"
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "store/types.h"
+
 namespace pha::runtime {
 
 enum class JobStatus { Queued, Running, Paused, Finished, Failed, Cancelled, Diverged, Interrupted };
@@ -55,14 +57,12 @@ struct EvalEvent {
   double value = 0.0;
 };
 
+// One efficiency point of a profile (runtime/profiler.h): its row as the store records it
+// (perf_row), or why it failed.
 struct EfficiencyEvent {
   std::string variant;
-  std::int64_t seq_len = 0;
-  std::int64_t batch = 0;
-  std::string phase;             // "forward" or "train"
-  double tokens_per_s = 0.0;
-  std::int64_t peak_bytes = 0;
-  std::string method;
+  store::PerfRow row;
+  std::string error;             // non-empty: the point failed (row.tokens_per_s is 0)
 };
 
 struct LogEvent {

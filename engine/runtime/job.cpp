@@ -24,9 +24,9 @@
 #include "runtime/early_stop.h"
 #include "runtime/evaluator.h"
 #include "runtime/job_data.h"
-#include "runtime/process_stats.h"
-#include "runtime/project.h"
-#include "runtime/sha256.h"
+#include "core/process_stats.h"
+#include "project/project.h"
+#include "data/sha256.h"
 #include "runtime/trainer.h"
 #include "store/run_manage.h"
 #include "store/run_writer.h"
@@ -190,10 +190,10 @@ std::string JobRunner::check_resume_or_restart() {
   return resume_from;
 }
 
-// Longer than 60 lines: the start of a run in its required order (plan, data, store row, resume,
+// The start of a run in its required order (plan, data, store row, resume,
 // trainer, rank-0 sharing); each step is a few lines and depends on the ones before.
 void JobRunner::prepare() {
-  const Project project = load_project(spec_.project);
+  const Project project = spec_.resolved_project ? *spec_.resolved_project : load_project(spec_.project);
   plan_ = spec_.plan ? *spec_.plan : spec_.run.empty() ? project.runs.front() : project.run(spec_.run);
   apply_training_overrides();
   if (!spec_.device.empty()) plan_.training.device = spec_.device;
@@ -538,7 +538,7 @@ void JobRunner::checkpoint(int64_t step) {
   rc["wall_s"] = wall_s();
   rc["tokens"] = tokens_;
   const int64_t bytes = trainer_->save_checkpoint(path, step, rc);
-  writer_->checkpoint({step, path, bytes, sha256_file(path)});
+  writer_->checkpoint({step, path, bytes, data::sha256_file(path)});
   last_ckpt_step_ = step;
   result_.last_checkpoint = path;
   log("checkpoint at step " + std::to_string(step) + ": " + path);

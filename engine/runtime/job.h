@@ -27,10 +27,15 @@ class ProcessGroup;  // distributed/process_group.h
 
 namespace pha::runtime {
 
-struct RunPlan;  // runtime/project.h
+struct RunPlan;  // project/project.h
+struct Project;  // project/project.h
 
 struct JobSpec {
   std::string project;              // project folder, or its project.json
+  // The project as read when the run was queued (QueueItem::resolved): `run` is looked up in
+  // it, and the file is not read again. null: `project` is read when the run starts. A
+  // data-parallel worker receives it serialised (job_spec_to_json).
+  std::shared_ptr<const Project> resolved_project;
   std::string run;                  // a name from runs_to_make(); empty: the project's first run
   std::int64_t resume_run_id = 0;   // continue this run (same store) from its last checkpoint
   // Train this run (same store, same name) again from the start under its own id: a run that
@@ -41,7 +46,7 @@ struct JobSpec {
   std::string device;               // "": training.device
   nlohmann::json training_overrides = nlohmann::json::object();  // merged over the run's "training"
   std::string store_path;           // "": <project>/runs.sqlite
-  // A run the project file does not list (a search trial, runtime/search_job.h): trained as
+  // A run the project file does not list (a search trial, search/runner/search_job.h): trained as
   // given instead of looking `run` up. Resuming it needs the same name.
   std::shared_ptr<const RunPlan> plan;
   // The plan's rung run of the project's search (runtime::SearchJobId text, "pha-tiny:b0:t3:r1:s1"),

@@ -16,7 +16,7 @@
 #include "data/batch.h"
 #include "data/tasks/task.h"
 #include "data/text_dataset.h"
-#include "runtime/project.h"
+#include "project/project.h"
 
 namespace pha::runtime {
 

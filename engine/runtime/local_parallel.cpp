@@ -13,8 +13,7 @@
 #include "core/error.h"
 #include "distributed/local_workers.h"
 #include "distributed/process_group.h"
-#include "runtime/project.h"
-#include "runtime/search_job.h"
+#include "project/project.h"
 #include "runtime/trainer.h"
 
 namespace pha::runtime {
@@ -85,7 +84,10 @@ json job_spec_to_json(const JobSpec& s) {
           {"resume_run_id", s.resume_run_id}, {"threads", s.threads},
           {"device", s.device},     {"training_overrides", s.training_overrides},
           {"store_path", s.store_path}, {"search_run", s.search_run},
-          {"branch_from", s.branch_from}, {"final_checkpoint", s.final_checkpoint}};
+          {"branch_from", s.branch_from}, {"final_checkpoint", s.final_checkpoint},
+          // The project as rank 0 resolved it: the workers train that, not the file as it is now.
+          {"project_json", s.resolved_project ? s.resolved_project->json : json()},
+          {"project_dir", s.resolved_project ? s.resolved_project->dir : std::string()}};
 }
 
 JobSpec job_spec_from_json(const json& j) {
@@ -102,8 +104,9 @@ JobSpec job_spec_from_json(const json& j) {
   s.search_run = field<std::string>(j, "search_run", "");
   s.branch_from = field<std::string>(j, "branch_from", "");
   s.final_checkpoint = field<bool>(j, "final_checkpoint", true);
-  // A search's rung run is no run of project.json: rebuilt from the search section, as rank 0 built it.
-  if (!s.search_run.empty()) s.plan = std::make_shared<RunPlan>(search_rung_plan(s.project, s.search_run));
+  if (j.contains("project_json") && j["project_json"].is_object())
+    s.resolved_project = std::make_shared<const Project>(parse_project(
+        j["project_json"], field<std::string>(j, "project_dir", ""), "job spec field \"project_json\""));
   return s;
 }
 
@@ -113,7 +116,7 @@ JobResult run_job_local_parallel(JobSpec spec, const LocalParallelOptions& o, Ru
   if (o.processes == 1) return run_job(spec, observer, control);
   if (o.program.empty()) throw Error("processes", "the worker processes need the pha program, and none was given");
   // Bad input fails here, once, before a worker starts (each rank would fail alike later).
-  const Project project = load_project(spec.project);
+  const Project project = spec.resolved_project ? *spec.resolved_project : load_project(spec.project);
   const RunPlan& plan = spec.plan ? *spec.plan : spec.run.empty() ? project.runs.front() : project.run(spec.run);
   const std::string device = Trainer::resolve_device(spec.device.empty() ? plan.training.device : spec.device);
   if (spec.threads <= 0) spec.threads = distributed::threads_per_rank(o.processes);

@@ -1,8 +1,9 @@
 #include "runtime/profile_job.h"
 
+#include "core/process_stats.h"
 #include "core/error.h"
 #include "runtime/profile_store.h"
-#include "runtime/project.h"
+#include "project/project.h"
 #include "store/store.h"
 
 namespace pha::runtime {
@@ -33,7 +34,7 @@ ProfileSweep job_sweep(const ProfileJobSpec& spec, const Project& project) {
 }  // namespace
 
 ProfileJobResult run_profile_job(const ProfileJobSpec& spec, RunObserver& observer, RunControl& control) {
-  const Project project = load_project(spec.project);
+  const Project project = spec.resolved_project ? *spec.resolved_project : load_project(spec.project);
   ProfileJobResult r;
   r.project = project.name;
   r.store_path = spec.store_path.empty() ? project.store_path() : spec.store_path;

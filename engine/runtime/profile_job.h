@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ namespace pha::runtime {
 
 struct ProfileJobSpec {
   std::string project;               // project folder, or its project.json
+  // The project as read when the profile was queued (QueueItem::resolved); null: read `project`.
+  std::shared_ptr<const Project> resolved_project;
   // The settings to measure with. Unset: the project's "profile" section (defaults when it has
   // none). Set (`pha bench --project`'s options): these; with no models, the project's models.
   std::optional<ProfileSweep> sweep;

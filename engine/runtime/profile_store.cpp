@@ -57,15 +57,7 @@ std::vector<std::int64_t> store_profile_results(const std::string& store_path, c
       store::RunWriter writer(store, id);
       for (const auto* p : points) {
         if (!p->error.empty()) continue;
-        store::PerfRow row;
-        row.seq_len = p->spec.seq_len;
-        row.batch = p->spec.batch;
-        row.tokens_per_s = p->tokens_per_s;
-        row.peak_bytes = p->peak_bytes;
-        row.device = p->device;
-        row.phase = p->spec.phase;
-        row.method = p->method;
-        writer.perf(row);
+        writer.perf(perf_row(*p));
       }
       writer.finish(store::RunStatus::Finished);
     }

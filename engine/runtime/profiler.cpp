@@ -19,7 +19,7 @@
 #include "device/system_info.h"
 #include "model/model_config.h"
 #include "model/presets.h"
-#include "runtime/process_stats.h"
+#include "core/process_stats.h"
 #include "runtime/step_bench.h"
 
 extern char** environ;
@@ -76,28 +76,31 @@ ProfilePointResult profile_result_from_json(const json& j) {
   return r;
 }
 
+store::PerfRow perf_row(const ProfilePointResult& r) {
+  store::PerfRow row;
+  row.seq_len = r.spec.seq_len;
+  row.batch = r.spec.batch;
+  row.tokens_per_s = r.tokens_per_s;
+  row.peak_bytes = r.peak_bytes;
+  row.device = r.device;
+  row.phase = r.spec.phase;
+  row.method = r.method;
+  return row;
+}
+
 ProfilePointResult measure_point(const ProfilePointSpec& spec) {
   ProfilePointResult r;
   r.spec = spec;
   r.baseline_bytes = current_rss_bytes();
   pha::configure_threads(spec.threads);
   StepBenchSpec bench;
+  static_cast<StepTiming&>(bench) = spec;
   bench.model = spec.model_config.is_object() ? model::model_config_from_json(spec.model_config, "model_config")
                 : spec.model.size() > 5 && spec.model.substr(spec.model.size() - 5) == ".json"
                     ? model::load_model_config(spec.model)
                     : model::preset(spec.model);
-  bench.seq_len = spec.seq_len;
-  bench.batch = spec.batch;
-  bench.phase = spec.phase;
-  bench.warmup = spec.warmup;
-  bench.repeats = spec.repeats;
-  bench.device = spec.device;
   const StepBenchResult b = bench_steps(bench);
-  r.n_params = b.n_params;
-  r.device = b.device;
-  r.median_step_s = b.median_step_s;
-  r.tokens_per_s = b.tokens_per_s;
-  r.peak_bytes = b.peak_bytes;
+  static_cast<StepMeasure&>(r) = b;
   r.env = collect_provenance({b.precision.precision, b.precision.setting, b.precision.reason,
                               kernels::kernel_selection(), b.device, 1, ""});
   // B is left out: each row records its batch.
@@ -229,7 +232,7 @@ std::vector<ProfilePointResult> profile_sweep(const std::string& exe, const Prof
         s.device = sweep.device;
         ProfilePointResult r = measure_point_in_worker(exe, s, sweep.timeout_s, &control);
         if (control.cancel_requested() && r.error == "cancelled") return out;
-        observer.on_efficiency({s.model, T, s.batch, phase, r.tokens_per_s, r.peak_bytes, r.error.empty() ? r.method : r.error});
+        observer.on_efficiency({s.model, perf_row(r), r.error});
         out.push_back(std::move(r));
       }
   return out;
@@ -240,8 +243,8 @@ std::size_t sweep_point_count(const ProfileSweep& sweep) {
 }
 
 ProfileSweep project_profile_sweep(const Project& project) {
-  const ProfileSettings& ps = project.profile;
   ProfileSweep sweep;
+  static_cast<SweepSettings&>(sweep) = project.profile;
   sweep.models.clear();
   // One point per distinct model (configs without their name: a custom model is named after its
   // run). A model is named after its variants entry ("transformer-tiny") when the entry trains
@@ -272,21 +275,8 @@ ProfileSweep project_profile_sweep(const Project& project) {
     sweep.models.push_back(name);
     sweep.model_configs.push_back(model::to_json(run.model));
   }
-  sweep.seq_lens = ps.seq_lens;
-  sweep.phases = ps.phases;
-  sweep.tokens_per_batch = ps.tokens_per_batch;
-  sweep.warmup = ps.warmup;
-  sweep.repeats = ps.repeats;
-  sweep.timeout_s = ps.timeout_s;
-  sweep.device = ps.device;
   return sweep;
 }
 
-std::string self_executable() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) throw Error("/proc/self/exe", "cannot find the running program");
-  return std::string(buf, static_cast<size_t>(n));
-}
 
 }  // namespace pha::runtime

@@ -11,31 +11,25 @@
 
 #include <nlohmann/json.hpp>
 
+#include "project/project.h"
 #include "runtime/events.h"
-#include "runtime/project.h"
+#include "runtime/step_bench.h"
+#include "store/types.h"
 
 namespace pha::runtime {
 
-struct ProfilePointSpec {
+// One point: the step timing of runtime/step_bench.h ("train": forward, loss, backward, AdamW;
+// or "forward") of one model, in a worker process.
+struct ProfilePointSpec : StepTiming {
   std::string model = "pha-tiny";  // preset name, or a model config file (.json); the label when model_config is set
   nlohmann::json model_config;     // a ModelConfig JSON object to build instead (a project's variant); null: none
-  int seq_len = 512;
-  int batch = 8;
-  std::string phase = "train";     // "train" (forward, loss, backward, AdamW) or "forward"
-  int warmup = 1;                  // untimed steps first
-  int repeats = 3;                 // timed steps; the median is reported
   int threads = 0;                 // 0: all cores
-  std::string device = "cpu";      // cpu | cuda | auto
 };
 
-struct ProfilePointResult {
+// What the point measured (StepMeasure: peak_bytes is the worker process's VmHWM).
+struct ProfilePointResult : StepMeasure {
   ProfilePointSpec spec;
-  double tokens_per_s = 0.0;       // B * T / median step time
-  double median_step_s = 0.0;
-  int64_t peak_bytes = 0;          // peak RSS of the worker process (VmHWM)
   int64_t baseline_bytes = 0;      // RSS after start-up, before the model is built
-  int64_t n_params = 0;
-  std::string device;
   std::string method;              // how it was measured, in words
   std::string error;               // non-empty: the point failed (e.g. out of memory, timeout)
   nlohmann::json env = nlohmann::json::object();  // the worker's provenance (device/provenance.h)
@@ -43,6 +37,10 @@ struct ProfilePointResult {
   // it was started and when it ended, the profile run's start and end in the store.
   int64_t started_ms = 0, ended_ms = 0;
 };
+
+// The point as the store records it (the one conversion: the profile's stored runs and the
+// live efficiency events both use it).
+store::PerfRow perf_row(const ProfilePointResult& r);
 
 nlohmann::json to_json(const ProfilePointSpec& s);
 ProfilePointSpec profile_spec_from_json(const nlohmann::json& j);
@@ -59,15 +57,21 @@ ProfilePointResult measure_point(const ProfilePointSpec& spec);
 ProfilePointResult measure_point_in_worker(const std::string& exe, const ProfilePointSpec& spec, int timeout_s,
                                            const RunControl* control = nullptr);
 
-struct ProfileSweep {
+// A sweep over models: how it measures (SweepSettings, project/project.h; a project's sweep
+// takes its "profile" section's) and which models. Defaults: `pha bench`'s.
+struct ProfileSweep : SweepSettings {
   std::vector<std::string> models = {"pha-tiny", "transformer-tiny", "sequential-tiny"};
   // Empty, or one ModelConfig JSON per entry of `models` (then models[i] is only its label).
   std::vector<nlohmann::json> model_configs;
-  std::vector<int> seq_lens = {512, 1024, 2048, 4096, 8192};
-  std::vector<std::string> phases = {"forward", "train"};
-  int64_t tokens_per_batch = 4096;  // B = max(1, tokens_per_batch / T)
-  int warmup = 1, repeats = 3, threads = 0, timeout_s = 600;
-  std::string device = "cpu";
+  int threads = 0;
+  ProfileSweep() {
+    seq_lens = {512, 1024, 2048, 4096, 8192};
+    phases = {"forward", "train"};
+    tokens_per_batch = 4096;  // B = max(1, tokens_per_batch / T)
+    repeats = 3;
+    timeout_s = 600;
+    device = "cpu";
+  }
 };
 
 // Every (model, T, phase) point in a worker, in that nesting order; reports each through
@@ -81,8 +85,5 @@ std::size_t sweep_point_count(const ProfileSweep& sweep);
 // each distinct model config once (grid points that differ only in training settings share
 // one), labelled by the first run's name.
 ProfileSweep project_profile_sweep(const Project& project);
-
-// Path of the running executable (/proc/self/exe).
-std::string self_executable();
 
 }  // namespace pha::runtime

@@ -16,8 +16,8 @@
 #include "analysis/report.h"
 #include "analysis/stats.h"
 #include "model/flops.h"
-#include "runtime/project.h"
-#include "runtime/project_report.h"
+#include "project/project.h"
+#include "project/project_report.h"
 #include "runtime/step_bench.h"
 #include "store/store.h"
 

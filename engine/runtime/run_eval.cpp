@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "runtime/evaluator.h"
 #include "runtime/job_data.h"
-#include "runtime/project.h"
+#include "project/project.h"
 #include "runtime/trainer.h"
 #include "store/store.h"
 

@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "data/batch.h"
-#include "runtime/process_stats.h"
+#include "core/process_stats.h"
 #include "runtime/trainer.h"
 
 namespace pha::runtime {

@@ -17,10 +17,10 @@
 #include "core/error.h"
 #include "model/saved_config.h"
 #include "distributed/grad_reducer.h"
-#include "model/checkpoint.h"
-#include "model/fused_adamw.h"
-#include "model/generate.h"
-#include "model/pha_model.h"
+#include "nn/checkpoint.h"
+#include "nn/fused_adamw.h"
+#include "nn/generate.h"
+#include "nn/pha_model.h"
 
 namespace pha::runtime {
 

@@ -18,9 +18,9 @@
 
 #include "data/batch.h"
 #include "model/model_config.h"
-#include "model/model_introspection.h"
-#include "model/precision.h"
-#include "runtime/project.h"
+#include "nn/model_introspection.h"
+#include "nn/precision.h"
+#include "project/project.h"
 
 namespace pha::distributed {
 class ProcessGroup;
@@ -83,7 +83,7 @@ class Trainer {
   static std::string resolve_device(const std::string& setting);
 
   const std::string& device() const;
-  // What training.precision resolved to on this device, and why (model/precision.h). bf16:
+  // What training.precision resolved to on this device, and why (nn/precision.h). bf16:
   // the model computes in bf16 against fp32 master weights and fp32 AdamW state.
   const model::PrecisionChoice& precision() const;
   bool bf16_autocast() const;  // precision().bf16() (the name the job's log line uses)

@@ -1,4 +1,4 @@
-// libFuzzer target: the checkpoint reader (engine/model/checkpoint.cpp): load_checkpoint on the
+// libFuzzer target: the checkpoint reader (engine/nn/checkpoint.cpp): load_checkpoint on the
 // input file, then what resuming does with it: the model tensors into a small module, the
 // optimizer tensors into its AdamW, the RNG state into torch's generator. Oracle: only
 // pha::Error on bad input; an accepted model state is what the module then holds, an accepted
@@ -10,7 +10,7 @@
 #include <set>
 
 #include "fuzz_support.h"
-#include "model/checkpoint.h"
+#include "nn/checkpoint.h"
 
 using namespace pha::model;
 

@@ -1,4 +1,4 @@
-// libFuzzer target: project.json reading (engine/runtime/project.cpp) through its public API,
+// libFuzzer target: project.json reading (engine/project/project.cpp) through its public API,
 // load_project: the input is the file, read strictly and with require_data = false (how the
 // window opens a project trained elsewhere). Oracle: only pha::Error on bad input; an accepted
 // project has at least one run, unique run names, each found by Project::run, and one group and
@@ -15,7 +15,7 @@
 #include <set>
 
 #include "fuzz_support.h"
-#include "runtime/project.h"
+#include "project/project.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

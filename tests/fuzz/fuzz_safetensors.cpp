@@ -1,10 +1,10 @@
-// libFuzzer target: the safetensors reader (engine/model/safetensors.cpp). The input is a whole
+// libFuzzer target: the safetensors reader (engine/nn/safetensors.cpp). The input is a whole
 // file. Oracle: only pha::Error on bad input; an accepted header tiles the data section exactly,
 // and load_safetensors gives the header's tensors holding exactly the file's bytes.
 #include <cstring>
 
 #include "fuzz_support.h"
-#include "model/safetensors.h"
+#include "nn/safetensors.h"
 
 using namespace pha::model;
 

@@ -12,7 +12,7 @@
 #include "data/file_io.h"
 #include "data/token_cache.h"
 #include "fuzz_support.h"
-#include "model/checkpoint.h"
+#include "nn/checkpoint.h"
 
 namespace fs = std::filesystem;
 using namespace pha;

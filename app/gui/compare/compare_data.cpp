@@ -1,5 +1,7 @@
 #include "compare_data.h"
 
+#include "window_store.h"
+
 #include <QFileInfo>
 #include <algorithm>
 
@@ -16,12 +18,6 @@ namespace pha::gui {
 
 namespace store = pha::store;
 
-store::OpenOptions windowReadOptions() {
-  store::OpenOptions o;
-  o.verify = false;
-  return o;
-}
-
 StoreCache::StoreCache() = default;
 StoreCache::~StoreCache() = default;
 
@@ -34,7 +30,7 @@ store::Store* StoreCache::store(const QString& path, QString* error) {
     return nullptr;
   }
   try {
-    store::OpenOptions options = windowReadOptions();
+    store::OpenOptions options = widgets::windowReadOptions();
     options.recover_interrupted = false;
     auto opened = std::make_unique<store::Store>(store::Store::open(path.toStdString(), options));
     return m_stores.emplace(path, std::move(opened)).first->second.get();

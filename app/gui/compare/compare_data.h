@@ -22,21 +22,11 @@
 
 #include "store/store.h"
 #include "store/types.h"
+#include "run_ref.h"
 
 namespace pha::gui {
 
-// How the window opens a store for its frequent reads (the run table's reload every 2 s while
-// training, a picked run, Compare): without PRAGMA quick_check, which costs 136 ms on a 54 MB
-// store (pha-store-bench) and was done once when the project was opened (ProjectSession
-// checks, and a damaged store is never read). Engine jobs the window starts (training,
-// evaluation, the report) check on their own open as `pha` does.
-pha::store::OpenOptions windowReadOptions();
-
-// One saved run: the store file it lives in and its id there.
-struct RunRef {
-  QString storePath;
-  qint64 runId = 0;
-};
+using widgets::RunRef;  // widgets/run_ref.h
 
 // One store connection per file, opened lazily on the owner's thread (one Store per thread).
 // Opening never creates a file and never marks runs interrupted: comparing is read-only.

@@ -11,6 +11,7 @@
 
 #include "curve_plot.h"
 #include "export_menu.h"
+#include "metrics_csv.h"
 #include "plot_export.h"
 #include "runtime/export.h"
 
@@ -80,8 +81,8 @@ CurvesTab::CurvesTab(StoreCache& cache, QWidget* parent) : QWidget(parent), m_ca
   right->addWidget(m_note);
   right->addWidget(m_message);
   auto csv = [this](const QString& path, QString* error) { return writeCsv(path, error); };
-  installExportMenu(m_plot->plot(), "compare-curves", csv);
-  side->addWidget(makeExportButton(m_plot->plot(), "compare-curves", csv, this));
+  widgets::installExportMenu(m_plot->plot(), "compare-curves", csv);
+  side->addWidget(widgets::makeExportButton(m_plot->plot(), "compare-curves", csv, this));
   layout->addLayout(side);
   layout->addLayout(right, 1);
   connect(m_keys, &QListWidget::itemChanged, this, [this] { redraw(); });

@@ -31,8 +31,8 @@ LengthTab::LengthTab(QWidget* parent) : QWidget(parent) {
   m_panel->setObjectName("compareLength");
   m_panel->setLogX(true);
   m_series->setToolTip(tr("Which evaluation (task or split, and metric) to plot against T"));
-  top->addWidget(makeExportButton(m_panel->plot(), "compare-length", {}, this));
-  installExportMenu(m_panel->plot(), "compare-length");
+  top->addWidget(widgets::makeExportButton(m_panel->plot(), "compare-length", {}, this));
+  widgets::installExportMenu(m_panel->plot(), "compare-length");
   layout->addLayout(top);
   layout->addWidget(m_panel, 1);
   connect(m_series, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
@@ -120,7 +120,7 @@ void LengthTab::redraw() {
     plot->rescaleAxes();
     const QCPRange x = plot->xAxis->range();
     plot->xAxis->setRange(x.lower / 1.3, x.upper * 1.3);
-    padAxisRange(plot->yAxis, 0.08);
+    widgets::padAxisRange(plot->yAxis, 0.08);
   }
   if (runCount == 0) notes << tr("Select two or more saved runs to compare length generalization.");
   else if (m_series->count() == 0)

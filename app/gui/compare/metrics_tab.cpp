@@ -257,7 +257,7 @@ std::tuple<QString, QVariant, QString> groupCell(const LoadedRuns& list, const C
 
 }  // namespace
 
-// Longer than 60 lines: one pass that fills the table row by row (groups, best marks, folds);
+// One pass that fills the table row by row (groups, best marks, folds);
 // its helpers above hold the per-cell rules.
 void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   m_table->clear();
@@ -462,15 +462,15 @@ bool MetricsTab::writeCsv(const QString& path, QString* error) const {
   QString text;
   QTextStream out(&text);
   out << "field";
-  for (int c = 0; c < m_table->columnCount(); ++c) out << ',' << csvField(m_table->horizontalHeaderItem(c)->text());
+  for (int c = 0; c < m_table->columnCount(); ++c) out << ',' << widgets::csvField(m_table->horizontalHeaderItem(c)->text());
   out << '\n';
   for (int r = 0; r < m_table->rowCount(); ++r) {
     if (m_table->verticalHeaderItem(r)->data(kIsGroupRole).toBool()) continue;  // headers are not data
-    out << csvField(m_table->verticalHeaderItem(r)->text());
+    out << widgets::csvField(m_table->verticalHeaderItem(r)->text());
     for (int c = 0; c < m_table->columnCount(); ++c) {
       const QTableWidgetItem* item = m_table->item(r, c);
       const QVariant v = item ? item->data(Qt::UserRole) : QVariant();
-      out << ',' << csvField(v.isValid() ? QString::number(v.toDouble(), 'g', QLocale::FloatingPointShortest) : (item ? item->text() : QString()));
+      out << ',' << widgets::csvField(v.isValid() ? QString::number(v.toDouble(), 'g', QLocale::FloatingPointShortest) : (item ? item->text() : QString()));
     }
     out << '\n';
   }

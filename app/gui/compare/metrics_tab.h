@@ -49,7 +49,6 @@ class MetricsTab : public QWidget {
   bool isBest(const QString& row, int run) const;         // marked as the row's best
   void setGroupFolded(const QString& title, bool folded);
   QTableWidget* table() const { return m_table; }
-  QLineEdit* filterEdit() const { return m_filter; }
   bool writeCsv(const QString& path, QString* error) const;
 
  private:

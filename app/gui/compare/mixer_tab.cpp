@@ -10,6 +10,7 @@
 #include <set>
 #include <qcustomplot.h>
 
+#include "csv_file.h"
 #include "export_menu.h"
 #include "mixer_heatmap.h"
 #include "plot_export.h"
@@ -42,7 +43,7 @@ bool writeMixerCsv(const QString& path, const QString& label, const pha::store::
   out << "run,step,layer,branch,weight\n";
   for (int l = 0; l < s->layers; ++l)
     for (int b = 0; b < s->branches; ++b)
-      out << csvField(label) << ',' << s->step << ',' << l << ',' << b << ','
+      out << widgets::csvField(label) << ',' << s->step << ',' << l << ',' << b << ','
           << QString::number(s->weights[static_cast<std::size_t>(l * s->branches + b)], 'g', 9) << '\n';
   return true;
 }
@@ -94,7 +95,7 @@ void MixerTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
       m_heatmaps << heatmap;
       const int index = m_heatmaps.size() - 1;
       const QString label = run.label;
-      installExportMenu(heatmap->plot(), "mixer-" + label, [this, index, label](const QString& path, QString* error) {
+      widgets::installExportMenu(heatmap->plot(), "mixer-" + label, [this, index, label](const QString& path, QString* error) {
         const auto& r = (*m_runs)[static_cast<std::size_t>(index)];
         return writeMixerCsv(path, label, snapshotAt(r, m_shown.value(index, -1)), error);
       });

@@ -1,5 +1,7 @@
 #include "parallel_coords_tab.h"
 
+#include "parallel_coords.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
@@ -18,7 +20,7 @@
 
 #include "metrics_tab.h"  // orderedMetricKeys: the metric list in the Metrics table's order
 #include "parallel_coords_view.h"
-#include "plot_export.h"  // csvField
+#include "plot_export.h"  // widgets::csvField
 
 #include "csv_file.h"  // widgets::writeTextFile, the window's one file writer
 
@@ -68,7 +70,7 @@ ParallelCoordsTab::ParallelCoordsTab(QWidget* parent) : QWidget(parent) {
   actions->addWidget(exportButton);
   layout->addLayout(actions);
 
-  m_view = new ParallelCoordsView(this);
+  m_view = new widgets::ParallelCoordsView(this);
   m_scroll = new QScrollArea(this);
   m_scroll->setWidgetResizable(true);  // fills the tab; scrolls when the axes need more width
   m_scroll->setFrameShape(QFrame::NoFrame);
@@ -84,9 +86,9 @@ ParallelCoordsTab::ParallelCoordsTab(QWidget* parent) : QWidget(parent) {
   connect(m_merge, &QCheckBox::toggled, this, [this] { rebuild(); });
   connect(m_left, &QPushButton::clicked, this, [this] { m_view->moveAxis(m_view->currentAxis(), m_view->currentAxis() - 1); });
   connect(m_right, &QPushButton::clicked, this, [this] { m_view->moveAxis(m_view->currentAxis(), m_view->currentAxis() + 1); });
-  connect(m_clear, &QPushButton::clicked, m_view, &ParallelCoordsView::clearBrushes);
-  connect(m_view, &ParallelCoordsView::currentAxisChanged, this, [this] { updateButtons(); });
-  connect(m_view, &ParallelCoordsView::brushChanged, this, [this] {
+  connect(m_clear, &QPushButton::clicked, m_view, &widgets::ParallelCoordsView::clearBrushes);
+  connect(m_view, &widgets::ParallelCoordsView::currentAxisChanged, this, [this] { updateButtons(); });
+  connect(m_view, &widgets::ParallelCoordsView::brushChanged, this, [this] {
     updateStatus();
     updateButtons();
     emit runsBrushed(brushedRuns());
@@ -240,19 +242,19 @@ bool ParallelCoordsTab::writeCsv(const QString& path, QString* error) const {
   QTextStream out(&text);
   out << "run,store,run_id,brushed";
   for (const auto& a : d.axes) {
-    out << ',' << csvField(a.key);
-    for (const QString& f : a.followers) out << ',' << csvField(f);  // merged keys keep their columns
+    out << ',' << widgets::csvField(a.key);
+    for (const QString& f : a.followers) out << ',' << widgets::csvField(f);  // merged keys keep their columns
   }
   out << '\n';
   const std::vector<bool> kept = m_view->keptRuns();
   for (qsizetype r = 0; r < d.refs.size(); ++r) {
-    out << csvField(d.labels[r]) << ',' << csvField(d.refs[r].storePath) << ',' << d.refs[r].runId << ','
+    out << widgets::csvField(d.labels[r]) << ',' << widgets::csvField(d.refs[r].storePath) << ',' << d.refs[r].runId << ','
         << (kept[std::size_t(r)] ? 1 : 0);
     for (const auto& a : d.axes) {
       const double v = a.values[std::size_t(r)];
       const bool number = a.scale != AxisScale::Categorical && std::isfinite(v);
-      out << ',' << csvField(number ? QString::number(v, 'g', QLocale::FloatingPointShortest) : a.texts[std::size_t(r)]);
-      for (const auto& texts : a.followerTexts) out << ',' << csvField(texts[std::size_t(r)]);
+      out << ',' << widgets::csvField(number ? QString::number(v, 'g', QLocale::FloatingPointShortest) : a.texts[std::size_t(r)]);
+      for (const auto& texts : a.followerTexts) out << ',' << widgets::csvField(texts[std::size_t(r)]);
     }
     out << '\n';
   }

@@ -17,9 +17,11 @@ class QLabel;
 class QPushButton;
 class QScrollArea;
 
-namespace pha::gui {
+namespace pha::widgets {
+class ParallelCoordsView;  // widgets/parallel_coords_view.h
+}
 
-class ParallelCoordsView;
+namespace pha::gui {
 
 class ParallelCoordsTab : public QWidget {
   Q_OBJECT
@@ -35,7 +37,7 @@ class ParallelCoordsTab : public QWidget {
   void setMergeTogether(bool merge);
   bool mergeTogether() const;
 
-  ParallelCoordsView* view() const { return m_view; }
+  widgets::ParallelCoordsView* view() const { return m_view; }
   QString emptyMessage() const;
   QString status() const;  // the line under the view
   // The runs every brush keeps (empty while no axis is brushed, and when the brushes keep none:
@@ -67,7 +69,7 @@ class ParallelCoordsTab : public QWidget {
   QPushButton* m_right = nullptr;
   QPushButton* m_clear = nullptr;
   QScrollArea* m_scroll = nullptr;
-  ParallelCoordsView* m_view = nullptr;
+  widgets::ParallelCoordsView* m_view = nullptr;
   QLabel* m_status = nullptr;
 };
 

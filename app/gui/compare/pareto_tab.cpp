@@ -58,8 +58,8 @@ ParetoTab::ParetoTab(QWidget* parent) : QWidget(parent) {
   m_panel->setObjectName("comparePareto");
   m_quality->setToolTip(tr("The metric whose best value is the quality axis"));
   m_cost->setToolTip(tr("Parameters and FLOPs come from each run's config; tokens/s and peak memory were measured"));
-  top->addWidget(makeExportButton(m_panel->plot(), "compare-pareto", {}, this));
-  installExportMenu(m_panel->plot(), "compare-pareto");
+  top->addWidget(widgets::makeExportButton(m_panel->plot(), "compare-pareto", {}, this));
+  widgets::installExportMenu(m_panel->plot(), "compare-pareto");
   layout->addLayout(top);
   layout->addWidget(m_panel, 1);
   m_sources = new QLabel(this);  // where each point's cost came from (measured or estimated, and how)
@@ -90,7 +90,7 @@ void ParetoTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
 void ParetoTab::setCostAxis(CostAxis axis) { m_cost->setCurrentIndex(m_cost->findData(static_cast<int>(axis))); }
 void ParetoTab::setQualityKey(const QString& key) { m_quality->setCurrentIndex(m_quality->findText(key)); }
 
-// Longer than 60 lines: the points, the frontier and the labels are drawn in one pass over the
+// The points, the frontier and the labels are drawn in one pass over the
 // same list, in the order QCustomPlot stacks them.
 void ParetoTab::redraw() {
   QCustomPlot* plot = m_panel->plot();
@@ -152,8 +152,8 @@ void ParetoTab::redraw() {
   plot->yAxis->setLabel(key.isEmpty() ? tr("best value") : tr("best %1").arg(key));
   if (!m_points.empty()) {
     plot->rescaleAxes();
-    padAxisRange(plot->xAxis, 0.2);  // room for the point labels
-    padAxisRange(plot->yAxis, 0.2);
+    widgets::padAxisRange(plot->xAxis, 0.2);  // room for the point labels
+    widgets::padAxisRange(plot->yAxis, 0.2);
   } else {  // nothing to show: no axis of another cost or metric stays
     plot->xAxis->setRange(0, 1);
     plot->yAxis->setRange(0, 1);

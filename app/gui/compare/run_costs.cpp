@@ -6,6 +6,8 @@
 
 #include "model/flops.h"
 #include "model/model_config.h"
+#include "core/metric_table.h"
+#include "search/promotion.h"
 
 namespace pha::gui {
 
@@ -117,17 +119,14 @@ CostValue runCost(const LoadedRun& run, CostAxis axis) {
 
 std::vector<bool> paretoFront(const std::vector<double>& x, const std::vector<double>& y,
                               bool xHigherIsBetter, bool yHigherIsBetter) {
-  auto atLeast = [](double a, double b, bool higher) { return higher ? a >= b : a <= b; };
-  auto better = [](double a, double b, bool higher) { return higher ? a > b : a < b; };
-  std::vector<bool> front(x.size(), true);
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    for (std::size_t j = 0; j < x.size() && front[i]; ++j) {
-      if (i == j) continue;
-      const bool dominates = atLeast(x[j], x[i], xHigherIsBetter) && atLeast(y[j], y[i], yHigherIsBetter) &&
-                             (better(x[j], x[i], xHigherIsBetter) || better(y[j], y[i], yHigherIsBetter));
-      if (dominates) front[i] = false;
-    }
-  }
+  // The engine's front, the one the search promotes by (search::nondominated_fronts): front 1.
+  std::vector<std::vector<double>> points;
+  points.reserve(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) points.push_back({x[i], y[i]});
+  const auto goal = [](bool higher) { return higher ? MetricGoal::Maximize : MetricGoal::Minimize; };
+  const std::vector<int> fronts = search::nondominated_fronts(points, {goal(xHigherIsBetter), goal(yHigherIsBetter)});
+  std::vector<bool> front(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) front[i] = fronts[i] == 1;
   return front;
 }
 

@@ -30,7 +30,9 @@ struct CostValue {
 // says which.
 CostValue runCost(const LoadedRun& run, CostAxis axis);
 
-// true for each point no other point dominates (at least as good on both axes, better on one).
+// true for each point no other point dominates (at least as good on both axes, better on one):
+// the first front of search::nondominated_fronts (engine/search/promotion.h), the same front a
+// search promotes by.
 std::vector<bool> paretoFront(const std::vector<double>& x, const std::vector<double>& y,
                               bool xHigherIsBetter, bool yHigherIsBetter);
 

@@ -9,6 +9,7 @@
 #include <qcustomplot.h>
 
 #include "compare_data.h"
+#include "metrics_csv.h"
 #include "core/duration_format.h"
 #include "core/provenance_fields.h"
 #include "mixer_heatmap.h"
@@ -65,9 +66,9 @@ bool writeCurves(store::Store& s, const LoadedRun& run, const QString& dir, QStr
     g->setData(x, y, true);
   }
   plot.rescaleAxes();
-  padAxisRange(plot.yAxis);
-  return exportPlot(&plot, dir + "/curves.png", error, kPlotSize) &&
-         exportPlot(&plot, dir + "/curves.pdf", error, kPlotSize);
+  widgets::padAxisRange(plot.yAxis);
+  return widgets::exportPlot(&plot, dir + "/curves.png", error, kPlotSize) &&
+         widgets::exportPlot(&plot, dir + "/curves.pdf", error, kPlotSize);
 }
 
 bool writeMixer(const LoadedRun& run, const QString& dir, QString* error) {
@@ -76,7 +77,7 @@ bool writeMixer(const LoadedRun& run, const QString& dir, QString* error) {
   heatmap.resize(520, 620);
   heatmap.setMatrix(last.layers, last.branches, last.weights);
   heatmap.plot()->setWindowTitle(QObject::tr("%1, mixer at step %2").arg(run.label).arg(last.step));
-  return exportPlot(heatmap.plot(), dir + "/mixer.png", error, QSize(520, 620));
+  return widgets::exportPlot(heatmap.plot(), dir + "/mixer.png", error, QSize(520, 620));
 }
 
 bool writeCsvFiles(store::Store& s, const LoadedRun& run, const QString& dir, QString* error) {
@@ -85,14 +86,14 @@ bool writeCsvFiles(store::Store& s, const LoadedRun& run, const QString& dir, QS
   if (!writeMetricsCsv(dir + "/metrics.csv", series, error)) return false;
   QString evals = "step,task,seq_len,metric,value\n";
   for (const auto& e : run.evals)
-    evals += QStringLiteral("%1,%2,%3,%4,%5\n").arg(e.step).arg(csvField(QString::fromStdString(e.task)))
-                 .arg(e.seq_len).arg(csvField(QString::fromStdString(e.metric))).arg(e.value, 0, 'g', QLocale::FloatingPointShortest);
+    evals += QStringLiteral("%1,%2,%3,%4,%5\n").arg(e.step).arg(widgets::csvField(QString::fromStdString(e.task)))
+                 .arg(e.seq_len).arg(widgets::csvField(QString::fromStdString(e.metric))).arg(e.value, 0, 'g', QLocale::FloatingPointShortest);
   QString perf = "seq_len,batch,tokens_per_s,peak_bytes,device,phase,method\n";
   for (const auto& p : run.perf)
     perf += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n").arg(p.seq_len).arg(p.batch).arg(p.tokens_per_s, 0, 'g', QLocale::FloatingPointShortest)
-                .arg(p.peak_bytes).arg(csvField(QString::fromStdString(p.device)),
-                                       csvField(QString::fromStdString(p.phase)),
-                                       csvField(QString::fromStdString(p.method)));
+                .arg(p.peak_bytes).arg(widgets::csvField(QString::fromStdString(p.device)),
+                                       widgets::csvField(QString::fromStdString(p.phase)),
+                                       widgets::csvField(QString::fromStdString(p.method)));
   return writeText(dir + "/evals.csv", evals, error) && writeText(dir + "/perf.csv", perf, error);
 }
 

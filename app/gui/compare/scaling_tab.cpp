@@ -78,8 +78,8 @@ ScalingTab::ScalingTab(QWidget* parent) : QWidget(parent) {
   m_panel->setObjectName("compareScaling");
   m_panel->setLogX(true);
   m_panel->setLogY(true);
-  top->addWidget(makeExportButton(m_panel->plot(), "compare-scaling", {}, this));
-  installExportMenu(m_panel->plot(), "compare-scaling");
+  top->addWidget(widgets::makeExportButton(m_panel->plot(), "compare-scaling", {}, this));
+  widgets::installExportMenu(m_panel->plot(), "compare-scaling");
   layout->addLayout(top);
   layout->addWidget(m_panel, 1);
   m_summary = new QLabel(this);

@@ -123,7 +123,7 @@ QWidget* ConfigEditor::buildModelTab() {
   return tab;
 }
 
-// The training section validates through the runtime (runtime/project.h).
+// The training section validates through the runtime (project/project.h).
 SectionEditor* ConfigEditor::buildTrainingTab() {
   auto* form = new JsonForm;
   populateTrainingForm(form);

@@ -2,7 +2,7 @@
 // JSON side by side (kept in sync, validated as the user types, undo/redo), a preset chooser,
 // and a live summary of parameters, FLOPs per token per branch and memory. A second tab edits
 // the training section the same way. Engine headers only (no torch): model/model_config.h,
-// model/flops.h, model/presets.h, runtime/project.h.
+// model/flops.h, model/presets.h, project/project.h.
 #pragma once
 
 #include <QString>

@@ -31,7 +31,6 @@ class JsonPane : public QWidget {
   // Parses now if an edit is waiting for the debounce timer; true when one was.
   bool flush();
   bool isPending() const { return m_debounce.isActive(); }
-  void setDebounceMs(int ms) { m_debounce.setInterval(ms); }
   QPlainTextEdit* editor() const { return m_editor; }
 
  signals:

@@ -43,7 +43,7 @@ int intAt(const json& doc, const char* key, int fallback) {
 
 }  // namespace
 
-// Longer than 60 lines: a flat list of the model form's fields, in the order the user sees them.
+// A flat list of the model form's fields, in the order the user sees them.
 void populateModelForm(JsonForm* form) {
   const QString autoWidth = QObject::tr("auto (4 × d_model)");
   form->addSection(QObject::tr("Model"));

@@ -123,7 +123,6 @@ void SectionEditor::applyDocument(const json& doc, bool rewriteText) {
 }
 
 void SectionEditor::revalidate() {
-  if (m_verdict.ok) m_lastValid = m_doc;
   if (!m_syntaxError.isEmpty()) {
     m_form->clearInvalid();
     m_pane->setError(m_syntaxError, /*outlineEditor=*/true);

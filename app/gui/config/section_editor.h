@@ -49,8 +49,6 @@ class SectionEditor : public QWidget {
   // An undoable replacement of the whole document (loading a preset).
   void pushDocument(const QString& commandText, const nlohmann::json& doc);
   const nlohmann::json& document() const { return m_doc; }
-  // The last document the checker accepted (the one in effect).
-  const nlohmann::json& lastValidDocument() const { return m_lastValid; }
   bool isValid() const { return m_verdict.ok && m_syntaxError.isEmpty(); }
   QString errorText() const { return m_syntaxError.isEmpty() ? m_verdict.message : m_syntaxError; }
   // Parses typed JSON now instead of after the debounce pause.
@@ -83,7 +81,6 @@ class SectionEditor : public QWidget {
   Rules m_rules;
   QUndoStack* m_stack;
   nlohmann::json m_doc = nlohmann::json::object();
-  nlohmann::json m_lastValid;
   Verdict m_verdict;
   QString m_syntaxError;
 };

@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "json_form.h"
-#include "runtime/project.h"
+#include "project/project.h"
 
 namespace pha::gui {
 

@@ -22,7 +22,7 @@
 // The report's own number formats (mean ± std (n), [lo, hi]), so the window prints the figures
 // exactly as `pha report` does.
 #include "analysis/report_format.h"
-#include "runtime/project_report.h"
+#include "project/project_report.h"
 
 #include "core/atomic_file.h"
 
@@ -115,7 +115,7 @@ QTableWidget* makeClaimTable(int index, QWidget* parent) {
 
 }  // namespace
 
-// Longer than 60 lines: the dock's widgets and their layout, top to bottom as shown.
+// The dock's widgets and their layout, top to bottom as shown.
 ReportView::ReportView(QWidget* parent) : QWidget(parent) {
   setObjectName("reportView");
   auto* outer = new QVBoxLayout(this);

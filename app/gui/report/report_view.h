@@ -39,7 +39,6 @@ class ReportView : public QWidget {
   // Builds the report again (runs finished). A refresh asked while one is being built runs after it.
   void refresh();
   bool isBuilding() const;
-  qint64 lastBuildMs() const { return m_buildMs; }  // wall time of the last project_report call
 
   // The report shown (null before the first one, or when it could not be built: see message()).
   const analysis::Report* report() const { return m_report.get(); }

@@ -26,7 +26,7 @@ RungChart::RungChart(QWidget* parent) : QWidget(parent) {
   m_panel->setObjectName("searchRungChart");
   m_panel->plot()->setMinimumHeight(160);
   layout->addWidget(m_panel, 1);
-  installExportMenu(m_panel->plot(), "search-rungs");
+  widgets::installExportMenu(m_panel->plot(), "search-rungs");
   m_panel->plot()->setMouseTracking(true);
   connect(m_panel->plot(), &QCustomPlot::mouseMove, this, &RungChart::hover);
   clear(tr("The rung chart fills as the search decides its rungs."));
@@ -53,7 +53,7 @@ void RungChart::setHighlighted(const QStringList& trialIds) {
   redraw();
 }
 
-// Longer than 60 lines: lines, markers, names and the rung ticks are drawn in one pass, in the
+// Lines, markers, names and the rung ticks are drawn in one pass, in the
 // order QCustomPlot stacks them (faded first, bold and selected on top).
 void RungChart::redraw() {
   QCustomPlot* plot = m_panel->plot();

@@ -11,7 +11,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "runtime/search_job.h"
+#include "search/runner/search_job.h"
 
 class QCustomPlot;
 class QMouseEvent;

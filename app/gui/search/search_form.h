@@ -2,7 +2,7 @@
 // (docs/search.md): the base variants, the space (an editable JSON text: a structured editor
 // for choice lists and ranges is not built), the layer patterns (generated from constraints, or
 // an explicit list as JSON text), the budget, one or two objectives, seeds, sampler,
-// equal_params and threads. Save writes the section back to project.json (writeSearchSection:
+// equal_params and threads. Save writes the section back to project.json (runtime::write_search_section:
 // the engine validates it first; its pha::Error, naming the field, is shown under the form and
 // nothing is written). Fields left as loaded keep their JSON exactly as written (an objective
 // given as {"metric", "direction"} stays so), and keys the form does not know are kept.
@@ -25,17 +25,19 @@ class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 
-namespace pha::gui {
+namespace pha::runtime {
+struct SearchSectionFile;  // project/project_search.h
+}
 
-struct SearchSectionFile;
+namespace pha::gui {
 
 class SearchForm : public QWidget {
   Q_OBJECT
  public:
   explicit SearchForm(QWidget* parent = nullptr);
 
-  // Shows `file`'s section (or, when it has none, a proposal to add: defaultSearchSection).
-  void load(const QString& projectDir, const SearchSectionFile& file);
+  // Shows `file`'s section (or, when it has none, a proposal to add: runtime::default_search_section).
+  void load(const QString& projectDir, const runtime::SearchSectionFile& file);
   void clear(const QString& message);
   // The section the form describes now (the loaded JSON with the edited fields replaced); null
   // with *error when a JSON text field does not parse.
@@ -49,10 +51,8 @@ class SearchForm : public QWidget {
 
   // For tests and scripts: the widgets by field.
   QSpinBox* etaSpin() const { return m_eta; }
-  QLineEdit* minEdit() const { return m_min; }
   QLineEdit* maxEdit() const { return m_max; }
   QPlainTextEdit* spaceEdit() const { return m_space; }
-  QComboBox* secondObjective() const { return m_objective2; }
 
  signals:
   void saved();  // project.json has the new section

@@ -9,7 +9,7 @@
 #include <QStringList>
 #include <vector>
 
-#include "runtime/search_job.h"
+#include "search/runner/search_job.h"
 
 namespace pha::gui {
 

@@ -8,7 +8,7 @@
 
 #include "core/metric_table.h"
 #include "export_menu.h"
-#include "plot_export.h"  // padAxisRange
+#include "plot_export.h"  // widgets::padAxisRange
 #include "plot_panel.h"
 #include "run_costs.h"    // paretoFront
 #include "search_leaderboard.h"
@@ -24,14 +24,14 @@ SearchParetoChart::SearchParetoChart(QWidget* parent) : QWidget(parent) {
   m_panel = new widgets::PlotPanel(tr("first objective"), tr("second objective"), this);
   m_panel->setObjectName("searchPareto");
   layout->addWidget(m_panel, 1);
-  installExportMenu(m_panel->plot(), "search-pareto");
+  widgets::installExportMenu(m_panel->plot(), "search-pareto");
   setSummary({});
 }
 
 QCustomPlot* SearchParetoChart::plot() const { return m_panel->plot(); }
 QString SearchParetoChart::emptyMessage() const { return m_panel->emptyMessage(); }
 
-// Longer than 60 lines: points, front line and names in one pass, in QCustomPlot's stacking order.
+// Points, front line and names in one pass, in QCustomPlot's stacking order.
 void SearchParetoChart::setSummary(const pha::runtime::SearchSummary& s) {
   QCustomPlot* plot = m_panel->plot();
   plot->clearGraphs();
@@ -97,8 +97,8 @@ void SearchParetoChart::setSummary(const pha::runtime::SearchSummary& s) {
   plot->yAxis->setLabel(axisName(1));
   if (m_points > 0) {
     plot->rescaleAxes();
-    padAxisRange(plot->xAxis, 0.15);
-    padAxisRange(plot->yAxis, 0.15);
+    widgets::padAxisRange(plot->xAxis, 0.15);
+    widgets::padAxisRange(plot->yAxis, 0.15);
     m_panel->setEmptyMessage(tr("Each trial at its latest measured rung; filled and named: non-dominated (%1 of %2); "
                                 "colour: state.")
                                  .arg(m_front.size())

@@ -9,7 +9,7 @@
 #include <QStringList>
 #include <QWidget>
 
-#include "runtime/search_job.h"
+#include "search/runner/search_job.h"
 
 class QCustomPlot;
 

@@ -1,5 +1,5 @@
 // What the Search view shows of a search, built from the engine's SearchSummary
-// (runtime/search_job.h): the store's state (runtime::search_status) with the live updates of
+// (search/runner/search_job.h): the store's state (runtime::search_status) with the live updates of
 // a running search laid over it, the leaderboard's order (the same as `pha search --status`),
 // and the small facts the charts and buttons need (a trial's id for --promote, its runs for
 // Compare, its layer pattern). Plain value code: no widgets, no store access.
@@ -10,7 +10,7 @@
 #include <QStringList>
 #include <vector>
 
-#include "runtime/search_job.h"
+#include "search/runner/search_job.h"
 
 namespace pha::gui {
 

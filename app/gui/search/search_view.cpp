@@ -25,11 +25,11 @@
 #include "queue_controller.h"
 #include "run_queue.h"
 #include "rung_chart.h"
-#include "runtime/project_files.h"
+#include "project/project_files.h"
 #include "search_form.h"
 #include "search_leaderboard.h"
 #include "search_pareto.h"
-#include "search_section_file.h"
+#include "project/project_search.h"
 #include "search_state.h"
 
 namespace pha::gui {
@@ -195,7 +195,7 @@ void SearchView::refresh() {
   const QString dir = m_session->dir();
   QString problem;
   try {
-    const SearchSectionFile file = readSearchSection(dir.toStdString());
+    const runtime::SearchSectionFile file = runtime::read_search_section(dir.toStdString());
     m_hasSection = !file.section.is_null();
     m_form->load(dir, file);
   } catch (const std::exception& e) {
@@ -399,9 +399,7 @@ bool SearchView::promoteSelected(const QString& name) {
       proposed = QString::fromStdString(t->search + "-t" + std::to_string(t->trial));
     }
     bool ok = true;
-    if (m_namePrompt)
-      chosen = m_namePrompt(proposed, &ok);
-    else if (QApplication::platformName() == "offscreen")
+    if (QApplication::platformName() == "offscreen")
       chosen = proposed;
     else
       chosen = QInputDialog::getText(this, tr("Promote to variant"),

@@ -17,7 +17,7 @@
 #include <QWidget>
 #include <functional>
 
-#include "runtime/search_job.h"
+#include "search/runner/search_job.h"
 
 class QLabel;
 class QPushButton;
@@ -58,10 +58,6 @@ class SearchView : public QWidget {
   void selectTrials(const QStringList& trialIds);  // searchTrialId of each
   QStringList selectedTrials() const;
 
-  // Asked for the promoted variant's name; default: an input dialog (the proposal offscreen).
-  using NamePrompt = std::function<QString(const QString& proposed, bool* ok)>;
-  void setNamePrompt(NamePrompt prompt) { m_namePrompt = std::move(prompt); }
-
   const pha::runtime::SearchSummary& summary() const { return m_shown; }
   SearchForm* form() const { return m_form; }
   SearchLeaderboardModel* leaderboard() const { return m_model; }
@@ -94,7 +90,6 @@ class SearchView : public QWidget {
   ProjectSession* m_session;
   RunQueue* m_queue;
   QueueController* m_controller = nullptr;
-  NamePrompt m_namePrompt;
   bool m_hasSection = false;
   bool m_live = false;   // a search of this project runs in the queue
   int m_liveJobs = 1;

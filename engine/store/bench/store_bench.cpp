@@ -102,7 +102,7 @@ std::int64_t write_long_run(ps::Store& store, long points) {
 
 }  // namespace
 
-// Longer than 60 lines: the benchmark's measurements and its printed table, top to bottom.
+// The benchmark's measurements and its printed table, top to bottom.
 int main(int argc, char** argv) {
   try {
     Args args = parse(argc, argv);

@@ -18,7 +18,7 @@
 
 #include "cli_runner.h"
 #include "../../engine/runtime/runtime_test_util.h"
-#include "model/checkpoint.h"
+#include "nn/checkpoint.h"
 #include "store/store.h"
 
 namespace fs = std::filesystem;

@@ -14,7 +14,7 @@
 #include "engine/runtime/runtime_test_util.h"
 #include "main_window.h"
 #include "project_session.h"
-#include "runtime/project_files.h"
+#include "project/project_files.h"
 
 using namespace pha::gui;
 using nlohmann::json;

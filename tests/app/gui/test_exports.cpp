@@ -35,20 +35,20 @@ namespace {
 struct Answers {
   QString folder;
   QString suggested;
-  ImageExportOptions proposed;
+  pha::widgets::ImageExportOptions proposed;
   int asked = 0;
   Answers() {
-    setExportPrompts({[this](QWidget*, const QString& suggestion, const QStringList&, QString*) {
+    pha::widgets::setExportPrompts({[this](QWidget*, const QString& suggestion, const QStringList&, QString*) {
                         suggested = suggestion;
                         return folder.isEmpty() ? QString() : folder + "/" + QFileInfo(suggestion).fileName();
                       },
-                      [this](QWidget*, ImageExportOptions* o) {
+                      [this](QWidget*, pha::widgets::ImageExportOptions* o) {
                         proposed = *o;
                         ++asked;
                         return true;
                       }});
   }
-  ~Answers() { setExportPrompts({}); }
+  ~Answers() { pha::widgets::setExportPrompts({}); }
 };
 
 void fill(pha::widgets::CurvePlot& p) {
@@ -66,8 +66,8 @@ TEST(Export, RemembersTheFolderAndWritesTheChosenSizeAndDpi) {
   QTemporaryDir a, b;
   Answers answers;
   answers.folder = a.path();
-  const ExportSource source{"loss", {}, [] { return QString("pha-tiny: loss, step 50"); }};
-  const QString first = exportInteractively(nullptr, p.plot(), source);
+  const pha::widgets::ExportSource source{"loss", {}, [] { return QString("pha-tiny: loss, step 50"); }};
+  const QString first = pha::widgets::exportInteractively(nullptr, p.plot(), source);
   ASSERT_EQ(first, a.filePath("pha-tiny-loss-step-50.png"));
   EXPECT_EQ(answers.proposed.size, QSize(1600, 900));
   EXPECT_EQ(answers.proposed.dpi, 192);
@@ -78,12 +78,12 @@ TEST(Export, RemembersTheFolderAndWritesTheChosenSizeAndDpi) {
 
   // The next export opens in that folder, with the last format.
   answers.folder = b.path();
-  const QString second = exportInteractively(nullptr, p.plot(), source);
+  const QString second = pha::widgets::exportInteractively(nullptr, p.plot(), source);
   EXPECT_TRUE(answers.suggested.startsWith(a.path() + "/")) << answers.suggested.toStdString();
   EXPECT_TRUE(answers.suggested.endsWith(".png"));
   EXPECT_EQ(second, b.filePath("pha-tiny-loss-step-50.png"));
   answers.folder.clear();  // cancelled: nothing written, nothing asked
-  EXPECT_TRUE(exportInteractively(nullptr, p.plot(), source).isEmpty());
+  EXPECT_TRUE(pha::widgets::exportInteractively(nullptr, p.plot(), source).isEmpty());
   EXPECT_TRUE(answers.suggested.startsWith(b.path() + "/"));
   EXPECT_EQ(answers.asked, 2);
 }
@@ -94,14 +94,14 @@ TEST(Export, TheTitleIsDrawnAndTheLayoutRestored) {
   QTemporaryDir dir;
   QString error;
   const int rows = p.plot()->plotLayout()->rowCount();
-  ASSERT_TRUE(exportPlot(p.plot(), dir.filePath("t.svg"), ImageExportOptions{QSize(800, 450), 96, "pha-tiny: loss, step 50"},
+  ASSERT_TRUE(pha::widgets::exportPlot(p.plot(), dir.filePath("t.svg"), pha::widgets::ImageExportOptions{QSize(800, 450), 96, "pha-tiny: loss, step 50"},
                          &error))
       << error.toStdString();
   QFile svg(dir.filePath("t.svg"));
   ASSERT_TRUE(svg.open(QIODevice::ReadOnly));
   EXPECT_TRUE(svg.readAll().contains("pha-tiny: loss, step 50"));
   EXPECT_EQ(p.plot()->plotLayout()->rowCount(), rows) << "the title row is removed after the export";
-  EXPECT_FALSE(exportPlot(p.plot(), dir.filePath("t.png"), ImageExportOptions{QSize(8, 8), 96, {}}, &error));
+  EXPECT_FALSE(pha::widgets::exportPlot(p.plot(), dir.filePath("t.png"), pha::widgets::ImageExportOptions{QSize(8, 8), 96, {}}, &error));
   EXPECT_TRUE(error.contains("out of range")) << error.toStdString();
 }
 
@@ -115,7 +115,7 @@ TEST(Export, HeatmapImageHasNoLegendBox) {
   const QRect cells = h.plot()->axisRect()->rect().adjusted(3, 3, -3, -3);
   QTemporaryDir dir;
   QString error;
-  ASSERT_TRUE(exportPlot(h.plot(), dir.filePath("mixer.png"), ImageExportOptions{h.plot()->size(), 96, {}}, &error))
+  ASSERT_TRUE(pha::widgets::exportPlot(h.plot(), dir.filePath("mixer.png"), pha::widgets::ImageExportOptions{h.plot()->size(), 96, {}}, &error))
       << error.toStdString();
   const QImage image(dir.filePath("mixer.png"));
   ASSERT_EQ(image.size(), h.plot()->size());
@@ -141,9 +141,9 @@ TEST(Export, TheMixerCsvIsNotNamedAfterTheStepShown) {
   QTemporaryDir dir;
   Answers answers;
   answers.folder = dir.path();
-  const ExportSource source = w.monitor()->mixerExport();
+  const pha::widgets::ExportSource source = w.monitor()->mixerExport();
   EXPECT_TRUE(source.title().contains("step 20")) << source.title().toStdString();
-  const QString path = exportInteractively(nullptr, w.docks().mixerPanel->heatmap()->plot(), source);
+  const QString path = pha::widgets::exportInteractively(nullptr, w.docks().mixerPanel->heatmap()->plot(), source);
   ASSERT_FALSE(path.isEmpty());
   EXPECT_EQ(QFileInfo(path).fileName(), "pha-tiny-mixer-weights.csv");
   QFile csv(path);
@@ -173,7 +173,7 @@ TEST(Export, TheRunReportGoesIntoAFolderThatDoesNotExistYet) {
   QTemporaryDir dir;
   const QString target = dir.filePath("reports/new/run-report");
   QString suggested;
-  setExportPrompts({[&](QWidget*, const QString& s, const QStringList&, QString*) {
+  pha::widgets::setExportPrompts({[&](QWidget*, const QString& s, const QStringList&, QString*) {
                       suggested = s;
                       return target;
                     },
@@ -183,7 +183,7 @@ TEST(Export, TheRunReportGoesIntoAFolderThatDoesNotExistYet) {
     if (a->text() == "Export run &report...") action = a;
   ASSERT_NE(action, nullptr);
   action->trigger();
-  setExportPrompts({});
+  pha::widgets::setExportPrompts({});
   EXPECT_TRUE(suggested.endsWith("/run-1-report")) << suggested.toStdString();
   EXPECT_TRUE(QFileInfo::exists(target + "/index.html")) << w.lastError().toStdString();
   EXPECT_TRUE(QFileInfo::exists(target + "/metrics.csv"));

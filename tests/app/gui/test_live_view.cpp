@@ -92,7 +92,7 @@ TEST(LiveView, CurveExportsNameTheRunAndWriteEveryStoredPoint) {
   ASSERT_TRUE(w.monitor()->showStoredRun(f.path(), id));
   pha::widgets::CurvePlot* loss = w.docks().lossPlot;
   EXPECT_LT(loss->pointCount("train/loss"), 3000);
-  const ExportSource source = w.monitor()->curvesExport(loss);
+  const pha::widgets::ExportSource source = w.monitor()->curvesExport(loss);
   EXPECT_EQ(source.title(), "pha-tiny: loss (nats/token), step 3000");
   QTemporaryDir dir;
   const QString path = dir.filePath("loss.csv");
@@ -114,7 +114,7 @@ TEST(LiveView, MixerExportHasOneRowPerCellOfEverySnapshot) {
   const auto id = f.add(r);
   MainWindow w;
   ASSERT_TRUE(w.monitor()->showStoredRun(f.path(), id));
-  const ExportSource source = w.monitor()->mixerExport();
+  const pha::widgets::ExportSource source = w.monitor()->mixerExport();
   EXPECT_EQ(source.title(), "pha-tiny: mixer weights, step 20");
   QTemporaryDir dir;
   const QString path = dir.filePath("mixer.csv");

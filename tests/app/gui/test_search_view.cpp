@@ -27,7 +27,7 @@
 #include "queue_controller.h"
 #include "run_queue.h"
 #include "rung_chart.h"
-#include "runtime/search_job.h"
+#include "search/runner/search_job.h"
 #include "search_form.h"
 #include "search_leaderboard.h"
 #include "search_pareto.h"

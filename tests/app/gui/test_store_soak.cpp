@@ -153,7 +153,7 @@ bool clearFailure(const CliCall& c) {
 
 }  // namespace
 
-// Longer than 60 lines: the soak's loop, then every check on what the store holds.
+// The soak's loop, then every check on what the store holds.
 TEST(StoreSoak, TheWindowAndThePhaProcessesShareTheStoreWithoutLosingAnything) {
   pha::test::TempProject a, b, c;
   a.write_project(soakProject(a));

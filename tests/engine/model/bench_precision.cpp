@@ -25,7 +25,7 @@
 #include "core/allocator.h"
 #include "core/blas_core.h"
 #include "device/system_info.h"
-#include "model/precision.h"
+#include "nn/precision.h"
 #include "model/presets.h"
 #include "runtime/trainer.h"
 

@@ -7,7 +7,7 @@
 
 #include <torch/types.h>
 
-#include "model/pha_model.h"
+#include "nn/pha_model.h"
 
 namespace pha::model::testing {
 

@@ -9,7 +9,7 @@
 
 #include "attention/attention.h"
 #include "core/error.h"
-#include "model/attention_branch.h"
+#include "nn/attention_branch.h"
 #include "rope_cosine/rope_cosine.h"
 #include "test_model_util.h"
 

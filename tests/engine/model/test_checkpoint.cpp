@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "model/checkpoint.h"
-#include "model/pha_model.h"
+#include "nn/checkpoint.h"
+#include "nn/pha_model.h"
 #include "model/variants.h"
 
 namespace fs = std::filesystem;

@@ -7,8 +7,8 @@
 #include <torch/types.h>
 
 #include "core/error.h"
-#include "model/generate.h"
-#include "model/pha_model.h"
+#include "nn/generate.h"
+#include "nn/pha_model.h"
 #include "test_model_util.h"
 
 namespace pha::model {

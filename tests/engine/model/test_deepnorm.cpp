@@ -8,8 +8,8 @@
 
 #include <torch/types.h>
 
-#include "model/deepnorm_init.h"
-#include "model/pha_model.h"
+#include "nn/deepnorm_init.h"
+#include "nn/pha_model.h"
 #include "test_model_util.h"
 
 namespace pha::model {

@@ -4,7 +4,7 @@
 #include <torch/types.h>
 
 #include "core/error.h"
-#include "model/gss_branch.h"
+#include "nn/gss_branch.h"
 #include "test_model_util.h"
 
 namespace pha::model {

@@ -6,8 +6,8 @@
 
 #include <torch/types.h>
 
-#include "model/mixer.h"
-#include "model/pha_model.h"
+#include "nn/mixer.h"
+#include "nn/pha_model.h"
 #include "test_model_util.h"
 
 namespace pha::model {

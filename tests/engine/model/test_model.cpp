@@ -2,12 +2,13 @@
 // parameter names and layer structure; bad configs fail with pha::Error naming the field.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include <torch/types.h>
 
 #include "core/error.h"
-#include "model/pha_model.h"
+#include "nn/pha_model.h"
 #include "test_model_util.h"
 
 namespace pha::model {
@@ -58,12 +59,16 @@ TEST(Model, ParameterNames) {
     EXPECT_TRUE(names.count(n)) << n;
   }
   EXPECT_FALSE(names.count("head.weight"));  // tied
-  for (const auto& info : model->parameter_info()) {
-    if (info.name == "layers.0.sub.0.gss.cre") EXPECT_EQ(info.role, ParamRole::DssKernel);
-    if (info.name == "layers.0.sub.0.mixer.p") EXPECT_FALSE(info.weight_decay);
-    if (info.name == "layers.0.sub.0.attn.w_qkv.weight") EXPECT_TRUE(info.weight_decay);
-    if (info.name == "layers.0.sub.0.norm_attn.weight") EXPECT_EQ(info.role, ParamRole::Norm);
-  }
+  // Each parameter the optimizer groups by role must exist (a renamed one fails here, not silently).
+  std::map<std::string, ParamInfo> infos;
+  for (const auto& info : model->parameter_info()) infos.emplace(info.name, info);
+  for (const char* n : {"layers.0.sub.0.gss.cre", "layers.0.sub.0.mixer.p", "layers.0.sub.0.attn.w_qkv.weight",
+                        "layers.0.sub.0.norm_attn.weight"})
+    ASSERT_TRUE(infos.count(n)) << n << " is not a parameter of the model";
+  EXPECT_EQ(infos.at("layers.0.sub.0.gss.cre").role, ParamRole::DssKernel);
+  EXPECT_FALSE(infos.at("layers.0.sub.0.mixer.p").weight_decay);
+  EXPECT_TRUE(infos.at("layers.0.sub.0.attn.w_qkv.weight").weight_decay);
+  EXPECT_EQ(infos.at("layers.0.sub.0.norm_attn.weight").role, ParamRole::Norm);
   ModelConfig untied = testing::tiny_config("transformer");
   untied.tie_embeddings = false;
   PhaModel m2(untied);

@@ -5,7 +5,7 @@
 #include <torch/optim/adamw.h>
 #include <torch/types.h>
 
-#include "model/pha_model.h"
+#include "nn/pha_model.h"
 #include "test_model_util.h"
 
 namespace pha::model {

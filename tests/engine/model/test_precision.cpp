@@ -20,9 +20,9 @@
 #include <torch/types.h>
 
 #include "core/error.h"
-#include "model/pha_model.h"
-#include "model/precision.h"
-#include "model/safetensors.h"
+#include "nn/pha_model.h"
+#include "nn/precision.h"
+#include "nn/safetensors.h"
 #include "model/presets.h"
 #include "precision_test.h"
 #include "runtime/trainer.h"

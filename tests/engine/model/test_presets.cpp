@@ -12,7 +12,7 @@
 
 #include "core/error.h"
 #include "model/flops.h"
-#include "model/pha_model.h"
+#include "nn/pha_model.h"
 #include "model/variants.h"
 
 using namespace pha::model;

@@ -10,7 +10,7 @@
 #include <torch/types.h>
 
 #include "common/kernel_select.h"
-#include "model/pha_model.h"
+#include "nn/pha_model.h"
 #include "model/presets.h"
 
 namespace pha::model {

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "model/safetensors.h"
+#include "nn/safetensors.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -9,9 +9,9 @@
 #include <torch/torch.h>
 
 #include "core/error.h"
-#include "model/deepnorm_init.h"
+#include "nn/deepnorm_init.h"
 #include "model/flops.h"
-#include "model/pha_model.h"
+#include "nn/pha_model.h"
 #include "model/presets.h"
 #include "model/variants.h"
 #include "test_model_util.h"

@@ -6,8 +6,8 @@
 #include "core/error.h"
 #include "error_message.h"
 #include "core/limits.h"
-#include "runtime/project.h"
-#include "runtime/project_report.h"
+#include "project/project.h"
+#include "project/project_report.h"
 #include "runtime_test_util.h"
 
 using nlohmann::json;

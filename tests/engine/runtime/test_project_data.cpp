@@ -12,8 +12,8 @@
 #include "core/error.h"
 #include "error_message.h"
 #include "runtime/job.h"
-#include "runtime/project.h"
-#include "runtime/project_files.h"
+#include "project/project.h"
+#include "project/project_files.h"
 #include "runtime_test_util.h"
 #include "text_files.h"
 

@@ -1,7 +1,7 @@
-// Project-folder operations (runtime/project_files.h): the store path, templates in one search
+// Project-folder operations (project/project_files.h): the store path, templates in one search
 // order, projects made from text, and variants added to project.json validated, atomically,
 // with the rest of the file kept as written.
-#include "runtime/project_files.h"
+#include "project/project_files.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,7 +12,7 @@
 
 #include "core/error.h"
 #include "error_message.h"
-#include "runtime/project.h"
+#include "project/project.h"
 #include "runtime_test_util.h"
 
 using nlohmann::json;

@@ -1,11 +1,11 @@
-// The project queue (runtime/project_queue.h): which runs, in which order, and the "profile
+// The project queue (project/project_queue.h): which runs, in which order, and the "profile
 // after the runs" policy the CLI and the window share.
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "runtime/project.h"
-#include "runtime/project_queue.h"
-#include "runtime/work_queue.h"
+#include "project/project.h"
+#include "project/project_queue.h"
+#include "queue/work_queue.h"
 #include "runtime_test_util.h"
 #include "store/store.h"
 
@@ -89,7 +89,7 @@ TEST(ProjectQueue, ResumeNamesItsRunFromTheStoreAndUnknownNamesAreErrors) {
   }
 }
 
-// ---- the engine's one work queue (runtime/work_queue.h), what `pha train` and the window drive ----
+// ---- the engine's one work queue (queue/work_queue.h), what `pha train` and the window drive ----
 
 TEST(WorkQueue, OneRuleShortensARunAndTheWindowsStepsOverrideFollowsIt) {
   TrainingConfig t;
@@ -214,6 +214,44 @@ TEST(WorkQueue, RunsATrainingItemShortenedAndEndsBadInputAsFailedWithoutThrowing
   const QueueItemResult no_section = run_queue_item(search, q.settings(), quiet, control);
   EXPECT_EQ(no_section.status, "failed") << "a project without a search section";
   EXPECT_NE(no_section.reason.find("search"), std::string::npos) << no_section.reason;
+}
+
+TEST(WorkQueue, AProjectEditedAfterItWasQueuedTrainsWhatWasQueued) {
+  // The window and `pha train` read project.json once, when the run is queued: an edit made
+  // between the click and the run's start does not change what trains (QueueItem::resolved).
+  pha::test::TempProject p;
+  p.write_project(p.text_project({{"lr", 0.003}}));
+  const Project project = load_project(p.dir().string());
+  QueueSettings settings;
+  settings.steps = 2;
+  settings.threads = 1;
+  WorkQueue q(settings);
+  q.add_project(project, {});
+  auto item = q.next();
+  ASSERT_TRUE(item);
+  ASSERT_TRUE(item->resolved) << "the queue item carries the plan it was queued with";
+
+  json edited = p.text_project({{"lr", 0.01}});
+  edited["model"]["d_model"] = 48;
+  p.write_project(edited);
+
+  SearchObserver quiet;
+  RunControl control;
+  const QueueItemResult r = run_queue_item(*item, q.settings(), quiet, control);
+  ASSERT_EQ(r.status, "finished") << r.reason;
+  auto s = pha::store::Store::open(project.store_path());
+  const json stored = json::parse(s.get_run(r.run_id)->config_json);
+  EXPECT_DOUBLE_EQ(stored["training"]["lr"].get<double>(), 0.003) << "the queued lr trained, not the edited one";
+  EXPECT_EQ(stored["model"]["d_model"], project.runs.front().model.d_model) << "the queued model trained";
+
+  // An item without a resolved plan (one made by hand) reads the file when it starts.
+  QueueItem by_name = *item;
+  by_name.resolved.reset();
+  const QueueItemResult fresh = run_queue_item(by_name, q.settings(), quiet, control);
+  ASSERT_EQ(fresh.status, "finished") << fresh.reason;
+  const json now = json::parse(s.get_run(fresh.run_id)->config_json);
+  EXPECT_DOUBLE_EQ(now["training"]["lr"].get<double>(), 0.01);
+  EXPECT_EQ(now["model"]["d_model"], 48);
 }
 
 TEST(WorkQueue, EtaIsTheCurrentRunsRateThenTheQueuesMeanRate) {

@@ -17,8 +17,8 @@
 #include <gtest/gtest.h>
 
 #include "cli_runner.h"
-#include "runtime/project.h"
-#include "runtime/search_job.h"
+#include "project/project.h"
+#include "search/runner/search_job.h"
 #include "runtime_test_util.h"
 #include "store/search_store.h"
 #include "store/store.h"

@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "model/model_config.h"
-#include "runtime/process_stats.h"
+#include "core/process_stats.h"
 #include "runtime/step_bench.h"
 #include "runtime_test_util.h"
 
@@ -32,7 +32,7 @@ StepBenchSpec tiny_spec() {
 TEST(StepBench, MedianOfTimedTrainStepsWithTheirPhases) {
   StepBenchSpec spec = tiny_spec();
   spec.phase_times = true;
-  spec.precision = "fp32";  // "auto" is bf16 on CPUs with native bf16 (model/precision.h)
+  spec.precision = "fp32";  // "auto" is bf16 on CPUs with native bf16 (nn/precision.h)
   const StepBenchResult r = bench_steps(spec);
   ASSERT_EQ(r.step_s.size(), 4u) << "the warm-up step is not timed";
   EXPECT_DOUBLE_EQ(r.median_step_s, median_of(r.step_s));
@@ -47,7 +47,7 @@ TEST(StepBench, MedianOfTimedTrainStepsWithTheirPhases) {
   EXPECT_FALSE(r.bf16_autocast);
   EXPECT_GT(r.n_params, 0);
   EXPECT_GT(r.peak_bytes, 0);
-  EXPECT_LE(r.peak_bytes, peak_rss_bytes()) << "VmHWM only grows";
+  EXPECT_LE(r.peak_bytes, pha::peak_rss_bytes()) << "VmHWM only grows";
 }
 
 TEST(StepBench, ForwardPhaseAndTraceFile) {

@@ -12,7 +12,7 @@
 #include "runtime/early_stop.h"
 #include "runtime/job.h"
 #include "runtime/job_data.h"
-#include "runtime/project.h"
+#include "project/project.h"
 #include "runtime_test_util.h"
 #include "store/store.h"
 

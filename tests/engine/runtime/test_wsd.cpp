@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "runtime/job.h"
-#include "runtime/project.h"
+#include "project/project.h"
 #include "runtime/trainer.h"
 #include "runtime_test_util.h"
 #include "store/store.h"

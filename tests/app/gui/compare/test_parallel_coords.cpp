@@ -92,7 +92,7 @@ struct ShownTab {
     EXPECT_TRUE(QTest::qWaitForWindowExposed(&widget));
   }
   ParallelCoordsTab* tab() const { return widget.parallelTab(); }
-  ParallelCoordsView* view() const { return widget.parallelTab()->view(); }
+  pha::widgets::ParallelCoordsView* view() const { return widget.parallelTab()->view(); }
   int axisOf(const QString& key) const { return int(view()->axisKeys().indexOf(key)); }
   CompareWidget widget;
 };
@@ -209,7 +209,7 @@ TEST(ParallelCoords, NumericScaleAndCategoricalSpacing) {
 TEST(ParallelCoords, MoveAxisReordersByCallButtonsAndDrag) {
   ParallelStore s;
   ShownTab t(s.refs());
-  QSignalSpy moved(t.view(), &ParallelCoordsView::axesMoved);
+  QSignalSpy moved(t.view(), &pha::widgets::ParallelCoordsView::axesMoved);
   t.view()->moveAxis(3, 0);
   EXPECT_EQ(t.view()->axisKeys(), (QStringList{"val/loss", "model.d_model", "model.pattern", "training.lr"}));
   EXPECT_EQ(moved.count(), 1);
@@ -222,7 +222,7 @@ TEST(ParallelCoords, MoveAxisReordersByCallButtonsAndDrag) {
   EXPECT_EQ(t.view()->currentAxis(), 2);  // the moved axis stays chosen
 
   // Dragging the first axis's title onto the last axis's place.
-  ParallelCoordsView* v = t.view();
+  pha::widgets::ParallelCoordsView* v = t.view();
   const QPoint from(int(v->axisX(0)), int(v->titleY())), to(int(v->axisX(3)), int(v->titleY()));
   QTest::mousePress(v, Qt::LeftButton, {}, from);
   QTest::mouseMove(v, QPoint((from.x() + to.x()) / 2, from.y()));
@@ -243,7 +243,7 @@ TEST(ParallelCoords, BrushOnOneAxisSelectsRunsAndEmitsTheirIds) {
 
   // The mouse: a drag down the top part of the d_model axis keeps the runs at 64.
   t.view()->clearBrushes();
-  ParallelCoordsView* v = t.view();
+  pha::widgets::ParallelCoordsView* v = t.view();
   const int a = t.axisOf("model.d_model");
   const int x = int(v->axisX(a));
   QTest::mousePress(v, Qt::LeftButton, {}, QPoint(x, int(v->positionY(1.0)) - 2));
@@ -258,7 +258,7 @@ TEST(ParallelCoords, TwoBrushesIntersectAndClearingBringsEveryRunBack) {
   ParallelStore s;
   ShownTab t(s.refs());
   QSignalSpy spy(t.tab(), &ParallelCoordsTab::runsBrushed);
-  ParallelCoordsView* v = t.view();
+  pha::widgets::ParallelCoordsView* v = t.view();
   v->setBrushValues(t.axisOf("training.lr"), 1e-3, 1e-2);  // r1, r2
   v->setBrushValues(t.axisOf("model.d_model"), 60, 64);     // r2, r3
   EXPECT_EQ(v->brushCount(), 2);
@@ -288,7 +288,7 @@ TEST(ParallelCoords, TwoBrushesIntersectAndClearingBringsEveryRunBack) {
 TEST(ParallelCoords, TheBestRunGetsTheBestEndColourForEitherGoal) {
   ParallelStore s;
   ShownTab t(s.refs());
-  ParallelCoordsView* v = t.view();
+  pha::widgets::ParallelCoordsView* v = t.view();
   EXPECT_NE(v->bestColor(), v->worstColor());
   // val/loss, lower is better: r2 (2.0) best, r0 (3.0) worst.
   EXPECT_EQ(v->runColor(2), v->bestColor());
@@ -302,7 +302,7 @@ TEST(ParallelCoords, TheBestRunGetsTheBestEndColourForEitherGoal) {
 TEST(ParallelCoords, HoverNamesTheRunAndItsValues) {
   ParallelStore s;
   ShownTab t(s.refs());
-  ParallelCoordsView* v = t.view();
+  pha::widgets::ParallelCoordsView* v = t.view();
   const int lr = t.axisOf("training.lr");
   // A quarter of the way from the lr axis to the metric axis on r2's line (lr top, val/loss
   // bottom; halfway it crosses r0's, which goes from bottom to top).

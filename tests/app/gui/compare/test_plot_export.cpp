@@ -45,7 +45,7 @@ TEST(PlotExport, PngHasTheRequestedSize) {
   Plotted p;
   const QString path = p.f.dir() + "/curves.png";
   QString error;
-  ASSERT_TRUE(exportPlot(p.w.curvesTab()->plot(), path, &error, QSize(640, 400))) << error.toStdString();
+  ASSERT_TRUE(pha::widgets::exportPlot(p.w.curvesTab()->plot(), path, &error, QSize(640, 400))) << error.toStdString();
   QImage image(path);
   ASSERT_FALSE(image.isNull());
   EXPECT_EQ(image.size(), QSize(640, 400));
@@ -60,7 +60,7 @@ TEST(PlotExport, PdfIsVectorAndSvgCarriesTheLegend) {
   Plotted p;
   QString error;
   const QString pdf = p.f.dir() + "/curves.pdf";
-  ASSERT_TRUE(exportPlot(p.w.curvesTab()->plot(), pdf, &error, QSize(640, 400))) << error.toStdString();
+  ASSERT_TRUE(pha::widgets::exportPlot(p.w.curvesTab()->plot(), pdf, &error, QSize(640, 400))) << error.toStdString();
   const QByteArray pdfBytes = readAll(pdf);
   EXPECT_TRUE(pdfBytes.startsWith("%PDF")) << pdfBytes.left(16).toStdString();
   EXPECT_GT(pdfBytes.size(), 1000);
@@ -69,16 +69,16 @@ TEST(PlotExport, PdfIsVectorAndSvgCarriesTheLegend) {
   EXPECT_LT(pdfBytes.size(), 400 * 1024);
 
   const QString svg = p.f.dir() + "/curves.svg";
-  ASSERT_TRUE(exportPlot(p.w.curvesTab()->plot(), svg, &error, QSize(640, 400))) << error.toStdString();
+  ASSERT_TRUE(pha::widgets::exportPlot(p.w.curvesTab()->plot(), svg, &error, QSize(640, 400))) << error.toStdString();
   const QByteArray svgBytes = readAll(svg);
   EXPECT_TRUE(svgBytes.contains("<svg"));
   EXPECT_TRUE(svgBytes.contains("run-a"));  // legend entries are text in the SVG
   EXPECT_TRUE(svgBytes.contains("run-b"));
   EXPECT_FALSE(svgBytes.contains("<image"));
 
-  EXPECT_FALSE(exportPlot(p.w.curvesTab()->plot(), p.f.dir() + "/curves.gif", &error));
+  EXPECT_FALSE(pha::widgets::exportPlot(p.w.curvesTab()->plot(), p.f.dir() + "/curves.gif", &error));
   EXPECT_TRUE(error.contains("gif"));
-  EXPECT_FALSE(exportPlot(p.w.curvesTab()->plot(), p.f.dir() + "/no/such/dir/x.png", &error));
+  EXPECT_FALSE(pha::widgets::exportPlot(p.w.curvesTab()->plot(), p.f.dir() + "/no/such/dir/x.png", &error));
 }
 
 TEST(PlotExport, CurveCsvHasEveryStoredPoint) {
@@ -98,7 +98,7 @@ TEST(PlotExport, CurveCsvHasEveryStoredPoint) {
 
   // The plotted-graphs CSV of the Pareto chart: one row per point (the front needs two points).
   const QString pareto = p.f.dir() + "/pareto.csv";
-  ASSERT_TRUE(exportPlot(p.w.paretoTab()->plot(), pareto, &error)) << error.toStdString();
+  ASSERT_TRUE(pha::widgets::exportPlot(p.w.paretoTab()->plot(), pareto, &error)) << error.toStdString();
   const QStringList prow = lines(pareto);
   EXPECT_EQ(prow[0], "series,x,y");
   EXPECT_EQ(prow.size(), 1 + 2);

@@ -1,0 +1,11 @@
+// SHA-256 of a file (checkpoint rows in the run store record it). FIPS 180-4, no dependency.
+#pragma once
+
+#include <string>
+
+namespace pha::data {
+
+// Lower-case hex digest; throws pha::Error naming the file when it cannot be read.
+std::string sha256_file(const std::string& path);
+
+}  // namespace pha::data

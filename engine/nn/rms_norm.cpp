@@ -1,0 +1,17 @@
+#include "nn/rms_norm.h"
+
+#include <c10/util/Exception.h>
+
+namespace pha::model {
+
+RMSNormImpl::RMSNormImpl(int64_t dim, double eps) : dim_(dim), eps_(eps) {
+  TORCH_CHECK(dim >= 1, "RMSNorm: dim must be >= 1, got ", dim);
+  weight = register_parameter("weight", at::ones({dim}));
+}
+
+at::Tensor RMSNormImpl::forward(const at::Tensor& x) {
+  TORCH_CHECK(x.size(-1) == dim_, "RMSNorm: last dim must be ", dim_, ", got ", x.sizes());
+  return x * at::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps_) * weight.to(x.scalar_type());  // (..., dim)
+}
+
+}  // namespace pha::model

@@ -1,0 +1,140 @@
+#include "nn/sublayer.h"
+
+#include <algorithm>
+
+#include <c10/util/Exception.h>
+#include <torch/types.h>
+
+#include "core/error.h"
+#include "mix_norm/mix_norm.h"
+#include "nn/cast_linear.h"
+
+namespace pha::model {
+
+SublayerImpl::SublayerImpl(const ModelConfig& cfg, const SubLayer& spec)
+    : branches_(spec.branches),
+      normed_(spec.branches.size() > 1 || cfg.branch_norm == "all"),
+      pre_(cfg.pre_norm()),
+      alpha_(cfg.deepnorm_alpha()),
+      rms_eps_(cfg.norm_eps) {
+  if (branches_.empty()) throw Error("model.layers", "a sublayer needs at least one branch");
+  for (size_t i = 1; i < branches_.size(); ++i) {
+    if (static_cast<int>(branches_[i]) <= static_cast<int>(branches_[i - 1])) {
+      throw Error("model.layers", "sublayer branches must be distinct, in the order gss, attn, ffn");
+    }
+  }
+  for (Branch b : branches_) {
+    switch (b) {
+      case Branch::Gss: gss = register_module("gss", GssBranch(cfg)); break;
+      case Branch::Attention: attn = register_module("attn", AttentionBranch(cfg)); break;
+      case Branch::Ffn: ffn = register_module("ffn", DualFfn(cfg)); break;
+    }
+    if (normed_) {
+      norms[static_cast<int>(b)] = register_module(std::string("norm_") + branch_name(b),
+                                                   RMSNorm(cfg.d_model, cfg.norm_eps));
+    }
+  }
+  if (mixed()) mixer = register_module("mixer", Mixer(static_cast<int64_t>(branches_.size()), cfg.mixer));
+  if (!pre_) {
+    post_norm = register_module(
+        "post_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({cfg.d_model}).eps(1e-5)));
+  } else if (cfg.norm == "rmsnorm") {
+    pre_rms = register_module("norm", RMSNorm(cfg.d_model, cfg.norm_eps));
+  } else {
+    pre_ln = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({cfg.d_model}).eps(cfg.norm_eps)));
+  }
+}
+
+bool SublayerImpl::has(Branch b) const {
+  return std::find(branches_.begin(), branches_.end(), b) != branches_.end();
+}
+
+at::Tensor SublayerImpl::mixer_weights_canonical() const {
+  if (!mixed()) return at::Tensor();
+  const at::Tensor w = mixer->weights();  // (n_branches)
+  at::Tensor out = at::zeros({kNumBranches}, w.options());
+  for (size_t i = 0; i < branches_.size(); ++i) out[static_cast<int>(branches_[i])] = w[i];
+  return out;
+}
+
+at::Tensor SublayerImpl::run_branch(Branch b, const at::Tensor& x, Mode mode, SublayerState* state) {
+  switch (b) {
+    case Branch::Gss:
+      return mode == Mode::Forward ? gss(x) : mode == Mode::Prefill ? gss->prefill(x, state->gss)
+                                                                    : gss->step(x, state->gss);
+    case Branch::Attention:
+      return mode == Mode::Forward ? attn(x) : mode == Mode::Prefill ? attn->prefill(x, state->kv)
+                                                                     : attn->step(x, state->kv);
+    case Branch::Ffn:
+      return ffn(x);
+  }
+  TORCH_CHECK(false, "Sublayer: unknown branch");
+}
+
+void SublayerImpl::set_compute_dtype(std::optional<at::ScalarType> dtype) {
+  TORCH_CHECK(!dtype || *dtype == at::kBFloat16 || *dtype == at::kFloat || *dtype == at::kDouble,
+              "Sublayer: compute dtype must be bf16, fp32 or fp64, got ", *dtype);
+  compute_ = dtype;
+}
+
+at::Tensor SublayerImpl::run_pre(const at::Tensor& x, Mode mode, SublayerState* state) {
+  // x + f(Norm(x)): the norm in the master dtype, the branches in the compute dtype, f added
+  // back in the master dtype (plain ATen: the fused kernel is the post-norm end).
+  const at::Tensor h = pre_rms ? pre_rms(x) : pre_ln(x);
+  const at::Tensor hc = compute_ ? as_dtype(h, *compute_) : h;
+  std::vector<at::Tensor> ys;
+  for (Branch b : branches_) ys.push_back(run_branch(b, hc, mode, state));
+  at::Tensor f;
+  const at::Tensor w = mixed() ? mixer->weights(x.scalar_type()) : at::Tensor();
+  for (size_t i = 0; i < ys.size(); ++i) {
+    at::Tensor y = as_dtype(ys[i], x.scalar_type());
+    if (normed_) y = norms[static_cast<int>(branches_[i])](y);
+    if (w.defined()) y = y * w[static_cast<int64_t>(i)];
+    f = f.defined() ? f + y : y;
+  }
+  if (record_stats_) {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < ys.size(); ++i)
+      last_rms_[static_cast<int>(branches_[i])] = ys[i].to(at::kFloat).pow(2).mean().sqrt();
+  }
+  return x + f;
+}
+
+at::Tensor SublayerImpl::run(const at::Tensor& x, Mode mode, SublayerState* state) {
+  TORCH_CHECK(x.dim() == 3, "Sublayer: x must be (B, T, d), got ", x.sizes());
+  if (pre_) return run_pre(x, mode, state);
+  // The branches run in the compute dtype (their GEMMs); the residual stream x stays in the
+  // master dtype, and so do the norms, the mixer and the residual sum (one fused op).
+  const at::Tensor xc = compute_ ? as_dtype(x, *compute_) : x;
+  pha::kernels::MixNormInputs in;
+  for (Branch b : branches_) {
+    in.ys.push_back(run_branch(b, xc, mode, state));  // (B, T, d)
+    if (normed_) in.gains.push_back(norms[static_cast<int>(b)]->weight);
+  }
+  if (mixed()) in.mix = mixer->weights(x.scalar_type());  // (n_branches) fp32 or fp64
+  in.x = x;
+  in.alpha = alpha_;
+  in.ln_weight = post_norm->weight;
+  in.ln_bias = post_norm->bias;
+  in.rms_eps = rms_eps_;
+  in.ln_eps = post_norm->options.eps();
+  const pha::kernels::MixNormOut out = pha::kernels::mix_residual_norm(in);  // LayerNorm(alpha * x + f)
+  if (record_stats_) {
+    torch::NoGradGuard no_grad;
+    const at::Tensor rms = out.ms.mean(1).sqrt().to(at::kFloat);  // (n_branches) RMS of each branch output
+    for (size_t i = 0; i < branches_.size(); ++i) last_rms_[static_cast<int>(branches_[i])] = rms[static_cast<int64_t>(i)];
+  }
+  return out.out;
+}
+
+at::Tensor SublayerImpl::forward(const at::Tensor& x) { return run(x, Mode::Forward, nullptr); }
+
+at::Tensor SublayerImpl::prefill(const at::Tensor& x, SublayerState& state) {
+  return run(x, Mode::Prefill, &state);
+}
+
+at::Tensor SublayerImpl::step(const at::Tensor& x, SublayerState& state) {
+  return run(x, Mode::Step, &state);
+}
+
+}  // namespace pha::model

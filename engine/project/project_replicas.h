@@ -1,0 +1,19 @@
+// Internal to project.cpp: the project.json top-level keys of seeded replicas ("seeds",
+// "repeats"), of the claims the report tests ("claims") and of how it tests them ("report"),
+// read with the config reader.
+#pragma once
+
+#include "core/config_reader.h"
+#include "project/project.h"
+
+namespace pha::runtime::detail {
+
+// Fills project.seeds and project.repeats; pha::Error naming "seeds" / "repeats" otherwise.
+void read_seeds(ConfigReader& r, Project& p);
+// Fills project.claims, checked against the project's runs (variant and group names) and data.
+void read_project_claims(ConfigReader& r, Project& p, const DataSpec& dataspec);
+// Fills project.report from the "report" section (defaults when absent); the control, when
+// given, is checked against the runs (variant and group names). Call after the runs are made.
+void read_report_settings(ConfigReader& r, Project& p);
+
+}  // namespace pha::runtime::detail

@@ -1,0 +1,207 @@
+#include "queue/work_queue.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "core/error.h"
+#include "runtime/job.h"
+#include "runtime/local_parallel.h"
+#include "runtime/profile_job.h"
+#include "runtime/run_eval.h"
+
+namespace pha::runtime {
+
+using nlohmann::json;
+
+json shortened_training(const TrainingConfig& training, std::int64_t steps) {
+  if (steps < 1) throw Error("steps", "must be at least 1 to shorten a run (got " + std::to_string(steps) + ")");
+  json j = {{"steps", steps}};
+  if (training.warmup_steps > steps) j["warmup_steps"] = steps / 10;
+  return j;
+}
+
+json training_overrides_for(const QueueSettings& settings, const TrainingConfig& training) {
+  json j = settings.steps > 0 ? shortened_training(training, settings.steps) : json::object();
+  if (settings.training_overrides.is_object()) {
+    // A steps value among the window's overrides is a shortening too: the same rule.
+    if (settings.training_overrides.contains("steps") && settings.training_overrides["steps"].is_number_integer()) {
+      const auto steps = settings.training_overrides["steps"].get<std::int64_t>();
+      if (steps >= 1) j.merge_patch(shortened_training(training, steps));
+    }
+    for (const auto& [k, v] : settings.training_overrides.items())
+      if (k != "steps") j[k] = v;
+  }
+  return j;
+}
+
+namespace {
+
+QueueItemResult run_train(const QueueItem& item, const QueueSettings& settings, RunObserver& observer,
+                          RunControl& control) {
+  JobSpec spec;
+  spec.project = item.project;
+  spec.resolved_project = item.resolved;
+  spec.run = item.run;
+  spec.resume_run_id = item.resume_run_id;
+  spec.threads = settings.threads;
+  spec.device = settings.device;
+  spec.training_overrides = item.training_overrides.is_object() ? item.training_overrides : json::object();
+  JobResult r;
+  if (settings.group) {  // this process is one rank of a group its launcher made
+    spec.group = settings.group;
+    r = run_job(spec, observer, control);
+  } else {  // one process: run_job itself; N: the same run_job as rank 0 of a local group
+    LocalParallelOptions parallel;
+    parallel.processes = std::max(1, settings.processes);
+    parallel.program = settings.program;
+    parallel.timeout_s = settings.dist_timeout_s;
+    parallel.on_connected = settings.on_connected;
+    r = run_job_local_parallel(spec, parallel, observer, control);
+  }
+  QueueItemResult out;
+  out.status = job_status_name(r.status);
+  out.reason = r.reason;
+  out.run_id = r.run_id;
+  out.steps_done = r.steps_done;
+  out.final_loss = r.final_loss;
+  return out;
+}
+
+QueueItemResult run_profile(const QueueItem& item, const QueueSettings& settings, RunObserver& observer,
+                            RunControl& control) {
+  ProfileJobSpec spec;
+  spec.project = item.project;
+  spec.resolved_project = item.resolved;
+  spec.threads = settings.threads;
+  spec.program = settings.program;
+  spec.on_start = settings.on_profile_start;
+  auto r = std::make_shared<ProfileJobResult>(run_profile_job(spec, observer, control));
+  QueueItemResult out;
+  out.status = r->cancelled ? "cancelled" : "finished";
+  out.profile = std::move(r);
+  return out;
+}
+
+QueueItemResult run_evaluation(const QueueItem& item, RunControl&) {
+  QueueItemResult out;
+  out.evaluation = std::make_shared<RunEvalResult>(evaluate_run(item.project, item.eval_run_id, RunEvalOptions{}));
+  out.status = "finished";
+  out.run_id = item.eval_run_id;
+  return out;
+}
+
+QueueItemResult run_search_item(const QueueItem& item, const QueueSettings& settings, SearchObserver& observer,
+                                RunControl& control) {
+  SearchOptions options;
+  options.jobs = item.kind == QueueItemKind::SearchTrial ? 1 : std::max(1, item.search_jobs);
+  options.only = item.kind == QueueItemKind::SearchTrial ? item.run : "";
+  options.searches = settings.searches;
+  options.program = settings.program;
+  options.quiet_workers = settings.quiet_workers;
+  options.nproc = settings.group ? 1 : std::max(1, settings.processes);  // each rung run data parallel
+  auto r = std::make_shared<SearchResult>(run_search(item.project, options, observer, control));
+  QueueItemResult out;
+  out.status = r->cancelled ? "cancelled" : "finished";
+  out.search = std::move(r);
+  return out;
+}
+
+bool is_training(QueueItemKind k) { return k == QueueItemKind::Train; }
+
+}  // namespace
+
+QueueItemResult run_queue_item(const QueueItem& item, const QueueSettings& settings, SearchObserver& observer,
+                               RunControl& control) {
+  try {
+    switch (item.kind) {
+      case QueueItemKind::Train: return run_train(item, settings, observer, control);
+      case QueueItemKind::Profile: return run_profile(item, settings, observer, control);
+      case QueueItemKind::Evaluate: return run_evaluation(item, control);
+      case QueueItemKind::Search:
+      case QueueItemKind::SearchTrial: return run_search_item(item, settings, observer, control);
+    }
+    throw Error("queue", "unknown item kind");
+  } catch (const std::exception& e) {  // bad project, data, section or checkpoint: nothing was written
+    QueueItemResult out;
+    out.status = "failed";
+    out.reason = e.what();
+    out.error = std::current_exception();
+    out.run_id = item.kind == QueueItemKind::Evaluate ? item.eval_run_id : 0;
+    return out;
+  }
+}
+
+double queue_eta_seconds(double current_seconds_per_step, std::int64_t current_steps_left,
+                         double queue_seconds_per_step, std::int64_t pending_steps) {
+  const double current = current_seconds_per_step > 0 ? current_seconds_per_step : queue_seconds_per_step;
+  if (current <= 0 && (current_steps_left > 0 || queue_seconds_per_step <= 0)) return -1;
+  const double pending = queue_seconds_per_step > 0 ? queue_seconds_per_step : current;
+  return static_cast<double>(std::max<std::int64_t>(0, current_steps_left)) * current +
+         static_cast<double>(std::max<std::int64_t>(0, pending_steps)) * pending;
+}
+
+WorkQueue::WorkQueue(QueueSettings settings) : settings_(std::move(settings)) {}
+
+void WorkQueue::add(std::vector<QueueItem> items, const Project* project) {
+  for (QueueItem& item : items) {
+    if (project && is_training(item.kind)) {
+      const TrainingConfig& t = project->run(item.run).training;
+      item.training_overrides = training_overrides_for(settings_, t);
+      item.planned_steps = item.training_overrides.value("steps", t.steps);
+    }
+    pending_.push_back(std::move(item));
+  }
+}
+
+void WorkQueue::add_project(const Project& project, const QueueOptions& options) {
+  add(project_queue(project, options), &project);
+}
+
+std::optional<QueueItem> WorkQueue::next(std::vector<std::pair<QueueItem, std::string>>* skipped) {
+  current_.reset();
+  while (!pending_.empty()) {
+    const std::string why = skip_reason(pending_.front(), unfinished_);
+    if (why.empty()) break;
+    if (skipped) skipped->emplace_back(pending_.front(), why);
+    pending_.erase(pending_.begin());
+  }
+  if (pending_.empty()) {  // the pass is over
+    unfinished_ = 0;
+    runs_started_ = 0;
+    return std::nullopt;
+  }
+  current_ = pending_.front();
+  pending_.erase(pending_.begin());
+  if (is_training(current_->kind)) ++runs_started_;
+  return current_;
+}
+
+void WorkQueue::ended(const QueueItem& item, const QueueItemResult& result) {
+  const bool counts = item.kind == QueueItemKind::Train || item.kind == QueueItemKind::SearchTrial ||
+                      item.kind == QueueItemKind::Search;
+  if (counts && !result.finished()) {
+    ++unfinished_;
+    // One rank of a group: the ranks' collectives no longer line up after a run that ended early.
+    if (settings_.group && item.kind == QueueItemKind::Train) pending_.clear();
+  }
+  current_.reset();
+}
+
+void WorkQueue::clear() { pending_.clear(); }
+
+QueuePosition WorkQueue::position() const {
+  QueuePosition p;
+  p.run = current_ && is_training(current_->kind) ? runs_started_ : 0;
+  p.runs = runs_started_;
+  for (const QueueItem& q : pending_) {
+    if (is_training(q.kind)) {
+      ++p.runs;
+      p.pending_steps += q.planned_steps;
+    }
+    if (q.kind == QueueItemKind::Profile) p.profile_next = true;
+  }
+  p.next = pending_;
+  return p;
+}
+
+}  // namespace pha::runtime

@@ -1,0 +1,141 @@
+// The engine's one work queue: what `pha train` / `pha quickstart` / `pha search` run and what
+// the window's run queue runs in its worker thread. It owns the policy of a pass over queued
+// work (the order, the profile skipped after an unfinished run, the one rule for shortening a
+// run, the planned steps for progress and the ETA, where the pass stands) and the one way each
+// kind of item is run (run_queue_item). Callers keep only their threading and presentation.
+// No torch, no Qt.
+//
+//   runtime::WorkQueue queue(settings);
+//   queue.add(runtime::project_queue(project, options));   // or add_project
+//   while (auto item = queue.next(&skipped)) {               // skipped: (item, why) to report
+//     const auto result = runtime::run_queue_item(*item, queue.settings(), observer, control);
+//     queue.ended(*item, result);
+//   }
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/events.h"
+#include "project/project_queue.h"
+#include "search/runner/search_job.h"
+
+namespace pha::distributed {
+class ProcessGroup;
+}
+
+namespace pha::runtime {
+
+struct ProfileSweep;       // runtime/profiler.h
+struct ProfileJobResult;   // runtime/profile_job.h
+struct RunEvalResult;      // runtime/run_eval.h
+
+// How the queue runs its items (the same for every item of a pass).
+struct QueueSettings {
+  int threads = 0;                 // per process; 0: the machine's cores
+  std::string device;              // "" : each run's training.device
+  std::int64_t steps = 0;          // > 0: every training run shortened to this (shortened_training)
+  // Other training keys set on every training run (the window's Training tab), applied after
+  // `steps`' shortening; a JSON object.
+  nlohmann::json training_overrides = nlohmann::json::object();
+  int processes = 1;               // data-parallel processes per training run started here (the window)
+  std::shared_ptr<distributed::ProcessGroup> group;  // this process's group when it is one rank (`pha train` under torchrun)
+  std::string program;             // the `pha` that profile points, ranks and search workers run ("" : this one)
+  double dist_timeout_s = 300;
+  std::function<void(int world, const std::string& backend)> on_connected;  // a data-parallel run's group is up
+  std::function<void(const ProfileSweep&)> on_profile_start;               // the profile's sweep is known
+  std::vector<std::string> searches;  // Search: only these base variants (empty: the section's)
+  bool quiet_workers = true;          // Search: the workers print only their final lines
+};
+
+// The one rule for shortening a run to `steps` (`pha train --steps`, the window's steps field,
+// the responsiveness bench): {"steps": steps}, and the warmup cut to a tenth of that when it is
+// longer than the run. Throws pha::Error for steps < 1.
+nlohmann::json shortened_training(const TrainingConfig& training, std::int64_t steps);
+
+// The training overrides `settings` give a run configured with `training`.
+nlohmann::json training_overrides_for(const QueueSettings& settings, const TrainingConfig& training);
+
+// What running one item came to.
+struct QueueItemResult {
+  // Train / SearchTrial: job_status_name(...) ("finished", "failed", "diverged", "cancelled",
+  // "interrupted"); Profile / Evaluate / Search: "finished", "cancelled" or "failed".
+  std::string status = "failed";
+  std::string reason;              // why it did not finish, or the error; "" when it did
+  std::int64_t run_id = 0;         // Train: the stored run (0: it never reached the store)
+  std::int64_t steps_done = 0;     // Train: steps trained (its last step)
+  double final_loss = 0.0;         // Train
+  std::shared_ptr<const ProfileJobResult> profile;  // Profile: the points and stored runs
+  std::shared_ptr<const RunEvalResult> evaluation;  // Evaluate: the figures recorded
+  std::shared_ptr<const SearchResult> search;       // Search / SearchTrial
+  std::exception_ptr error;        // the exception that made it fail before it ran (`pha train` rethrows it)
+  bool finished() const { return status == "finished"; }
+};
+
+// Runs one item in the calling thread (blocks; checks `control`). Bad input (a project, a run,
+// a section) ends as status "failed" with the pha::Error's message as the reason: nothing is
+// thrown, nothing is written. `observer` gets the runs' events; a search's rung starts and
+// decisions too.
+QueueItemResult run_queue_item(const QueueItem& item, const QueueSettings& settings, SearchObserver& observer,
+                               RunControl& control);
+
+// The queue's ETA: the current run's steps left at its own measured seconds per step, plus the
+// pending runs' steps at the mean seconds per step measured so far in this pass (every run
+// trained in it, the current one included). -1 when nothing is measured yet.
+double queue_eta_seconds(double current_seconds_per_step, std::int64_t current_steps_left,
+                         double queue_seconds_per_step, std::int64_t pending_steps);
+
+// Where a pass stands: "run 2 of 3: transformer-tiny, then sequential-tiny and the profile".
+struct QueuePosition {
+  int run = 0;                     // the current training run's number in this pass (1-based; 0: none)
+  int runs = 0;                    // training runs in this pass (started + pending)
+  std::vector<QueueItem> next;     // what follows, in order
+  std::int64_t pending_steps = 0;  // the pending training runs' planned steps
+  bool profile_next = false;       // an efficiency profile is still pending
+};
+
+class WorkQueue {
+ public:
+  explicit WorkQueue(QueueSettings settings = {});
+
+  const QueueSettings& settings() const { return settings_; }
+  QueueSettings& settings() { return settings_; }
+
+  // Items join the pass (a training item's planned steps are computed here when `project` is
+  // given: its training.steps, or the shortened steps of the settings).
+  void add(std::vector<QueueItem> items, const Project* project = nullptr);
+  // project_queue(project, options), added.
+  void add_project(const Project& project, const QueueOptions& options);
+
+  // The next item to start, after dropping the pending ones the policy refuses (each with its
+  // reason in *skipped): a profile after a pass in which a training run did not finish.
+  // nullopt when nothing is left: the pass is over and its counters start again.
+  std::optional<QueueItem> next(std::vector<std::pair<QueueItem, std::string>>* skipped = nullptr);
+  // The item `next` gave has ended.
+  void ended(const QueueItem& item, const QueueItemResult& result);
+  void clear();  // drops the pending items (the current one is the caller's to cancel)
+
+  bool empty() const { return pending_.empty(); }
+  bool busy() const { return current_.has_value(); }
+  const std::optional<QueueItem>& current() const { return current_; }
+  std::size_t pending() const { return pending_.size(); }
+  int unfinished() const { return unfinished_; }
+  QueuePosition position() const;
+
+ private:
+  QueueSettings settings_;
+  std::vector<QueueItem> pending_;
+  std::optional<QueueItem> current_;
+  int unfinished_ = 0;     // training runs (and searches) of this pass that did not finish
+  int runs_started_ = 0;   // training runs started in this pass
+};
+
+}  // namespace pha::runtime

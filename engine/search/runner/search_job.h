@@ -1,0 +1,130 @@
+// The architecture search of a project (its "search" section; docs/search.md): successive
+// halving or Hyperband over the section's space of model and training settings and layer
+// patterns, for each base variant it names. Every rung of every trial is an ordinary training
+// run in the project's store (WSD schedule: the rung's cooldown branches off the trial's
+// stable phase, so its figure is that of a finished run of the rung's length), and each
+// decided rung is recorded in the store's search_decisions with its reason. No torch, no Qt.
+//
+//   runtime::SearchOptions o;  o.jobs = 2;
+//   runtime::SearchResult r = runtime::run_search("projects/search-lr", o, observer, control);
+//
+// Determinism: the trials come from the section and its sampler seed alone; a rung is decided
+// only when every run of it has ended, from the set of their results (never their order), and
+// every run's thread count comes from the section, not from --jobs. So the same project gives
+// the same trials, values and decisions whatever the concurrency. Resumption: each rung run is
+// looked up in the store by its name and configuration; a finished one is reused, an
+// interrupted one resumed from its last checkpoint, so rerunning continues where it stopped.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/events.h"
+#include "project/project.h"
+
+namespace pha::runtime {
+
+// check_search_section (what load_project checks of the section): project/project_search.h.
+
+// One rung run of one trial: what `--plan` prints and a worker trains.
+struct SearchJobId {
+  std::string search;  // the base variant
+  int bracket = 0, trial = 0, rung = 0;
+  std::uint64_t seed = 0;
+  std::string text() const;  // "pha-tiny:b0:t3:r1:s1"
+  static SearchJobId parse(const std::string& text);  // pha::Error naming --only otherwise
+};
+
+// One decided (or pending) rung of a trial: the rung chart's point.
+struct SearchRungPoint {
+  int rung = 0;
+  double resource = 0.0;
+  std::string state;                 // as SearchTrialState::state, at that rung
+  std::vector<double> mean, stdev;   // per objective (empty: not measured)
+  std::vector<std::int64_t> run_ids;
+};
+
+// A trial's state at its latest rung, for the live table, --status and the report.
+struct SearchTrialState {
+  std::string search;
+  int bracket = 0, trial = 0;
+  std::string label;                 // "lr=0.001,layers=gss-attn-gss-attn"
+  nlohmann::json values;             // the sampled values
+  int rung = 0;                      // the latest rung it reached
+  double resource = 0.0;             // that rung's budget
+  std::string state;                 // "pending", "running", "promoted", "stopped", "failed", "finished"
+  std::vector<double> mean, stdev;   // per objective at that rung (empty: not measured)
+  std::string why;                   // the decision's reason
+  std::vector<std::int64_t> run_ids; // the rung's runs
+  std::int64_t params = 0;
+  std::vector<SearchRungPoint> history;  // every rung it reached, in rung order (the last is the above)
+};
+
+struct SearchSummary {
+  std::string project;
+  std::vector<std::string> searches;           // base variants, in order
+  std::vector<std::string> objectives;         // metric names
+  std::string resource;                        // "steps", "tokens", "flops"
+  std::vector<SearchTrialState> trials;        // every trial of every search
+  struct Rung {                                // every rung of every bracket, planned or decided
+    std::string search;
+    int bracket = 0, rung = 0;
+    double resource = 0.0;                     // its budget, in `resource` units
+    int trials = 0;                            // trials the rung trains
+  };
+  std::vector<Rung> rungs;
+  std::int64_t runs_trained = 0;               // rung runs this call trained (not reused)
+  std::int64_t runs_reused = 0;                // found finished in the store
+  double steps_trained = 0;                    // optimizer steps this call ran (compute used)
+  double steps_total = 0;                      // steps of every rung run of the search (done or not)
+  bool complete = false;                       // every bracket's last rung is decided
+};
+
+class SearchObserver : public RunObserver {
+ public:
+  // A rung run starts (`index` of `planned` rung runs known so far; the rung runs found finished
+  // in the store count among the first index - 1) / a rung is decided.
+  virtual void on_search_run(const SearchJobId&, const std::string& /*label*/, int /*index*/, int /*planned*/) {}
+  virtual void on_search_decided(const SearchSummary&) {}
+};
+
+struct SearchOptions {
+  int jobs = 1;                     // rung runs at once, each in a `pha search --only` worker (> 1)
+  int nproc = 1;                    // data-parallel processes per rung run (`--nproc`; docs/distributed.md)
+  bool plan = false;                // print nothing, run nothing: the next runnable rung runs' commands
+  std::string only;                 // train this one rung run (SearchJobId text) and return
+  std::vector<std::string> searches;  // only these base variants (empty: the section's)
+  std::string program;              // the `pha` the workers run ("" : this executable)
+  bool quiet_workers = true;
+};
+
+struct SearchResult {
+  SearchSummary summary;
+  std::vector<std::string> plan;    // with options.plan: one command per runnable rung run
+  bool cancelled = false;
+};
+
+// Runs (or continues) the project's search. Blocks; checks `control` between and inside runs.
+// Bad input throws pha::Error before anything is written.
+SearchResult run_search(const std::string& project, const SearchOptions& options, SearchObserver& observer,
+                        RunControl& control);
+
+// What the store says about the search, without training anything.
+SearchSummary search_status(const std::string& project);
+// The training run of one rung run (SearchJobId text) as run_search builds it: how a data-
+// parallel worker rank gets a rung run's plan. pha::Error (naming search_run) when it is none.
+RunPlan search_rung_plan(const std::string& project, const std::string& job);
+
+// The leaderboard, the rungs and each stopped trial's reason: "md" or "json".
+std::string search_report(const SearchSummary& summary, const std::string& format);
+
+// Adds the trial (search:bracket:trial, e.g. "pha-tiny:b0:t3") to project.json as a variant
+// named `name` (its model and training settings written out), through the engine's project
+// file operation. Returns the variant's name.
+std::string promote_search_trial(const std::string& project, const std::string& trial, const std::string& name);
+
+}  // namespace pha::runtime

@@ -1,0 +1,105 @@
+// The search's report (search_job.h, search_report): the leaderboard per base variant, in
+// markdown or JSON, from a SearchSummary.
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config_reader.h"
+#include "core/error.h"
+#include "core/metric_table.h"
+#include "search/runner/search_job.h"
+
+namespace pha::runtime {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string mean_text(const SearchTrialState& t, size_t k) {
+  if (k >= t.mean.size() || !std::isfinite(t.mean[k])) return "-";
+  std::string s = format_number(std::round(t.mean[k] * 1e4) / 1e4);
+  if (k < t.stdev.size() && t.stdev[k] > 0) s += " ± " + format_number(std::round(t.stdev[k] * 1e4) / 1e4);
+  return s;
+}
+
+// Finished trials first (by their rank in the final rung), then by the rung reached, then stopped
+// ones by their value, failed last.
+std::vector<const SearchTrialState*> leaderboard(const SearchSummary& s, const std::string& search) {
+  std::vector<const SearchTrialState*> out;
+  for (const auto& t : s.trials)
+    if (t.search == search) out.push_back(&t);
+  const auto order = [](const std::string& state) {
+    if (state == "finished") return 0;
+    if (state == "promoted" || state == "pending" || state == "running") return 1;
+    if (state == "stopped") return 2;
+    return 3;
+  };
+  const MetricGoal goal = s.objectives.empty() ? MetricGoal::Minimize : metric_goal(s.objectives.front());
+  std::stable_sort(out.begin(), out.end(), [&](const SearchTrialState* a, const SearchTrialState* b) {
+    if (order(a->state) != order(b->state)) return order(a->state) < order(b->state);
+    if (a->rung != b->rung) return a->rung > b->rung;
+    const double x = a->mean.empty() ? NAN : a->mean[0], y = b->mean.empty() ? NAN : b->mean[0];
+    if (std::isfinite(x) != std::isfinite(y)) return std::isfinite(x);
+    if (std::isfinite(x) && x != y) return goal == MetricGoal::Maximize ? x > y : x < y;
+    return std::tie(a->bracket, a->trial) < std::tie(b->bracket, b->trial);
+  });
+  return out;
+}
+
+}  // namespace
+
+std::string search_report(const SearchSummary& s, const std::string& format) {
+  if (format == "json") {
+    json j = {{"project", s.project}, {"objectives", s.objectives}, {"resource", s.resource},
+              {"complete", s.complete}, {"steps_total", s.steps_total}, {"searches", json::array()}};
+    for (const auto& name : s.searches) {
+      json trials = json::array();
+      for (const SearchTrialState* t : leaderboard(s, name)) {
+        json history = json::array();  // the rung chart: every rung the trial reached
+        for (const SearchRungPoint& p : t->history)
+          history.push_back({{"rung", p.rung}, {"resource", p.resource}, {"state", p.state}, {"mean", p.mean},
+                             {"stdev", p.stdev}, {"runs", p.run_ids}});
+        trials.push_back({{"bracket", t->bracket}, {"trial", t->trial}, {"label", t->label}, {"values", t->values},
+                          {"rung", t->rung}, {"resource", t->resource}, {"state", t->state}, {"mean", t->mean},
+                          {"stdev", t->stdev}, {"why", t->why}, {"runs", t->run_ids}, {"params", t->params},
+                          {"history", history}});
+      }
+      j["searches"].push_back({{"variant", name}, {"leaderboard", trials}});
+    }
+    return j.dump(2) + "\n";
+  }
+  if (format != "md") throw Error("--format", "\"" + format + "\" is not allowed; allowed: \"md\", \"json\"");
+  std::ostringstream o;
+  o << "# Search of " << s.project << "\n\n";
+  o << (s.complete ? "Complete." : "Not complete: rerun `pha search` to continue.") << " Objective"
+    << (s.objectives.size() > 1 ? "s" : "") << ": ";
+  for (size_t k = 0; k < s.objectives.size(); ++k)
+    o << (k ? ", " : "") << "`" << s.objectives[k] << "` ("
+      << (higher_is_better(s.objectives[k]) ? "higher" : "lower") << " is better)";
+  o << "; budget in " << s.resource << "; " << format_number(s.steps_total)
+    << " optimizer steps over every rung run (each rung's cooldown branched off the trial's stable phase).\n";
+  for (const auto& name : s.searches) {
+    o << "\n## " << name << "\n\n| rank | trial | settings | rung reached | " << s.resource << " |";
+    for (const auto& m : s.objectives) o << " " << m << " |";
+    o << " params | state | why |\n|---|---|---|---|---|";
+    for (size_t k = 0; k < s.objectives.size(); ++k) o << "---|";
+    o << "---|---|---|\n";
+    int rank = 0;
+    std::set<int> brackets;
+    for (const auto& t : s.trials)
+      if (t.search == name) brackets.insert(t.bracket);
+    for (const SearchTrialState* t : leaderboard(s, name)) {
+      o << "| " << ++rank << " | " << (brackets.size() > 1 ? "b" + std::to_string(t->bracket) + ":" : "") << "t" << t->trial
+        << " | " << t->label << " | " << t->rung << " | " << format_number(t->resource) << " |";
+      for (size_t k = 0; k < s.objectives.size(); ++k) o << " " << mean_text(*t, k) << " |";
+      o << " " << t->params << " | " << t->state << " | " << t->why << " |\n";
+    }
+  }
+  return o.str();
+}
+
+}  // namespace pha::runtime
