@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,15 @@ Project load_project(const std::string& path, const LoadOptions& options = {});
 // Same from JSON already in memory; `dir` is where the store and checkpoints live.
 Project parse_project(const nlohmann::json& json, const std::string& dir, const std::string& source,
                       const LoadOptions& options = {});
+
+// The project a job runs (runtime::JobSpec, runtime::ProfileJobSpec): its folder and, when the
+// job was queued, the project as read then (QueueItem::resolved), which the job uses instead of
+// reading the file again, so that an edit after the click does not change what runs.
+struct ProjectSource {
+  std::string project;                              // project folder, or its project.json
+  std::shared_ptr<const Project> resolved_project;  // null: `project` is read when the job starts
+  Project get() const { return resolved_project ? *resolved_project : load_project(project); }
+};
 
 // A run the project file does not list: `base` with `patch` ({"model": {...}, "training":
 // {...}}, a JSON merge patch over base's resolved sections) named `name`, validated like any of

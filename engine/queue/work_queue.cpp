@@ -36,11 +36,13 @@ json training_overrides_for(const QueueSettings& settings, const TrainingConfig&
 
 namespace {
 
+// The one way a queued item names its project to the job that runs it.
+ProjectSource source_of(const QueueItem& item) { return {item.project, item.resolved}; }
+
 QueueItemResult run_train(const QueueItem& item, const QueueSettings& settings, RunObserver& observer,
                           RunControl& control) {
   JobSpec spec;
-  spec.project = item.project;
-  spec.resolved_project = item.resolved;
+  static_cast<ProjectSource&>(spec) = source_of(item);
   spec.run = item.run;
   spec.resume_run_id = item.resume_run_id;
   spec.threads = settings.threads;
@@ -70,8 +72,7 @@ QueueItemResult run_train(const QueueItem& item, const QueueSettings& settings, 
 QueueItemResult run_profile(const QueueItem& item, const QueueSettings& settings, RunObserver& observer,
                             RunControl& control) {
   ProfileJobSpec spec;
-  spec.project = item.project;
-  spec.resolved_project = item.resolved;
+  static_cast<ProjectSource&>(spec) = source_of(item);
   spec.threads = settings.threads;
   spec.program = settings.program;
   spec.on_start = settings.on_profile_start;

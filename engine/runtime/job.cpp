@@ -193,7 +193,7 @@ std::string JobRunner::check_resume_or_restart() {
 // The start of a run in its required order (plan, data, store row, resume,
 // trainer, rank-0 sharing); each step is a few lines and depends on the ones before.
 void JobRunner::prepare() {
-  const Project project = spec_.resolved_project ? *spec_.resolved_project : load_project(spec_.project);
+  const Project project = spec_.get();
   plan_ = spec_.plan ? *spec_.plan : spec_.run.empty() ? project.runs.front() : project.run(spec_.run);
   apply_training_overrides();
   if (!spec_.device.empty()) plan_.training.device = spec_.device;

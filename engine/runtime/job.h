@@ -2,7 +2,7 @@
 // torch, no Qt here.
 //
 //   auto names = pha::runtime::runs_to_make("projects/quickstart");   // queue order
-//   pha::runtime::JobSpec spec{"projects/quickstart", names[0]};
+//   pha::runtime::JobSpec spec;  spec.project = "projects/quickstart";  spec.run = names[0];
 //   JobResult r = pha::runtime::run_job(spec, observer, control);      // blocks; call it in a worker
 //
 // run_job validates everything it can (project, data files, device) before it writes anything:
@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "project/project.h"
 #include "runtime/events.h"
 
 namespace pha::distributed {
@@ -27,15 +28,10 @@ class ProcessGroup;  // distributed/process_group.h
 
 namespace pha::runtime {
 
-struct RunPlan;  // project/project.h
-struct Project;  // project/project.h
-
-struct JobSpec {
-  std::string project;              // project folder, or its project.json
-  // The project as read when the run was queued (QueueItem::resolved): `run` is looked up in
-  // it, and the file is not read again. null: `project` is read when the run starts. A
-  // data-parallel worker receives it serialised (job_spec_to_json).
-  std::shared_ptr<const Project> resolved_project;
+// The project (ProjectSource, project/project.h): the folder, and the project as read when the
+// run was queued (QueueItem::resolved), in which `run` is looked up without reading the file
+// again; a data-parallel worker receives it serialised (job_spec_to_json).
+struct JobSpec : ProjectSource {
   std::string run;                  // a name from runs_to_make(); empty: the project's first run
   std::int64_t resume_run_id = 0;   // continue this run (same store) from its last checkpoint
   // Train this run (same store, same name) again from the start under its own id: a run that

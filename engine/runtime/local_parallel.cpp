@@ -116,7 +116,7 @@ JobResult run_job_local_parallel(JobSpec spec, const LocalParallelOptions& o, Ru
   if (o.processes == 1) return run_job(spec, observer, control);
   if (o.program.empty()) throw Error("processes", "the worker processes need the pha program, and none was given");
   // Bad input fails here, once, before a worker starts (each rank would fail alike later).
-  const Project project = spec.resolved_project ? *spec.resolved_project : load_project(spec.project);
+  const Project project = spec.get();
   const RunPlan& plan = spec.plan ? *spec.plan : spec.run.empty() ? project.runs.front() : project.run(spec.run);
   const std::string device = Trainer::resolve_device(spec.device.empty() ? plan.training.device : spec.device);
   if (spec.threads <= 0) spec.threads = distributed::threads_per_rank(o.processes);

@@ -34,7 +34,7 @@ ProfileSweep job_sweep(const ProfileJobSpec& spec, const Project& project) {
 }  // namespace
 
 ProfileJobResult run_profile_job(const ProfileJobSpec& spec, RunObserver& observer, RunControl& control) {
-  const Project project = spec.resolved_project ? *spec.resolved_project : load_project(spec.project);
+  const Project project = spec.get();
   ProfileJobResult r;
   r.project = project.name;
   r.store_path = spec.store_path.empty() ? project.store_path() : spec.store_path;

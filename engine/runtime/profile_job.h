@@ -5,7 +5,7 @@
 // `pha train` (after the runs) and `pha bench --project` all call run_profile_job, so a
 // project's profile runs always land under one project name in one store. No torch, no Qt.
 //
-//   runtime::ProfileJobSpec spec{"projects/quickstart"};
+//   runtime::ProfileJobSpec spec;  spec.project = "projects/quickstart";
 //   ProfileJobResult r = runtime::run_profile_job(spec, observer, control);  // blocks; a worker thread
 #pragma once
 
@@ -21,10 +21,8 @@
 
 namespace pha::runtime {
 
-struct ProfileJobSpec {
-  std::string project;               // project folder, or its project.json
-  // The project as read when the profile was queued (QueueItem::resolved); null: read `project`.
-  std::shared_ptr<const Project> resolved_project;
+// The project: ProjectSource (project/project.h), the folder and the project as queued.
+struct ProfileJobSpec : ProjectSource {
   // The settings to measure with. Unset: the project's "profile" section (defaults when it has
   // none). Set (`pha bench --project`'s options): these; with no models, the project's models.
   std::optional<ProfileSweep> sweep;

@@ -1,0 +1,26 @@
+# No source file over 600 lines (docs/architecture.md): a file that long does more than one job.
+#   cmake -DSRC=<source dir> -P tests/layering/check_file_length.cmake
+set(limit 600)
+file(GLOB_RECURSE files RELATIVE ${SRC} ${SRC}/engine/*.h ${SRC}/engine/*.cpp ${SRC}/kernels/*.h
+     ${SRC}/kernels/*.cpp ${SRC}/kernels/*.cu ${SRC}/widgets/*.h ${SRC}/widgets/*.cpp ${SRC}/app/*.h
+     ${SRC}/app/*.cpp ${SRC}/tests/*.h ${SRC}/tests/*.cpp)
+set(bad 0)
+set(longest 0)
+foreach(f IN LISTS files)
+  file(READ ${SRC}/${f} text)
+  string(REGEX MATCHALL "\n" newlines "${text}")
+  list(LENGTH newlines n)
+  if(n GREATER longest)
+    set(longest ${n})
+    set(longest_file ${f})
+  endif()
+  if(n GREATER limit)
+    message(SEND_ERROR "${f}: ${n} lines, over ${limit}: split it by job")
+    math(EXPR bad "${bad} + 1")
+  endif()
+endforeach()
+list(LENGTH files count)
+if(bad GREATER 0)
+  message(FATAL_ERROR "${bad} of ${count} source files are over ${limit} lines")
+endif()
+message(STATUS "${count} source files, none over ${limit} lines (longest: ${longest_file}, ${longest})")
