@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <sys/wait.h>
 
@@ -23,3 +24,6 @@ inline CliResult run_cli(const std::string& args, const std::string& env = "") {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+
+// A path as one shell word for run_cli's command line.
+inline std::string shell_word(const std::filesystem::path& p) { return "'" + p.string() + "'"; }

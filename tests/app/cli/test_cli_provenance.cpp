@@ -12,13 +12,12 @@
 using nlohmann::json;
 
 namespace {
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 }  // namespace
 
 TEST(CliProvenance, RunsShowAndExportTellWhatProducedTheRun) {
   pha::test::TempProject p;
   p.write_project(p.text_project({{"precision", "fp32"}}));
-  const std::string dir = quoted(p.dir());
+  const std::string dir = shell_word(p.dir());
   CliResult r = run_cli("--threads 1 train --quiet " + dir);
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
@@ -67,7 +66,7 @@ TEST(CliPlan, TheQuickstartsRunsBudgetsAndTimeBeforeTraining) {
   pha::test::TempProject p;
   const std::string src = std::string(PHA_SOURCE_DIR) + "/projects/quickstart/project.json";
   std::filesystem::copy_file(src, p.dir() / "project.json");
-  CliResult r = run_cli("--threads 1 plan --format json " + quoted(p.dir()));
+  CliResult r = run_cli("--threads 1 plan --format json " + shell_word(p.dir()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json j = json::parse(r.output.substr(r.output.find('{')));
   ASSERT_EQ(j["runs"].size(), 6u) << j.dump(2);  // 3 variants x 2 learning rates
@@ -86,7 +85,7 @@ TEST(CliPlan, TheQuickstartsRunsBudgetsAndTimeBeforeTraining) {
   EXPECT_GT(j["seconds"].get<double>(), 0);
   EXPECT_EQ(j["early_training_tokens_per_param"], 20.0);
 
-  r = run_cli("--threads 1 plan --no-measure " + quoted(p.dir()));
+  r = run_cli("--threads 1 plan --no-measure " + shell_word(p.dir()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("6 run(s) to train of 6"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("early training"), std::string::npos) << r.output;

@@ -18,7 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 json task_project() {
   return json::parse(R"({
@@ -71,17 +70,17 @@ TEST(CliReport, RunsListShowsOneLinePerGroupWithMeanStdAndN) {
   pha::test::TempProject p;
   p.write_project(task_project());
   write_store(p.store());
-  CliResult r = run_cli("runs list --project " + quoted(p.dir()));
+  CliResult r = run_cli("runs list --project " + shell_word(p.dir()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("0.9200 ± 0.0200 (3)"), std::string::npos) << "pha's accuracy over its replicas\n" << r.output;
   EXPECT_NE(r.output.find("0.5500 ± 0.0500 (3)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("3 finished"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("profile: pha"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("pha/seed=1"), std::string::npos) << "replicas only on request\n" << r.output;
-  r = run_cli("runs list --replicas --project " + quoted(p.dir()));
+  r = run_cli("runs list --replicas --project " + shell_word(p.dir()));
   EXPECT_NE(r.output.find("pha/seed=1 (seed 1)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("0.9200  "), std::string::npos) << "a replica's own value\n" << r.output;
-  r = run_cli("runs list --group transformer --project " + quoted(p.dir()));
+  r = run_cli("runs list --group transformer --project " + shell_word(p.dir()));
   EXPECT_NE(r.output.find("transformer/seed=2"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("pha/seed=0"), std::string::npos) << r.output;
 }
@@ -90,7 +89,7 @@ TEST(CliReport, ReportInEveryFormat) {
   pha::test::TempProject p;
   p.write_project(task_project());
   write_store(p.store());
-  CliResult r = run_cli("report " + quoted(p.dir()) + " --format json");
+  CliResult r = run_cli("report " + shell_word(p.dir()) + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json j = json::parse(r.output);
   EXPECT_EQ(j["project"], "report-study");
@@ -106,7 +105,7 @@ TEST(CliReport, ReportInEveryFormat) {
   EXPECT_EQ(j["statistics"]["m"], 2);
   EXPECT_EQ(j["groups"][1]["family"], "attention");
 
-  r = run_cli("report " + quoted(p.dir()));
+  r = run_cli("report " + shell_word(p.dir()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("# Report: report-study"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("**verdict: holds**"), std::string::npos) << r.output;
@@ -115,7 +114,7 @@ TEST(CliReport, ReportInEveryFormat) {
   EXPECT_NE(r.output.find("| p (raw / adjusted) |"), std::string::npos) << r.output;
 
   const auto html = p.dir() / "report.html";
-  r = run_cli("report " + quoted(p.dir()) + " --format html --output " + quoted(html));
+  r = run_cli("report " + shell_word(p.dir()) + " --format html --output " + shell_word(html));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("written to"), std::string::npos) << r.output;
   std::ifstream in(html);
@@ -131,15 +130,15 @@ TEST(CliReport, ReportInEveryFormat) {
 TEST(CliReport, BadInputExitsWithTheDocumentedCodes) {
   pha::test::TempProject p;
   p.write_project(task_project());
-  CliResult r = run_cli("report " + quoted(p.dir()));
+  CliResult r = run_cli("report " + shell_word(p.dir()));
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_NE(r.output.find("no run store yet"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(p.store())) << "the report never creates a store";
-  EXPECT_EQ(run_cli("report " + quoted(p.dir()) + " --format pdf").exit_code, 2);
+  EXPECT_EQ(run_cli("report " + shell_word(p.dir()) + " --format pdf").exit_code, 2);
   json j = task_project();
   j["claims"][0]["better"] = "hybrid";
   p.write_project(j);
-  r = run_cli("report " + quoted(p.dir()));
+  r = run_cli("report " + shell_word(p.dir()));
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_NE(r.output.find("claims[0].better: \"hybrid\" is not allowed"), std::string::npos) << r.output;
 }
@@ -162,7 +161,7 @@ TEST(CliReport, RunsListListsRerunsOfOneSeedApart) {
       w.finish(pha::store::RunStatus::Finished);
     }
   }
-  const CliResult r = run_cli("runs list --project " + quoted(p.dir()));
+  const CliResult r = run_cli("runs list --project " + shell_word(p.dir()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("2.0000"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("3.0000"), std::string::npos) << "the rerun has its own line\n" << r.output;
@@ -185,7 +184,7 @@ TEST(CliReport, RunsShowOfAProfileRunShowsItsPerfRows) {
     w.perf({128, 16, 7476.0, 291070000, "cpu", "train", "median of 3 after 1 warm-up"});
     w.finish(pha::store::RunStatus::Finished);
   }
-  const CliResult r = run_cli("runs show --project " + quoted(p.dir()) + " " + std::to_string(id));
+  const CliResult r = run_cli("runs show --project " + shell_word(p.dir()) + " " + std::to_string(id));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("metrics: none (a profile run records perf rows, below)"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("metrics (last"), std::string::npos) << r.output;
@@ -212,7 +211,7 @@ TEST(CliReport, AReportNeedsTheStoreNotTheData) {
     w.metric("val/loss", 6, 0, 0, 2.5);
     w.finish(pha::store::RunStatus::Finished);
   }
-  const CliResult r = run_cli("report " + quoted(p.dir()));
+  const CliResult r = run_cli("report " + shell_word(p.dir()));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("| test | hybrid | - | 1 of 1 |"), std::string::npos) << "the run is reported\n" << r.output;
 }
@@ -231,9 +230,9 @@ TEST(CliReport, ADamagedStoreIsRefusedByEveryReaderAndRecovered) {
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   };
   const std::string before = bytes(p.store());
-  for (const std::string& cmd : {"runs list --project " + quoted(p.dir()), "runs show --project " + quoted(p.dir()) + " 1",
-                                 "report " + quoted(p.dir()), "export --project " + quoted(p.dir()) + " --run 1",
-                                 "train " + quoted(p.dir()) + " --quiet"}) {
+  for (const std::string& cmd : {"runs list --project " + shell_word(p.dir()), "runs show --project " + shell_word(p.dir()) + " 1",
+                                 "report " + shell_word(p.dir()), "export --project " + shell_word(p.dir()) + " --run 1",
+                                 "train " + shell_word(p.dir()) + " --quiet"}) {
     const CliResult r = run_cli(cmd);
     EXPECT_EQ(r.exit_code, 3) << cmd << "\n" << r.output;
     EXPECT_NE(r.output.find("the run store is damaged (PRAGMA quick_check: "), std::string::npos) << cmd << "\n" << r.output;
@@ -241,7 +240,7 @@ TEST(CliReport, ADamagedStoreIsRefusedByEveryReaderAndRecovered) {
   }
   EXPECT_TRUE(bytes(p.store()) == before) << "a command wrote to the damaged store";
 
-  const CliResult rec = run_cli("runs recover " + quoted(p.dir()));
+  const CliResult rec = run_cli("runs recover " + shell_word(p.dir()));
   ASSERT_EQ(rec.exit_code, 0) << rec.output;
   EXPECT_NE(rec.output.find("was damaged (PRAGMA quick_check: Page 12: btreeInitPage() returns error code 11"),
             std::string::npos) << rec.output;
@@ -250,10 +249,10 @@ TEST(CliReport, ADamagedStoreIsRefusedByEveryReaderAndRecovered) {
   EXPECT_NE(rec.output.find("evals"), std::string::npos) << rec.output;
   EXPECT_NE(rec.output.find("the damaged file is kept as"), std::string::npos) << rec.output;
   EXPECT_NE(rec.output.find("pha-d64-l6"), std::string::npos) << "each saved run is listed\n" << rec.output;
-  const CliResult again = run_cli("runs recover " + quoted(p.dir()));
+  const CliResult again = run_cli("runs recover " + shell_word(p.dir()));
   EXPECT_EQ(again.exit_code, 3) << again.output;
   EXPECT_NE(again.output.find("nothing to recover"), std::string::npos) << again.output;
-  const CliResult list = run_cli("runs list --project " + quoted(p.dir()));
+  const CliResult list = run_cli("runs list --project " + shell_word(p.dir()));
   ASSERT_EQ(list.exit_code, 0) << list.output;
   EXPECT_NE(list.output.find("sequential-tiny"), std::string::npos) << list.output;
   int kept = 0;

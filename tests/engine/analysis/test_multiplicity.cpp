@@ -4,6 +4,8 @@
 // bounds (raw p <= adjusted <= Bonferroni) and its determinism.
 #include <gtest/gtest.h>
 
+#include "nan.h"
+
 #include <cmath>
 #include <limits>
 
@@ -13,7 +15,6 @@
 namespace pa = pha::analysis;
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 TEST(Multiplicity, HolmStepsDownAndNeverLetsALaterAdjustedPFall) {

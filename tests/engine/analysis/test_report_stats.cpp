@@ -21,7 +21,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
 // One finished replica: its final val/loss (and test/test/accuracy) = value after `tokens`
 // training tokens, with the valid set's loss SE when `se` is finite.
@@ -29,12 +29,12 @@ struct Rep {
   std::string group;
   int64_t seed;
   double value;
-  double se = kNaN;
+  double se = kNoValue;
   int64_t tokens = 100000;
   int64_t params = 1000;
 };
 
-void write(ps::Store& store, const Rep& r) {
+void write_rep(ps::Store& store, const Rep& r) {
   ps::NewRun nr;
   nr.project = "study";
   nr.name = r.group + "/seed=" + std::to_string(r.seed);
@@ -53,7 +53,7 @@ void write(ps::Store& store, const Rep& r) {
 
 void write_group(ps::Store& store, const std::string& group, const std::vector<double>& values,
                  int64_t first_seed = 0) {
-  for (size_t i = 0; i < values.size(); ++i) write(store, {group, first_seed + static_cast<int64_t>(i), values[i]});
+  for (size_t i = 0; i < values.size(); ++i) write_rep(store, {group, first_seed + static_cast<int64_t>(i), values[i]});
 }
 
 struct Planned {
@@ -259,9 +259,9 @@ TEST(ReportStats, EarlyTrainingIsMarkedOnTheRowAndTheClaim) {
   ps::test::TempDir dir;
   ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
   for (int64_t s = 0; s < 3; ++s) {
-    write(store, {"small", s, 1.0 + 0.1 * static_cast<double>(s), kNaN, 30000, 1000});  // 30 tokens/parameter
-    write(store, {"big", s, 1.5 + 0.1 * static_cast<double>(s), kNaN, 30000, 5000});    // 6 tokens/parameter
-    write(store, {"other", s, 1.6 + 0.1 * static_cast<double>(s), kNaN, 30000, 1000});
+    write_rep(store, {"small", s, 1.0 + 0.1 * static_cast<double>(s), kNoValue, 30000, 1000});  // 30 tokens/parameter
+    write_rep(store, {"big", s, 1.5 + 0.1 * static_cast<double>(s), kNoValue, 30000, 5000});    // 6 tokens/parameter
+    write_rep(store, {"other", s, 1.6 + 0.1 * static_cast<double>(s), kNoValue, 30000, 1000});
   }
   const pa::Report r = pa::build_report(
       study({{"small"}, {"big"}, {"other"}}, {lower("small", "big"), lower("small", "other")}, pa::Correction::Holm),
@@ -286,9 +286,9 @@ TEST(ReportStats, AnEffectWithinTheEvaluationsOwnNoiseIsSaidBesideTheVerdict) {
   ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
   for (int64_t s = 0; s < 3; ++s) {
     const double d = 0.001 * static_cast<double>(s);
-    write(store, {"a", s, 2.00 + d, 0.05});  // eval SE 0.05: noise 1.96 sqrt(2) 0.05 = 0.1386
-    write(store, {"b", s, 2.10 + 2 * d, 0.05});
-    write(store, {"old", s, 2.10 + 2 * d});  // an older store's runs: no SE rows
+    write_rep(store, {"a", s, 2.00 + d, 0.05});  // eval SE 0.05: noise 1.96 sqrt(2) 0.05 = 0.1386
+    write_rep(store, {"b", s, 2.10 + 2 * d, 0.05});
+    write_rep(store, {"old", s, 2.10 + 2 * d});  // an older store's runs: no SE rows
   }
   const pa::Report r =
       pa::build_report(study({{"a"}, {"b"}, {"old"}}, {lower("a", "b"), lower("a", "old")}, pa::Correction::Holm), store);

@@ -33,7 +33,7 @@ struct TextRun {
   double test_offset = 0.05;
 };
 
-void write(ps::Store& store, const TextRun& t) {
+void write_text_run(ps::Store& store, const TextRun& t) {
   ps::NewRun nr;
   nr.project = "study";
   nr.name = t.group + ",seed=" + std::to_string(t.seed);
@@ -110,14 +110,14 @@ TEST(TunedReport, EachFamilyIsComparedAtItsBestCompleteSetting) {
   ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
   // a: lr=1 best (2.00, 2.02); lr=2 worse; lr=3 better still but one replica diverged: never chosen.
   for (int s = 0; s < 3; ++s) {  // three seeds: a side needs 3 for a verdict
-    write(store, final_only("a/lr=1", s, 2.00 + 0.02 * s));
-    write(store, final_only("a/lr=2", s, 2.30 + 0.02 * s));
-    write(store, final_only("b/lr=1", s, 2.50 + 0.02 * s));  // b: lr=1 and lr=2 tie exactly
-    write(store, final_only("b/lr=2", s, 2.50 + 0.02 * s));
+    write_text_run(store, final_only("a/lr=1", s, 2.00 + 0.02 * s));
+    write_text_run(store, final_only("a/lr=2", s, 2.30 + 0.02 * s));
+    write_text_run(store, final_only("b/lr=1", s, 2.50 + 0.02 * s));  // b: lr=1 and lr=2 tie exactly
+    write_text_run(store, final_only("b/lr=2", s, 2.50 + 0.02 * s));
   }
-  write(store, final_only("a/lr=3", 0, 1.50));
-  write(store, {"a/lr=3", 1, {{50, 500, 9.0}}, ps::RunStatus::Diverged});
-  write(store, final_only("a/lr=3", 2, 1.52));
+  write_text_run(store, final_only("a/lr=3", 0, 1.50));
+  write_text_run(store, {"a/lr=3", 1, {{50, 500, 9.0}}, ps::RunStatus::Diverged});
+  write_text_run(store, final_only("a/lr=3", 2, 1.52));
   const json claims = json::parse(R"([
     {"claim": "lower_is_better", "metric": "val/loss", "better": "a", "than": "b"},
     {"claim": "lower_is_better", "metric": "val/loss", "better": "a/lr=2", "than": "b/lr=2"}
@@ -164,10 +164,10 @@ TEST(TunedReport, AnIncompleteSettingHoldsTheVerdictBackAndUntunedClaimsSaySo) {
   ps::test::TempDir dir;
   ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
   for (int s = 0; s < 2; ++s) {
-    write(store, final_only("a/lr=1", s, 2.00 + 0.02 * s));
-    write(store, final_only("b/lr=1", s, 2.50 + 0.02 * s));
+    write_text_run(store, final_only("a/lr=1", s, 2.00 + 0.02 * s));
+    write_text_run(store, final_only("b/lr=1", s, 2.50 + 0.02 * s));
   }
-  write(store, final_only("b/lr=2", 0, 2.10));  // seed 1 not trained yet
+  write_text_run(store, final_only("b/lr=2", 0, 2.10));  // seed 1 not trained yet
   const json claims = json::parse(R"([{"claim": "lower_is_better", "metric": "val/loss", "better": "a", "than": "b"}])");
   const pa::Report r = pa::build_report(
       study({{"a", "", "lr=1", "hybrid"}, {"b", "", "lr=1", "attention"}, {"b", "", "lr=2", "attention"}}, claims, true),
@@ -183,9 +183,9 @@ TEST(TunedReport, AnIncompleteSettingHoldsTheVerdictBackAndUntunedClaimsSaySo) {
   // No setting of b complete at all: none can be chosen.
   ps::test::TempDir dir2;
   ps::Store store2 = ps::Store::open(dir2.file("runs.sqlite"));
-  for (int s = 0; s < 2; ++s) write(store2, final_only("a/lr=1", s, 2.0 + 0.01 * s));
-  write(store2, {"b/lr=1", 0, {{50, 500, 9.0}}, ps::RunStatus::Failed});
-  write(store2, final_only("b/lr=1", 1, 2.0));
+  for (int s = 0; s < 2; ++s) write_text_run(store2, final_only("a/lr=1", s, 2.0 + 0.01 * s));
+  write_text_run(store2, {"b/lr=1", 0, {{50, 500, 9.0}}, ps::RunStatus::Failed});
+  write_text_run(store2, final_only("b/lr=1", 1, 2.0));
   const pa::Report r2 =
       pa::build_report(study({{"a", "", "lr=1", "hybrid"}, {"b", "", "lr=1", "attention"}}, claims, true), store2);
   EXPECT_EQ(table(r2, "b").chosen, -1);
@@ -196,8 +196,8 @@ TEST(TunedReport, AnIncompleteSettingHoldsTheVerdictBackAndUntunedClaimsSaySo) {
   ps::test::TempDir dir3;
   ps::Store store3 = ps::Store::open(dir3.file("runs.sqlite"));
   for (int s = 0; s < 3; ++s) {
-    write(store3, final_only("a", s, 2.0 + 0.01 * s));
-    write(store3, final_only("b", s, 2.5 + 0.01 * s));
+    write_text_run(store3, final_only("a", s, 2.0 + 0.01 * s));
+    write_text_run(store3, final_only("b", s, 2.5 + 0.01 * s));
   }
   const pa::Report r3 =
       pa::build_report(study({{"a", "", "", "hybrid"}, {"b", "", "", "attention"}}, claims, false, 3), store3);
@@ -214,8 +214,8 @@ TEST(BudgetVerdicts, OneVerdictPerBudgetAndTheCurvesCrossWhereTheyDo) {
   // so the curves cross at 200 tokens. b spends twice a's FLOPs per token.
   for (int s = 0; s < 3; ++s) {
     const double e = 0.01 * s;
-    write(store, {"a", s, {{1, 100, 3.3 + e}, {2, 200, 3.0 + e}, {3, 300, 2.7 + e}}});
-    write(store, {"b", s, {{1, 100, 3.0 + e}, {2, 200, 3.0 + e}, {3, 300, 3.0 + e}}});
+    write_text_run(store, {"a", s, {{1, 100, 3.3 + e}, {2, 200, 3.0 + e}, {3, 300, 2.7 + e}}});
+    write_text_run(store, {"b", s, {{1, 100, 3.0 + e}, {2, 200, 3.0 + e}, {3, 300, 3.0 + e}}});
   }
   const json claims = json::parse(R"([
     {"claim": "lower_is_better", "metric": "val/loss", "better": "a", "than": "b", "at": {"tokens": [100, 150, 250, 400]}},
@@ -298,8 +298,8 @@ TEST(ScalingReport, FitsEachVariantsLadderAndFindsTheCrossover) {
       const double lb = 1.9 + 10 * std::pow(static_cast<double>(n), -0.3) - noise;
       TextRun ra{"a/" + point, s, {{100, 1000, la}}, ps::RunStatus::Finished, n};
       TextRun rb{"b/" + point, s, {{100, 1000, lb}}, ps::RunStatus::Finished, n};
-      write(store, ra);
-      write(store, rb);
+      write_text_run(store, ra);
+      write_text_run(store, rb);
     }
   }
   pa::Study s = study(plan, json::array(), false, 3);
@@ -342,8 +342,8 @@ TEST(ScalingReport, FitsEachVariantsLadderAndFindsTheCrossover) {
     plan2.push_back({"c", point, "", "ssm"});
     for (int s = 0; s < 3; ++s) {
       const double noise = 0.002 * (s - 1);
-      write(store2, {"a/" + point, s, {{100, 1000, 1.5 + 40 * std::pow(double(n), -0.3) + noise}}, ps::RunStatus::Finished, n});
-      write(store2, {"c/" + point, s, {{100, 1000, 1.8 + 40 * std::pow(double(n), -0.3) - noise}}, ps::RunStatus::Finished, n});
+      write_text_run(store2, {"a/" + point, s, {{100, 1000, 1.5 + 40 * std::pow(double(n), -0.3) + noise}}, ps::RunStatus::Finished, n});
+      write_text_run(store2, {"c/" + point, s, {{100, 1000, 1.8 + 40 * std::pow(double(n), -0.3) - noise}}, ps::RunStatus::Finished, n});
     }
   }
   plan2.push_back({"d", "d_model=1", "", "ssm"});

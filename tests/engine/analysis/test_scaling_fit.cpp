@@ -4,6 +4,8 @@
 // on hand cases.
 #include <gtest/gtest.h>
 
+#include "nan.h"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,7 +19,6 @@ namespace pa = pha::analysis;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double law(double E, double A, double alpha, double x) { return E + A * std::pow(x, -alpha); }
 

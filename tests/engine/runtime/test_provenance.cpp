@@ -25,7 +25,7 @@ using namespace pha::runtime;
 
 namespace {
 
-class Quiet : public RunObserver {
+class QuietCancellable : public RunObserver {
  public:
   void on_step(const StepMetrics& m) override {
     if (cancel_at > 0 && m.step >= cancel_at && control) control->request_cancel();
@@ -71,7 +71,7 @@ class BusyLoops {
 };
 
 int64_t train(const pha::test::TempProject& p, int64_t cancel_at = 0) {
-  Quiet obs;
+  QuietCancellable obs;
   RunControl ctl;
   obs.cancel_at = cancel_at;
   obs.control = &ctl;
@@ -114,7 +114,7 @@ TEST(Provenance, AResumedRunKeepsItsRecordedPrecision) {
   }
   // The project now asks for bf16; the run resumes in fp32, as it started.
   p.write_project(p.text_project({{"steps", 6}, {"eval_every", 0}, {"precision", "bf16"}}));
-  Quiet obs;
+  QuietCancellable obs;
   RunControl ctl;
   JobSpec spec = pha::test::job_spec(p);
   spec.resume_run_id = id;
@@ -158,7 +158,7 @@ TEST(Provenance, TheSameRunRepeatsBitForBitUnderLoad) {
 TEST(Provenance, ARunCancelledBeforeItsFirstCheckpointIsTrainedAgainInPlace) {
   pha::test::TempProject p;
   p.write_project(p.text_project({{"steps", 6}, {"eval_every", 0}}));
-  Quiet obs;
+  QuietCancellable obs;
   RunControl ctl;
   ctl.request_cancel();  // before the first step: nothing to checkpoint
   const JobResult first = run_job(pha::test::job_spec(p), obs, ctl);

@@ -17,7 +17,7 @@ using namespace pha::runtime;
 
 namespace {
 
-class Quiet : public RunObserver {};
+class NoOutput : public RunObserver {};
 
 TEST(Schedule, WsdIsConstantUntilTheCooldownThenEndsAtTheFloor) {
   TrainingConfig c = TrainingConfig::from_json({{"steps", 100}, {"warmup_steps", 10}, {"min_lr_ratio", 0.0},
@@ -66,7 +66,7 @@ TEST(Training, AWsdCooldownBranchedOffTheStablePhaseEqualsAFinishedRunOfThatLeng
   pha::test::TempProject p;
   p.write_project(p.text_project({{"steps", 20}, {"warmup_steps", 2}, {"eval_every", 0}, {"schedule", "wsd"},
                                   {"cooldown", 0.2}}));
-  Quiet obs;
+  NoOutput obs;
   RunControl ctl;
   const JobResult full = run_job(pha::test::job_spec(p), obs, ctl);
   ASSERT_EQ(full.status, JobStatus::Finished) << full.reason;
