@@ -1,4 +1,5 @@
 #include "main_window.h"
+#include "store_watcher.h"
 
 #include "plan_dialog.h"
 
@@ -45,6 +46,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_browser = new RunBrowser(m_docks.runsTable, m_docks.runFilter, m_docks.runKindFilter, this);
   m_browser->setTagFilterCombo(m_docks.runTagFilter);
   m_runActions = new RunActions(m_browser, this, this);
+  m_watcher = new StoreWatcher(this);
   m_monitor = new RunMonitor(m_docks.lossPlot, m_docks.qualityPlot, m_docks.mixerPanel, m_docks.liveReadout, this);
   m_efficiency = new EfficiencyController(m_docks.efficiencyPanel, this);
   buildLayout();
@@ -242,6 +244,10 @@ void MainWindow::connectRunActions() {
     if (m_undoDeleteAction) m_undoDeleteAction->setEnabled(on);
   });
   connect(m_runActions, &RunActions::runChanged, this, &MainWindow::refreshNotesPanel);
+  // The window's own writes reach every view at once through the one path `pha`'s take.
+  connect(m_runActions, &RunActions::runChanged, m_watcher, &StoreWatcher::checkNow);
+  connect(m_runActions, &RunActions::hiddenRunsChanged, m_watcher, &StoreWatcher::setHiddenRuns);
+  connect(m_watcher, &StoreWatcher::runsChanged, this, &MainWindow::onStoreChanged);
   connect(m_browser, &RunBrowser::reloaded, this, &MainWindow::refreshNotesPanel);
   connect(m_docks.runsTable->selectionModel(), &QItemSelectionModel::selectionChanged, this,
           &MainWindow::refreshNotesPanel);
@@ -266,6 +272,42 @@ void MainWindow::refreshNotesPanel() {
   const auto& run = runsModel()->entry(row)->run;
   m_docks.runNotes->setRun(run.id, QString::fromStdString(run.name), runsModel()->tagsOf(row),
                            QString::fromStdString(run.notes));
+}
+
+void MainWindow::onStoreChanged(const QString& storePath, const StoreChange& change) {
+  if (!m_session->isOpen() || storePath != m_session->storePath() || m_session->isStoreDamaged()) return;
+  // The run table: renames, tags and notes in place; new, deleted and ended runs re-read.
+  m_browser->applyStoreChange(storePath, change, m_monitor->isLive() ? 0 : m_monitor->shownRunId());
+  // Compare: a deleted run leaves it; a renamed or newly evaluated one is read again.
+  QList<RunRef> kept;
+  bool touched = false;
+  for (const RunRef& r : m_compare->runs()) {
+    if (r.storePath == storePath && change.removed.contains(r.runId)) continue;
+    touched = touched || (r.storePath == storePath && change.changed.contains(r.runId));
+    kept << r;
+  }
+  if (kept.size() != m_compare->runs().size()) {
+    if (kept.isEmpty())
+      m_compare->clear();
+    else
+      m_compare->setRuns(kept);
+  } else if (touched) {
+    m_compare->reload();
+  }
+  // Live curves: the stored run shown is gone, or has a new name.
+  const qint64 shown = m_monitor->shownRunId();
+  if (!m_monitor->isLive() && shown > 0) {
+    if (change.removed.contains(shown)) {
+      m_monitor->clear(tr("Run %1 was deleted. Pick a run in the run table to see its curves and mixer weights.")
+                           .arg(shown));
+      m_generate->clearRun();
+    } else if (change.changed.contains(shown)) {
+      m_monitor->showStoredRun(storePath, shown);
+    }
+  }
+  refreshNotesPanel();
+  m_report->refresh();
+  m_search->refresh();
 }
 
 void MainWindow::commitDeletes() {

@@ -33,6 +33,8 @@ class ReportView;
 class RunQueue;
 class RunsModel;
 class SearchView;
+class StoreWatcher;
+struct StoreChange;
 
 class ProjectDataBanner;
 class StoreDamageBanner;
@@ -76,6 +78,7 @@ class MainWindow : public QMainWindow {
   RunMonitor* monitor() const { return m_monitor; }
   RunsModel* runsModel() const;
   RunBrowser* runBrowser() const { return m_browser; }
+  StoreWatcher* storeWatcher() const { return m_watcher; }
   // Rename, tags, notes and delete with undo on the run table (run_actions.h).
   RunActions* runActions() const { return m_runActions; }
   const Docks& docks() const { return m_docks; }
@@ -115,6 +118,8 @@ class MainWindow : public QMainWindow {
   void connectRunActions();
   // The notes field follows the table's selection: one run, its notes; else empty.
   void refreshNotesPanel();
+  // Every view follows what StoreWatcher saw change in the open project's store.
+  void onStoreChanged(const QString& storePath, const StoreChange& change);
   // Deletes the runs hidden by Delete... from their store (the window closes or switches project).
   void commitDeletes();
   void showCompare(const QList<qint64>& ids);
@@ -143,6 +148,7 @@ class MainWindow : public QMainWindow {
   RunQueue* m_queue = nullptr;
   RunMonitor* m_monitor = nullptr;
   RunBrowser* m_browser = nullptr;
+  StoreWatcher* m_watcher = nullptr;
   RunActions* m_runActions = nullptr;
   EfficiencyController* m_efficiency = nullptr;
   QueueController* m_queueControl = nullptr;

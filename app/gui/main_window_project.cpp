@@ -42,6 +42,7 @@
 #include "search_view.h"
 #include "window_store.h"
 #include "store/store.h"
+#include "store_watcher.h"
 
 namespace pha::gui {
 
@@ -66,6 +67,7 @@ bool MainWindow::openProject(const QString& path) {
   m_statusLabel->clear();
   m_dataBanner->refresh();
   m_storeBanner->refresh();
+  m_watcher->setStore(m_session->isStoreDamaged() ? QString() : m_session->storePath());
   if (m_session->isStoreDamaged()) {
     // Said, not shown: what a damaged file reads may be wrong, and nothing may write to it.
     m_browser->clear();
@@ -287,6 +289,7 @@ bool MainWindow::recoverStore() {
   }
   if (!yes) return false;
   m_compare->clear();  // its connections to the damaged file are closed before the file is replaced
+  m_watcher->setStore(QString());
   QApplication::setOverrideCursor(Qt::WaitCursor);
   QString report;
   const bool ok = m_session->recoverStore(&report);

@@ -223,6 +223,7 @@ QSet<qint64> RunActions::pendingDeletes() const {
 void RunActions::applyHidden() {
   m_browser->model()->setHiddenRuns(pendingDeletes());
   reload();
+  emit hiddenRunsChanged(pendingDeletes());
 }
 
 QStringList RunActions::commitDeletes() {
@@ -239,6 +240,7 @@ QStringList RunActions::commitDeletes() {
   }
   m_pending.clear();
   m_browser->model()->setHiddenRuns({});
+  emit hiddenRunsChanged({});
   emit undoAvailableChanged(false);
   return problems;
 }

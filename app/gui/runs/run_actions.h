@@ -74,6 +74,9 @@ class RunActions : public QObject {
   void undoAvailableChanged(bool available);
   // A run's name, tags or notes changed in the store (the notes field follows).
   void runChanged(qint64 runId);
+  // The runs hidden in the window (deleted, not yet committed) are now these (StoreWatcher
+  // reports them as removed to every view).
+  void hiddenRunsChanged(const QSet<qint64>& ids);
 
  private:
   struct Batch {

@@ -13,6 +13,7 @@
 #include <QTimer>
 
 #include "runs_model.h"
+#include "store_watcher.h"
 
 namespace pha::gui {
 
@@ -232,6 +233,23 @@ bool RunBrowser::reload(const QString& storePath, qint64 keepSelected) {
   refreshTagFilter();
   emit reloaded();
   return true;
+}
+
+void RunBrowser::applyStoreChange(const QString& storePath, const StoreChange& change, qint64 keepSelected) {
+  if (storePath.isEmpty() || storePath != this->storePath()) return;
+  if (change.added.isEmpty() && change.removed.isEmpty() && m_model->updateRuns(storePath, change.changed)) {
+    m_proxy->refilter();  // a new name or tag may match the filter now, or no longer
+    refreshTagFilter();
+    emit reloaded();
+    return;
+  }
+  QList<qint64> keep;
+  for (qint64 id : selectedRunIds())
+    if (!change.removed.contains(id)) keep << id;
+  if (keep.size() == 1) keepSelected = keep.first();
+  if (change.removed.contains(keepSelected)) keepSelected = 0;
+  if (!reload(storePath, keepSelected)) return;
+  if (keep.size() > 1) selectRuns(keep);
 }
 
 void RunBrowser::clear() {

@@ -25,6 +25,7 @@ namespace pha::gui {
 
 class RunsModel;
 class RunsFilterModel;
+struct StoreChange;
 
 class RunBrowser : public QObject {
   Q_OBJECT
@@ -35,6 +36,10 @@ class RunBrowser : public QObject {
   // Re-reads the store; `keepSelected`: the run to keep selected (0: none). Returns false and
   // emits errorOccurred when the store cannot be read.
   bool reload(const QString& storePath, qint64 keepSelected = 0);
+  // What StoreWatcher saw change in the store: renames, tags and notes update their rows in
+  // place; added, removed and ended runs read the table again (keeping the selection, or
+  // `keepSelected` when the selection was one run that is gone).
+  void applyStoreChange(const QString& storePath, const StoreChange& change, qint64 keepSelected);
   // An empty table (no project, or a damaged store that is not read).
   void clear();
   // reload() unless the last one was less than `minIntervalMs` ago.

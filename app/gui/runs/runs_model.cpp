@@ -208,6 +208,41 @@ bool RunsModel::reload(const QString& storePath) {
   }
 }
 
+bool RunsModel::updateRuns(const QString& storePath, const QSet<qint64>& ids) {
+  if (storePath != m_storePath) return false;
+  struct Update {
+    int row;
+    store::RunInfo run;
+    QStringList tags;
+  };
+  std::vector<Update> updates;
+  try {
+    auto s = store::Store::open(storePath.toStdString(), widgets::windowReadOptions());
+    for (const qint64 id : ids) {
+      const int row = rowOfRun(id);
+      const std::optional<store::RunInfo> run = row < 0 ? std::nullopt : s.get_run(id);
+      if (!run) return false;
+      const store::RunInfo& was = m_runs[static_cast<size_t>(row)].run;
+      if (run->status != was.status || run->ended_at != was.ended_at || run->group != was.group) return false;
+      QStringList tags;
+      for (const std::string& t : s.tags(id)) tags << QString::fromStdString(t);
+      tags.sort();
+      updates.push_back({row, *run, tags});
+    }
+  } catch (const std::exception& e) {
+    m_error = QString::fromUtf8(e.what());
+    return false;
+  }
+  for (Update& u : updates) {
+    store::RunInfo& r = m_runs[static_cast<size_t>(u.row)].run;
+    r.name = u.run.name;
+    r.notes = u.run.notes;
+    m_tags[static_cast<size_t>(u.row)] = u.tags;
+    emit dataChanged(index(u.row, 0), index(u.row, ColumnCount - 1));
+  }
+  return true;
+}
+
 const store::RunListEntry* RunsModel::entry(int row) const {
   return row >= 0 && row < static_cast<int>(m_runs.size()) ? &m_runs[static_cast<size_t>(row)] : nullptr;
 }

@@ -83,6 +83,10 @@ class RunsModel : public QAbstractTableModel {
   // lastError() when the store cannot be read; the previous rows stay.
   bool reload(const QString& storePath);
   QString lastError() const { return m_error; }
+  // Re-reads only these runs' name, notes and tags in place (a rename, tag or note written by
+  // the window or by `pha`: StoreWatcher). Returns false, changing nothing, when a run is not
+  // in the table or its status or times changed (its summary columns move too: reload()).
+  bool updateRuns(const QString& storePath, const QSet<qint64>& ids);
   QString storePath() const { return m_storePath; }
   // The run the window's queue holds paused (0: none): its Status reads "paused" although the
   // store says running (a pause is the window's, not the store's).

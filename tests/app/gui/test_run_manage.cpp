@@ -27,6 +27,7 @@
 #include "store/store.h"
 #include "store_fixture.h"
 #include "tag_editor_dialog.h"
+#include "window_project.h"
 
 using namespace pha::gui;
 namespace st = pha::store;
@@ -276,36 +277,10 @@ TEST(RunManage, DeletingARunningRunIsRefusedWithTheStoresReason) {
   writer.finish(st::RunStatus::Finished);
 }
 
-namespace {
-
-struct WindowProject {
-  pha::test::TempProject tp;
-  std::vector<std::int64_t> ids;
-  WindowProject() {
-    tp.write_project(tp.text_project());
-    auto store = st::Store::open(tp.store());
-    for (const char* name : {"pha-tiny", "transformerpp-tiny", "sequential-tiny"}) {
-      st::NewRun nr;
-      nr.project = "test";
-      nr.name = name;
-      nr.variant = "pha";
-      nr.config_json = json{{"model", pha::test::TempProject::tiny_model()}}.dump();
-      ids.push_back(store.create_run(nr));
-      st::RunWriter w(store, ids.back());
-      for (int s = 1; s <= 20; ++s) w.metric("train/loss", s, s * 64, s * 10, 5.0 - 0.1 * s);
-      w.metric("val/loss", 20, 20 * 64, 200, 3.9);
-      w.finish(st::RunStatus::Finished);
-    }
-  }
-  QString dir() const { return QString::fromStdString(tp.dir().string()); }
-  st::Store open() const { return st::Store::open(tp.store()); }
-};
-
-}  // namespace
 
 TEST(RunManageWindow, TheNotesFieldShowsAndSavesThePickedRunsNotes) {
   QSettings().clear();
-  WindowProject p;
+  pha::test::WindowProject p;
   p.open().set_notes(p.ids[1], "first thoughts");
   p.open().add_tag(p.ids[1], "baseline");
   MainWindow w;
@@ -330,7 +305,7 @@ TEST(RunManageWindow, TheNotesFieldShowsAndSavesThePickedRunsNotes) {
 
 TEST(RunManageWindow, DeletedRunsLeaveTheStoreWhenTheWindowCloses) {
   QSettings().clear();
-  WindowProject p;
+  pha::test::WindowProject p;
   {
     MainWindow w;
     w.show();
@@ -356,7 +331,7 @@ TEST(RunManageWindow, DeletedRunsLeaveTheStoreWhenTheWindowCloses) {
 // shows exactly the run left; a run the window had hidden and the CLI deleted commits quietly.
 TEST(RunManageWindow, APhaRunsDeleteWhileTheWindowReadsLeavesItConsistent) {
   QSettings().clear();
-  WindowProject p;
+  pha::test::WindowProject p;
   MainWindow w;
   w.show();
   ASSERT_TRUE(w.openProject(p.dir())) << w.lastError().toStdString();

@@ -57,12 +57,12 @@ void write_text_run(ps::Store& store, const TextRun& t) {
 // A finished replica whose only point is its final val/loss.
 TextRun final_only(const std::string& group, int64_t seed, double v) { return {group, seed, {{100, 1000, v}}}; }
 
-struct Planned {
+struct TunedPlanned {
   std::string entry, grid_point, tune_point, family;
   double flops_per_token = 0;
 };
 
-pa::Study study(const std::vector<Planned>& groups, const json& claims, bool tuned, int seeds = 2) {
+pa::Study study(const std::vector<TunedPlanned>& groups, const json& claims, bool tuned, int seeds = 2) {
   pa::Study s;
   s.project = "study";
   std::vector<std::string> names;
@@ -287,7 +287,7 @@ TEST(ScalingReport, FitsEachVariantsLadderAndFindsTheCrossover) {
   // a: L = 1.5 + 40 N^-0.3, b: L = 1.9 + 10 N^-0.3 (+/- 0.002 per seed): b is lower at small N,
   // a at large N; they cross where 30 N^-0.3 = 0.4, N = 75^(1/0.3) = 1.75e6.
   const std::vector<int64_t> widths = {10000, 30000, 100000, 300000, 1000000};
-  std::vector<Planned> plan;
+  std::vector<TunedPlanned> plan;
   for (int64_t n : widths) {
     const std::string point = "d_model=" + std::to_string(n);
     plan.push_back({"a", point, "", "hybrid", 6.0 * static_cast<double>(n)});
@@ -335,7 +335,7 @@ TEST(ScalingReport, FitsEachVariantsLadderAndFindsTheCrossover) {
   // Curves that never cross in range say so; an entry with fewer than 3 sizes is a note.
   ps::test::TempDir dir2;
   ps::Store store2 = ps::Store::open(dir2.file("runs.sqlite"));
-  std::vector<Planned> plan2;
+  std::vector<TunedPlanned> plan2;
   for (int64_t n : widths) {
     const std::string point = "d_model=" + std::to_string(n);
     plan2.push_back({"a", point, "", "hybrid"});
