@@ -80,6 +80,19 @@ void readCosts(store::Store& s, LoadedRun& run) {
     run.profileRunId = p.run_id;
     run.profile = p.rows;
   }
+  for (const std::string& key : run.keys) {
+    if (key.find("tokens_per_s") == std::string::npos) continue;
+    const auto points = s.read_metric_full(run.ref.runId, key);
+    if (points.empty()) continue;
+    const std::int64_t from = points.front().step + (points.back().step - points.front().step) / 5;
+    std::vector<double> v;
+    for (const auto& p : points)
+      if (p.step >= from && std::isfinite(p.value) && p.value > 0) v.push_back(p.value);
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    run.steady[key] = {n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]), static_cast<std::int64_t>(n), from};
+  }
   if (!run.summaries.count("train/tokens_per_s")) return;
   std::vector<double> v;
   for (const auto& p : s.read_metric_full(run.ref.runId, "train/tokens_per_s"))

@@ -76,6 +76,14 @@ struct LoadedRun {
   // The median of the run's own train/tokens_per_s points and how many there were (0: none).
   double medianTokensPerS = 0.0;
   std::int64_t tokensPerSPoints = 0;
+  // Per speed key (a "tokens_per_s" metric): the median over the steady state, the points after
+  // the first fifth of the run's steps (compilation, allocator and cache warm-up come first);
+  // what Compare's Metrics ranks instead of the last step's value.
+  struct Steady {
+    double median = 0.0;
+    std::int64_t points = 0, fromStep = 0;
+  };
+  std::map<std::string, Steady> steady;
 
   bool ok() const { return error.isEmpty(); }
 };

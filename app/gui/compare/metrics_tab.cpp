@@ -319,7 +319,8 @@ void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
                         "(accuracy-like) value recorded, as the run store ranks the key. A group of seeded replicas "
                         "has one column: mean ± sample std (n) over its replicas (the newest finished run of each "
                         "seed, as pha runs list and pha report count them; hover for each replica). Bold on green: "
-                        "the best run of a row (a group by its mean; losses, accuracies, efficiency). Click a "
+                        "the best run of a row (a group by its mean; losses, accuracies, and speeds by their median over the "
+                        "steady state when every run has 5 or more points; memory is not ranked). Click a "
                         "group's name to fold or unfold it."));
   applyVisibility();
 }
@@ -346,6 +347,15 @@ void MetricsTab::addMetricRows(const LoadedRuns& list, const std::vector<Compare
       auto it = r.best.find(k);
       return it == r.best.end() ? std::nan("") : it->second.value;
     };
+    // Speeds: the median over the steady state, not the last step's value; ranked only when
+    // every column has at least kSteadyPoints of them. Memory: the process's peak resident
+    // memory, shown, never ranked (a run trained in the window shares the window's process).
+    const bool speed = g == MetricGroup::Efficiency && key.contains(QLatin1String("tokens_per_s"));
+    const bool memory = g == MetricGroup::Efficiency && !speed;
+    if (speed) {
+      addSteadyRow(list, units, key);
+      continue;
+    }
     for (const bool best : {false, true}) {
       if (best && !hasBestRow(g)) continue;
       const auto text = [&key](double v) { return keyValueText(key, v); };
@@ -369,10 +379,49 @@ void MetricsTab::addMetricRows(const LoadedRuns& list, const std::vector<Compare
                                                     it->second.value, valueText(it->second.value)});
         }
       }
+      if (memory)
+        for (Cell& c : cells)
+          c.tip = tr("Peak resident memory of the process that trained the run, measured; not ranked: a run "
+                     "trained in the window shares the window's process (and what earlier runs left in it).") +
+                  (c.tip.isEmpty() ? QString() : "\n" + c.tip);
       addRow(best ? tr("%1 best").arg(key) : tr("%1 final").arg(key), cells);
-      if (ranked(g)) markBest(m_table->rowCount() - 1, higher);
+      if (ranked(g) && !memory) markBest(m_table->rowCount() - 1, higher);
     }
   }
+}
+
+// A speed row: each column's median over the steady state (LoadedRun::steady), its point count
+// and first step in the tooltip; the best marked only when every column has kSteadyPoints.
+void MetricsTab::addSteadyRow(const LoadedRuns& list, const std::vector<CompareUnit>& units, const QString& key) {
+  constexpr std::int64_t kSteadyPoints = 5;
+  const std::string k = key.toStdString();
+  auto steadyOf = [&k](const LoadedRun& r) {
+    auto it = r.steady.find(k);
+    return it == r.steady.end() ? std::nan("") : it->second.median;
+  };
+  std::vector<Cell> cells;
+  bool enough = true;
+  for (const auto& u : units) {
+    const LoadedRun& r = list[u.members.front()];
+    for (std::size_t i : u.members) {
+      auto it = list[i].steady.find(k);
+      enough = enough && it != list[i].steady.end() && it->second.points >= kSteadyPoints;
+    }
+    if (!r.ok()) {
+      cells.push_back(Cell{r.error, {}, {}});
+    } else if (u.grouped) {
+      auto [cellText, value, tip] = groupCell(list, u, steadyOf, key);
+      cells.push_back(Cell{cellText, value, tip});
+    } else if (auto it = r.steady.find(k); it != r.steady.end()) {
+      cells.push_back(Cell{keyValueText(key, it->second.median), it->second.median,
+                           tr("median of %1 points from step %2 on (the steady state: the first fifth of the "
+                              "steps left out)").arg(it->second.points).arg(it->second.fromStep)});
+    } else {
+      cells.push_back(Cell{"—", {}, {}});
+    }
+  }
+  addRow(tr("%1 median").arg(key), cells);
+  if (enough) markBest(m_table->rowCount() - 1, /*higherIsBetter=*/true);
 }
 
 void MetricsTab::setFilter(const QString& text) { m_filter->setText(text); }

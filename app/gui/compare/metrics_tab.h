@@ -59,6 +59,7 @@ class MetricsTab : public QWidget {
     QString tip;
   };
   void addRow(const QString& name, const std::vector<Cell>& cells);
+  void addSteadyRow(const LoadedRuns& list, const std::vector<CompareUnit>& units, const QString& key);
   void addMetricRows(const LoadedRuns& list, const std::vector<CompareUnit>& units);
   void markBest(int row, bool higherIsBetter);
   int rowOf(const QString& name) const;

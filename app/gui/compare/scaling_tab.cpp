@@ -32,9 +32,41 @@ QString withInterval(double v, const analysis::Interval& i) {
 struct Series {
   QString name;
   QColor color;
-  std::map<double, std::vector<double>> byX;  // size -> final values of its runs
+  // size -> setting (the run's replica group: runs that differ only in their seed) -> the
+  // final values of its replicas
+  std::map<double, std::map<QString, std::vector<double>>> settings;
+  std::map<double, std::vector<double>> byX;  // size -> the chosen setting's replicas
   analysis::PowerLawFit fit;
 };
+
+// A run's setting: its replica group (seeds of one configuration share it), else its name.
+QString settingOf(const LoadedRun& run) {
+  return QString::fromStdString(run.info.group.empty() ? run.info.name : run.info.group);
+}
+
+// Each size at its best setting (the lowest mean final value: every metric offered is a loss),
+// the other settings named in `notes`: settings are tuning points, not replicas.
+void chooseSettings(Series& v, const QString& metric, QStringList& notes) {
+  for (const auto& [x, settings] : v.settings) {
+    const QString* best = nullptr;
+    double bestMean = INFINITY;
+    for (const auto& [name, ys] : settings) {
+      const double m = analysis::summarize(ys).mean;
+      if (m < bestMean) bestMean = m, best = &name;
+    }
+    if (!best) continue;
+    v.byX[x] = settings.at(*best);
+    if (settings.size() > 1) {
+      QStringList others;
+      for (const auto& [name, ys] : settings)
+        if (&name != best)
+          others << QObject::tr("%1 %2 (n=%3)").arg(name, sci(analysis::summarize(ys).mean)).arg(ys.size());
+      notes << QObject::tr("%1 at %2: %3 settings; the point is the best on final %4, %5 %6 (n=%7); not used: %8")
+                   .arg(v.name, sci(x)).arg(settings.size()).arg(metric, *best, sci(bestMean))
+                   .arg(settings.at(*best).size()).arg(others.join(", "));
+    }
+  }
+}
 
 }  // namespace
 
@@ -70,7 +102,7 @@ ScalingTab::ScalingTab(QWidget* parent) : QWidget(parent) {
   m_x->addItem(tr("parameters"));
   m_x->addItem(tr("training FLOPs"));
   top->addWidget(m_x);
-  auto* note = new QLabel(tr("one series per variant; lines: L = E + A x^-alpha with its 95% bootstrap band"), this);
+  auto* note = new QLabel(tr("one series per variant, each size at its best setting (seeds as replicas); lines: L = E + A x^-alpha with its 95% bootstrap band"), this);
   note->setEnabled(false);
   top->addWidget(note);
   top->addStretch(1);
@@ -130,9 +162,11 @@ void ScalingTab::redraw() {
         series.push_back({name, colors.next(run), {}, {}});
         it = series.end() - 1;
       }
-      it->byX[*x].push_back(s->second.last);
+      it->settings[*x][settingOf(run)].push_back(s->second.last);
     }
   }
+  QStringList choices;
+  for (auto& v : series) chooseSettings(v, m_metric->currentText(), choices);
   double xLo = INFINITY, xHi = -INFINITY;
   for (auto& v : series) {
     ++m_series;
@@ -219,6 +253,10 @@ void ScalingTab::redraw() {
     const QCPRange y = plot->yAxis->range();
     plot->yAxis->setRange(y.lower / 1.03, y.upper * 1.03);
   }
+  if (!choices.isEmpty())
+    lines << tr("Runs of one size that differ in more than their seed are settings (a learning-rate grid), not "
+                "replicas: each size is drawn at its best setting, its seeds as the error bar.")
+          << choices;
   m_summary->setText(lines.join('\n'));
   m_panel->setEmptyMessage(notes.join('\n'));
   plot->replot(QCustomPlot::rpQueuedReplot);
