@@ -1,10 +1,10 @@
 // The report of a project: for each claim the measured effect with its spread over seeds, the
 // verdict and the paper's figure; the metrics of every group; parameter efficiency (accuracy
 // against parameters per architecture family); accuracy against length (and against the input
-// Bernoulli p). Built from the run store as data (Report), rendered as Markdown, HTML (self-
-// contained: inline CSS and SVG plots) or JSON; a view of its own prints the figures with
-// analysis/report_format.h. No torch, no Qt: `pha report` and the window's Report tab call the
-// same functions. Method and verdict rules: docs/report.md.
+// Bernoulli p). Built from the run store as data (Report), then as one document of blocks
+// (analysis/report_document.h) that every view renders: Markdown, HTML (self-contained: inline
+// CSS and SVG plots) and the window's Report dock; JSON dumps the data. No torch, no Qt: `pha
+// report` and the window call the same functions. Method and verdict rules: docs/report.md.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "analysis/report_document.h"
 #include "analysis/report_internal.h"
 #include "core/config_reader.h"
 
@@ -134,3 +135,18 @@ std::string svg_chart(const Chart& c) {
 }
 
 }  // namespace pha::analysis::detail
+
+namespace pha::analysis {
+
+// The chart classes as the HTML page styles them (report_html.cpp), for an SVG shown on its own.
+std::string standalone_svg(const std::string& svg) {
+  static const std::string style =
+      "<style>text{font-family:sans-serif;font-size:11px}.frame{fill:none;stroke:#999}.grid{stroke:#e4e4e4}"
+      ".line{fill:none;stroke-width:1.8}.bar{stroke-width:1.2}.xl{text-anchor:middle;fill:#444}"
+      ".yl{text-anchor:end;fill:#444}.yt{text-anchor:middle;fill:#444}.ct{font-weight:600;fill:#222}.lg{fill:#222}</style>";
+  const std::size_t open = svg.find('>');
+  if (svg.rfind("<svg", 0) != 0 || open == std::string::npos) return svg;
+  return svg.substr(0, open + 1) + style + svg.substr(open + 1);
+}
+
+}  // namespace pha::analysis

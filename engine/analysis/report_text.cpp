@@ -1,4 +1,5 @@
-// The report as Markdown and as JSON (every number of the Report, NaN as null).
+// The report as Markdown (the one document, analysis/report_document.h, laid out as text) and as
+// JSON (every number of the Report, NaN as null).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -6,6 +7,7 @@
 
 #include "analysis/multiplicity.h"
 #include "analysis/report.h"
+#include "analysis/report_document.h"
 #include "analysis/report_internal.h"
 #include "core/config_reader.h"
 #include "core/error.h"
@@ -16,144 +18,49 @@ using nlohmann::json;
 
 namespace {
 
-// A table cell: '|' would end the cell, a newline the row.
-std::string cell(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+std::string md_spans(const Spans& spans) {
+  std::string s;
+  for (const auto& span : spans) {
+    switch (span.style) {
+      case SpanStyle::Strong:
+      case SpanStyle::Warning: s += "**" + span.text + "**"; break;
+      case SpanStyle::Code: s += "`" + span.text + "`"; break;
+      case SpanStyle::Plain:
+      case SpanStyle::Secondary: s += span.text; break;
+    }
   }
-  return out;
+  return s;
 }
 
-void claims_md(const Report& r, std::ostringstream& os) {
-  os << "## Claims\n\n";
-  if (r.claims.empty()) os << "The project declares no claims (project.json `claims`, docs/project-format.md).\n\n";
-  for (size_t i = 0; i < r.claims.size(); ++i) {
-    const ClaimReport& c = r.claims[i];
-    os << "### " << i + 1 << ". " << (c.claim.title.empty() ? c.statement : c.claim.title) << "\n\n";
-    os << "- claim: `" << to_string(c.claim.kind) << "`" << (c.claim.title.empty() ? "" : ": " + c.statement) << "\n";
-    os << "- paper: " << (c.claim.paper.empty() ? "-" : c.claim.paper) << "\n";
-    os << "- **verdict: " << c.summary << "**" << (c.tuning.empty() ? "" : " (" + c.tuning + ")") << "\n";
-    if (!c.early.empty()) os << "- **" << c.early << "**: a verdict this early in training may not last\n";
-    os << "\n| at | measured (mean ± std (n) [95% interval]) | effect [95% interval] | test | p (raw / adjusted) | "
-          "MDE / seeds needed | budget | verdict |\n";
-    os << "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
-    for (const auto& row : c.rows) {
-      std::string measured;
-      for (const auto& m : row.measured) measured += (measured.empty() ? "" : "; ") + measured_text(m);
-      const std::string se = eval_se_text(row);
-      if (!se.empty()) measured += (measured.empty() ? "" : "; ") + se;
-      os << "| " << cell(row.label) << " | " << cell(measured.empty() ? "-" : measured) << " | "
-         << cell((row.effect_label.empty() ? "" : row.effect_label + ": ") + effect_text(row)) << " | "
-         << cell(row.test.text.empty() ? "-" : row.test.text) << " | " << cell(p_pair_text(row)) << " | "
-         << cell(power_text(row)) << " | " << cell(budget_text(row.budget, r.settings.early_tokens_per_param)) << " | "
-         << cell(std::string(to_string(row.verdict)) + ": " + row.reason) << " |\n";
-    }
-    os << "\n";
-    if (!c.crossings.empty()) {
-      os << "Learning curves of " << c.claim.metric.text << " (mean over the replicas, linear between evaluations):\n\n";
-      for (const auto& x : c.crossings) os << "- " << x.label << ", " << crossing_text(x) << "\n";
+std::string md_cell(const Cell& cell) {
+  std::string s;
+  for (size_t i = 0; i < cell.spans.size(); ++i) s += (i ? cell.join : "") + md_spans({cell.spans[i]});
+  return markdown_cell(s);
+}
+
+void md_block(const Block& b, std::ostringstream& os) {
+  switch (b.kind) {
+    case BlockKind::Heading: os << std::string(static_cast<size_t>(b.level), '#') << " " << md_spans(b.text) << "\n\n"; break;
+    case BlockKind::Paragraph: os << md_spans(b.text) << "\n\n"; break;
+    case BlockKind::List:
+      for (const auto& item : b.items) os << "- " << md_spans(item) << "\n";
       os << "\n";
-    }
-    if (!c.mixer.empty()) {
-      os << "Final mixer weights of " << c.mixer_group << " per layer (mean ± std (n) over replicas):\n\n";
-      os << "| layer | gss | attn | ffn |\n| --- | --- | --- | --- |\n";
-      for (const auto& l : c.mixer)
-        os << "| " << l.layer << " | " << mean_std(l.gss) << " | " << mean_std(l.attn) << " | " << mean_std(l.ffn) << " |\n";
+      break;
+    case BlockKind::Table:
+      os << "|";
+      for (const auto& c : b.columns) os << " " << markdown_cell(c) << " |";
+      os << "\n|";
+      for (size_t i = 0; i < b.columns.size(); ++i) os << " --- |";
       os << "\n";
-    }
+      for (const auto& row : b.rows) {
+        os << "|";
+        for (const auto& c : row) os << " " << md_cell(c) << " |";
+        os << "\n";
+      }
+      os << "\n";
+      break;
+    case BlockKind::Chart: break;  // drawn in HTML and in the dock; Markdown has the table above it
   }
-}
-
-void tuning_md(const Report& r, std::ostringstream& os) {
-  if (r.tuning.empty()) return;
-  os << "## Tuning\n\nEach family's settings (project.json `tune`), mean ± std (n) over the replicas; the chosen "
-        "setting has the best mean of the selection metric among those with every replica finished (a tie goes to "
-        "the one listed first; docs/report.md). The test split is reported, not used to choose.\n\n";
-  for (const auto& t : r.tuning) {
-    os << "### " << t.entry << (t.grid_point.empty() ? "" : " at " + t.grid_point) << "\n\n";
-    os << "| setting | " << t.metric << " | " << (t.test_metric.empty() ? "test" : t.test_metric)
-       << " | replicas | status | chosen |\n| --- | --- | --- | --- | --- | --- |\n";
-    for (const auto& s : t.settings)
-      os << "| " << cell(s.tune_point.empty() ? s.group : s.tune_point) << " | " << mean_std(s.select) << " | "
-         << (t.test_metric.empty() ? "-" : mean_std(s.test)) << " | " << s.planned << " | " << cell(s.status) << " | "
-         << (s.chosen ? "**chosen**" : "") << " |\n";
-    if (!t.note.empty()) os << "\n" << t.note << "\n";
-    os << "\n";
-  }
-}
-
-void scaling_md(const Report& r, std::ostringstream& os) {
-  if (r.scaling.empty()) return;
-  os << "## Scaling fits\n\nFinal " << r.scaling.metric
-     << " against size per variant, L = E + A x^-alpha fitted by least squares on every replica's point, 95% bootstrap "
-        "percentile intervals (analysis/scaling_fit.h, docs/report.md).\n\n";
-  for (const auto& ax : r.scaling.axes) {
-    os << "### Against " << ax.x_label << "\n\n| variant | family | sizes: x -> mean ± std (n) | fit | residuals |\n"
-       << "| --- | --- | --- | --- | --- |\n";
-    for (const auto& s : ax.series) {
-      std::string sizes, res;
-      for (size_t i = 0; i < s.size_x.size(); ++i)
-        sizes += (i ? "; " : "") + sci(s.size_x[i]) + " -> " + mean_std(s.size_y[i]);
-      for (size_t i = 0; i < s.fit.residuals.size(); ++i) res += (i ? " " : "") + num(s.fit.residuals[i]);
-      os << "| " << cell(s.entry) << " | " << s.family << " | " << cell(sizes) << " | " << cell(fit_text(s.fit))
-         << " | " << cell(res.empty() ? "-" : res) << " |\n";
-    }
-    os << "\n";
-    for (const auto& c : ax.crossovers) os << "- " << crossover_text(c, ax.x_label) << "\n";
-    if (!ax.crossovers.empty()) os << "\n";
-  }
-  for (const auto& n : r.scaling.notes) os << "- " << n << "\n";
-  if (!r.scaling.notes.empty()) os << "\n";
-}
-
-void groups_md(const Report& r, std::ostringstream& os) {
-  os << "## Metrics per group\n\nFinal values, mean ± std (n) over the replicas (one finished run per seed).\n\n";
-  os << "| group | family | params | replicas |";
-  for (const auto& k : r.metric_keys) os << " " << k << " |";
-  os << "\n| --- | --- | --- | --- |";
-  for (size_t i = 0; i < r.metric_keys.size(); ++i) os << " --- |";
-  os << "\n";
-  for (const auto& g : r.groups) {
-    os << "| " << cell(g.group) << " | " << g.family << " | " << (g.n_params ? std::to_string(g.n_params) : "-") << " | "
-       << g.replicas.size() << " of " << g.seeds.size() << " |";
-    for (const auto& k : r.metric_keys) os << " " << mean_std(g.metrics.at(k)) << " |";
-    os << "\n";
-  }
-  os << "\n";
-}
-
-void params_md(const Report& r, std::ostringstream& os) {
-  os << "## Parameter efficiency\n\nHeld-out accuracy (`" << r.accuracy_key
-     << "`) against parameters, per architecture family.\n\n| family | group | params | accuracy |\n| --- | --- | --- | --- |\n";
-  std::vector<const GroupReport*> rows;
-  for (const auto& g : r.groups) rows.push_back(&g);
-  std::stable_sort(rows.begin(), rows.end(), [](const GroupReport* a, const GroupReport* b) {
-    return a->family != b->family ? a->family < b->family : a->n_params < b->n_params;
-  });
-  for (const GroupReport* g : rows) {
-    const auto it = g->metrics.find(r.accuracy_key);
-    os << "| " << g->family << " | " << cell(g->group) << " | " << (g->n_params ? std::to_string(g->n_params) : "-")
-       << " | " << (it == g->metrics.end() ? "-" : mean_std(it->second)) << " |\n";
-  }
-  os << "\n";
-}
-
-void sweep_md(const SweepTable& t, std::ostringstream& os) {
-  if (t.empty()) return;
-  os << "## " << t.title << "\n\nAccuracy at the run's last evaluation, mean ± std (n).\n\n| group |";
-  for (double x : t.xs) os << " " << t.x_label << "=" << format_number(x) << " |";
-  os << "\n| --- |";
-  for (size_t i = 0; i < t.xs.size(); ++i) os << " --- |";
-  os << "\n";
-  for (size_t g = 0; g < t.groups.size(); ++g) {
-    os << "| " << cell(t.groups[g]) << " |";
-    for (const auto& s : t.cells[g]) os << " " << mean_std(s) << " |";
-    os << "\n";
-  }
-  os << "\n";
 }
 
 json stats_json(const Stats& s) {
@@ -265,29 +172,23 @@ json claim_json(const ClaimReport& c) {
 
 }  // namespace
 
-std::string render_markdown(const Report& r) {
-  std::ostringstream os;
-  os << "# Report: " << r.project << "\n\n";
-  if (!r.description.empty()) os << r.description << "\n\n";
-  os << "Store `" << r.store_path << "`, generated " << local_time(r.generated_at_ms)
-     << ". Each group's replicas are its finished runs, one per seed; figures are mean ± sample std (n), 95% "
-        "intervals Student t (a comparison: paired by seed when both sides have the same seeds, else Welch); "
-        "verdict rule in docs/report.md.\n\n"
-     << "**Statistics:** " << r.statistics << "\n\n";
-  claims_md(r, os);
-  tuning_md(r, os);
-  scaling_md(r, os);
-  groups_md(r, os);
-  if (r.is_task) params_md(r, os);
-  sweep_md(r.length, os);
-  sweep_md(r.ood, os);
-  if (!r.notes.empty()) {
-    os << "## Notes\n\n";
-    for (const auto& n : r.notes) os << "- " << n << "\n";
-    os << "\n";
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
   }
+  return out;
+}
+
+std::string render_markdown(const ReportDocument& d) {
+  std::ostringstream os;
+  for (const auto& b : d.blocks) md_block(b, os);
   return os.str();
 }
+
+std::string render_markdown(const Report& r) { return render_markdown(report_document(r)); }
 
 json report_json(const Report& r) {
   json groups = json::array();

@@ -1,10 +1,9 @@
 // ReportView: the Report dock's content. It shows the open project's report, the one `pha report`
-// prints (runtime::project_report, analysis::build_report): the statistics line (correction,
-// m, alpha), one table per claim under a heading (claim, overall verdict, early training, paper)
-// whose rows give at, measured per side, the effect with its 95% interval, the test, p raw /
-// adjusted, MDE / seeds needed, the training budget, the verdict and its reason; the
-// parameter-efficiency table (task projects), the metrics per group and the notes.
-// "Export report as HTML..." writes analysis::render_html of the shown report, the same bytes
+// prints (runtime::project_report, analysis::build_report): the report's one document
+// (analysis::report_document: every claim's table with its reasons, the tuning tables and their
+// warnings, the mixer tables and charts, scaling fits, metrics per group, parameter efficiency,
+// sweeps, notes), laid out by ReportPage, the same blocks Markdown and HTML render.
+// "Export report as HTML..." writes analysis::render_html of the shown document, the same bytes
 // `pha report --format html` writes for it. The report is built in a worker thread (it opens its
 // own store connection there); the window asks for a refresh when runs finish.
 #pragma once
@@ -16,6 +15,7 @@
 #include <mutex>
 
 #include "analysis/report.h"
+#include "analysis/report_document.h"
 
 class QLabel;
 class QPushButton;
@@ -23,6 +23,8 @@ class QThread;
 class QTableWidget;
 
 namespace pha::gui {
+
+class ReportPage;
 
 class ReportView : public QWidget {
   Q_OBJECT
@@ -45,13 +47,15 @@ class ReportView : public QWidget {
   QString message() const;
   bool exportHtml(const QString& path, QString* error) const;
 
-  // One table per claim, in the report's order, with its heading above it.
-  int claimTableCount() const { return int(m_claimTables.size()); }
-  QTableWidget* claimTable(int i) const { return m_claimTables.value(i); }
-  QLabel* claimHeading(int i) const { return m_claimHeadings.value(i); }
-  QLabel* claimsTitle() const { return m_claimsTitle; }
-  QTableWidget* efficiencyTable() const { return m_efficiency; }
-  QTableWidget* groupsTable() const { return m_groups; }
+  // The shown document's widgets (ReportPage): every table by its id ("claim1", "tuning1",
+  // "mixer1", "groups", "efficiency"); null where the report has no such table.
+  ReportPage* page() const { return m_page; }
+  QTableWidget* table(const QString& id) const;
+  int claimTableCount() const;
+  QTableWidget* claimTable(int i) const { return table(QStringLiteral("claim%1").arg(i + 1)); }
+  QTableWidget* efficiencyTable() const { return table(QStringLiteral("efficiency")); }
+  // The metrics per group; while no report is shown, an empty hidden table (never null).
+  QTableWidget* groupsTable() const;
 
  signals:
   void reportReady();  // a build ended: a report is shown, or message() says why not
@@ -59,20 +63,18 @@ class ReportView : public QWidget {
  private:
   void startBuild();
   void showBuilt();
-  void fillClaims(const analysis::Report& r);
-  void fillEfficiency(const analysis::Report& r);
-  void fillGroups(const analysis::Report& r);
   void exportDialog();
-  void clearContent();  // empty tables and notes: nothing of a previous report stays
-  void clearClaims();   // the claims' headings and tables are made per report
+  void clearContent();  // nothing of a previous report stays
 
   QString m_project;
   QString m_unavailable;  // set: why no report is built for m_project
   std::shared_ptr<const analysis::Report> m_report;
+  std::shared_ptr<const analysis::ReportDocument> m_document;  // of m_report
   // What a build gives; written by the worker thread only, read on the GUI thread once it ended.
   struct Built {
     std::mutex mutex;  // the worker writes, showBuilt reads, each under it
     std::shared_ptr<const analysis::Report> report;
+    std::shared_ptr<const analysis::ReportDocument> document;
     QString error;
     qint64 ms = 0;
   };
@@ -85,14 +87,8 @@ class ReportView : public QWidget {
   QLabel* m_message = nullptr;
   QPushButton* m_refresh = nullptr;
   QPushButton* m_export = nullptr;
-  QLabel* m_efficiencyTitle = nullptr;
-  QLabel* m_claimsTitle = nullptr;
-  QWidget* m_claimsBox = nullptr;  // the claims' headings and tables, in order
-  QList<QTableWidget*> m_claimTables;
-  QList<QLabel*> m_claimHeadings;
-  QTableWidget* m_efficiency = nullptr;
-  QTableWidget* m_groups = nullptr;
-  QLabel* m_notes = nullptr;
+  ReportPage* m_page = nullptr;
+  QTableWidget* m_noGroups = nullptr;  // groupsTable() without a report
 };
 
 }  // namespace pha::gui

@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "analysis/report.h"
+#include "analysis/report_document.h"
 #include "analysis/report_internal.h"
 #include "core/error.h"
 #include "engine/store/store_test_util.h"
@@ -314,4 +315,54 @@ TEST(Report, TheGroupsTableSaysWhatItsNumbersAreForTheReplicasAtHand) {
   EXPECT_EQ(html.find("interval from 3 replicas"), std::string::npos);
   EXPECT_EQ(html.find("where it has at least"), std::string::npos);
   EXPECT_NE(html.find("at most one replica here, so no spread or interval is shown"), std::string::npos);
+}
+
+// Markdown and HTML render the one document (analysis/report_document.h): the same tables with
+// the same rows, every span of every cell (the verdicts' reasons among them), the same headings,
+// and a chart in HTML for each chart block. The mixer claim's per-layer table is in both (HTML
+// had only its plot).
+TEST(Report, MarkdownAndHtmlRenderEveryBlockOfTheOneDocument) {
+  ps::test::TempDir dir;
+  ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
+  for (int s = 0; s < 3; ++s) {
+    write(store, {"pha", s, 0.90 + 0.02 * s, 5000, ps::RunStatus::Finished, {sandwich(0.01f * s)}});
+    write(store, {"transformer", s, std::vector<double>{0.50, 0.60, 0.55}[s]});
+  }
+  const pa::Study s = study({{"pha", "hybrid"}, {"transformer", "attention"}}, json::parse(R"([
+    {"claim": "higher_is_better", "metric": "accuracy", "better": "pha", "than": "transformer"},
+    {"claim": "mixer_sandwich", "run": "pha"}
+  ])"));
+  const pa::Report r = pa::build_report(s, store);
+  const pa::ReportDocument d = pa::report_document(r);
+  const std::string md = pa::render_markdown(r), html = pa::render_html(r);
+  EXPECT_EQ(md, pa::render_markdown(d));
+  EXPECT_EQ(html, pa::render_html(d));
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  size_t tables = 0, charts = 0;
+  for (const pa::Block& b : d.blocks) {
+    if (b.kind == pa::BlockKind::Heading)
+      EXPECT_NE(md.find(std::string(size_t(b.level), '#') + " " + pa::plain_text(b.text) + "\n"), std::string::npos);
+    if (b.kind == pa::BlockKind::Chart) ++charts;
+    if (b.kind != pa::BlockKind::Table) continue;
+    ++tables;
+    std::string th;
+    for (const auto& c : b.columns) th += "<th>" + pha::analysis::detail::html_escape(c) + "</th>";
+    EXPECT_NE(html.find(th), std::string::npos) << b.id;
+    for (const auto& row : b.rows) {
+      ASSERT_EQ(row.size(), b.columns.size()) << b.id;
+      for (const auto& cell : row)
+        for (const auto& span : cell.spans)
+          EXPECT_NE(html.find(pha::analysis::detail::html_escape(span.text)), std::string::npos) << b.id << ": " << span.text;
+    }
+  }
+  EXPECT_EQ(count(md, "| --- |\n"), tables) << "a table of the document missing in Markdown";
+  EXPECT_EQ(count(html, "<table>"), tables) << "a table of the document missing in HTML";
+  EXPECT_EQ(count(html, "<svg"), charts);
+  EXPECT_NE(html.find("<th>layer</th><th>gss</th><th>attn</th><th>ffn</th>"), std::string::npos) << "the mixer table";
+  EXPECT_NE(md.find("| layer | gss | attn | ffn |"), std::string::npos);
+  EXPECT_NE(html.find("in 3 of 3 replicas"), std::string::npos) << "the sandwich row's reason";
 }

@@ -1,0 +1,355 @@
+// The report's one document (analysis/report_document.h): every section, table, row and reason,
+// in the order every view shows them. The figures are formatted here, once, with
+// analysis/report_format.h; the renderers only lay the blocks out.
+#include "analysis/report_document.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/report.h"
+#include "analysis/report_internal.h"
+#include "core/config_reader.h"
+
+namespace pha::analysis {
+
+namespace {
+
+Span plain(std::string text) { return {std::move(text), SpanStyle::Plain, std::nullopt}; }
+Span styled(std::string text, SpanStyle style) { return {std::move(text), style, std::nullopt}; }
+
+Block heading(int level, const std::string& text) {
+  Block b;
+  b.kind = BlockKind::Heading;
+  b.level = level;
+  b.text = {plain(text)};
+  return b;
+}
+
+Block paragraph(Spans text, bool meta = false) {
+  Block b;
+  b.kind = BlockKind::Paragraph;
+  b.text = std::move(text);
+  b.meta = meta;
+  return b;
+}
+
+Block list(std::vector<Spans> items) {
+  Block b;
+  b.kind = BlockKind::List;
+  b.items = std::move(items);
+  return b;
+}
+
+Block table(const std::string& id, std::vector<std::string> columns) {
+  Block b;
+  b.kind = BlockKind::Table;
+  b.id = id;
+  b.columns = std::move(columns);
+  return b;
+}
+
+void add_chart(std::vector<Block>& out, const std::string& id, const detail::Chart& chart) {
+  std::string svg = detail::svg_chart(chart);
+  if (svg.empty()) return;  // nothing to draw
+  Block b;
+  b.kind = BlockKind::Chart;
+  b.id = id;
+  b.title = chart.title;
+  b.svg = std::move(svg);
+  out.push_back(std::move(b));
+}
+
+Cell text_cell(const std::string& text, bool numeric = false) {
+  Cell c;
+  c.spans = {plain(text)};
+  c.numeric = numeric;
+  return c;
+}
+
+// A group's figure: mean ± std (n), with its 95% interval from 3 replicas (docs/report.md).
+Cell stats_cell(const Stats& s) {
+  const std::string ci = s.n >= kMinReplicasForShownInterval ? interval(s.ci_low, s.ci_high) : "";
+  return text_cell(mean_std(s) + (ci.empty() ? "" : " " + ci), true);
+}
+
+detail::ChartPoint point(double x, const Stats& s) {
+  return {x, s.n ? s.mean : NAN, s.n >= 2 ? s.mean - s.std : NAN, s.n >= 2 ? s.mean + s.std : NAN};
+}
+
+std::vector<Cell> claim_row(const Report& report, const ClaimRow& r) {
+  Cell measured;
+  for (const auto& m : r.measured) measured.spans.push_back(plain(measured_text(m)));
+  const std::string se = eval_se_text(r);
+  if (!se.empty()) measured.spans.push_back(styled(se, SpanStyle::Secondary));
+  if (measured.spans.empty()) measured.spans.push_back(plain("-"));
+  const bool effect = !r.effect_label.empty() && !std::isnan(r.effect);
+  Cell p = text_cell(p_pair_text(r), true);
+  p.join = " ";
+  if (std::isfinite(r.p) && !r.adjustment.empty() && r.adjustment != "none")
+    p.spans.push_back(styled("(" + r.adjustment + ")", SpanStyle::Secondary));
+  Cell budget = text_cell(budget_text(r.budget, report.settings.early_tokens_per_param));
+  budget.warn = r.budget.early;
+  Cell verdict;
+  verdict.spans = {{to_string(r.verdict), SpanStyle::Plain, r.verdict}, styled(r.reason, SpanStyle::Secondary)};
+  verdict.join = ": ";
+  return {text_cell(r.label),
+          measured,
+          text_cell((effect ? r.effect_label + ": " : "") + effect_text(r)),
+          text_cell(r.test.text.empty() ? "-" : r.test.text),
+          p,
+          text_cell(power_text(r)),
+          budget,
+          verdict};
+}
+
+void mixer_blocks(const ClaimReport& c, const std::string& n, std::vector<Block>& out) {
+  if (c.mixer.empty()) return;
+  out.push_back(paragraph({plain("Final mixer weights of " + c.mixer_group + " per layer (mean ± std (n) over replicas):")}));
+  Block t = table("mixer" + n, {"layer", "gss", "attn", "ffn"});
+  for (const auto& l : c.mixer)
+    t.rows.push_back({text_cell(std::to_string(l.layer), true), stats_cell(l.gss), stats_cell(l.attn), stats_cell(l.ffn)});
+  out.push_back(std::move(t));
+  detail::Chart chart{"Final mixer weights of " + c.mixer_group + " (mean ± std over replicas)", "layer", "weight",
+                      false, 0.0, 1.0, {}, {}};
+  const char* names[] = {"gss", "attn", "ffn"};
+  for (int b = 0; b < 3; ++b) {
+    detail::ChartSeries s{names[b], {}};
+    for (const auto& l : c.mixer) {
+      chart.x_ticks.push_back(l.layer);
+      s.points.push_back(point(l.layer, b == 0 ? l.gss : b == 1 ? l.attn : l.ffn));
+    }
+    chart.series.push_back(s);
+  }
+  chart.x_ticks.erase(std::unique(chart.x_ticks.begin(), chart.x_ticks.end()), chart.x_ticks.end());
+  add_chart(out, "mixer" + n, chart);
+}
+
+void claim_blocks(const Report& report, const ClaimReport& c, size_t i, std::vector<Block>& out) {
+  const std::string n = std::to_string(i + 1);
+  out.push_back(heading(3, n + ". " + (c.claim.title.empty() ? c.statement : c.claim.title)));
+  std::vector<Spans> facts;
+  facts.push_back({plain("claim: "), styled(to_string(c.claim.kind), SpanStyle::Code)});
+  if (!c.claim.title.empty()) facts.back().push_back(plain(": " + c.statement));
+  facts.push_back({plain("paper: " + (c.claim.paper.empty() ? std::string("-") : c.claim.paper))});
+  facts.push_back({{"verdict: " + c.summary, SpanStyle::Strong, c.verdict}});
+  if (!c.tuning.empty()) facts.back().push_back(styled(" (" + c.tuning + ")", SpanStyle::Secondary));
+  if (!c.early.empty()) facts.push_back({styled(c.early, SpanStyle::Warning), plain(": a verdict this early in training may not last")});
+  out.push_back(list(std::move(facts)));
+  Block t = table("claim" + n, {"at", "measured (mean ± std (n) [95% interval])", "effect [95% interval]", "test",
+                                "p (raw / adjusted)", "MDE / seeds needed", "budget", "verdict"});
+  for (const auto& r : c.rows) t.rows.push_back(claim_row(report, r));
+  out.push_back(std::move(t));
+  if (!c.crossings.empty()) {
+    out.push_back(paragraph({plain("Learning curves of " + c.claim.metric.text +
+                                   " (mean over the replicas, linear between evaluations):")}));
+    std::vector<Spans> items;
+    for (const auto& x : c.crossings) items.push_back({plain(x.label + ", " + crossing_text(x))});
+    out.push_back(list(std::move(items)));
+  }
+  mixer_blocks(c, n, out);
+}
+
+void tuning_blocks(const Report& r, std::vector<Block>& out) {
+  if (r.tuning.empty()) return;
+  out.push_back(heading(2, "Tuning"));
+  out.push_back(paragraph({plain("Each family's settings (project.json "), styled("tune", SpanStyle::Code),
+                           plain("), mean ± std (n) over the replicas; the chosen setting has the best mean of the "
+                                 "selection metric among those with every replica finished (a tie goes to the one "
+                                 "listed first; docs/report.md). The test split is reported, not used to choose.")},
+                          true));
+  for (size_t k = 0; k < r.tuning.size(); ++k) {
+    const TuningTable& t = r.tuning[k];
+    out.push_back(heading(3, t.entry + (t.grid_point.empty() ? "" : " at " + t.grid_point)));
+    Block b = table("tuning" + std::to_string(k + 1), {"setting", t.metric, t.test_metric.empty() ? "test" : t.test_metric,
+                                                      "replicas", "status", "chosen"});
+    for (const auto& s : t.settings) {
+      Cell chosen;
+      if (s.chosen) chosen.spans = {styled("chosen", SpanStyle::Strong)};
+      b.rows.push_back({text_cell(s.tune_point.empty() ? s.group : s.tune_point), stats_cell(s.select),
+                        t.test_metric.empty() ? text_cell("-") : stats_cell(s.test), text_cell(std::to_string(s.planned), true),
+                        text_cell(s.status), chosen});
+    }
+    out.push_back(std::move(b));
+    // Why none was chosen, an incomplete setting, a choice at the edge of the values tried.
+    if (!t.note.empty()) out.push_back(paragraph({styled(t.note, SpanStyle::Warning)}));
+  }
+}
+
+void scaling_blocks(const Report& r, std::vector<Block>& out) {
+  if (r.scaling.empty()) return;
+  out.push_back(heading(2, "Scaling fits"));
+  out.push_back(paragraph({plain("Final " + r.scaling.metric +
+                                 " against size per variant, L = E + A x^-alpha fitted by least squares on every "
+                                 "replica's point, 95% bootstrap percentile intervals; in the plots dots are the mean "
+                                 "over the seeds with ± 1 std, lines the fits with their band (docs/report.md).")},
+                          true));
+  for (const auto& ax : r.scaling.axes) {
+    out.push_back(heading(3, "Against " + ax.x_label));
+    Block t = table("scaling-" + ax.axis, {"variant", "family", "sizes: x -> mean ± std (n)", "fit [95% interval]", "residuals"});
+    double y_lo = INFINITY, y_hi = -INFINITY;
+    for (const auto& s : ax.series) {
+      std::string sizes, res;
+      for (size_t i = 0; i < s.size_x.size(); ++i) {
+        sizes += (i ? "; " : "") + sci(s.size_x[i]) + " -> " + mean_std(s.size_y[i]);
+        y_lo = std::min(y_lo, s.size_y[i].min), y_hi = std::max(y_hi, s.size_y[i].max);
+      }
+      for (double v : s.fit.residuals) res += (res.empty() ? "" : " ") + num(v);
+      t.rows.push_back({text_cell(s.entry), text_cell(s.family), text_cell(sizes), text_cell(fit_text(s.fit)),
+                        text_cell(res.empty() ? "-" : res)});
+    }
+    out.push_back(std::move(t));
+    std::vector<Spans> crossovers;
+    for (const auto& c : ax.crossovers) crossovers.push_back({plain(crossover_text(c, ax.x_label))});
+    if (!crossovers.empty()) out.push_back(list(std::move(crossovers)));
+    if (!std::isfinite(y_lo)) continue;
+    const double pad = std::max(0.02, 0.08 * (y_hi - y_lo));
+    detail::Chart chart{"Final " + r.scaling.metric + " against " + ax.x_label, ax.x_label + " (log scale)",
+                        r.scaling.metric, true, y_lo - pad, y_hi + pad, {}, {}};
+    for (size_t k = 0; k < ax.series.size(); ++k) {
+      const auto& sr = ax.series[k];
+      detail::ChartSeries pts{sr.entry, {}, "points", static_cast<int>(k)};
+      for (size_t i = 0; i < sr.size_x.size(); ++i) pts.points.push_back(point(sr.size_x[i], sr.size_y[i]));
+      chart.series.push_back(pts);
+      if (!sr.fit.ok) continue;
+      detail::ChartSeries fit{"", {}, "curve", static_cast<int>(k)};
+      for (const auto& b : sr.fit.band) fit.points.push_back({b.x, b.fit, b.low, b.high});
+      chart.series.push_back(fit);
+    }
+    add_chart(out, "scaling-" + ax.axis, chart);
+  }
+  std::vector<Spans> notes;
+  for (const auto& n : r.scaling.notes) notes.push_back({plain(n)});
+  if (!notes.empty()) out.push_back(list(std::move(notes)));
+}
+
+// What the table's numbers are, said for the groups at hand: no spread or interval is claimed
+// where every group has one replica.
+std::string groups_method(const Report& r) {
+  std::size_t most = 0;
+  for (const auto& g : r.groups) most = std::max(most, g.replicas.size());
+  std::string s = "Final values, mean ± std (n) over the replicas (one finished run per seed).";
+  if (most <= 1)
+    return s + " Every group has at most one replica here, so no spread or interval is shown: train more seeds "
+               "(the project's \"seeds\") to get them.";
+  return s + " A 95% interval (Student t) follows a group's value where it has at least " +
+         std::to_string(kMinReplicasForShownInterval) + " replicas.";
+}
+
+void groups_blocks(const Report& r, std::vector<Block>& out) {
+  out.push_back(heading(2, "Metrics per group"));
+  out.push_back(paragraph({plain(groups_method(r))}, true));
+  std::vector<std::string> columns = {"group", "family", "params", "replicas"};
+  columns.insert(columns.end(), r.metric_keys.begin(), r.metric_keys.end());
+  Block t = table("groups", columns);
+  for (const auto& g : r.groups) {
+    Cell replicas = text_cell(std::to_string(g.replicas.size()) + " of " + std::to_string(g.seeds.size()), true);
+    for (const auto& m : g.missing) replicas.tooltip += (replicas.tooltip.empty() ? "" : "\n") + m;
+    std::vector<Cell> row = {text_cell(g.group), text_cell(g.family),
+                             text_cell(g.n_params ? std::to_string(g.n_params) : "-", true), replicas};
+    for (const auto& k : r.metric_keys) row.push_back(stats_cell(g.metrics.at(k)));
+    t.rows.push_back(std::move(row));
+  }
+  out.push_back(std::move(t));
+}
+
+// By family (in family_names() order, any other after them), then parameters.
+void params_blocks(const Report& r, std::vector<Block>& out) {
+  out.push_back(heading(2, "Parameter efficiency"));
+  out.push_back(paragraph({plain("Held-out accuracy ("), styled(r.accuracy_key, SpanStyle::Code),
+                           plain(") against parameters, per architecture family.")},
+                          true));
+  const auto& families = family_names();
+  auto rank = [&](const std::string& f) { return std::find(families.begin(), families.end(), f) - families.begin(); };
+  std::vector<const GroupReport*> rows;
+  for (const auto& g : r.groups) rows.push_back(&g);
+  std::stable_sort(rows.begin(), rows.end(), [&](const GroupReport* a, const GroupReport* b) {
+    return rank(a->family) != rank(b->family) ? rank(a->family) < rank(b->family) : a->n_params < b->n_params;
+  });
+  Block t = table("efficiency", {"family", "group", "params", "accuracy"});
+  detail::Chart chart{"Accuracy against parameters", "parameters (log scale)", "accuracy", true, 0.0, 1.0, {}, {}};
+  for (const GroupReport* g : rows) {
+    const auto it = g->metrics.find(r.accuracy_key);
+    const Stats st = it == g->metrics.end() ? summarize({}) : it->second;
+    t.rows.push_back({text_cell(g->family), text_cell(g->group), text_cell(g->n_params ? std::to_string(g->n_params) : "-", true),
+                      stats_cell(st)});
+    if (chart.series.empty() || chart.series.back().name != g->family) chart.series.push_back({g->family, {}});
+    if (g->n_params > 0) chart.series.back().points.push_back(point(static_cast<double>(g->n_params), st));
+  }
+  chart.series.erase(std::remove_if(chart.series.begin(), chart.series.end(), [](const auto& s) { return s.points.empty(); }),
+                     chart.series.end());
+  out.push_back(std::move(t));
+  add_chart(out, "efficiency", chart);
+}
+
+void sweep_blocks(const SweepTable& s, const std::string& id, std::vector<Block>& out) {
+  if (s.empty()) return;
+  out.push_back(heading(2, s.title));
+  out.push_back(paragraph({plain("Accuracy at the run's last evaluation, mean ± std (n).")}, true));
+  std::vector<std::string> columns = {"group"};
+  for (double x : s.xs) columns.push_back(s.x_label + "=" + format_number(x));
+  Block t = table(id, columns);
+  const bool log_x = s.x_label == "T";
+  detail::Chart chart{s.title, log_x ? "T (log scale)" : s.x_label, "accuracy", log_x, 0.0, 1.0, s.xs, {}};
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    std::vector<Cell> row = {text_cell(s.groups[g])};
+    detail::ChartSeries series{s.groups[g], {}};
+    for (size_t k = 0; k < s.xs.size(); ++k) {
+      row.push_back(stats_cell(s.cells[g][k]));
+      series.points.push_back(point(s.xs[k], s.cells[g][k]));
+    }
+    t.rows.push_back(std::move(row));
+    chart.series.push_back(series);
+  }
+  out.push_back(std::move(t));
+  add_chart(out, id, chart);
+}
+
+}  // namespace
+
+ReportDocument report_document(const Report& r) {
+  ReportDocument d;
+  d.title = "Report: " + r.project;
+  std::vector<Block>& out = d.blocks;
+  out.push_back(heading(1, d.title));
+  if (!r.description.empty()) out.push_back(paragraph({plain(r.description)}));
+  out.push_back(paragraph({plain("Store "), styled(r.store_path, SpanStyle::Code),
+                           plain(", generated " + local_time(r.generated_at_ms) +
+                                 ". Each group's replicas are its finished runs, one per seed; figures are mean ± "
+                                 "sample std (n), 95% intervals Student t (a comparison: paired by seed when both "
+                                 "sides have the same seeds, else Welch); a claim holds when its adjusted p is below "
+                                 "alpha with the effect on the claimed side (docs/report.md).")},
+                          true));
+  out.push_back(paragraph({styled("Statistics:", SpanStyle::Strong), plain(" " + r.statistics)}, true));
+  out.push_back(heading(2, "Claims"));
+  if (r.claims.empty())
+    out.push_back(paragraph({plain("The project declares no claims (project.json "), styled("claims", SpanStyle::Code),
+                             plain(", docs/project-format.md).")}));
+  for (size_t i = 0; i < r.claims.size(); ++i) claim_blocks(r, r.claims[i], i, out);
+  tuning_blocks(r, out);
+  scaling_blocks(r, out);
+  groups_blocks(r, out);
+  if (r.is_task) params_blocks(r, out);
+  sweep_blocks(r.length, "length", out);
+  sweep_blocks(r.ood, "ood", out);
+  if (!r.notes.empty()) {
+    out.push_back(heading(2, "Notes"));
+    std::vector<Spans> notes;
+    for (const auto& n : r.notes) notes.push_back({plain(n)});
+    out.push_back(list(std::move(notes)));
+  }
+  return d;
+}
+
+std::string plain_text(const Spans& spans) {
+  std::string s;
+  for (const auto& span : spans) s += span.text;
+  return s;
+}
+
+std::string plain_text(const Cell& cell) {
+  std::string s;
+  for (size_t i = 0; i < cell.spans.size(); ++i) s += (i ? cell.join : "") + cell.spans[i].text;
+  return s;
+}
+
+}  // namespace pha::analysis
