@@ -272,15 +272,22 @@ ConfigReader ConfigReader::object(const std::string& key, std::vector<std::strin
   return keys.empty() ? ConfigReader(value, field(key)) : ConfigReader(value, field(key), std::move(keys));
 }
 
-void ConfigReader::unknown(const std::string& key) const {
+std::string nearest_name(const std::string& name, const std::vector<std::string>& names, size_t max_edits) {
   std::string best;
   size_t best_d = std::numeric_limits<size_t>::max();
-  for (const auto& k : known_) {
-    const size_t d = levenshtein(key, k);
+  for (const auto& k : names) {
+    const size_t d = levenshtein(name, k);
     if (d < best_d) best_d = d, best = k;
   }
+  // Only a plausible typo: by default at most 2 edits, or half the shorter name.
+  if (max_edits == 0) max_edits = std::max<size_t>(2, std::min(name.size(), best.size()) / 2);
+  if (!best.empty() && best_d <= max_edits) return best;
+  return "";
+}
+
+void ConfigReader::unknown(const std::string& key) const {
   // Suggest only a plausible typo; otherwise list every key of this object.
-  if (!best.empty() && best_d <= std::max<size_t>(2, std::min(key.size(), best.size()) / 2))
+  if (const std::string best = nearest_name(key, known_); !best.empty())
     throw Error(field(key), "unknown key; did you mean \"" + best + "\"?");
   throw Error(field(key), "unknown key; allowed keys: " + quoted_list(known_));
 }

@@ -21,6 +21,10 @@ namespace pha {
 std::string describe_json(const nlohmann::json& value);
 // "\"a\", \"b\"": the allowed values of a choice.
 std::string quoted_list(const std::vector<std::string>& items);
+// The name of `names` nearest to `name` by edit distance when it is a plausible typo (as the
+// unknown-key message suggests: "did you mean \"kv_heads\"?"): at most `max_edits` edits
+// (0: 2, or half the shorter name); "" when none is that close.
+std::string nearest_name(const std::string& name, const std::vector<std::string>& names, size_t max_edits = 0);
 // Shortest decimal form that reads back as the same double ("0.1", "1e-06").
 std::string format_number(double value);
 

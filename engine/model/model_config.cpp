@@ -331,6 +331,15 @@ ModelConfig model_config_from_json(const json& j, const std::string& path) {
                   "positions"});
   ModelConfig c;
   c.name = r.get_string("name", c.name);
+  if (r.has("variant") && r.at("variant").is_string()) {  // a misspelled name gets the nearest one
+    const std::string v = r.at("variant").get<std::string>();
+    const auto& names = variant_names();
+    const std::string near = std::find(names.begin(), names.end(), v) == names.end()
+                                 ? nearest_name(v, names, /*max_edits=*/2) : "";
+    if (!near.empty())
+      throw Error(r.field("variant"), "\"" + v + "\" is not allowed; did you mean \"" + near + "\"? allowed: " +
+                                          quoted_list(names));
+  }
   c.variant = r.get_choice("variant", c.variant, variant_names());
   apply_variant_defaults(c);  // transformerpp, gpt2: their norm, attention and FFN kinds; keys below override
   read_int(r, "vocab_size", c.vocab_size, 1, 1 << 24);

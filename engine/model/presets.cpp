@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/config_reader.h"
 #include "core/error.h"
 #include "model/flops.h"
 #include "model/variants.h"
@@ -125,7 +126,9 @@ ModelConfig preset(const std::string& name) {
   if (!p) {
     std::string list;
     for (const auto& n : preset_names()) list += (list.empty() ? "" : ", ") + n;
-    throw Error("preset", "unknown preset \"" + name + "\"; allowed: " + list);
+    const std::string near = nearest_name(name, preset_names(), /*max_edits=*/2);
+    throw Error("preset", "unknown preset \"" + name + "\"; " + (near.empty() ? "" : "did you mean \"" + near + "\"? ") +
+                              "allowed: " + list);
   }
   ModelConfig c;
   c.name = p->name;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/config_reader.h"
 #include "core/error.h"
 
 namespace pha::model {
@@ -74,7 +75,11 @@ std::vector<LayerSpec> expand_variant(const std::string& variant, int n_layers) 
   } else if (variant == "gss-only") {
     spec = expand_block_kind(BlockKind::GssOnly);
   } else {
-    throw Error("model.variant", "unknown variant '" + variant + "'; allowed: " +
+    std::vector<std::string> names = known_variants();
+    names.push_back("pattern");
+    const std::string near = nearest_name(variant, names, /*max_edits=*/2);
+    throw Error("model.variant", "unknown variant '" + variant + "'; " +
+                                     (near.empty() ? "" : "did you mean \"" + near + "\"? ") + "allowed: " +
                                      join(known_variants()) + ", pattern");
   }
   return std::vector<LayerSpec>(static_cast<size_t>(n_layers), spec);

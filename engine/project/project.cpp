@@ -171,10 +171,15 @@ Entry read_variant(const json& v, const std::string& w, const json& base_model, 
     json m = std::find(presets.begin(), presets.end(), e.name) != presets.end() ? json{{"preset", e.name}}
              : std::find(known.begin(), known.end(), e.name) != known.end() ? json{{"variant", e.name}}
                                                                                : json();
-    if (m.is_null())
-      throw Error(w, "\"" + e.name + "\" is neither a preset nor a variant name; allowed: a preset (" +
+    if (m.is_null()) {
+      std::vector<std::string> names = presets;
+      names.insert(names.end(), known.begin(), known.end());
+      const std::string near = nearest_name(e.name, names, /*max_edits=*/2);
+      throw Error(w, "\"" + e.name + "\" is neither a preset nor a variant name; " +
+                         (near.empty() ? "" : "did you mean \"" + near + "\"? ") + "allowed: a preset (" +
                          quoted_list(presets) + "), a variant (" + quoted_list(known) +
                          ") or an object {\"name\", \"model\", \"training\"}");
+    }
     if (m.contains("preset")) e.model.erase("preset");
     e.model.merge_patch(m);
     return e;
@@ -411,6 +416,50 @@ void add_runs(Project& p, const Entry& e, const json& run, const std::string& gr
   }
 }
 
+// The value at a dotted key ("training.lr") of a run's JSON; nullptr when absent.
+const json* get_dotted(const json& j, const std::string& key) {
+  const json* at = &j;
+  size_t start = 0;
+  while (at->is_object()) {
+    const size_t dot = key.find('.', start);
+    const auto it = at->find(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (it == at->end()) return nullptr;
+    if (dot == std::string::npos) return &*it;
+    at = &*it;
+    start = dot + 1;
+  }
+  return nullptr;
+}
+
+// A value of the file that the grid or "tune" replaces on every run is never trained with, but
+// is refused as it would be without them (`"training": {"lr": "fast"}` beside a tune of lr):
+// the entry's first run is resolved again with that one value put back. Only an error naming
+// that field refuses it (one caused by the combination with another axis' value is no error of
+// the file).
+void check_replaced_values(const Project& p, const Entry& e, const Axes& grid, const Axes& tune,
+                           const DataSpec& dataspec, int32_t vocab) {
+  const json file = {{"model", e.model}, {"training", e.training}};
+  json first = file;
+  apply_point(first, grid, 0);
+  apply_point(first, tune, 0);
+  for (const Axes* axes : {&grid, &tune})
+    for (const auto& axis : *axes) {
+      const json* value = get_dotted(file, axis.first);
+      if (!value) continue;
+      json run = first;
+      set_dotted(run, axis.first, *value);
+      const bool model = axis.first.rfind("model.", 0) == 0;
+      const std::string field = (model ? e.model_where : e.training_where) + axis.first.substr(axis.first.find('.'));
+      try {
+        resolve_run(p, run["model"], run["training"], e.name, e.model_where, e.training_where, dataspec, vocab);
+      } catch (const Error& err) {
+        if (err.where() != field) continue;
+        throw Error(field, message_of(err) + " (\"" + (axes == &grid ? "grid" : "tune") + "\" sets " + axis.first +
+                               " on every run, but the value written here must be valid too)");
+      }
+    }
+}
+
 }  // namespace
 
 Project parse_project(const json& j, const std::string& dir, const std::string& source, const LoadOptions& options) {
@@ -444,6 +493,7 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
     size_t combos = 1;
     for (const auto& a : axes) combos *= a.second.size();
     const Axes& tune_axes = tune.axes_of(e.name);
+    check_replaced_values(p, e, axes, tune_axes, dataspec, vocab);
     size_t tune_combos = 1;
     for (const auto& a : tune_axes) tune_combos *= a.second.size();
     for (size_t c = 0; c < combos; ++c) {

@@ -1,6 +1,7 @@
 #include "project/project_queue.h"
 
 #include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -55,14 +56,24 @@ std::vector<TrainedRun> trained_runs(const Project& project) {
   q.include_config = true;
   q.newest_first = true;
   const auto stored = s.list_runs(q);
+  std::set<std::string> plan_names;
+  for (const RunPlan& plan : project.runs) plan_names.insert(plan.name);
   for (const RunPlan& plan : project.runs) {
-    for (const auto& e : stored) {
-      if (e.run.status != store::RunStatus::Finished || e.run.name != plan.name) continue;
+    std::int64_t renamed = 0;
+    for (const auto& e : stored) {  // newest first
+      if (e.run.status != store::RunStatus::Finished) continue;
+      const bool named = e.run.name == plan.name;
+      if (!named && (renamed != 0 || plan_names.count(e.run.name))) continue;
       const nlohmann::json config = nlohmann::json::parse(e.run.config_json, nullptr, /*allow_exceptions=*/false);
       if (config.is_discarded() || !same_run_config(config, plan.config)) continue;
-      out.push_back({plan.name, e.run.id});
-      break;  // the newest one
+      if (named) {
+        renamed = 0;
+        out.push_back({plan.name, e.run.id});
+        break;
+      }
+      renamed = e.run.id;  // used only when no run keeps the plan's name
     }
+    if (renamed != 0) out.push_back({plan.name, renamed});
   }
   return out;
 }

@@ -66,6 +66,10 @@ struct TrainedRun {
   std::int64_t run_id = 0;     // its newest finished stored run with that configuration
 };
 // In project order; empty when the store does not exist yet. Reads the store, writes nothing.
+// A plan's run is its newest finished stored run named like it with its configuration; else
+// (renamed in the run table) the newest finished one with its configuration whatever its name,
+// unless that name is another plan's (so two plans never claim one run). The stored config
+// holds the plan's name ("run"), so a renamed run still equals only its own plan's config.
 std::vector<TrainedRun> trained_runs(const Project& project);
 // Equal stored run configs (the "config" a RunPlan records), the model sections compared in
 // their canonical form (a run stored before a model key existed was trained with the value its

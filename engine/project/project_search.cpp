@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "core/config_reader.h"
 #include "core/error.h"
 #include "data/file_io.h"
 #include "model/flops.h"
 #include "project/project_files.h"
+#include "search/schedule.h"
+#include "search/search_space.h"
 
 namespace pha::runtime {
 
@@ -74,6 +77,77 @@ std::int64_t steps_for(const search::Budget& b, double resource, const RunPlan& 
   return std::max<std::int64_t>(1, std::llround(steps));
 }
 
+json steps_probe_patch(const json& patch) {
+  json out = patch;
+  if (out.contains("training") && out["training"].is_object())
+    for (const char* key : {"schedule", "warmup_steps", "cooldown", "cooldown_shape"}) out["training"].erase(key);
+  return out;
+}
+
+namespace {
+
+// The first rung of every bracket must leave each trial a stable phase after its warmup (WSD),
+// checked with the values the trial trains with: the space may set training.warmup_steps,
+// cooldown, or what a tokens or FLOPs budget divides by. The trials are the runner's (grid:
+// every one; random: the ones each bracket draws); each rung run is the base run with the
+// trial's patch, the rung's steps and the WSD schedule, as the runner builds it
+// (search/runner/search_setup.cpp rung_run), and must be a valid run. A trial whose model is
+// invalid is the runner's infeasible trial, not a refused section; a FLOPs budget is converted
+// with the trial's model before the equal-parameter fit moves its FFN width.
+void check_first_rungs(const Project& project, const search::SearchSpec& spec, const std::string& variant) {
+  const RunPlan& base = base_run(project, variant);
+  const bool by_model = spec.budget.resource == "flops";
+  const int sh_trials = spec.sampler.kind == "grid" ? static_cast<int>(search::generate_trials(spec, 0).size())
+                                                    : spec.sampler.trials;
+  std::set<std::string> checked;
+  for (const search::Bracket& b : search::hyperband_brackets(spec.budget, sh_trials)) {
+    const double first = b.rungs.front().resource;
+    for (const search::Trial& trial : search::generate_trials(spec, b.trials, static_cast<std::uint64_t>(b.index))) {
+      json patch = json::object();
+      if (trial.patch.contains("training")) patch["training"] = trial.patch["training"];
+      if (by_model && trial.patch.contains("model")) patch["model"] = trial.patch["model"];
+      if (!checked.insert(patch.dump() + "@" + format_number(first)).second) continue;
+      const std::string which = "trial t" + std::to_string(trial.index) + " of \"" + variant + "\"" +
+                                (trial.label.empty() ? "" : " (" + trial.label + ")");
+      const auto named = [&](const Error& e) { return Error(e.where(), message_of(e) + " (" + which + ")"); };
+      std::int64_t steps = std::max<std::int64_t>(1, std::llround(first));
+      if (spec.budget.resource != "steps") {
+        try {
+          steps = steps_for(spec.budget, first, patched_run(project, base, steps_probe_patch(patch), base.name, "search"));
+        } catch (const Error& e) {
+          if (e.where().rfind("search.model", 0) == 0) continue;  // infeasible: the runner says so per trial
+          throw named(e);
+        }
+      }
+      json training = base.training.used;
+      if (patch.contains("training")) training.merge_patch(patch["training"]);
+      TrainingConfig t;
+      t.schedule = "wsd";
+      t.steps = steps;
+      t.warmup_steps = training.value("warmup_steps", t.warmup_steps);
+      t.cooldown = training.value("cooldown", t.cooldown);
+      if (t.warmup_steps > t.stable_end())
+        throw Error("search.budget.min",
+                    format_number(first) + " " + spec.budget.resource + " gives " + which + " " +
+                        std::to_string(t.steps) + " steps, whose stable phase ends at step " +
+                        std::to_string(t.stable_end()) + ", before its warmup of " + std::to_string(t.warmup_steps) +
+                        " steps; allowed: a larger min, or shorter warmups (training.warmup_steps in the space or "
+                        "the variant)");
+      patch["training"] = patch.value("training", json::object());  // the rung run's, as the runner sets it
+      patch["training"]["steps"] = steps;
+      patch["training"]["schedule"] = "wsd";
+      try {
+        patched_run(project, base, patch, base.name, "search");
+      } catch (const Error& e) {
+        if (e.where().rfind("search.model", 0) == 0) continue;
+        throw named(e);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void check_search_section(const Project& project) {
   if (project.search.is_null()) return;
   if (!project.search.is_object())
@@ -88,19 +162,7 @@ void check_search_section(const Project& project) {
     if (!t.is_number_integer() || t.get<int64_t>() < 1 || t.get<int64_t>() > 4096)
       throw Error("search.threads", describe_json(t) + " is not allowed; allowed: an integer 1 to 4096");
   }
-  for (const std::string& v : searched_variants(project)) {
-    const RunPlan& base = base_run(project, v);
-    // The first rung's run must have a stable phase after its warmup (WSD).
-    TrainingConfig t = base.training;
-    t.schedule = "wsd";
-    t.steps = steps_for(spec.budget, spec.budget.min, base);
-    if (t.warmup_steps > t.stable_end())
-      throw Error("search.budget.min", format_number(spec.budget.min) + " " + spec.budget.resource + " gives " +
-                                           std::to_string(t.steps) + " steps, whose stable phase ends at step " +
-                                           std::to_string(t.stable_end()) + ", before \"" + v +
-                                           "\"'s warmup of " + std::to_string(t.warmup_steps) +
-                                           " steps; allowed: a larger min or a shorter training.warmup_steps");
-  }
+  for (const std::string& v : searched_variants(project)) check_first_rungs(project, spec, v);
 }
 
 using nlohmann::ordered_json;

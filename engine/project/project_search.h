@@ -16,7 +16,10 @@
 namespace pha::runtime {
 
 // Throws pha::Error naming the field for a bad "search" section of `project` (load_project
-// calls it; the variants it names must be the project's).
+// calls it; the variants it names must be the project's). The first rung of every bracket is
+// checked with each trial's own values (the runner's trials, the base run with the trial's
+// training patch, the rung's steps, WSD): a space that sets training.warmup_steps may shorten
+// the rungs below the base's warmup; a trial that cannot fit is refused naming its values.
 void check_search_section(const Project& project);
 
 // The section without the keys the runner reads itself ("variants", "threads").
@@ -28,6 +31,10 @@ const RunPlan& base_run(const Project& p, const std::string& entry);
 // The rung's budget in optimizer steps for a run of `plan` (tokens and FLOPs divided by what
 // one step processes; FLOPs counted per token by the engine's estimate, model/flops.h).
 std::int64_t steps_for(const search::Budget& b, double resource, const RunPlan& plan);
+// A trial's patch without the schedule's keys (schedule, warmup_steps, cooldown,
+// cooldown_shape), on which a rung's step count does not depend: the run steps_for converts a
+// tokens or FLOPs budget with, valid whatever the base run's schedule and length.
+nlohmann::json steps_probe_patch(const nlohmann::json& patch);
 
 // The "search" section of project.json as the window's Search form edits it. Written like the
 // other project-file operations (project_files.h): the edited file is validated by the

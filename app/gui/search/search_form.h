@@ -51,6 +51,7 @@ class SearchForm : public QWidget {
 
   // For tests and scripts: the widgets by field.
   QSpinBox* etaSpin() const { return m_eta; }
+  QLineEdit* minEdit() const { return m_min; }
   QLineEdit* maxEdit() const { return m_max; }
   QPlainTextEdit* spaceEdit() const { return m_space; }
 

@@ -60,7 +60,9 @@ int SearchLeaderboardModel::rowOfTrial(const QString& trialId) const {
 QColor SearchLeaderboardModel::stateColor(const QString& state) {
   if (state == "finished") return QColor(0, 140, 80);
   if (state == "promoted") return QColor(0, 114, 178);
+  if (state == "trained") return QColor(0, 158, 115);
   if (state == "running") return QColor(230, 140, 0);
+  if (state == "cancelled" || state == "interrupted") return QColor(204, 121, 167);
   if (state == "stopped") return QColor(140, 140, 140);
   if (state == "failed") return QColor(213, 94, 0);
   return {};

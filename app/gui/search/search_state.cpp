@@ -23,7 +23,9 @@ bool sameTrial(const SearchTrialState& a, const SearchTrialState& b) {
 
 int stateOrder(const std::string& state) {
   if (state == "finished") return 0;
-  if (state == "promoted" || state == "pending" || state == "running") return 1;
+  if (state == "promoted" || state == "trained" || state == "running" || state == "cancelled" ||
+      state == "interrupted" || state == "pending")
+    return 1;
   if (state == "stopped") return 2;
   return 3;
 }
@@ -157,7 +159,8 @@ QString searchStandingText(const SearchSummary& s) {
   std::map<std::string, int> counts;
   for (const auto& t : s.trials) ++counts[t.state];
   QStringList parts;
-  for (const char* state : {"finished", "promoted", "running", "pending", "stopped", "failed"})
+  for (const char* state :
+       {"finished", "promoted", "trained", "running", "cancelled", "interrupted", "pending", "stopped", "failed"})
     if (counts[state] > 0) parts << QString("%1 %2").arg(counts[state]).arg(QString::fromLatin1(state));
   QString text = QObject::tr("%n trial(s)", nullptr, static_cast<int>(s.trials.size()));
   if (!parts.isEmpty()) text += ": " + parts.join(", ");

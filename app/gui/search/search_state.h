@@ -32,8 +32,9 @@ pha::runtime::SearchSummary mergeSearchSummary(const pha::runtime::SearchSummary
 bool markSearchRunStarted(pha::runtime::SearchSummary& summary, const QString& job);
 
 // The leaderboard's order over every trial (as `pha search --status`, per base variant in the
-// summary's order): finished trials first, then the promoted, pending and running ones, then
-// the stopped ones, failed last; within a state the rung reached (higher first), then the first
+// summary's order): finished trials first, then the ones still in the race (promoted, trained
+// and awaiting their rung's decision, running, cancelled, interrupted, pending), then the
+// stopped ones, failed last; within a state the rung reached (higher first), then the first
 // objective's mean in its direction, then bracket and trial. Indices into summary.trials.
 std::vector<int> searchLeaderboardOrder(const pha::runtime::SearchSummary& summary);
 

@@ -349,12 +349,12 @@ void SearchView::onRunStarted(const QString& project, const QString& job, const 
     m_live = true;
     m_liveJobs = m_queue->isSearching() ? std::max(1, m_liveJobs) : 1;
   }
-  if (m_liveJobs <= 1)  // one at a time: a trial that was running has trained and waits for its rung
-    for (auto& t : m_shown.trials)
+  if (m_liveJobs <= 1)  // one at a time: a trial still marked running has trained (the engine's
+    for (auto& t : m_shown.trials)  // update with its value, searchUpdated, normally came first)
       if (t.state == "running") {
-        t.state = "pending";
-        t.why = tr("rung %1 trained; decided when every run of the rung has ended").arg(t.rung).toStdString();
-        if (!t.history.empty()) t.history.back().state = "pending";
+        t.state = "trained";
+        t.why = tr("trained; awaiting the rung's decision (when every run of rung %1 has ended)").arg(t.rung).toStdString();
+        if (!t.history.empty()) t.history.back().state = "trained";
       }
   markSearchRunStarted(m_shown, job);
   m_progress = tr("Training rung run %1 of %2 (planned so far): %3, %4").arg(index).arg(planned).arg(job, label);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "project/project.h"
 #include "project/project_search.h"
 #include "search/runner/search_job.h"
+#include "search/promotion.h"
 #include "search/schedule.h"
 #include "search/search_space.h"
 #include "search/search_spec.h"
@@ -64,6 +66,7 @@ struct RunOutcome {
   std::string reason;
   std::vector<double> values;  // per objective
   std::int64_t run_id = 0;
+  std::string stored;      // the stored run's status ("running", "cancelled", "interrupted", ...); "" : none
 };
 
 using runtime::base_run;  // project/project_search.h
@@ -73,14 +76,37 @@ using runtime::steps_for;
 Setup make_setup(const std::string& project_dir, const std::vector<std::string>& only);
 RungRun rung_run(const Setup& s, const OneSearch& one, const BracketSetup& bs, const TrialSetup& ts, int rung,
                  std::uint64_t seed);
+// What the store says of a rung run: its run found by name and configuration, else (renamed in
+// the run table) a finished run with its configuration under any name.
 RunOutcome outcome_of(store::Store& st, const Setup& s, const RungRun& rr);
 void train_rung_run(const Setup& s, const SearchOptions& o, const RungRun& rr, const BracketSetup& bs, RunObserver& obs,
                     RunControl& ctl);
+// A rung's decision as the store recorded it (search_decisions), per alive trial.
+struct RecordedTrial {
+  int trial = 0;
+  std::string decision, why;
+  std::vector<std::vector<double>> values;  // [objective][seed], as recorded
+  std::vector<std::int64_t> run_ids;        // the recorded runs still in the store
+};
+// The recorded decision of rung `rung` when its rows may stand in for its runs (a run deleted
+// since, e.g. a stopped trial's): one row per alive trial, with the trial's label and the
+// rung's budget; no row naming a stored run of another configuration (the section changed);
+// every rung run found in the store named by its trial's row, with the recorded values.
+// std::nullopt otherwise: the rung is decided from its runs. `outcomes` are runs' (same order).
+std::optional<std::vector<RecordedTrial>> recorded_rung(store::Store& st, const Setup& s, const OneSearch& one,
+                                                        const BracketSetup& bs, int rung, const std::vector<int>& alive,
+                                                        const std::vector<RungRun>& runs,
+                                                        const std::vector<RunOutcome>& outcomes);
+// Mean and sample standard deviation over the replicas of each objective ([objective][seed]),
+// as search::promote computes them.
+search::Ranked measured(int trial, const std::vector<std::vector<double>>& values);
+
 // The rung run a SearchJobId text names, with its bracket; pha::Error naming `where` otherwise.
 std::pair<RungRun, const BracketSetup*> find_rung_run(const Setup& s, const std::string& job, const std::string& where);
 std::string shell_quote(const std::string& s);
 std::vector<std::string> worker_argv(const Setup& s, const SearchOptions& o, const SearchJobId& id);
+// `ended(i)`: todo[i]'s worker has exited (called on this thread).
 void train_in_workers(const Setup& s, const SearchOptions& o, const std::vector<RungRun>& todo, SearchObserver& obs,
-                      RunControl& ctl, int& started, int planned);
+                      RunControl& ctl, int& started, int planned, const std::function<void(size_t)>& ended);
 
 }  // namespace pha::runtime::search_detail

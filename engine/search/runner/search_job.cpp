@@ -125,27 +125,36 @@ struct Walk {
       for (int t : alive)
         for (std::uint64_t seed : s.seeds) runs.push_back(rung_run(s, one, bs, bs.trials[static_cast<size_t>(t)], rung, seed));
       auto st = store::Store::open(s.project.store_path());
-      std::vector<RungRun> todo;
-      for (const auto& rr : runs)
-        if (!outcome_of(st, s, rr).done) todo.push_back(rr);
+      std::vector<RunOutcome> outs;
+      for (const auto& rr : runs) outs.push_back(outcome_of(st, s, rr));
+      std::vector<size_t> todo;
+      for (size_t i = 0; i < runs.size(); ++i)
+        if (!outs[i].done) todo.push_back(i);
+      const auto found = static_cast<std::int64_t>(runs.size() - todo.size());
+      if (!todo.empty())  // a decided rung whose runs were deleted since: its recorded decision stands
+        if (auto recorded = recorded_rung(st, s, one, bs, rung, alive, runs, outs)) {
+          if (mode == Mode::Train) result.summary.runs_reused += found;
+          started += static_cast<int>(runs.size());  // "rung run i of n" counts them as done
+          alive = take_recorded(one, bs, rung, *recorded);
+          if (obs) obs->on_search_decided(result.summary);
+          continue;
+        }
       if (mode == Mode::Train) {  // "rung run i of n" counts these as done
-        result.summary.runs_reused += static_cast<std::int64_t>(runs.size() - todo.size());
-        started += static_cast<int>(runs.size() - todo.size());
+        result.summary.runs_reused += found;
+        started += static_cast<int>(found);
       }
       if (!todo.empty()) {
-        if (mode == Mode::Status) {
-          for (int t : alive) note_trial(one, bs, bs.trials[static_cast<size_t>(t)], rung, "pending", nullptr, "", {});
-          return false;
-        }
+        for (int t : alive) note_waiting(one, bs, rung, t, runs, outs);
+        if (mode == Mode::Status) return false;
         if (mode == Mode::Plan) {
-          for (const auto& rr : todo) {
+          for (size_t i : todo) {
             std::string line;
-            for (const auto& a : worker_argv(s, options, rr.id)) line += (line.empty() ? "" : " ") + shell_quote(a);
+            for (const auto& a : worker_argv(s, options, runs[i].id)) line += (line.empty() ? "" : " ") + shell_quote(a);
             result.plan.push_back(line);
           }
           return false;
         }
-        train(todo, bs);
+        train(st, one, bs, rung, runs, outs, todo);
         if (ctl->cancel_requested()) {
           result.cancelled = true;
           return false;
@@ -156,17 +165,84 @@ struct Walk {
     return true;
   }
 
-  void train(const std::vector<RungRun>& todo, const BracketSetup& bs) {
-    if (options.jobs > 1) {
-      train_in_workers(s, options, todo, *obs, *ctl, started, planned());
-      result.summary.runs_trained += static_cast<std::int64_t>(todo.size());
+  // A rung decided from its recorded rows (recorded_rung); returns the trials that go on.
+  std::vector<int> take_recorded(const OneSearch& one, const BracketSetup& bs, int rung,
+                                 const std::vector<RecordedTrial>& recorded) {
+    std::vector<int> promoted;
+    for (const RecordedTrial& r : recorded) {
+      const search::Ranked m = measured(r.trial, r.values);
+      note_trial(one, bs, bs.trials[static_cast<size_t>(r.trial)], rung, r.decision,
+                 r.decision == "failed" ? nullptr : &m, r.why, r.run_ids);
+      if (r.decision == "promoted") promoted.push_back(r.trial);
+    }
+    return promoted;
+  }
+
+  // Trial t at an undecided rung: "trained" with its measured value once every run of it has
+  // ended, else what its runs are ("running", "cancelled", "interrupted", "pending").
+  void note_waiting(const OneSearch& one, const BracketSetup& bs, int rung, int t, const std::vector<RungRun>& runs,
+                    const std::vector<RunOutcome>& outs) {
+    const TrialSetup& ts = bs.trials[static_cast<size_t>(t)];
+    std::vector<std::vector<double>> values(s.spec.objectives.size());
+    std::vector<std::int64_t> ids;
+    std::string state = "trained", why, failed;
+    std::int64_t stopped_run = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (runs[i].id.trial != t) continue;
+      const RunOutcome& o = outs[i];
+      if (o.run_id > 0) ids.push_back(o.run_id);
+      if (o.done && o.failed) failed = o.reason;
+      if (o.done && !o.failed)
+        for (size_t k = 0; k < o.values.size(); ++k) values[k].push_back(o.values[k]);
+      if (o.done) continue;
+      // The first not-done run says the state: running before cancelled before interrupted.
+      const std::string here = o.stored == "running" || o.stored == "cancelled" || o.stored == "interrupted"
+                                   ? o.stored : "pending";
+      const auto rank = [](const std::string& x) {
+        return x == "running" ? 0 : x == "cancelled" ? 1 : x == "interrupted" ? 2 : x == "pending" ? 3 : 4;
+      };
+      if (rank(here) < rank(state)) state = here, stopped_run = o.run_id;
+    }
+    const std::string r = "rung " + std::to_string(rung);
+    if (state == "trained" && !failed.empty()) {
+      note_trial(one, bs, ts, rung, "failed", nullptr, "failed: " + failed + " (" + r + " not decided yet)", ids);
       return;
     }
-    for (const auto& rr : todo) {
+    if (state == "trained") {
+      const search::Ranked m = measured(t, values);
+      note_trial(one, bs, ts, rung, "trained", &m,
+                 "trained; awaiting the rung's decision (when every run of " + r + " has ended)", ids);
+      return;
+    }
+    const std::string run = "run " + std::to_string(stopped_run);
+    if (state == "running") why = r + "'s " + run + " is training";
+    if (state == "cancelled") why = r + "'s " + run + " was cancelled; Start (pha search) resumes it from its checkpoint";
+    if (state == "interrupted")
+      why = r + "'s " + run + " was interrupted (its process ended); Start (pha search) resumes it from its checkpoint";
+    note_trial(one, bs, ts, rung, state, nullptr, why, ids);
+  }
+
+  // Trains the rung runs runs[todo]; a trial whose runs have all ended reads "trained" with its
+  // value at once (observers get the summary), before the rung is decided.
+  void train(store::Store& st, const OneSearch& one, const BracketSetup& bs, int rung, const std::vector<RungRun>& runs,
+             std::vector<RunOutcome>& outs, const std::vector<size_t>& todo) {
+    const auto ended = [&](size_t i) {
+      outs[i] = outcome_of(st, s, runs[i]);
+      if (outs[i].done) result.summary.runs_trained++;  // a cancelled run is not one trained
+      note_waiting(one, bs, rung, runs[i].id.trial, runs, outs);
+      obs->on_search_decided(result.summary);
+    };
+    if (options.jobs > 1) {
+      std::vector<RungRun> list;
+      for (size_t i : todo) list.push_back(runs[i]);
+      train_in_workers(s, options, list, *obs, *ctl, started, planned(), [&](size_t j) { ended(todo[j]); });
+      return;
+    }
+    for (size_t i : todo) {
       if (ctl->cancel_requested()) return;
-      obs->on_search_run(rr.id, rr.label, ++started, planned());
-      train_rung_run(s, options, rr, bs, *obs, *ctl);
-      result.summary.runs_trained++;
+      obs->on_search_run(runs[i].id, runs[i].label, ++started, planned());
+      train_rung_run(s, options, runs[i], bs, *obs, *ctl);
+      ended(i);
     }
   }
 
@@ -224,7 +300,17 @@ struct Walk {
       row.decided_at = now_ms();
       rows.push_back(std::move(row));
     }
-    if (mode == Mode::Train && options.only.empty()) store::record_search_decisions(st, rows);
+    if (mode == Mode::Train && options.only.empty()) {
+      // Decided afresh differently from the recorded rows (the section changed): this rung's
+      // rows and the later ones, decided from them, are replaced.
+      std::map<int, std::string> before, now;
+      for (const auto& r : store::search_decisions(st, s.project.name, one.name))
+        if (r.bracket == bs.bracket.index && r.rung == rung) before[r.trial] = r.decision;
+      for (const auto& r : rows) now[r.trial] = r.decision;
+      if (!before.empty() && before != now)
+        store::clear_search_decisions_from(st, s.project.name, one.name, bs.bracket.index, rung);
+      store::record_search_decisions(st, rows);
+    }
     if (obs) obs->on_search_decided(result.summary);
     return last ? std::vector<int>{} : d.promoted;
   }

@@ -12,8 +12,11 @@
 // only when every run of it has ended, from the set of their results (never their order), and
 // every run's thread count comes from the section, not from --jobs. So the same project gives
 // the same trials, values and decisions whatever the concurrency. Resumption: each rung run is
-// looked up in the store by its name and configuration; a finished one is reused, an
-// interrupted one resumed from its last checkpoint, so rerunning continues where it stopped.
+// looked up in the store by its name and configuration (a finished run renamed in the run table
+// by its configuration alone); a finished one is reused, an interrupted one resumed from its
+// last checkpoint, so rerunning continues where it stopped. A decided rung whose runs were
+// deleted since keeps its recorded decision (store search_decisions), values and run ids: it
+// is neither un-decided nor trained again.
 #pragma once
 
 #include <cstdint>
@@ -56,10 +59,14 @@ struct SearchTrialState {
   nlohmann::json values;             // the sampled values
   int rung = 0;                      // the latest rung it reached
   double resource = 0.0;             // that rung's budget
-  std::string state;                 // "pending", "running", "promoted", "stopped", "failed", "finished"
+  // Decided: "promoted", "stopped", "failed", "finished". Not decided yet: "trained" (every run
+  // of its rung ended; mean/stdev measured, the rung waits for its other runs), "running",
+  // "cancelled", "interrupted" (its rung run's state in the store; continuing the search resumes
+  // it), "pending" (not started).
+  std::string state;
   std::vector<double> mean, stdev;   // per objective at that rung (empty: not measured)
   std::string why;                   // the decision's reason
-  std::vector<std::int64_t> run_ids; // the rung's runs
+  std::vector<std::int64_t> run_ids; // the rung's runs still in the store
   std::int64_t params = 0;
   std::vector<SearchRungPoint> history;  // every rung it reached, in rung order (the last is the above)
 };
@@ -77,7 +84,8 @@ struct SearchSummary {
     int trials = 0;                            // trials the rung trains
   };
   std::vector<Rung> rungs;
-  std::int64_t runs_trained = 0;               // rung runs this call trained (not reused)
+  std::int64_t runs_trained = 0;               // rung runs this call trained to their end (not reused; a
+                                               // cancelled one is not counted)
   std::int64_t runs_reused = 0;                // found finished in the store
   double steps_trained = 0;                    // optimizer steps this call ran (compute used)
   double steps_total = 0;                      // steps of every rung run of the search (done or not)
@@ -87,7 +95,9 @@ struct SearchSummary {
 class SearchObserver : public RunObserver {
  public:
   // A rung run starts (`index` of `planned` rung runs known so far; the rung runs found finished
-  // in the store count among the first index - 1) / a rung is decided.
+  // in the store, or decided by recorded rows, count among the first index - 1) / the summary
+  // changed: a rung is decided, or a rung run ended (its trial then reads "trained" with its
+  // value, or "cancelled").
   virtual void on_search_run(const SearchJobId&, const std::string& /*label*/, int /*index*/, int /*planned*/) {}
   virtual void on_search_decided(const SearchSummary&) {}
 };

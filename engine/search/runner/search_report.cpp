@@ -34,7 +34,9 @@ std::vector<const SearchTrialState*> leaderboard(const SearchSummary& s, const s
     if (t.search == search) out.push_back(&t);
   const auto order = [](const std::string& state) {
     if (state == "finished") return 0;
-    if (state == "promoted" || state == "pending" || state == "running") return 1;
+    if (state == "promoted" || state == "trained" || state == "running" || state == "cancelled" ||
+        state == "interrupted" || state == "pending")
+      return 1;
     if (state == "stopped") return 2;
     return 3;
   };

@@ -135,7 +135,7 @@ RungRun rung_run(const Setup& s, const OneSearch& one, const BracketSetup& bs, c
   const std::string name = run_name(one.name, s.spec, bs.bracket.index, ts.trial.index, resource, seed, s.seeds.size() > 1);
   json patch = ts.patch;
   // The steps first (a tokens or FLOPs budget depends on the trial's own batch and model).
-  RunPlan probe = patched_run(s.project, *one.base, patch, name, "search");
+  RunPlan probe = patched_run(s.project, *one.base, steps_probe_patch(patch), name, "search");
   rr.steps = steps_for(s.spec.budget, resource, probe);
   json training = patch.value("training", json::object());
   training["steps"] = rr.steps;
@@ -158,28 +158,32 @@ RungRun rung_run(const Setup& s, const OneSearch& one, const BracketSetup& bs, c
   return rr;
 }
 
-static std::string previous_rung_name(const Setup& s, const RungRun& rr, const BracketSetup& bs) {
-  const double prev = bs.bracket.rungs[static_cast<size_t>(rr.id.rung - 1)].resource;
-  return run_name(rr.id.search, s.spec, rr.id.bracket, rr.id.trial, prev, rr.id.seed, s.seeds.size() > 1);
+// The plan of the same trial and seed at the previous rung (whose stable phase rr branches off).
+static RunPlan previous_rung_plan(const Setup& s, const RungRun& rr) {
+  SearchJobId prev = rr.id;
+  prev.rung -= 1;
+  return find_rung_run(s, prev.text(), "search_run").first.plan;
 }
 
-// The newest stored run named like `plan` with its configuration.
+// The newest stored run of `plan`: one named like it with its configuration; else a finished
+// one with its configuration under another name (renamed in the run table: the stored config
+// still holds the plan's name as "run", so no other rung run's configuration equals it).
 static std::optional<store::RunInfo> stored_run(store::Store& st, const RunPlan& plan, bool finished_only) {
   store::RunListQuery q;
   q.project = plan.config.value("project", "");
-  q.group = plan.group;
+  q.group = plan.group;  // a rename keeps the group
   q.kind = store::RunKind::Train;
   q.include_config = true;
-  for (const auto& e : st.list_runs(q)) {
-    if (e.run.name != plan.name) continue;
+  std::optional<store::RunInfo> renamed;
+  for (const auto& e : st.list_runs(q)) {  // newest first
     if (finished_only && e.run.status != store::RunStatus::Finished) continue;
     const json cfg = json::parse(e.run.config_json, nullptr, false);
     if (cfg.is_discarded() || !same_run_config(cfg, plan.config)) continue;
-    return e.run;
+    if (e.run.name == plan.name) return e.run;
+    if (!renamed && e.run.status == store::RunStatus::Finished) renamed = e.run;
   }
-  return std::nullopt;
+  return renamed;
 }
-
 
 static double objective_value(store::Store& st, const store::RunInfo& run, const RunPlan& plan,
                               const std::string& metric) {
@@ -193,37 +197,28 @@ static double objective_value(store::Store& st, const store::RunInfo& run, const
 
 RunOutcome outcome_of(store::Store& st, const Setup& s, const RungRun& rr) {
   RunOutcome o;
-  store::RunListQuery q;
-  q.project = s.project.name;
-  q.group = rr.plan.group;
-  q.kind = store::RunKind::Train;
-  q.include_config = true;
-  for (const auto& e : st.list_runs(q)) {  // newest first
-    if (e.run.name != rr.plan.name) continue;
-    const json cfg = json::parse(e.run.config_json, nullptr, false);
-    if (cfg.is_discarded() || !same_run_config(cfg, rr.plan.config)) continue;
-    if (e.run.status == store::RunStatus::Finished) {
-      o.done = true;
-      o.run_id = e.run.id;
-      for (const auto& obj : s.spec.objectives) o.values.push_back(objective_value(st, e.run, rr.plan, obj.metric));
-      for (double v : o.values)
-        if (!std::isfinite(v)) {
-          o.failed = true;
-          o.reason = "run " + std::to_string(e.run.id) + " recorded no finite objective";
-        }
-      return o;
-    }
-    if (e.run.status == store::RunStatus::Diverged || e.run.status == store::RunStatus::Failed) {
-      // Failed for a reason of its own (not an interruption, which resumes): the trial fails.
-      o.done = true;
-      o.failed = true;
-      o.run_id = e.run.id;
-      o.reason = std::string(e.run.status == store::RunStatus::Diverged ? "diverged" : "failed") + ": " + e.run.error;
-      return o;
-    }
-    return o;  // running, cancelled or interrupted: to be (re)started or resumed
+  const std::optional<store::RunInfo> run = stored_run(st, rr.plan, false);
+  if (!run) return o;
+  o.stored = store::to_string(run->status);
+  o.run_id = run->id;
+  if (run->status == store::RunStatus::Finished) {
+    o.done = true;
+    for (const auto& obj : s.spec.objectives) o.values.push_back(objective_value(st, *run, rr.plan, obj.metric));
+    for (double v : o.values)
+      if (!std::isfinite(v)) {
+        o.failed = true;
+        o.reason = "run " + std::to_string(run->id) + " recorded no finite objective";
+      }
+    return o;
   }
-  return o;
+  if (run->status == store::RunStatus::Diverged || run->status == store::RunStatus::Failed) {
+    // Failed for a reason of its own (not an interruption, which resumes): the trial fails.
+    o.done = true;
+    o.failed = true;
+    o.reason = std::string(run->status == store::RunStatus::Diverged ? "diverged" : "failed") + ": " + run->error;
+    return o;
+  }
+  return o;  // running, cancelled or interrupted: to be (re)started or resumed
 }
 
 // Trains one rung run in this process: resumes an interrupted attempt from its checkpoint,
@@ -246,19 +241,9 @@ void train_rung_run(const Setup& s, const SearchOptions& o, const RungRun& rr, c
     if (resumable && !has_ckpt) spec.restart_run_id = prior->id;
   }
   if (spec.resume_run_id == 0 && rr.branch_step > 0) {
-    RunPlan prev_plan = rr.plan;
-    prev_plan.name = previous_rung_name(s, rr, bs);
-    if (auto prev = [&]() -> std::optional<store::RunInfo> {
-          store::RunListQuery q;
-          q.project = s.project.name;
-          q.kind = store::RunKind::Train;
-          for (const auto& e : st.list_runs(q))
-            if (e.run.name == prev_plan.name && e.run.status == store::RunStatus::Finished) return e.run;
-          return std::nullopt;
-        }()) {
+    if (auto prev = stored_run(st, previous_rung_plan(s, rr), true))
       for (const auto& c : st.checkpoints(prev->id))
         if (c.step == rr.branch_step && fs::exists(c.path)) spec.branch_from = c.path;
-    }
   }
   spec.search_run = rr.id.text();
   if (o.nproc <= 1) {
@@ -306,7 +291,7 @@ std::vector<std::string> worker_argv(const Setup& s, const SearchOptions& o, con
 
 // Runs the rung runs `todo` in up to `jobs` worker processes; returns when every one has ended.
 void train_in_workers(const Setup& s, const SearchOptions& o, const std::vector<RungRun>& todo, SearchObserver& obs,
-                      RunControl& ctl, int& started, int planned) {
+                      RunControl& ctl, int& started, int planned, const std::function<void(size_t)>& ended) {
   std::map<pid_t, size_t> live;
   size_t next = 0;
   while (next < todo.size() || !live.empty()) {
@@ -325,7 +310,12 @@ void train_in_workers(const Setup& s, const SearchOptions& o, const std::vector<
     int status = 0;
     const pid_t done = waitpid(-1, &status, WNOHANG);
     if (done > 0) {
-      live.erase(done);
+      const auto it = live.find(done);
+      if (it != live.end()) {
+        const size_t i = it->second;
+        live.erase(it);
+        if (ended) ended(i);
+      }
       continue;
     }
     if (ctl.cancel_requested())

@@ -8,8 +8,10 @@
 // chart and the live-update merge on a synthetic summary.
 #include <QAction>
 #include <QDockWidget>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
@@ -103,13 +105,22 @@ TEST(SearchView, StartCancelContinuePromoteAndCompare) {
   ASSERT_EQ(v->leaderboard()->rowCount(), 4);
   for (const auto& [id, state] : tableStates(*v->leaderboard())) EXPECT_EQ(state, "pending") << id;
 
-  // Cancel as the second rung run starts: the store keeps the first; the view shows it.
+  // Cancel as the second rung run starts: the store keeps the first; the view shows it. The
+  // progress bar and the status line name the same rung run (one counter).
   bool sawRunning = false;
+  QStringList counters;
+  auto* bar = w.findChild<QProgressBar*>("runProgress");
+  auto* line = w.findChild<QLabel*>("statusLabel");
+  ASSERT_NE(bar, nullptr);
+  ASSERT_NE(line, nullptr);
   auto hook = QObject::connect(w.queue(), &RunQueue::searchRunStarted, &w,
                                [&](const QString&, const QString&, const QString&, int index, int) {
                                  int running = 0;  // the view marked the trial whose run starts
                                  for (const auto& [id, state] : tableStates(*v->leaderboard())) running += state == "running";
                                  sawRunning = sawRunning || running == 1;
+                                 const QString run = QString("rung run %1 of").arg(index);
+                                 if (!bar->text().contains(run) || !line->text().contains(run))
+                                   counters << bar->text() + " | " + line->text();
                                  if (index == 2) w.cancelRuns();
                                });
   ASSERT_TRUE(v->start(1)) << v->errorText().toStdString();
@@ -118,10 +129,40 @@ TEST(SearchView, StartCancelContinuePromoteAndCompare) {
   QObject::disconnect(hook);
   EXPECT_FALSE(v->isSearching());
   EXPECT_TRUE(sawRunning);
+  EXPECT_TRUE(counters.isEmpty()) << counters.join("\n").toStdString();
   EXPECT_FALSE(pha::runtime::search_status(dir).complete);
   EXPECT_FALSE(v->summary().complete);
   EXPECT_EQ(tableStates(*v->leaderboard()), storeStates(dir));
   EXPECT_TRUE(v->statusText().contains("cancelled")) << v->statusText().toStdString();
+  {
+    // A trial whose rung run finished shows its value, "trained", awaiting the rung's decision; one
+    // whose run was cancelled reads "cancelled"; only the finished runs count as trained.
+    auto s = pha::store::Store::open(tp.store());
+    int finishedRuns = 0, cancelledRuns = 0;
+    for (const auto& e : s.list_runs()) {
+      finishedRuns += e.run.status == pha::store::RunStatus::Finished;
+      cancelledRuns += e.run.status == pha::store::RunStatus::Cancelled;
+    }
+    ASSERT_GE(finishedRuns, 1);
+    int trained = 0, cancelled = 0;
+    for (int r = 0; r < v->leaderboard()->rowCount(); ++r) {
+      const auto* t = v->leaderboard()->trialAt(r);
+      const QString value = v->leaderboard()->data(v->leaderboard()->index(r, SearchLeaderboardModel::FirstObjective)).toString();
+      if (t->state == "trained") {
+        ++trained;
+        EXPECT_FALSE(value.isEmpty()) << "a trained trial shows its value";
+        EXPECT_NE(t->why.find("awaiting the rung's decision"), std::string::npos) << t->why;
+      }
+      if (t->state == "cancelled") {
+        ++cancelled;
+        EXPECT_NE(t->why.find("cancelled"), std::string::npos) << t->why;
+      }
+    }
+    EXPECT_EQ(trained, finishedRuns);
+    EXPECT_EQ(cancelled, cancelledRuns);
+    EXPECT_TRUE(v->statusText().contains(QString("%1 rung runs trained,").arg(finishedRuns)))
+        << "a cancelled run is not one trained: " << v->statusText().toStdString();
+  }
 
   // Start again: the search continues and completes; the rung runs found finished count as done
   // in "rung run i of n".
@@ -235,6 +276,33 @@ TEST(SearchView, TheSectionFormWritesThroughTheEngineAndShowsItsErrors) {
   EXPECT_EQ(after["search"]["patterns"], j["search"]["patterns"]);
   EXPECT_EQ(after["model"], j["model"]) << "the rest of the file is kept";
   EXPECT_EQ(w.searchView()->leaderboard()->rowCount(), 4) << "the view follows the saved section";
+}
+
+// Rungs shorter than the base variant's warmup are accepted when every trial sets its own warmup
+// (issue 36: 15 / 45 steps, warmups [4, 8], the base's 25): the form saves through the engine's
+// check of each trial's values; a trial that cannot fit is refused by its values.
+TEST(SearchView, TheFormAcceptsRungsShorterThanTheBaseWarmupWhenTheSpaceSetsWarmups) {
+  pha::test::TempProject tp;
+  tp.write_project(tp.text_project({{"steps", 45}, {"warmup_steps", 25}}));
+  MainWindow w;
+  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  SearchForm* form = w.searchView()->form();
+  form->spaceEdit()->setPlainText("{\"training.lr\": [0.001, 0.003], \"training.warmup_steps\": [4, 8]}");
+  form->minEdit()->setText("15");
+  form->maxEdit()->setText("45");
+  form->etaSpin()->setValue(3);
+  ASSERT_TRUE(form->save()) << form->errorText().toStdString();
+  const json saved = json::parse(fileText(tp.dir() / "project.json"));
+  EXPECT_EQ(saved["search"]["budget"]["min"], 15);
+  EXPECT_EQ(saved["search"]["space"]["training.warmup_steps"], json({4, 8}));
+  EXPECT_EQ(w.searchView()->leaderboard()->rowCount(), 4);
+
+  const std::string before = fileText(tp.dir() / "project.json");
+  form->spaceEdit()->setPlainText("{\"training.lr\": [0.001, 0.003], \"training.warmup_steps\": [4, 25]}");
+  EXPECT_FALSE(form->save());
+  EXPECT_TRUE(form->errorText().contains("search.budget.min")) << form->errorText().toStdString();
+  EXPECT_TRUE(form->errorText().contains("warmup_steps=25")) << form->errorText().toStdString();
+  EXPECT_EQ(fileText(tp.dir() / "project.json"), before);
 }
 
 TEST(SearchView, AProjectWithoutASearchSectionSaysHowToAddOne) {

@@ -86,6 +86,35 @@ TEST(ConfigErrors, TopLevelVariantsAndGrid) {
             std::string::npos);
 }
 
+// A misspelled variant name gets the nearest name, not only the list of forty (issue 36).
+TEST(ConfigErrors, AMisspelledVariantNameSaysDidYouMean) {
+  const std::string e = project_error({{"variants", {"pha-tinny"}}});
+  EXPECT_EQ(e.rfind("variants[0]: \"pha-tinny\" is neither a preset nor a variant name; did you mean \"pha-tiny\"? "
+                    "allowed: a preset (",
+                    0),
+            0u)
+      << e;
+  const std::string model = project_error({{"model", {{"variant", "transfomer"}}}});
+  EXPECT_NE(model.find("did you mean \"transformer\"?"), std::string::npos) << model;
+  const std::string preset = project_error({{"model", {{"preset", "pha-smal"}}}});
+  EXPECT_NE(preset.find("did you mean \"pha-small\"?"), std::string::npos) << preset;
+}
+
+// A value the grid or "tune" replaces on every run is refused as it is without them: a typo in
+// the file must not hide behind the axis that happens to override it (issue 36).
+TEST(ConfigErrors, AValueTheTuneOrGridReplacesMustStillBeValid) {
+  const std::string plain = project_error({{"training", {{"lr", "fast"}}}});
+  EXPECT_EQ(plain, "training.lr: expected a number, got a string (\"fast\")");
+  const std::string tuned = project_error({{"training", {{"lr", "fast"}}}, {"tune", {{"training.lr", {0.001, 0.003}}}}});
+  EXPECT_EQ(tuned.rfind(plain + " (\"tune\" sets training.lr on every run", 0), 0u) << tuned;
+  const std::string grid = project_error({{"training", {{"lr", "fast"}}}, {"grid", {{"training.lr", {0.001, 0.003}}}}});
+  EXPECT_EQ(grid.rfind(plain + " (\"grid\" sets training.lr on every run", 0), 0u) << grid;
+  const std::string model = project_error({{"model", {{"d_model", "wide"}}}, {"grid", {{"model.d_model", {32, 64}}}}});
+  EXPECT_EQ(model.rfind("model.d_model: expected an integer, got a string (\"wide\")", 0), 0u) << model;
+  // A valid value that the axis replaces is no error, whatever it would make with the others.
+  EXPECT_EQ(project_error({{"training", {{"lr", 0.5}}}, {"tune", {{"training.lr", {0.001, 0.003}}}}}), "(no error)");
+}
+
 // Grid keys are dotted paths taken literally: a "~" or "/" in one (found by fuzz_project, where
 // the key became a JSON pointer and its parse error escaped) is a key the run's section then
 // refuses, and a path through a value that is not a section says which part it is.

@@ -162,9 +162,145 @@ TEST(SearchCli, PlanPrintsTheRunnableRungRunsAndOnlyTrainsOne) {
   const CliResult one = run_cli("search --quiet --only " + first + " '" + p.dir().string() + "'");
   ASSERT_EQ(one.exit_code, 0) << one.output;
   EXPECT_EQ(finished_run_names(p).size(), 1u);
+  // Its trial reads "trained" with its measured value until the rung is decided; the others pending.
+  const int trained_trial = pha::runtime::SearchJobId::parse(first).trial;
+  for (const auto& t : pha::runtime::search_status(p.dir().string()).trials) {
+    if (t.trial == trained_trial) {
+      EXPECT_EQ(t.state, "trained") << t.why;
+      ASSERT_EQ(t.mean.size(), 1u);
+      EXPECT_TRUE(std::isfinite(t.mean[0]));
+      EXPECT_NE(t.why.find("awaiting the rung's decision"), std::string::npos) << t.why;
+      EXPECT_EQ(t.run_ids.size(), 1u);
+    } else {
+      EXPECT_EQ(t.state, "pending") << t.trial;
+      EXPECT_TRUE(t.mean.empty()) << t.trial;
+    }
+  }
   const CliResult bad = run_cli("search --only nonsense '" + p.dir().string() + "'");
   EXPECT_EQ(bad.exit_code, 3) << bad.output;
   EXPECT_NE(bad.output.find("--only"), std::string::npos) << bad.output;
+}
+
+// The first rung may be shorter than the base variant's warmup when every trial sets its own
+// (issue 36: 15 / 45 steps with warmups [4, 8] beside a base warmup of 25); `--plan` checks
+// what load_project checks, and a trial that truly cannot fit is refused by its values.
+TEST(SearchCli, PlanAcceptsRungsShorterThanTheBaseWarmupWhenEveryTrialSetsItsOwn) {
+  pha::test::TempProject p;
+  json j = p.text_project({{"steps", 45}, {"warmup_steps", 25}});
+  j["search"] = {{"space", {{"training.lr", {0.001, 0.003}}, {"training.warmup_steps", {4, 8}}}},
+                 {"budget", {{"resource", "steps"}, {"min", 15}, {"max", 45}, {"eta", 3}}},
+                 {"objective", "val/bpb"},
+                 {"threads", 1}};
+  p.write_project(j);
+  const CliResult plan = run_cli("search --plan '" + p.dir().string() + "'");
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  size_t lines = 0;
+  std::istringstream in(plan.output);
+  for (std::string line; std::getline(in, line);) lines += line.find("--only") != std::string::npos;
+  EXPECT_EQ(lines, 4u) << plan.output;
+  j["search"]["space"]["training.warmup_steps"] = {4, 25};
+  p.write_project(j);
+  const CliResult refused = run_cli("search --plan '" + p.dir().string() + "'");
+  EXPECT_EQ(refused.exit_code, 3) << refused.output;
+  EXPECT_NE(refused.output.find("search.budget.min: 15 steps gives trial t1 of \"test\" (lr=0.001,warmup_steps=25)"),
+            std::string::npos)
+      << refused.output;
+}
+
+// Deleting a decided rung's run (a stopped trial's, from the run table) keeps the search decided
+// and trains nothing again; a renamed rung run is still the search's; the store says which run
+// is which trial's (issue 36). Recorded decisions that the runs in the store contradict (the
+// objective changed) are not taken.
+TEST(SearchCli, DeletedOrRenamedRungRunsKeepTheSearchDecided) {
+  pha::test::TempProject p;
+  json j = search_project(p);
+  p.write_project(j);
+  const std::string dir = p.dir().string();
+  const CliResult r = run_cli("search --quiet '" + dir + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::int64_t stopped_run = 0, winner_run = 0;
+  int stopped_trial = -1;
+  {
+    auto s = pha::store::Store::open(p.store());
+    for (const auto& row : pha::store::search_decisions(s, "test")) {
+      const json ids = json::parse(row.runs_json);
+      ASSERT_EQ(ids.size(), 1u);
+      if (row.decision == "stopped" && stopped_run == 0) {
+        stopped_run = ids[0].get<std::int64_t>();
+        stopped_trial = row.trial;
+      }
+      if (row.decision == "finished") winner_run = ids[0].get<std::int64_t>();
+    }
+    ASSERT_GT(stopped_run, 0);
+    ASSERT_GT(winner_run, 0);
+    const auto roles = pha::store::search_run_roles(s, "test");
+    ASSERT_EQ(roles.size(), 5u);
+    EXPECT_EQ(roles.at(winner_run).decision, "finished");
+    EXPECT_EQ(roles.at(stopped_run).text,
+              "search test, trial " + std::to_string(stopped_trial) + " (" + roles.at(stopped_run).label + "), rung 0: stopped");
+
+    // Renamed in the run table, with the decisions forgotten: the runs alone still decide it.
+    s.rename_run(winner_run, "the winner");
+    s.rename_run(stopped_run, "a loser");
+    pha::store::clear_search_decisions(s, "test", "test");
+    // No row names them now: the rung runs' group says which trial and budget they measured.
+    const auto by_name = pha::store::search_run_roles(s, "test");
+    ASSERT_EQ(by_name.size(), 5u);
+    EXPECT_EQ(by_name.at(stopped_run).trial, stopped_trial);
+    EXPECT_EQ(by_name.at(stopped_run).text,
+              "search test, trial " + std::to_string(stopped_trial) + ", budget 4: not decided yet");
+  }
+  {
+    const auto status = pha::runtime::search_status(dir);
+    EXPECT_TRUE(status.complete) << pha::runtime::search_report(status, "md");
+    const CliResult again = run_cli("search --quiet '" + dir + "'");
+    ASSERT_EQ(again.exit_code, 0) << again.output;
+    EXPECT_NE(again.output.find("0 rung run(s) trained now, 5 found finished in the store"), std::string::npos)
+        << again.output;
+    auto s = pha::store::Store::open(p.store());
+    EXPECT_EQ(pha::store::search_run_roles(s, "test").at(stopped_run).decision, "stopped") << "recorded again";
+  }
+
+  // The stopped trial's run deleted: still complete, the trial still stopped with its value.
+  pha::store::Store::open(p.store()).delete_run(stopped_run);
+  const auto status = pha::runtime::search_status(dir);
+  EXPECT_TRUE(status.complete) << pha::runtime::search_report(status, "md");
+  int trials = 0;
+  for (const auto& t : status.trials) {
+    ++trials;
+    if (t.trial != stopped_trial) continue;
+    EXPECT_EQ(t.state, "stopped");
+    ASSERT_EQ(t.mean.size(), 1u);
+    EXPECT_TRUE(std::isfinite(t.mean[0]));
+    EXPECT_NE(t.why.find("rank"), std::string::npos) << t.why;
+    EXPECT_TRUE(t.run_ids.empty()) << "the deleted run is not offered to Compare";
+  }
+  EXPECT_EQ(trials, 4);
+  const CliResult shown = run_cli("search --status '" + dir + "'");
+  ASSERT_EQ(shown.exit_code, 0) << shown.output;
+  EXPECT_NE(shown.output.find("Complete."), std::string::npos) << shown.output;
+  const CliResult resumed = run_cli("search --quiet '" + dir + "'");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("0 rung run(s) trained now, 4 found finished in the store"), std::string::npos)
+      << resumed.output;
+  EXPECT_EQ(finished_run_names(p).size(), 4u);
+  EXPECT_EQ(decisions(p).size(), 5u);
+  {
+    auto s = pha::store::Store::open(p.store());
+    EXPECT_EQ(pha::store::search_run_roles(s, "test").size(), 4u);
+  }
+
+  // Another objective: the rows' values are no longer what the runs measure, so the rung with
+  // the deleted run is not decided from them.
+  j["search"]["objective"] = "val/loss";
+  p.write_project(j);
+  const auto changed = pha::runtime::search_status(dir);
+  EXPECT_FALSE(changed.complete);
+  for (const auto& t : changed.trials)
+    if (t.trial == stopped_trial) EXPECT_EQ(t.state, "pending");
+  const CliResult plan = run_cli("search --plan '" + dir + "'");
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  EXPECT_NE(plan.output.find(":t" + std::to_string(stopped_trial) + ":r0:"), std::string::npos) << plan.output;
 }
 
 TEST(SearchCli, KillMinus9MidRungThenRerunLosesAndDuplicatesNothing) {
