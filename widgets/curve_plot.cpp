@@ -64,12 +64,18 @@ CurvePlot::CurvePlot(const QString& yLabel, QWidget* parent) : QWidget(parent) {
   layout->addLayout(controls);
 
   m_plot = new QCustomPlot(this);
+  // An explicit minimum: the plot's own size hint grows with a legend laid out in columns under
+  // it, which would keep the dock from shrinking (the columns follow the width instead).
+  m_plot->setMinimumSize(160, 120);
   m_plot->yAxis->setLabel(yLabel);
   m_plot->xAxis->setLabel(tr("step"));
   m_plot->legend->setVisible(false);
   m_plot->legend->setFont(QFont(font().family(), 8));
   m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  // The final-value labels are placed in pixels, so after every layout (a resize, the legend
+  // moving under the plot).
+  connect(m_plot, &QCustomPlot::afterLayout, this, &CurvePlot::placeLabels);
   m_plot->setMouseTracking(true);
   m_plot->installEventFilter(this);
   // Solid lines as separate segments instead of one stroked polyline with joins: the stroker's
@@ -249,6 +255,8 @@ void CurvePlot::rebuild(Data& d) {
   const double x = xs(d)[static_cast<std::size_t>(last)], y = d.value[static_cast<std::size_t>(last)];
   d.last->addData(x, y);
   d.label->position->setCoords(x, y);
+  d.endX = x;
+  d.endY = y;
   d.label->setText(valueText(y));
 }
 
@@ -287,10 +295,48 @@ void CurvePlot::replotLater() {
   m_throttle->request();
 }
 
-// The legend goes to a left corner (the right edge holds the final-value labels it covered:
-// half of them with nine runs compared): the upper one unless more of the drawn points lie in
-// the upper left quarter (rising curves, accuracy), else the lower one (falling losses).
+// Up to kInsetLegendItems entries the legend sits inside the plot, in a left corner (the right
+// edge holds the final-value labels): the upper one unless more of the drawn points lie in the
+// upper left quarter (rising curves, accuracy), else the lower one (falling losses). With more
+// entries (nine runs compared, each with train and validation curves) it would cover the
+// curves: it goes under the plot, in as many columns as its widest entry allows.
+constexpr int kInsetLegendItems = 6;
+
+bool CurvePlot::legendOutside() const {
+  return !m_plot->axisRect()->insetLayout()->elements(false).contains(m_plot->legend);
+}
+
 void CurvePlot::placeLegend() {
+  QCPLegend* legend = m_plot->legend;
+  QCPLayoutInset* inset = m_plot->axisRect()->insetLayout();
+  int entries = 0;  // itemCount() counts the empty cells of a grid laid out in columns too
+  for (int i = 0; i < legend->itemCount(); ++i) entries += legend->item(i) ? 1 : 0;
+  const bool outside = entries > kInsetLegendItems;
+  if (outside && !legendOutside()) {
+    inset->take(legend);
+    inset->simplify();
+    m_plot->plotLayout()->addElement(1, 0, legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    legend->setMargins(QMargins(4, 2, 4, 2));
+  } else if (!outside && legendOutside()) {
+    m_plot->plotLayout()->take(legend);
+    m_plot->plotLayout()->simplify();
+    inset->addElement(legend, Qt::AlignTop | Qt::AlignLeft);
+  }
+  if (outside) {
+    int widest = 0;
+    const QFontMetrics fm(legend->font());
+    for (int i = 0; i < legend->itemCount(); ++i)
+      if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
+        widest = std::max(widest, fm.horizontalAdvance(item->plottable()->name()));
+    const int entry = widest + legend->iconSize().width() + legend->iconTextPadding() + 16;
+    const int columns = std::max(1, (m_plot->width() - 20) / std::max(1, entry));
+    if (legend->wrap() != columns || legend->fillOrder() != QCPLayoutGrid::foColumnsFirst) {
+      legend->setWrap(columns);
+      legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+    return;
+  }
   const QCPRange xr = m_plot->xAxis->range(), yr = m_plot->yAxis->range();
   const double xMid = xr.center(), yMid = m_plot->yAxis->scaleType() == QCPAxis::stLogarithmic
                                               ? std::sqrt(std::max(1e-300, yr.lower) * std::max(1e-300, yr.upper))
@@ -304,32 +350,58 @@ void CurvePlot::placeLegend() {
       (y[i] > yMid ? upper : lower) += 1;
     }
   }
-  m_plot->axisRect()->insetLayout()->setInsetAlignment(0, (upper <= lower ? Qt::AlignTop : Qt::AlignBottom) | Qt::AlignLeft);
+  inset->setInsetAlignment(0, (upper <= lower ? Qt::AlignTop : Qt::AlignBottom) | Qt::AlignLeft);
 }
 
-// Final-value labels sit above and left of their point. When two would overlap (train and
-// validation loss ending at the same step with close values) the higher one is lifted above
-// the lower one's label: stacking upwards stays inside the plot where a label put below its
-// point would fall under the x axis when the values end near the bottom (perplexity).
+// Final-value labels sit left of their point, above it when there is room. Labels of series
+// ending near one another (within 80 px) are spread apart vertically so that none overlaps
+// another and all stay inside the plot; a group that cannot fit in the plot's height (more
+// than about a dozen series ending together) shows no labels: the hover readout and the
+// legend give the values, and Compare's Metrics tab lists them.
 void CurvePlot::placeLabels() {
   std::vector<Data*> shown;
   for (auto& d : m_series)
-    if (d.label->visible()) shown.push_back(&d);
-  std::sort(shown.begin(), shown.end(),
-            [](const Data* a, const Data* b) { return a->label->position->value() < b->label->position->value(); });
-  bool havePrevious = false;
-  QPointF previous;      // the last placed label's point
-  double previousTop = 0;  // and its label's top edge (pixels)
-  for (Data* d : shown) {
-    const QPointF at = d->label->position->pixelPosition();
-    int lift = 0;
-    if (havePrevious && std::abs(at.x() - previous.x()) < 80 && at.y() > previousTop)
-      lift = static_cast<int>(std::ceil(at.y() - previousTop));
-    d->label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-    d->label->setPadding(QMargins(4, 2, 4, 2 + lift));
-    previous = at;
-    previousTop = at.y() - lift - (QFontMetrics(d->label->font()).height() + 4);
-    havePrevious = true;
+    if (!d.label->text().isEmpty() && !d.value.empty()) {
+      int last = static_cast<int>(d.value.size()) - 1;
+      while (last >= 0 && !std::isfinite(d.value[static_cast<std::size_t>(last)])) --last;
+      d.label->setVisible(last >= 0);
+      if (last >= 0) shown.push_back(&d);
+    }
+  if (shown.empty()) return;
+  const QRect rect = m_plot->axisRect()->rect();
+  const double h = QFontMetrics(shown.front()->label->font()).height() + 4;
+  struct Placed {
+    Data* d;
+    double px, py, top;
+  };
+  std::vector<Placed> all;
+  for (Data* d : shown)
+    all.push_back({d, m_plot->xAxis->coordToPixel(d->endX), m_plot->yAxis->coordToPixel(d->endY), 0});
+  std::sort(all.begin(), all.end(), [](const Placed& a, const Placed& b) { return a.px < b.px; });
+  // Groups of labels whose points are within 80 px of each other horizontally.
+  for (std::size_t begin = 0; begin < all.size();) {
+    std::size_t end = begin + 1;
+    while (end < all.size() && all[end].px - all[end - 1].px < 80) ++end;
+    std::sort(all.begin() + static_cast<long>(begin), all.begin() + static_cast<long>(end),
+              [](const Placed& a, const Placed& b) { return a.py < b.py; });
+    const bool fits = rect.height() <= 0 || static_cast<double>(end - begin) * h <= rect.height();  // 0: not laid out yet
+    // Downwards from each label's wish (its bottom at its point), then back up from the bottom.
+    for (std::size_t i = begin; i < end; ++i) {
+      all[i].top = std::max(all[i].py - h, static_cast<double>(rect.top()));
+      if (i > begin) all[i].top = std::max(all[i].top, all[i - 1].top + h);
+    }
+    for (std::size_t i = end; i-- > begin;) {
+      const double limit = i + 1 < end ? all[i + 1].top - h : rect.bottom() - h;
+      all[i].top = std::min(all[i].top, limit);
+    }
+    for (std::size_t i = begin; i < end; ++i) {
+      QCPItemText* label = all[i].d->label;
+      label->setVisible(fits);
+      label->setPadding(QMargins(4, 2, 4, 2));
+      label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+      label->position->setCoords(all[i].d->endX, m_plot->yAxis->pixelToCoord(all[i].top));
+    }
+    begin = end;
   }
 }
 

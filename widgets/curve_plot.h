@@ -123,6 +123,7 @@ class CurvePlot : public QWidget {
     QCPGraph* smooth = nullptr;  // the bold line; the raw points of a sparse series
     QCPGraph* last = nullptr;    // the final point's dot
     QCPItemText* label = nullptr;  // the final value
+    double endX = 0, endY = 0;     // where it belongs: the last finite point (plot coords)
     QCPGraph* bandLow = nullptr;   // no pen; bandHigh fills down to it
     QCPGraph* bandHigh = nullptr;
   };
@@ -133,6 +134,7 @@ class CurvePlot : public QWidget {
   void rescale();
   void placeLegend();
   void placeLabels();
+  bool legendOutside() const;
   const std::vector<double>& xs(const Data& d) const;
   // Index of the point nearest to x in a series (-1 when empty).
   int nearestIndex(const Data& d, double x) const;

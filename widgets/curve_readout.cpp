@@ -116,6 +116,8 @@ void CurvePlot::hideHover() {
 
 bool CurvePlot::eventFilter(QObject* watched, QEvent* event) {
   if (watched == m_plot && event->type() == QEvent::Leave) hideHover();
+  // A legend under the plot takes as many columns as the new width allows.
+  if (watched == m_plot && event->type() == QEvent::Resize && legendOutside()) placeLegend();
   return QWidget::eventFilter(watched, event);
 }
 

@@ -291,8 +291,9 @@ void list_runs(const ListOpts& o) {
     if (!key.empty())
       if (auto m = s.summary(e.run.id, key)) e.summaries[kValueColumns - 1] = m;
   }
-  std::vector<std::vector<std::string>> rows = {{"id", "group / run", "variant", "kind", "status", "params", "train loss",
-                                                 "val loss", "val bpb", "accuracy", "started", "tags", "notes"}};
+  std::vector<std::vector<std::string>> rows = {{"id", "group / run", "variant", "kind", "status", "params",
+                                                 "final train loss", "final val loss", "final val bpb",
+                                                 "final accuracy", "started", "tags", "notes"}};
   for (const analysis::RunGroup& g : analysis::group_runs(entries))
     add_group_rows(s, g, o.replicas || !o.which.group.empty(), rows);
   print_table(rows);

@@ -82,7 +82,7 @@ void buildProjectDock(Docks& d, QWidget* parent) {
   d.runsTable->setSelectionMode(QAbstractItemView::ExtendedSelection);
   d.runsTable->setWordWrap(false);
   d.runsTable->setTextElideMode(Qt::ElideMiddle);
-  d.runsTable->horizontalHeader()->setStretchLastSection(true);
+  d.runsTable->horizontalHeader()->setStretchLastSection(false);  // Name stretches (RunBrowser)
   d.runsTable->verticalHeader()->hide();
   d.runsTable->verticalHeader()->setDefaultSectionSize(d.runsTable->fontMetrics().height() + 6);
   d.runsTable->setAlternatingRowColors(true);

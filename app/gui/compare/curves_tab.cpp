@@ -1,4 +1,5 @@
 #include "curves_tab.h"
+#include "metrics_tab.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -92,7 +93,9 @@ CurvesTab::CurvesTab(StoreCache& cache, QWidget* parent) : QWidget(parent), m_ca
 
 void CurvesTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   m_runs = std::move(runs);
-  const QStringList keys = m_runs ? unionOfKeys(*m_runs) : QStringList{};
+  // In the Metrics tab's order: losses, accuracies, efficiency, optimizer, branch statistics
+  // last, numbers in names in numeric order (branch_rms/l2 before l10).
+  const QStringList keys = m_runs ? orderedMetricKeys(unionOfKeys(*m_runs)) : QStringList{};
   QStringList wanted = selectedKeys();
   wanted.erase(std::remove_if(wanted.begin(), wanted.end(), [&](const QString& k) { return !keys.contains(k); }),
                wanted.end());
@@ -224,11 +227,27 @@ void CurvesTab::redraw() {
     }
   }
   m_plot->setYLabel(metricAxisTitle(keys));
-  m_note->setText(tr("Groups of seeded replicas: the mean over the replicas at each step (a replica's value between "
-                     "two of its points is interpolated), with a band of %1; the band closes where one replica "
-                     "remains.").arg(replicaView() == ReplicaView::MeanMinMaxBand ? tr("the lowest to the highest replica")
-                                                                                  : tr("±1 sample standard deviation")));
-  m_note->setVisible(grouped && !m_names.isEmpty());
+  // One legend entry per run (its first metric's line); the line style says the metric.
+  QStringList notes;
+  if (keys.size() > 1) {
+    QCustomPlot* plot = m_plot->plot();
+    for (int gi = 0; gi < plot->graphCount(); ++gi) {
+      const QString n = plot->graph(gi)->name();
+      for (int k = 1; k < keys.size(); ++k)
+        if (n.endsWith(QStringLiteral(" · ") + keys[k])) plot->graph(gi)->removeFromLegend();
+    }
+    static const char* const kStyleNames[] = {"solid", "dashed", "dotted", "dash-dot"};
+    QStringList styles;
+    for (int k = 0; k < keys.size(); ++k) styles << tr("%1 %2").arg(tr(kStyleNames[k % 4]), keys[k]);
+    notes << tr("Line style: %1 (one legend entry per run).").arg(styles.join(", "));
+  }
+  if (grouped)
+    notes << tr("Groups of seeded replicas: the mean over the replicas at each step (a replica's value between "
+                "two of its points is interpolated), with a band of %1; the band closes where one replica "
+                "remains.").arg(replicaView() == ReplicaView::MeanMinMaxBand ? tr("the lowest to the highest replica")
+                                                                             : tr("±1 sample standard deviation"));
+  m_note->setText(notes.join(' '));
+  m_note->setVisible(!notes.isEmpty() && !m_names.isEmpty());
   if (runCount == 0) problems << tr("Select two or more saved runs to compare their curves.");
   else if (keys.isEmpty()) problems << tr("Tick one or more metrics on the left.");
   else if (m_names.isEmpty()) problems << tr("None of the compared runs recorded %1.").arg(keys.join(", "));

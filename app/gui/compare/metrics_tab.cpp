@@ -266,10 +266,20 @@ void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   const LoadedRuns empty;
   const LoadedRuns& list = runs ? *runs : empty;
   const std::vector<CompareUnit> units = compareUnits(list);
+  // Column headers keep the part of a name that differs between runs: "pha-tiny/lr=0.003" is
+  // written on two lines (the setting under the family), cut on the left when still too wide.
   QStringList labels;
-  for (const auto& u : units) labels << u.label;
+  for (const auto& u : units) {
+    QString l = u.label;
+    const int slash = l.lastIndexOf('/');
+    if (slash > 0 && slash + 1 < l.size()) l.insert(slash + 1, '\n');
+    labels << l;
+  }
   m_table->setColumnCount(labels.size());
   m_table->setHorizontalHeaderLabels(labels);
+  m_table->horizontalHeader()->setTextElideMode(Qt::ElideLeft);
+  for (int c = 0; c < static_cast<int>(units.size()); ++c)
+    m_table->horizontalHeaderItem(c)->setToolTip(units[static_cast<std::size_t>(c)].label);
   if (list.empty()) {
     m_message->setText(tr("No runs to compare: select two or more saved runs in the run table and press Compare selected."));
     return;
@@ -511,7 +521,10 @@ bool MetricsTab::writeCsv(const QString& path, QString* error) const {
   QString text;
   QTextStream out(&text);
   out << "field";
-  for (int c = 0; c < m_table->columnCount(); ++c) out << ',' << widgets::csvField(m_table->horizontalHeaderItem(c)->text());
+  for (int c = 0; c < m_table->columnCount(); ++c) {
+    const QTableWidgetItem* h = m_table->horizontalHeaderItem(c);
+    out << ',' << widgets::csvField(h->toolTip().isEmpty() ? h->text() : h->toolTip());  // the whole run label
+  }
   out << '\n';
   for (int r = 0; r < m_table->rowCount(); ++r) {
     if (m_table->verticalHeaderItem(r)->data(kIsGroupRole).toBool()) continue;  // headers are not data

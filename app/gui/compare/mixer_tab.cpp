@@ -1,7 +1,10 @@
 #include "mixer_tab.h"
 
 #include <QFile>
+#include <QGridLayout>
 #include <QHBoxLayout>
+#include <QResizeEvent>
+#include <QScrollArea>
 #include <QLabel>
 #include <QSlider>
 #include <QTextStream>
@@ -61,8 +64,15 @@ MixerTab::MixerTab(QWidget* parent) : QWidget(parent) {
   m_stepLabel->setMinimumWidth(90);
   top->addWidget(m_stepLabel);
   layout->addLayout(top);
-  m_row = new QHBoxLayout;
-  layout->addLayout(m_row, 1);
+  m_scroll = new QScrollArea(this);
+  m_scroll->setObjectName("mixerGridScroll");
+  m_scroll->setWidgetResizable(true);
+  m_scroll->setFrameShape(QFrame::NoFrame);
+  auto* gridHost = new QWidget(m_scroll);
+  m_grid = new QGridLayout(gridHost);
+  m_grid->setContentsMargins(0, 0, 0, 0);
+  m_scroll->setWidget(gridHost);
+  layout->addWidget(m_scroll, 1);
   m_message = new QLabel(this);
   m_message->setWordWrap(true);
   m_message->setAlignment(Qt::AlignCenter);
@@ -77,30 +87,38 @@ void MixerTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   m_columns.clear();
   m_heatmaps.clear();
   m_titles.clear();
+  m_runOf.clear();
   std::set<qint64> steps;
   if (m_runs) {
-    for (const auto& run : *m_runs) {
+    for (std::size_t i = 0; i < m_runs->size(); ++i) {
+      const LoadedRun& run = (*m_runs)[i];
+      if (!run.ok() || run.mixers.empty()) continue;  // listed in the message line
       for (const auto& s : run.mixers) steps.insert(s.step);
-      auto* column = new QWidget(this);
+      auto* column = new QWidget(m_scroll->widget());
+      column->setMinimumSize(kPanelWidth - 20, 200);
       auto* v = new QVBoxLayout(column);
       v->setContentsMargins(0, 0, 0, 0);
       auto* title = new QLabel(run.label, column);
       title->setAlignment(Qt::AlignCenter);
+      title->setWordWrap(true);
+      title->setToolTip(run.label);
       auto* heatmap = new widgets::MixerHeatmap(column);
       v->addWidget(title);
       v->addWidget(heatmap, 1);
-      m_row->addWidget(column, 1);
       m_columns << column;
       m_titles << title;
       m_heatmaps << heatmap;
+      m_runOf << static_cast<int>(i);
       const int index = m_heatmaps.size() - 1;
       const QString label = run.label;
       widgets::installExportMenu(heatmap->plot(), "mixer-" + label, [this, index, label](const QString& path, QString* error) {
-        const auto& r = (*m_runs)[static_cast<std::size_t>(index)];
+        const auto& r = (*m_runs)[static_cast<std::size_t>(m_runOf.value(index))];
         return writeMixerCsv(path, label, snapshotAt(r, m_shown.value(index, -1)), error);
       });
     }
   }
+  m_gridColumns = 0;
+  layoutGrid();
   m_steps.assign(steps.begin(), steps.end());
   m_slider->blockSignals(true);
   m_slider->setRange(0, std::max(0, static_cast<int>(m_steps.size()) - 1));
@@ -126,28 +144,50 @@ void MixerTab::showStep() {
   m_shown.clear();
   QStringList problems;
   for (int i = 0; i < m_heatmaps.size(); ++i) {
-    const LoadedRun& run = (*m_runs)[static_cast<std::size_t>(i)];
-    const auto* snapshot = run.ok() ? snapshotAt(run, step) : nullptr;
-    if (!run.ok()) {
-      m_heatmaps[i]->clear(run.error);
-    } else if (!snapshot) {
-      m_heatmaps[i]->clear(tr("%1 recorded no mixer weights: its variant (%2) has no parallel mix, or none was logged.")
-                               .arg(run.label, QString::fromStdString(run.info.variant)));
-    } else {
-      m_heatmaps[i]->setMatrix(snapshot->layers, snapshot->branches, snapshot->weights);
-    }
+    const LoadedRun& run = (*m_runs)[static_cast<std::size_t>(m_runOf[i])];
+    const auto* snapshot = snapshotAt(run, step);
+    if (snapshot) m_heatmaps[i]->setMatrix(snapshot->layers, snapshot->branches, snapshot->weights);
     m_shown << (snapshot ? snapshot->step : -1);
     m_titles[i]->setText(snapshot ? tr("%1 — step %2").arg(run.label).arg(snapshot->step) : run.label);
   }
-  if (m_heatmaps.isEmpty()) problems << tr("Select two or more saved runs to compare their mixer weights.");
-  else if (m_steps.empty())
+  QStringList without, unreadable;
+  if (m_runs)
+    for (const LoadedRun& run : *m_runs) {
+      if (!run.ok()) unreadable << run.error;
+      else if (run.mixers.empty()) without << run.label;
+    }
+  if (!m_runs || m_runs->empty()) {
+    problems << tr("Select two or more saved runs to compare their mixer weights.");
+  } else if (m_heatmaps.isEmpty()) {
     problems << tr("None of the compared runs recorded mixer weights (only parallel-mix variants such as pha have a "
                    "mixer; snapshots every training.mixer_every steps).");
+  } else if (!without.isEmpty()) {
+    problems << tr("No mixer (no parallel mix, or none logged): %1.").arg(without.join(", "));
+  }
+  problems << unreadable;
   m_message->setText(problems.join('\n'));
   m_message->setVisible(!problems.isEmpty());
 }
 
 qint64 MixerTab::shownStep(int index) const { return m_shown.value(index, -1); }
+
+QString MixerTab::heatmapTitle(int index) const { return m_titles.value(index) ? m_titles[index]->text() : QString(); }
+
+// As many columns as kPanelWidth fits in the dock's width; the rest in rows below (scrolled).
+void MixerTab::layoutGrid() {
+  const int available = std::max(1, width() - 24);  // the scroll bar's room kept
+  const int columns = std::clamp(available / kPanelWidth, 1, std::max(1, static_cast<int>(m_columns.size())));
+  if (columns == m_gridColumns) return;
+  m_gridColumns = columns;
+  for (QWidget* c : m_columns) m_grid->removeWidget(c);
+  for (int i = 0; i < m_columns.size(); ++i) m_grid->addWidget(m_columns[i], i / columns, i % columns);
+  for (int c = 0; c < m_grid->columnCount(); ++c) m_grid->setColumnStretch(c, c < columns ? 1 : 0);
+}
+
+void MixerTab::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  layoutGrid();
+}
 
 QString MixerTab::message() const { return m_message->isHidden() ? QString() : m_message->text(); }
 

@@ -1,6 +1,9 @@
-// Compare dock, Mixer tab: one MixerHeatmap per run side by side on the same fixed 0..1
-// scale, all at one training step chosen with a shared slider (each run shows its latest
-// snapshot at or before that step; the slider starts at the last step).
+// Compare dock, Mixer tab: one MixerHeatmap per run that recorded mixer weights, on the same
+// fixed 0..1 scale, all at one training step chosen with a shared slider (each run shows its
+// latest snapshot at or before that step; the slider starts at the last step). The heatmaps
+// fill a grid as wide as the dock allows (at least kPanelWidth each), in a scroll area when
+// they do not fit; runs without a mixer (attention-only, sequential, GSS-only models) are
+// listed once in a line under the grid, not drawn as empty panels.
 #pragma once
 
 #include <QList>
@@ -9,7 +12,8 @@
 
 #include "compare_data.h"
 
-class QHBoxLayout;
+class QGridLayout;
+class QScrollArea;
 class QLabel;
 class QSlider;
 
@@ -28,20 +32,31 @@ class MixerTab : public QWidget {
   void setStep(qint64 step);  // picks the nearest slider position at or below step
 
   qint64 step() const;
+  // Heatmaps: one per run with mixer snapshots, in the order of the compared runs.
   int heatmapCount() const { return m_heatmaps.size(); }
   widgets::MixerHeatmap* heatmap(int index) const { return m_heatmaps.value(index); }
   qint64 shownStep(int index) const;  // snapshot step shown by heatmap index, -1 when none
+  int gridColumns() const { return m_gridColumns; }
+  QString heatmapTitle(int index) const;
   QString message() const;
+  static constexpr int kPanelWidth = 260;
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void showStep();
+  void layoutGrid();
 
   std::shared_ptr<const LoadedRuns> m_runs;
   std::vector<qint64> m_steps;  // union of all runs' snapshot steps, ascending
   QSlider* m_slider = nullptr;
   QLabel* m_stepLabel = nullptr;
   QLabel* m_message = nullptr;
-  QHBoxLayout* m_row = nullptr;
+  QGridLayout* m_grid = nullptr;
+  QScrollArea* m_scroll = nullptr;
+  int m_gridColumns = 0;
+  QList<int> m_runOf;  // heatmap index -> run index
   QList<QWidget*> m_columns;
   QList<widgets::MixerHeatmap*> m_heatmaps;
   QList<QLabel*> m_titles;

@@ -42,17 +42,21 @@ ParetoTab::ParetoTab(QWidget* parent) : QWidget(parent) {
   top->addWidget(new QLabel(tr("Quality"), this));
   m_quality = new QComboBox(this);
   m_quality->setObjectName("paretoQuality");
-  m_quality->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  // A narrow dock must stay possible: the box fits 14 characters, the list shows whole names.
+  m_quality->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_quality->setMinimumContentsLength(14);
   top->addWidget(m_quality);
   top->addWidget(new QLabel(tr("against cost"), this));
   m_cost = new QComboBox(this);
   m_cost->setObjectName("paretoCost");
+  m_cost->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_cost->setMinimumContentsLength(14);
   for (CostAxis a : {CostAxis::Parameters, CostAxis::FlopsPerToken, CostAxis::TokensPerSecond, CostAxis::PeakMemory})
     m_cost->addItem(costAxisName(a), static_cast<int>(a));
   top->addWidget(m_cost);
   auto* note = new QLabel(tr("Filled: Pareto-optimal (no other run is better on both axes)"), this);
   note->setEnabled(false);
-  top->addWidget(note);
+  note->setWordWrap(true);  // wraps in a narrow dock instead of widening it
   top->addStretch(1);
   m_panel = new widgets::PlotPanel(costAxisName(CostAxis::Parameters), tr("best value"), this);
   m_panel->setObjectName("comparePareto");
@@ -62,6 +66,7 @@ ParetoTab::ParetoTab(QWidget* parent) : QWidget(parent) {
   widgets::installExportMenu(m_panel->plot(), "compare-pareto");
   layout->addLayout(top);
   layout->addWidget(m_panel, 1);
+  layout->addWidget(note);
   m_sources = new QLabel(this);  // where each point's cost came from (measured or estimated, and how)
   m_sources->setObjectName("paretoSources");
   m_sources->setWordWrap(true);

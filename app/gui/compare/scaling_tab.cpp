@@ -104,8 +104,8 @@ ScalingTab::ScalingTab(QWidget* parent) : QWidget(parent) {
   top->addWidget(m_x);
   auto* note = new QLabel(tr("one series per variant, each size at its best setting (seeds as replicas); lines: L = E + A x^-alpha with its 95% bootstrap band"), this);
   note->setEnabled(false);
-  top->addWidget(note);
-  top->addStretch(1);
+  note->setWordWrap(true);  // wraps in a narrow dock instead of widening it
+  top->addWidget(note, 1);
   m_panel = new widgets::PlotPanel(tr("parameters"), tr("final val/loss"), this);
   m_panel->setObjectName("compareScaling");
   m_panel->setLogX(true);

@@ -189,8 +189,8 @@ void QueueController::connectSearch() {
             m_searchPlanned = planned;
             m_searchRun = tr("%1 (%2)").arg(job, label);
             m_progress->setRange(0, std::max(1, planned));
-            m_progress->setValue(std::max(0, index - 1));
-            m_progress->setFormat(tr("search: rung run %v of %m"));
+            m_progress->setValue(std::max(0, index - 1));  // the runs done; the text names the one that trains
+            m_progress->setFormat(tr("search: rung run %1 of %m").arg(index));
             m_status->setText(tr("Search: rung run %1 of %2 (so far planned): %3, %4").arg(index).arg(planned).arg(job, label));
             emit storeChanged(true);
             emit stateChanged();
@@ -214,7 +214,8 @@ void QueueController::beginPass(const ProjectSession*) {
   if (m_queue->isBusy()) return;  // items added to a running pass keep its figures
   m_passClock.start();
   m_cancelled = false;
-  m_runsFinished = m_runsNotFinished = 0;
+  m_runsFinished = m_runsNotFinished = m_runsCancelled = m_runsDropped = 0;
+  m_profileCancelled = false;
   m_profileOutcome.clear();
   m_stepsDone = 0;
   m_measuredWall = 0;
@@ -261,6 +262,7 @@ void QueueController::cancelAll() {
   if (!m_queue->isBusy()) return;
   m_cancelled = true;
   const QStringList dropped = m_queue->position().next;  // before the queue forgets them
+  m_runsDropped += static_cast<int>(m_queue->position().nextRuns.size());
   m_queue->cancelAll();
   const QString droppedText = dropped.isEmpty() ? tr("nothing else was queued")
                                                 : tr("dropped from the queue: %1").arg(dropped.join(", "));
@@ -368,6 +370,7 @@ void QueueController::onRunEnded(const QString& run, const QString& status, cons
   }
   m_stepsDone += m_lastStep;
   (status == "finished" ? m_runsFinished : m_runsNotFinished)++;
+  if (status == "cancelled") ++m_runsCancelled;
   const QString text = tr("%1: %2%3").arg(run, status, reason.isEmpty() ? QString() : " - " + reason);
   // In the status line, not as a transient message: the next run's line replaces it at once.
   m_status->setText(text);
@@ -376,17 +379,28 @@ void QueueController::onRunEnded(const QString& run, const QString& status, cons
   emit stateChanged();
 }
 
+// What the pass did, counted over every training run it held: "Queue cancelled after 8.5 s: 1
+// of 6 runs finished, 1 cancelled, 4 not started". A Cancel that found nothing left to stop
+// (the last run had finished) leaves a finished queue, and says so.
 QString QueueController::passSummary() const {
   QStringList parts;
-  const int runs = m_runsFinished + m_runsNotFinished;
+  const int ended = m_runsFinished + m_runsNotFinished;
+  const int runs = ended + m_runsDropped;
+  const int failed = m_runsNotFinished - m_runsCancelled;
   if (runs > 0) {
-    parts << (m_runsNotFinished > 0 ? tr("%1 of %2 runs finished").arg(m_runsFinished).arg(runs)
-              : runs == 1           ? tr("1 run finished")
-                                    : tr("%1 runs finished").arg(runs));
+    QString line = m_runsFinished == runs ? (runs == 1 ? tr("1 run finished") : tr("%1 runs finished").arg(runs))
+                                          : tr("%1 of %2 runs finished").arg(m_runsFinished).arg(runs);
+    if (m_runsCancelled > 0) line += tr(", %1 cancelled").arg(m_runsCancelled);
+    if (failed > 0) line += tr(", %1 failed or diverged").arg(failed);
+    if (m_runsDropped > 0) line += tr(", %1 not started").arg(m_runsDropped);
+    parts << line;
   }
   if (!m_profileOutcome.isEmpty()) parts << m_profileOutcome;
   const QString took = formatEta(m_passClock.isValid() ? m_passClock.elapsed() / 1000.0 : 0);
-  const QString head = m_cancelled ? tr("Queue cancelled after %1").arg(took) : tr("Queue finished in %1").arg(took);
+  const bool cancelTookEffect = m_runsCancelled > 0 || m_runsDropped > 0 || m_profileCancelled;
+  QString head = m_cancelled && cancelTookEffect ? tr("Queue cancelled after %1").arg(took)
+                                                 : tr("Queue finished in %1").arg(took);
+  if (m_cancelled && !cancelTookEffect) parts << tr("Cancel came after the last run had ended");
   return parts.isEmpty() ? head : head + ": " + parts.join("; ");
 }
 
@@ -431,6 +445,7 @@ void QueueController::connectProfile() {
     emit storeChanged(true);
     const QString text = tr("Efficiency profile %1: %2; %3 profile run(s) recorded").arg(status, message).arg(stored);
     m_profileOutcome = text.left(1).toLower() + text.mid(1);
+    m_profileCancelled = m_profileCancelled || status == "cancelled";
     m_status->setText(text);
     if (status == "failed")
       emit errorOccurred(tr("The efficiency profile failed: %1").arg(message));

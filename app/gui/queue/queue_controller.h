@@ -99,6 +99,9 @@ class QueueController : public QObject {
   QElapsedTimer m_passClock;
   bool m_cancelled = false;
   int m_runsFinished = 0, m_runsNotFinished = 0;
+  int m_runsCancelled = 0;    // of m_runsNotFinished: the ones Cancel stopped
+  int m_runsDropped = 0;      // training runs still pending when Cancel was pressed
+  bool m_profileCancelled = false;
   QString m_profileOutcome;                // "" until a profile ended in this pass
   qint64 m_stepsDone = 0;                  // steps of the runs that ended in this pass
   double m_measuredWall = 0;               // seconds over m_measuredSteps, runs that ended

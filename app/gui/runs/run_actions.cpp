@@ -182,11 +182,23 @@ bool RunActions::deleteRuns(const QList<qint64>& runIds) {
   for (const auto& r : runs) batch.labels << label(r);
   const QString shown = batch.labels.size() <= 6 ? batch.labels.join(", ")
                                                  : batch.labels.mid(0, 5).join(", ") + tr(" and %1 more").arg(batch.labels.size() - 5);
-  const QString question =
+  // Runs a search measured: said before asking. The search keeps its recorded decisions (a
+  // decided rung stays decided without its runs: docs/search.md), but its run table loses them.
+  QStringList searched;
+  for (const auto& r : runs) {
+    const QString role = m_browser->model()->searchRole(r.id);
+    if (!role.isEmpty()) searched << tr("%1: %2").arg(label(r), role);
+  }
+  QString question =
       tr("Delete %n run(s) (%1) with their metrics, mixer snapshots, evaluations and checkpoint files?\n\n"
          "Edit > Undo delete (Ctrl+Alt+Z) brings them back until the window closes; then they leave the store.",
          nullptr, static_cast<int>(runs.size()))
           .arg(shown);
+  if (!searched.isEmpty())
+    question += tr("\n\nMeasured by a search:\n%1\nThe search keeps its recorded decisions and values (a decided rung "
+                   "stays decided, nothing is trained again); its leaderboard and Compare lose these runs' curves.")
+                    .arg(searched.mid(0, 6).join("\n") +
+                         (searched.size() > 6 ? tr("\nand %1 more").arg(searched.size() - 6) : QString()));
   const bool yes = m_confirm ? m_confirm(question)
                              : QApplication::platformName() == "offscreen" ||
                                    QMessageBox::question(m_parent, tr("Delete runs"), question) == QMessageBox::Yes;

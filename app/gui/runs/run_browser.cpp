@@ -8,6 +8,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QSettings>
+#include <QStyledItemDelegate>
 #include <QSignalBlocker>
 #include <QTableView>
 #include <QTimer>
@@ -23,7 +24,31 @@ namespace {
 const char* const kHeaderKey = "runTable/header";
 const char* const kColumnsKey = "runTable/columns";
 const char* const kKindKey = "runTable/kind";
+
+// The Name cell keeps the part of a name that tells runs of one family apart: the setting
+// after the last '/' ("pha-tiny/lr=0.003" -> "pha-t…/lr=0.003"), eliding the family.
+class RunNameDelegate : public QStyledItemDelegate {
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+
+ protected:
+  void initStyleOption(QStyleOptionViewItem* o, const QModelIndex& index) const override {
+    QStyledItemDelegate::initStyleOption(o, index);
+    const int decoration = o->features.testFlag(QStyleOptionViewItem::HasDecoration) ? o->decorationSize.width() + 6 : 0;
+    o->text = elideRunName(o->text, o->fontMetrics, o->rect.width() - decoration - 10);
+  }
+};
 }  // namespace
+
+QString elideRunName(const QString& name, const QFontMetrics& fm, int width) {
+  if (fm.horizontalAdvance(name) <= width) return name;
+  const int slash = name.lastIndexOf('/');
+  if (slash <= 0 || slash + 1 >= name.size()) return fm.elidedText(name, Qt::ElideMiddle, width);
+  const QString setting = name.mid(slash);
+  const int room = width - fm.horizontalAdvance(setting);
+  if (room < fm.horizontalAdvance(QStringLiteral("ab…"))) return fm.elidedText(setting, Qt::ElideLeft, width);
+  return fm.elidedText(name.left(slash), Qt::ElideRight, room) + setting;
+}
 
 RunBrowser::RunBrowser(QTableView* table, QLineEdit* filter, QComboBox* kindFilter, QObject* parent)
     : QObject(parent), m_table(table), m_kind(kindFilter), m_model(new RunsModel(this)),
@@ -58,6 +83,7 @@ RunBrowser::RunBrowser(QTableView* table, QLineEdit* filter, QComboBox* kindFilt
     s.setValue(kHeaderKey, m_table->horizontalHeader()->saveState());
     s.setValue(kColumnsKey, static_cast<int>(RunsModel::ColumnCount));
   });
+  m_table->setItemDelegateForColumn(RunsModel::Name, new RunNameDelegate(m_table));
   setupHeader();
   setupKindFilter();
 }
@@ -70,6 +96,10 @@ void RunBrowser::setupHeader() {
   header->setToolTip(tr("Click to sort; drag to reorder; right-click to choose the columns"));
   connect(header, &QWidget::customContextMenuRequested, this, &RunBrowser::showHeaderMenu);
   restoreHeader();
+  // The Name column takes the width the others leave (the last column used to, and "Started"
+  // took 230 px for "08:41" while names were cut).
+  header->setStretchLastSection(false);
+  header->setSectionResizeMode(RunsModel::Name, QHeaderView::Stretch);
   // Sorting on only after the indicator is set: enabling it sorts at once, by the indicator
   // (column 0 ascending unless told otherwise).
   m_table->setSortingEnabled(true);

@@ -16,12 +16,17 @@
 #include <QString>
 
 class QComboBox;
+class QFontMetrics;
 class QModelIndex;
 class QLineEdit;
 class QTableView;
 class QTimer;
 
 namespace pha::gui {
+
+// A run name fitted into `width` pixels keeping its setting, the part after the last '/'
+// ("pha-tiny/lr=0.003" -> "pha-t…/lr=0.003"); other names elided in the middle.
+QString elideRunName(const QString& name, const QFontMetrics& fm, int width);
 
 class RunsModel;
 class RunsFilterModel;

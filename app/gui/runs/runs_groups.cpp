@@ -95,7 +95,7 @@ void RunsModel::buildGroups() {
       best.push_back(s ? (higher_is_better(s->key) ? s->max : s->min) : kNaN);
       const std::int64_t t = m_tokens[static_cast<size_t>(r)];
       tokens.push_back(t < 0 ? kNaN : static_cast<double>(t));
-      const double d = durationSeconds(e.run);
+      const double d = runSeconds(r);
       duration.push_back(d < 0 ? kNaN : d);
     }
     row.best = analysis::summarize(best);

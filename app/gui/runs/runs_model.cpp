@@ -17,6 +17,7 @@
 #include "core/duration_format.h"
 #include "core/metric_table.h"
 #include "core/provenance_fields.h"
+#include "store/search_store.h"
 #include "store/store.h"
 
 namespace pha::gui {
@@ -151,15 +152,19 @@ std::vector<int> RunsModel::defaultOrder() {
 
 void RunsModel::setRuns(std::vector<store::RunListEntry> runs, const QString& storePath,
                         std::vector<std::int64_t> tokensSeen,
-                        const std::vector<std::pair<std::int64_t, std::string>>& tags) {
+                        const std::vector<std::pair<std::int64_t, std::string>>& tags,
+                        std::vector<double> trainSeconds) {
   beginResetModel();
   tokensSeen.resize(runs.size(), -1);
+  trainSeconds.resize(runs.size(), -1.0);
   m_runs.clear();
   m_tokens.clear();
+  m_trainSeconds.clear();
   for (size_t i = 0; i < runs.size(); ++i) {
     if (m_hidden.contains(runs[i].run.id)) continue;
     m_runs.push_back(std::move(runs[i]));
     m_tokens.push_back(tokensSeen[i]);
+    m_trainSeconds.push_back(trainSeconds[i]);
   }
   std::unordered_map<std::int64_t, QStringList> tagsOfId;
   for (const auto& [id, tag] : tags) tagsOfId[id] << QString::fromStdString(tag);
@@ -191,15 +196,24 @@ bool RunsModel::reload(const QString& storePath) {
     store::RunListQuery q;
     q.summary_keys = summaryKeys();
     std::vector<store::RunListEntry> runs = s.list_runs(q);
-    std::unordered_map<std::int64_t, std::int64_t> tokens;
-    for (const auto& [id, p] : s.last_points("train/loss")) tokens[id] = p.tokens;
+    std::unordered_map<std::int64_t, store::MetricPoint> last;
+    for (const auto& [id, p] : s.last_points("train/loss")) last[id] = p;
     std::vector<std::int64_t> seen;
+    std::vector<double> clock;
     seen.reserve(runs.size());
+    clock.reserve(runs.size());
     for (const auto& e : runs) {
-      const auto it = tokens.find(e.run.id);
-      seen.push_back(it == tokens.end() ? -1 : it->second);
+      const auto it = last.find(e.run.id);
+      seen.push_back(it == last.end() ? -1 : it->second.tokens);
+      clock.push_back(it == last.end() || it->second.wall_ms <= 0 ? -1.0 : it->second.wall_ms / 1000.0);
     }
-    setRuns(std::move(runs), storePath, std::move(seen), s.all_tags());
+    QHash<qint64, QString> roles;
+    std::set<std::string> projects;
+    for (const auto& e : runs) projects.insert(e.run.project);
+    for (const std::string& project : projects)
+      for (const auto& [id, role] : store::search_run_roles(s, project)) roles.insert(id, QString::fromStdString(role.text));
+    m_searchRole = std::move(roles);
+    setRuns(std::move(runs), storePath, std::move(seen), s.all_tags(), std::move(clock));
     m_error.clear();
     return true;
   } catch (const std::exception& e) {
@@ -241,6 +255,12 @@ bool RunsModel::updateRuns(const QString& storePath, const QSet<qint64>& ids) {
     emit dataChanged(index(u.row, 0), index(u.row, ColumnCount - 1));
   }
   return true;
+}
+
+double RunsModel::runSeconds(int row) const {
+  const size_t r = static_cast<size_t>(row);
+  if (r < m_trainSeconds.size() && m_trainSeconds[r] > 0) return m_trainSeconds[r];
+  return r < m_runs.size() ? durationSeconds(m_runs[r].run) : -1.0;
 }
 
 const store::RunListEntry* RunsModel::entry(int row) const {
@@ -328,6 +348,11 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   if (!e) return {};
   if (role == RunIdRole) return QVariant::fromValue<qint64>(e->run.id);
   if (role == Qt::ForegroundRole && index.column() == Status) return QBrush(statusColor(e->run.status));
+  if (role == Qt::FontRole && index.column() == Name && m_searchRole.contains(e->run.id)) {
+    QFont italic;
+    italic.setItalic(true);
+    return italic;
+  }
   if (role == Qt::TextAlignmentRole && index.column() != Name && index.column() != Variant &&
       index.column() != Status && index.column() != Kind && index.column() != Device)
     return int(Qt::AlignRight | Qt::AlignVCenter);
@@ -377,7 +402,7 @@ QVariant RunsModel::valueOf(int row, int column, bool sort) const {
       return number(static_cast<double>(t), widgets::formatCount(static_cast<double>(t)));
     }
     case Duration: {
-      const double d = durationSeconds(r);
+      const double d = runSeconds(row);
       return number(d, formatDuration(d));
     }
     case Started: return sort ? QVariant::fromValue<qint64>(r.started_at) : QVariant(shortTime(r.started_at));
@@ -430,6 +455,7 @@ QVariant RunsModel::toolTipOf(int row, int column) const {
   if (!r.device.empty()) tip += tr(", %1").arg(QString::fromStdString(r.device));
   if (r.world_size > 1) tip += tr(", %1 processes (%2)").arg(r.world_size).arg(QString::fromStdString(r.backend));
   if (!r.error.empty()) tip += "\n" + QString::fromStdString(r.error);
+  if (m_searchRole.contains(r.id)) tip += "\n" + tr("Measured by a search: %1").arg(m_searchRole.value(r.id));
   tip += "\n" + provenanceText(r.env_json);
   return tip;
 }
@@ -444,7 +470,8 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
       case LastVal: return tr("Last validation metric (val/loss or val/accuracy)");
       case FinalTrainLoss: return tr("Last train/loss (one batch, not smoothed)");
       case TokensSeen: return tr("Training tokens seen");
-      case Duration: return tr("Wall time from start to end (or to the last heartbeat while running)");
+      case Duration: return tr("Training time: the run's own clock at its last step (pauses, and the time between an "
+                               "interruption and its resume, left out); start to end when it recorded no step");
       case Started: return tr("Start time: hours:minutes today, else the day (the tooltip has the full time)");
       case Processes: return tr("Data-parallel processes that trained the run (the store's world_size) and their "
                                 "collective backend; 1: one process");

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QHash>
 #include <QSortFilterProxyModel>
 #include <QSet>
 #include <QStringList>
@@ -76,9 +77,14 @@ class RunsModel : public QAbstractTableModel {
 
   // tokensSeen: per run, the tokens at its last train/loss point (-1: unknown), parallel to runs;
   // tags: (run id, tag) pairs as Store::all_tags gives them.
+  // trainSeconds: per run, its training clock (the wall_ms of that point: time spent training,
+  // pauses and the gap between an interruption and its resume left out; -1: unknown).
   void setRuns(std::vector<pha::store::RunListEntry> runs, const QString& storePath,
                std::vector<std::int64_t> tokensSeen = {},
-               const std::vector<std::pair<std::int64_t, std::string>>& tags = {});
+               const std::vector<std::pair<std::int64_t, std::string>>& tags = {},
+               std::vector<double> trainSeconds = {});
+  // The Time column of a run row: its training clock, else start to end (or last heartbeat).
+  double runSeconds(int row) const;
   // Re-reads the store (GUI thread: its own connection). Returns false with the error in
   // lastError() when the store cannot be read; the previous rows stay.
   bool reload(const QString& storePath);
@@ -98,6 +104,10 @@ class RunsModel : public QAbstractTableModel {
   // The tags of a run row (sorted), and every tag of the shown runs with its run count.
   QStringList tagsOf(int row) const;
   std::vector<std::pair<QString, int>> tagCounts() const;
+
+  // What a search made of the run ("search pha-tiny, trial 3 (lr=0.001), rung 0: stopped";
+  // store::search_run_roles): its Name is in italics and its tooltip says it. Empty: none.
+  QString searchRole(qint64 runId) const { return m_searchRole.value(runId); }
 
   // The run of a run row; nullptr for a group row.
   const pha::store::RunListEntry* entry(int row) const;
@@ -134,6 +144,8 @@ class RunsModel : public QAbstractTableModel {
 
   std::vector<pha::store::RunListEntry> m_runs;
   std::vector<std::int64_t> m_tokens;
+  std::vector<double> m_trainSeconds;
+  QHash<qint64, QString> m_searchRole;  // runs a search measured: "search pha-tiny, trial 3 (...), rung 0: stopped"  // the run's training clock at its last train/loss point (-1: none)
   std::vector<QStringList> m_tags;  // per run row, sorted
   QSet<qint64> m_hidden;
   std::vector<GroupRow> m_groups;

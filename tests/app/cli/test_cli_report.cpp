@@ -75,6 +75,7 @@ TEST(CliReport, RunsListShowsOneLinePerGroupWithMeanStdAndN) {
   EXPECT_NE(r.output.find("0.9200 ± 0.0200 (3)"), std::string::npos) << "pha's accuracy over its replicas\n" << r.output;
   EXPECT_NE(r.output.find("0.5500 ± 0.0500 (3)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("3 finished"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("final val loss"), std::string::npos) << "the columns say they are final values\n" << r.output;
   EXPECT_NE(r.output.find("profile: pha"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("pha/seed=1"), std::string::npos) << "replicas only on request\n" << r.output;
   r = run_cli("runs list --replicas --project " + shell_word(p.dir()));

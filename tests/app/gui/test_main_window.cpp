@@ -59,6 +59,7 @@ TEST(SelfTest, CompiledInResourcesLoad) { EXPECT_EQ(runSelfTest(), 0); }
 #include <QTableView>
 #include <QTest>
 
+#include "run_browser.h"
 #include "runs_model.h"
 
 // The issue: at the default width the run table showed Status, Run, Variant, Params; the metric
@@ -78,8 +79,8 @@ TEST(MainWindow, RunTableShowsTheColumnsResearchersSortByAtTheDefaultWidth) {
   QTest::qWait(100);
   QTableView* table = w.docks().runsTable;
   QHeaderView* header = table->horizontalHeader();
-  // Room for a vertical scroll bar too: a project with many runs has one.
-  const int viewport = table->viewport()->width() - table->verticalScrollBar()->sizeHint().width();
+  // The Name column stretches into what the others leave, also when a scroll bar appears.
+  const int viewport = table->viewport()->width();
   for (int c = 0; c < RunsModel::ColumnCount; ++c) {
     if (!RunsModel::shownByDefault(c)) {
       EXPECT_TRUE(header->isSectionHidden(c)) << c;
@@ -95,6 +96,16 @@ TEST(MainWindow, RunTableShowsTheColumnsResearchersSortByAtTheDefaultWidth) {
   }
   // A quickstart run name is not elided.
   EXPECT_GE(header->sectionSize(RunsModel::Name), table->fontMetrics().horizontalAdvance("transformer-tiny") + 8);
+  // The slack goes to the names, not to the last column ("Started" took 230 px for "08:41").
+  EXPECT_EQ(header->sectionResizeMode(RunsModel::Name), QHeaderView::Stretch);
+  EXPECT_LE(header->sectionSize(RunsModel::Started),
+            table->fontMetrics().horizontalAdvance(RunsModel::widthSample(RunsModel::Started)) + 40);
+  // A name too long for its cell keeps its setting: "…/lr=0.003", not "pha-ti…=0.003".
+  const QFontMetrics fm = table->fontMetrics();
+  const QString cut = elideRunName("transformerpp-tiny/lr=0.003", fm, fm.horizontalAdvance("transformer/lr=0.003"));
+  EXPECT_TRUE(cut.endsWith("/lr=0.003")) << cut.toStdString();
+  EXPECT_TRUE(cut.startsWith("transf")) << cut.toStdString();
+  EXPECT_LE(fm.horizontalAdvance(cut), fm.horizontalAdvance("transformer/lr=0.003"));
   EXPECT_EQ(header->sortIndicatorSection(), RunsModel::Id);
   EXPECT_EQ(header->sortIndicatorOrder(), Qt::DescendingOrder);
 }

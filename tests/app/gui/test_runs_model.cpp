@@ -121,3 +121,32 @@ TEST(RunsModel, UnreadableStoreKeepsRowsAndSaysWhy) {
   EXPECT_TRUE(m.lastError().contains("junk.sqlite"));
   EXPECT_EQ(m.rowCount(), 1);
 }
+
+// The Time column is the run's training clock (the wall_ms of its last step), not start to end:
+// a run interrupted after 5 s of training and resumed 25 s later read 29.5 s.
+TEST(RunsModel, TimeIsTheTrainingClockNotTheIdleGapOfAResume) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("runs.sqlite");
+  std::int64_t id = 0, noSteps = 0;
+  {
+    auto s = st::Store::open(path.toStdString());
+    st::NewRun nr;
+    nr.project = "p";
+    nr.name = "resumed";
+    id = s.create_run(nr);
+    {
+      st::RunWriter w(s, id);
+      for (int i = 1; i <= 10; ++i) w.metric("train/loss", i, i * 64, i * 500, 3.0);  // 5 s of training
+      w.finish(st::RunStatus::Finished);
+    }
+    s.set_run_times(id, 1'000'000, 1'030'000);  // started and ended 30 s apart (a resume in between)
+    nr.name = "no steps";
+    noSteps = s.create_run(nr);
+    s.set_run_times(noSteps, 2'000'000, 2'012'000);
+  }
+  RunsModel m;
+  ASSERT_TRUE(m.reload(path));
+  EXPECT_DOUBLE_EQ(m.runSeconds(m.rowOfRun(id)), 5.0);
+  EXPECT_EQ(m.data(m.index(m.rowOfRun(id), RunsModel::Duration)).toString(), "5.0 s");
+  EXPECT_DOUBLE_EQ(m.runSeconds(m.rowOfRun(noSteps)), 12.0) << "no step recorded: start to end";
+}

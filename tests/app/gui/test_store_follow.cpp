@@ -3,6 +3,7 @@
 // Live curves — whether the window made the change or a `pha runs` process beside it did, and
 // the idle window shows a `pha` write within 2 s (the measured delay is printed).
 #include <QElapsedTimer>
+#include <QFont>
 #include <QLabel>
 #include <QProcess>
 #include <QSettings>
@@ -18,6 +19,7 @@
 #include "run_browser.h"
 #include "run_monitor.h"
 #include "runs_model.h"
+#include "store/search_store.h"
 #include "store_watcher.h"
 #include "window_project.h"
 
@@ -123,3 +125,45 @@ TEST(StoreFollow, AnIdleWindowShowsWhatPhaRunsWritesWithinTwoSeconds) {
               w.storeWatcher()->intervalMs());
 }
 #endif
+
+// A run a search measured is marked in the run table (its name in italics, its tooltip says
+// which trial and rung) and Delete... says so before asking.
+TEST(StoreFollow, ARunASearchMeasuredIsMarkedAndItsDeleteSaysSo) {
+  QSettings().clear();
+  pha::test::WindowProject p;
+  {
+    auto s = p.open();
+    pha::store::SearchDecisionRow row;
+    row.project = "test";
+    row.search = "pha-tiny";
+    row.rung = 0;
+    row.trial = 3;
+    row.resource = 15;
+    row.label = "lr=0.001";
+    row.decision = "stopped";
+    row.values_json = "[[3.2]]";
+    row.runs_json = "[" + std::to_string(p.ids[0]) + "]";
+    pha::store::record_search_decisions(s, {row});
+  }
+  MainWindow w;
+  w.show();
+  ASSERT_TRUE(w.openProject(p.dir())) << w.lastError().toStdString();
+  RunsModel* m = w.runsModel();
+  const int row = m->rowOfRun(p.ids[0]);
+  ASSERT_GE(row, 0);
+  EXPECT_TRUE(m->data(m->index(row, RunsModel::Name), Qt::FontRole).value<QFont>().italic());
+  const QString tip = m->data(m->index(row, RunsModel::Id), Qt::ToolTipRole).toString();
+  EXPECT_TRUE(tip.contains("Measured by a search: search pha-tiny, trial 3 (lr=0.001), rung 0: stopped"))
+      << tip.toStdString();
+  const int other = m->rowOfRun(p.ids[1]);
+  EXPECT_FALSE(m->data(m->index(other, RunsModel::Name), Qt::FontRole).value<QFont>().italic());
+  QString asked;
+  w.runActions()->setConfirm([&](const QString& q) {
+    asked = q;
+    return false;
+  });
+  EXPECT_FALSE(w.runActions()->deleteRuns({p.ids[0]}));
+  EXPECT_TRUE(asked.contains("Measured by a search")) << asked.toStdString();
+  EXPECT_TRUE(asked.contains("trial 3")) << asked.toStdString();
+  EXPECT_TRUE(asked.contains("keeps its recorded decisions")) << asked.toStdString();
+}

@@ -5,6 +5,7 @@
 // the runs wrote; a cancelled run is `cancelled` and the store stays consistent.
 #include <QDockWidget>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 #include <cmath>
@@ -179,6 +180,9 @@ TEST(WorkbenchEndToEnd, CancelMidRunLeavesItCancelledAndTheStoreConsistent) {
   // Nothing says an ETA any more (the issue: "ETA 12 s" stayed after Cancel).
   const QString status = w.findChild<QLabel*>("statusLabel")->text();
   EXPECT_TRUE(status.startsWith("Queue cancelled after")) << status.toStdString();
+  // Counted over the whole queue (it said "1 of 2 runs finished" for a 6-run queue).
+  EXPECT_TRUE(QRegularExpression("0 of (\\d+) runs finished, 1 cancelled, (\\d+) not started").match(status).hasMatch())
+      << status.toStdString();
   EXPECT_FALSE(status.contains("ETA")) << status.toStdString();
   const QString readout = w.docks().liveReadout->text();
   EXPECT_TRUE(readout.startsWith("pha-tiny cancelled at step")) << readout.toStdString();

@@ -41,7 +41,7 @@ TEST(CompareWidget, OverlaysOneCurvePerRunAndKeyWithTheWrittenPoints) {
   w.setRuns(refs(f));
   EXPECT_TRUE(w.message().isEmpty()) << w.message().toStdString();
   CurvesTab* curves = w.curvesTab();
-  EXPECT_EQ(curves->selectedKeys(), (QStringList{"train/loss", "val/loss"}));
+  EXPECT_EQ(curves->selectedKeys(), (QStringList{"val/loss", "train/loss"}));  // the Metrics order
   EXPECT_EQ(curves->curveCount(), 4);
 
   curves->setSelectedKeys({"train/loss"});
