@@ -337,6 +337,13 @@ void CurvePlot::placeLegend() {
     }
     return;
   }
+  // Inside a short plot (the live view at 1280 x 720: ~110 px) the entries go side by side, so
+  // the box covers one line of the curves, not half of them.
+  const auto order = m_plot->height() < 260 ? QCPLayoutGrid::foColumnsFirst : QCPLayoutGrid::foRowsFirst;
+  if (legend->wrap() != 0 || legend->fillOrder() != order) {
+    legend->setWrap(0);
+    legend->setFillOrder(order, true);
+  }
   const QCPRange xr = m_plot->xAxis->range(), yr = m_plot->yAxis->range();
   const double xMid = xr.center(), yMid = m_plot->yAxis->scaleType() == QCPAxis::stLogarithmic
                                               ? std::sqrt(std::max(1e-300, yr.lower) * std::max(1e-300, yr.upper))

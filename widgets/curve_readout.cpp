@@ -116,8 +116,9 @@ void CurvePlot::hideHover() {
 
 bool CurvePlot::eventFilter(QObject* watched, QEvent* event) {
   if (watched == m_plot && event->type() == QEvent::Leave) hideHover();
-  // A legend under the plot takes as many columns as the new width allows.
-  if (watched == m_plot && event->type() == QEvent::Resize && legendOutside()) placeLegend();
+  // A legend under the plot takes as many columns as the new width allows; one inside a short
+  // plot lays its entries side by side.
+  if (watched == m_plot && event->type() == QEvent::Resize && m_plot->legend->visible()) placeLegend();
   return QWidget::eventFilter(watched, event);
 }
 

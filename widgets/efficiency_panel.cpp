@@ -126,6 +126,10 @@ void EfficiencyPanel::redraw() {
   m_tps->setEmptyMessage(empty ? tr("No efficiency measurements yet: run the profiler (pha bench, or "
                                     "Run > Measure efficiency).")
                                : QString());
+  // Nothing measured: the message alone, not two empty log-log frames whose default ticks ran
+  // together ("0.0.01.11") in a small dock.
+  m_tps->plot()->setVisible(!empty);
+  m_mem->setVisible(!empty);
   for (PlotPanel* p : {m_tps, m_mem}) {
     showLegendIfAny(p->plot());
     if (!empty) {

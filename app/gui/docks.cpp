@@ -40,9 +40,20 @@ QDockWidget* makeDock(const QString& title, const char* objectName, QWidget* con
   return dock;
 }
 
+// A dock's content layout that does not pass height-for-width up to the dock's scroll area: with
+// a word-wrapped label anywhere in it (Compare's notes, the Metrics tab's message) QScrollArea
+// sizes the content by its *preferred* height, the tallest of the stacked tabs', and scrolled
+// the Compare dock at 1280 x 720 although the tab in view fitted. The content now scrolls only
+// below its minimum size; inside, the layout still gives wrapped labels their height.
+class DockContentLayout : public QVBoxLayout {
+ public:
+  using QVBoxLayout::QVBoxLayout;
+  bool hasHeightForWidth() const override { return false; }
+};
+
 QVBoxLayout* host(QWidget*& box, QWidget* parent) {
   box = new QWidget(parent);
-  auto* layout = new QVBoxLayout(box);
+  auto* layout = new DockContentLayout(box);
   layout->setContentsMargins(2, 2, 2, 2);
   return layout;
 }

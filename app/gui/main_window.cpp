@@ -134,7 +134,11 @@ void MainWindow::applyDefaultSizes() {
   // The project column is wide enough for the run table's default columns (docs/gui.md), the
   // mixer column for its heatmap and its readout's lines.
   resizeDocks({d.projectDock, d.curvesDock, d.mixerDock}, {w * 38 / 100, w * 37 / 100, w * 25 / 100}, Qt::Horizontal);
-  resizeDocks({d.curvesDock, d.compareDock}, {height() * 52 / 100, height() * 40 / 100}, Qt::Vertical);
+  // Compare gets the larger share when it already shows runs (pha-workbench PROJECT --compare).
+  if (m_compare->runs().isEmpty())
+    resizeDocks({d.curvesDock, d.compareDock}, {height() * 52 / 100, height() * 40 / 100}, Qt::Vertical);
+  else
+    resizeDocks({d.curvesDock, d.compareDock}, {height() * 34 / 100, height() * 58 / 100}, Qt::Vertical);
   // A short window gives the run table half the column: at 40% it showed one row at 700 px. At
   // 1000 px, 40% left the Notes panel below the table scrolled out of view; 46% shows it.
   const int projectShare = height() < 900 ? 55 : 46;
@@ -336,6 +340,12 @@ void MainWindow::showCompare(const QList<qint64>& ids) {
   emit compareRequested(m_browser->storePath(), ids);
   m_docks.compareDock->show();
   m_docks.compareDock->raise();
+  // Comparing is what the user looks at now: a Compare dock shorter than half the window (the
+  // default gives Live curves the upper half) grows to 58% of it, so nine runs' legend, labels
+  // and heatmaps have room; a dock the user made taller or floated is left as it is.
+  if (!m_docks.compareDock->isFloating() && m_docks.compareDock->height() < height() / 2 &&
+      dockWidgetArea(m_docks.compareDock) == dockWidgetArea(m_docks.curvesDock))
+    resizeDocks({m_docks.curvesDock, m_docks.compareDock}, {height() * 34 / 100, height() * 58 / 100}, Qt::Vertical);
 }
 
 bool MainWindow::selectRunByName(const QString& name) {

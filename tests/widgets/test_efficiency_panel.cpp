@@ -52,6 +52,10 @@ TEST(EfficiencyPanel, TheLegendStandsOutsideTheCurvesAndIsHiddenWhenEmpty) {
   p.setSeries({});
   for (PlotPanel* panel : {p.throughputPlot(), p.memoryPlot()})
     EXPECT_FALSE(panel->plot()->legend->visible()) << "no empty legend box";
+  // Nothing measured: the message, no empty frames with default ticks run together.
+  EXPECT_FALSE(p.throughputPlot()->plot()->isVisible());
+  EXPECT_FALSE(p.memoryPlot()->isVisible());
+  EXPECT_FALSE(p.throughputPlot()->emptyMessage().isEmpty());
   p.setSeries({series("profile: pha-tiny", 1.0), series("profile: transformer-tiny", 1.2), series("profile: sequential-tiny", 0.8)});
   for (PlotPanel* panel : {p.throughputPlot(), p.memoryPlot()}) {
     QCustomPlot* plot = panel->plot();
@@ -62,6 +66,7 @@ TEST(EfficiencyPanel, TheLegendStandsOutsideTheCurvesAndIsHiddenWhenEmpty) {
     EXPECT_FALSE(axes.intersects(legend)) << "axes " << axes.y() << "+" << axes.height() << ", legend " << legend.y() << "+"
                                           << legend.height();
     EXPECT_GE(legend.top(), axes.bottom()) << "under the plot";
+    EXPECT_TRUE(plot->isVisible());
   }
 }
 

@@ -179,7 +179,9 @@ QString CurvesTab::drawUnit(const CompareUnit& unit, const QColor& color, const 
     else problems << problem;
   }
   if (curves.empty()) return {};
-  const QString name = keys.size() > 1 ? QStringLiteral("%1 · %2").arg(unit.label, keys[k]) : unit.label;
+  // The first metric's series is named by the run alone (its legend entry stands for the run;
+  // the line style says the metric); the others "run · metric".
+  const QString name = k > 0 ? QStringLiteral("%1 · %2").arg(unit.label, keys[k]) : unit.label;
   // Evaluations are drawn raw, as in the live view (a smoothed val/loss ends above its value).
   m_plot->setSeriesKind(name, widgets::metricSeriesKind(keys[k]));
   if (!unit.grouped) {
@@ -239,7 +241,7 @@ void CurvesTab::redraw() {
     static const char* const kStyleNames[] = {"solid", "dashed", "dotted", "dash-dot"};
     QStringList styles;
     for (int k = 0; k < keys.size(); ++k) styles << tr("%1 %2").arg(tr(kStyleNames[k % 4]), keys[k]);
-    notes << tr("Line style: %1 (one legend entry per run).").arg(styles.join(", "));
+    notes << tr("Line style: %1 (one legend entry per run, in its colour).").arg(styles.join(", "));
   }
   if (grouped)
     notes << tr("Groups of seeded replicas: the mean over the replicas at each step (a replica's value between "

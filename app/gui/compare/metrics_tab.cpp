@@ -267,17 +267,25 @@ void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   const LoadedRuns& list = runs ? *runs : empty;
   const std::vector<CompareUnit> units = compareUnits(list);
   // Column headers keep the part of a name that differs between runs: "pha-tiny/lr=0.003" is
-  // written on two lines (the setting under the family), cut on the left when still too wide.
+  // written on two lines, the setting whole under the family, and no column is narrower than its
+  // setting (the table scrolls sideways instead); the family is cut on the right to that width.
+  const QFontMetrics fm(m_table->horizontalHeader()->font());
+  int columnWidth = 60;
+  for (const auto& u : units) {
+    const int slash = u.label.lastIndexOf('/');
+    columnWidth = std::max(columnWidth, fm.horizontalAdvance(slash > 0 ? u.label.mid(slash) : u.label.left(12)) + 18);
+  }
   QStringList labels;
   for (const auto& u : units) {
-    QString l = u.label;
-    const int slash = l.lastIndexOf('/');
-    if (slash > 0 && slash + 1 < l.size()) l.insert(slash + 1, '\n');
-    labels << l;
+    const int slash = u.label.lastIndexOf('/');
+    labels << (slash > 0 && slash + 1 < u.label.size()
+                   ? fm.elidedText(u.label.left(slash + 1), Qt::ElideRight, columnWidth - 14) + "\n" + u.label.mid(slash + 1)
+                   : fm.elidedText(u.label, Qt::ElideRight, columnWidth - 14));
   }
   m_table->setColumnCount(labels.size());
   m_table->setHorizontalHeaderLabels(labels);
-  m_table->horizontalHeader()->setTextElideMode(Qt::ElideLeft);
+  m_table->horizontalHeader()->setMinimumSectionSize(columnWidth);
+  m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
   for (int c = 0; c < static_cast<int>(units.size()); ++c)
     m_table->horizontalHeaderItem(c)->setToolTip(units[static_cast<std::size_t>(c)].label);
   if (list.empty()) {

@@ -10,6 +10,7 @@
 #include <QTextStream>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <qcustomplot.h>
 
@@ -49,6 +50,14 @@ bool writeMixerCsv(const QString& path, const QString& label, const pha::store::
       out << widgets::csvField(label) << ',' << s->step << ',' << l << ',' << b << ','
           << QString::number(s->weights[static_cast<std::size_t>(l * s->branches + b)], 'g', 9) << '\n';
   return true;
+}
+
+// A run with a mixer: a snapshot with a weight. Single-branch models (sequential, transformer,
+// GSS-only) record snapshots whose weights are all NaN: "no layer has a mixer".
+bool hasMixer(const LoadedRun& run) {
+  for (const auto& s : run.mixers)
+    if (std::any_of(s.weights.begin(), s.weights.end(), [](float w) { return !std::isnan(w); })) return true;
+  return false;
 }
 
 }  // namespace
@@ -92,7 +101,7 @@ void MixerTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   if (m_runs) {
     for (std::size_t i = 0; i < m_runs->size(); ++i) {
       const LoadedRun& run = (*m_runs)[i];
-      if (!run.ok() || run.mixers.empty()) continue;  // listed in the message line
+      if (!run.ok() || !hasMixer(run)) continue;  // listed in the message line
       for (const auto& s : run.mixers) steps.insert(s.step);
       auto* column = new QWidget(m_scroll->widget());
       column->setMinimumSize(kPanelWidth - 20, 200);
@@ -154,7 +163,7 @@ void MixerTab::showStep() {
   if (m_runs)
     for (const LoadedRun& run : *m_runs) {
       if (!run.ok()) unreadable << run.error;
-      else if (run.mixers.empty()) without << run.label;
+      else if (!hasMixer(run)) without << run.label;
     }
   if (!m_runs || m_runs->empty()) {
     problems << tr("Select two or more saved runs to compare their mixer weights.");

@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDateTime>
+#include <QEvent>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLineEdit>
@@ -96,10 +97,14 @@ void RunBrowser::setupHeader() {
   header->setToolTip(tr("Click to sort; drag to reorder; right-click to choose the columns"));
   connect(header, &QWidget::customContextMenuRequested, this, &RunBrowser::showHeaderMenu);
   restoreHeader();
-  // The Name column takes the width the others leave (the last column used to, and "Started"
-  // took 230 px for "08:41" while names were cut).
+  // The Name column takes the width the others leave, at least a run name's (the last column
+  // used to, and "Started" took 230 px for "08:41" while names were cut): fitted again when the
+  // table or another column changes width.
   header->setStretchLastSection(false);
-  header->setSectionResizeMode(RunsModel::Name, QHeaderView::Stretch);
+  m_table->viewport()->installEventFilter(this);
+  connect(header, &QHeaderView::sectionResized, this, [this](int section) {
+    if (section != RunsModel::Name) fitNameColumn();
+  });
   // Sorting on only after the indicator is set: enabling it sorts at once, by the indicator
   // (column 0 ascending unless told otherwise).
   m_table->setSortingEnabled(true);
@@ -132,10 +137,30 @@ void RunBrowser::resetColumns() {
   }
   header->setSortIndicator(RunsModel::Id, Qt::DescendingOrder);  // newest first
   m_proxy->sort(RunsModel::Id, Qt::DescendingOrder);
+  fitNameColumn();
   saveHeaderLater();
 }
 
 void RunBrowser::saveHeaderLater() { m_saveTimer->start(); }
+
+void RunBrowser::fitNameColumn() {
+  if (m_fittingName) return;
+  m_fittingName = true;
+  QHeaderView* header = m_table->horizontalHeader();
+  int others = 0;
+  for (int c = 0; c < header->count(); ++c)
+    if (c != RunsModel::Name && !header->isSectionHidden(c)) others += header->sectionSize(c);
+  const int least = m_table->fontMetrics().horizontalAdvance(RunsModel::widthSample(RunsModel::Name)) + 12;
+  const int want = std::max(least, m_table->viewport()->width() - others);
+  if (!header->isSectionHidden(RunsModel::Name) && header->sectionSize(RunsModel::Name) != want)
+    header->resizeSection(RunsModel::Name, want);
+  m_fittingName = false;
+}
+
+bool RunBrowser::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_table->viewport() && event->type() == QEvent::Resize) fitNameColumn();
+  return QObject::eventFilter(watched, event);
+}
 
 bool RunBrowser::editCurrentName() {
   const QModelIndex current = m_table->currentIndex();
@@ -202,6 +227,7 @@ void RunBrowser::setColumnShown(int column, bool shown) {
   QHeaderView* header = m_table->horizontalHeader();
   if (!shown && header->count() - header->hiddenSectionCount() <= 1) return;  // keep one column
   header->setSectionHidden(column, !shown);
+  fitNameColumn();
   saveHeaderLater();
 }
 

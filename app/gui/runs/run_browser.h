@@ -96,6 +96,8 @@ class RunBrowser : public QObject {
   void setupHeader();
   void restoreHeader();
   void saveHeaderLater();
+  void fitNameColumn();
+  bool eventFilter(QObject* watched, QEvent* event) override;
   void showHeaderMenu(const QPoint& pos);
   void setupKindFilter();
   void applyKindFilter(int index);
@@ -104,6 +106,7 @@ class RunBrowser : public QObject {
   QTableView* m_table;
   QComboBox* m_kind;
   QComboBox* m_tags = nullptr;
+  bool m_fittingName = false;
   RunsModel* m_model;
   RunsFilterModel* m_proxy;
   QTimer* m_saveTimer = nullptr;

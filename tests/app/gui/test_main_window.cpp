@@ -97,7 +97,12 @@ TEST(MainWindow, RunTableShowsTheColumnsResearchersSortByAtTheDefaultWidth) {
   // A quickstart run name is not elided.
   EXPECT_GE(header->sectionSize(RunsModel::Name), table->fontMetrics().horizontalAdvance("transformer-tiny") + 8);
   // The slack goes to the names, not to the last column ("Started" took 230 px for "08:41").
-  EXPECT_EQ(header->sectionResizeMode(RunsModel::Name), QHeaderView::Stretch);
+  int others = 0;
+  for (int c = 0; c < RunsModel::ColumnCount; ++c)
+    if (c != RunsModel::Name && !header->isSectionHidden(c)) others += header->sectionSize(c);
+  EXPECT_EQ(header->sectionSize(RunsModel::Name), std::max(viewport - others, table->fontMetrics().horizontalAdvance(
+                                                                                  RunsModel::widthSample(RunsModel::Name)) + 12))
+      << "Name takes what the other columns leave";
   EXPECT_LE(header->sectionSize(RunsModel::Started),
             table->fontMetrics().horizontalAdvance(RunsModel::widthSample(RunsModel::Started)) + 40);
   // A name too long for its cell keeps its setting: "…/lr=0.003", not "pha-ti…=0.003".
