@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "store/run_writer.h"
 #include "store/store.h"
+#include "store/store_changes.h"
 
 namespace {
 
@@ -136,6 +137,11 @@ int main(int argc, char** argv) {
       store.read_metric(long_id, "train/loss", 2000, ps::XAxis::Tokens);
     });
     Stats full = time_it(3, [&] { store.read_metric_full(long_id, "train/loss"); });
+    // The window's StoreWatcher (docs/gui.md, "One store, every view current"): its look every
+    // 500 ms, and the signature read it does only when another connection committed.
+    Stats version = time_it(args.repeats, [&] { ps::data_version(store); });
+    std::size_t signed_runs = 0;
+    Stats signatures = time_it(args.repeats, [&] { signed_runs = ps::run_signatures(store).size(); });
     Stats reopen = time_it(args.repeats, [&] {
       ps::Store other = ps::Store::open(path);
       listed = other.list_runs(q).size();
@@ -155,6 +161,11 @@ int main(int argc, char** argv) {
                 list.min, list.max, args.repeats);
     std::printf("%-48s median %7.2f ms  (min %.2f, max %.2f)\n",
                 "open a new connection + list", reopen.median, reopen.min, reopen.max);
+    std::printf("%-48s median %7.3f ms  (min %.3f, max %.3f)\n", "PRAGMA data_version (the watcher's poll)",
+                version.median, version.min, version.max);
+    std::printf("%-48s median %7.2f ms  (min %.2f, max %.2f)\n",
+                ("run signatures of " + std::to_string(signed_runs) + " runs (after a commit)").c_str(),
+                signatures.median, signatures.min, signatures.max);
     std::printf("%-48s median %7.2f ms  (min %.2f, max %.2f; 5 reps)\n",
                 ("open with PRAGMA quick_check (" + std::to_string(static_cast<int>(file_mb)) + " MB file)").c_str(),
                 open_verified.median, open_verified.min, open_verified.max);
