@@ -35,7 +35,10 @@
 #include "search_pareto.h"
 #include "search_state.h"
 #include "search_view.h"
+#include "store/run_manage.h"
 #include "store/store.h"
+#include "store_watcher.h"
+#include "runs_model.h"
 
 using namespace pha::gui;
 using nlohmann::json;
@@ -233,6 +236,26 @@ TEST(SearchView, StartCancelContinuePromoteAndCompare) {
   ASSERT_TRUE(v->compareSelected()) << v->errorText().toStdString();
   ASSERT_EQ(compared.count(), 1);
   EXPECT_EQ(compared.at(0).at(1).value<QList<qint64>>().size(), 4);
+
+  // Deleting a stopped trial's run (as `pha runs delete` does, beside the window) leaves the
+  // search decided: the Search dock, refreshed through the window's store watcher, still reads
+  // it complete, every trial in the state it had.
+  qint64 doomed = 0;
+  for (int r = 0; r < v->leaderboard()->rowCount() && doomed == 0; ++r) {
+    const auto* t = v->leaderboard()->trialAt(r);
+    if (t->state == "stopped" && !t->run_ids.empty()) doomed = t->run_ids.front();
+  }
+  ASSERT_GT(doomed, 0);
+  const qint64 seenBefore = w.storeWatcher()->changesSeen();
+  {
+    auto s = pha::store::Store::open(tp.store());
+    pha::store::delete_runs(s, {doomed});
+  }
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.storeWatcher()->changesSeen() > seenBefore; }, 5000));
+  EXPECT_EQ(w.runsModel()->rowOfRun(doomed), -1) << "the run table follows the delete";
+  EXPECT_TRUE(v->summary().complete) << "deleting a losing trial's run un-did the finished search";
+  EXPECT_EQ(tableStates(*v->leaderboard()), states);
+  EXPECT_TRUE(pha::runtime::search_status(dir).complete);
 
   // Promote the finished trial: project.json gets the variant, the project reloads with it.
   v->selectTrials({searchTrialId(*best)});
