@@ -311,7 +311,7 @@ void MainWindow::onStoreChanged(const QString& storePath, const StoreChange& cha
   }
   refreshNotesPanel();
   m_report->refresh();
-  m_search->refresh();
+  m_search->refreshStatus();  // not the Section form: its unsaved edits stay
 }
 
 void MainWindow::commitDeletes() {

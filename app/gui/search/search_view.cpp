@@ -226,6 +226,20 @@ void SearchView::refresh() {
   updateButtons();
 }
 
+void SearchView::refreshStatus() {
+  if (m_live || !m_hasSection || !m_session->isOpen() || m_session->isStoreDamaged()) return;
+  try {
+    m_base = pha::runtime::search_status(m_session->dir().toStdString());
+  } catch (const std::exception& e) {
+    m_status->setText(tr("Search of %1: %2")
+                          .arg(m_session->name().toHtmlEscaped(),
+                               tr("cannot read the search's state: %1").arg(QString::fromUtf8(e.what())).toHtmlEscaped()));
+    return;
+  }
+  showSummary(m_base);
+  updateButtons();
+}
+
 void SearchView::showSummary(const SearchSummary& summary) {
   const QStringList selected = selectedTrials();
   m_shown = summary;

@@ -45,6 +45,9 @@ class SearchView : public QWidget {
 
   // Reads the open project's section and what the store holds of its search.
   void refresh();
+  // Reads only the search's state again (the store changed: a rung run ended or was deleted,
+  // by the window or by `pha`): the Section form, its unsaved edits and the tab stay as they are.
+  void refreshStatus();
   bool hasSearchSection() const { return m_hasSection; }
   bool isSearching() const { return m_live; }
   // Starts (or continues) the search; jobs 0: the view's "runs at once". False with the reason

@@ -268,6 +268,33 @@ TEST(SearchView, StartCancelContinuePromoteAndCompare) {
   EXPECT_EQ(v->leaderboard()->rowCount(), 4) << "the view reads the search again after the reload";
 }
 
+// A store change (a run tagged by `pha` beside the window) refreshes the search's state, not the
+// Section form: an edit not saved yet stays where the user left it.
+TEST(SearchView, AStoreChangeKeepsTheSectionFormsUnsavedEdits) {
+  pha::test::TempProject tp;
+  tp.write_project(searchProject(tp));
+  {
+    auto s = pha::store::Store::open(tp.store());
+    pha::store::NewRun nr;
+    nr.project = "test";
+    nr.name = "elsewhere";
+    s.create_run(nr);
+  }
+  MainWindow w;
+  w.show();
+  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  SearchForm* form = w.searchView()->form();
+  ASSERT_TRUE(form->hasSection());
+  form->maxEdit()->setText("99");  // typed, not saved
+  const qint64 seenBefore = w.storeWatcher()->changesSeen();
+  {
+    auto s = pha::store::Store::open(tp.store());
+    s.add_tag(s.list_runs().front().run.id, "baseline");
+  }
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.storeWatcher()->changesSeen() > seenBefore; }, 5000));
+  EXPECT_EQ(form->maxEdit()->text(), "99") << "the store change reloaded the form over the user's edit";
+}
+
 TEST(SearchView, TheSectionFormWritesThroughTheEngineAndShowsItsErrors) {
   pha::test::TempProject tp;
   json j = searchProject(tp);
