@@ -226,16 +226,36 @@ void SearchView::refresh() {
   updateButtons();
 }
 
+namespace {
+// What the leaderboard shows of a search: each trial's state, rung, value and runs, and whether
+// it is complete (not the counters of the pass that produced it).
+bool sameStanding(const SearchSummary& a, const SearchSummary& b) {
+  if (a.complete != b.complete || a.trials.size() != b.trials.size()) return false;
+  for (std::size_t i = 0; i < a.trials.size(); ++i) {
+    const auto &x = a.trials[i], &y = b.trials[i];
+    if (x.search != y.search || x.bracket != y.bracket || x.trial != y.trial || x.state != y.state ||
+        x.rung != y.rung || x.mean != y.mean || x.run_ids != y.run_ids)
+      return false;
+  }
+  return true;
+}
+}  // namespace
+
 void SearchView::refreshStatus() {
   if (m_live || !m_hasSection || !m_session->isOpen() || m_session->isStoreDamaged()) return;
+  SearchSummary now;
   try {
-    m_base = pha::runtime::search_status(m_session->dir().toStdString());
+    now = pha::runtime::search_status(m_session->dir().toStdString());
   } catch (const std::exception& e) {
     m_status->setText(tr("Search of %1: %2")
                           .arg(m_session->name().toHtmlEscaped(),
                                tr("cannot read the search's state: %1").arg(QString::fromUtf8(e.what())).toHtmlEscaped()));
     return;
   }
+  // Unchanged standing (the store changed elsewhere, or the search that just ended wrote what
+  // the view already shows): the view and its status line, e.g. the end message, stay.
+  if (sameStanding(now, m_shown)) return;
+  m_base = std::move(now);
   showSummary(m_base);
   updateButtons();
 }

@@ -178,6 +178,9 @@ TEST(SearchView, StartCancelContinuePromoteAndCompare) {
   ASSERT_TRUE(waitIdle(w, 180000));
   QObject::disconnect(hook);
   EXPECT_GE(firstIndex, 2) << "the first rung run, finished before the cancel, is counted";
+  // The window's store watcher sees what the search wrote (it would within 500 ms): the view,
+  // already showing it, keeps its end message.
+  w.storeWatcher()->checkNow();
   const pha::runtime::SearchSummary status = pha::runtime::search_status(dir);
   ASSERT_TRUE(status.complete);
   EXPECT_TRUE(v->summary().complete);
