@@ -280,7 +280,9 @@ std::string mean_std(const Stats& s) {
 std::string local_time(int64_t ms) {
   const std::time_t t = static_cast<std::time_t>(ms / 1000);
   char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M", std::localtime(&t));
+  std::tm local{};
+  localtime_r(&t, &local);  // not std::localtime: its one static buffer is shared by every thread
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M", &local);
   return buf;
 }
 

@@ -152,11 +152,9 @@ void ReportView::startBuild() {
     QElapsedTimer clock;
     clock.start();
     std::shared_ptr<const an::Report> report;
-    std::shared_ptr<const an::ReportDocument> document;
     QString error;
     try {
       report = std::make_shared<const an::Report>(runtime::project_report(dir));
-      document = std::make_shared<const an::ReportDocument>(an::report_document(*report));
     } catch (const std::exception& e) {
       error = QString::fromUtf8(e.what());
     }
@@ -164,7 +162,6 @@ void ReportView::startBuild() {
     // finished() signal crosses threads through Qt's queue, which it does not).
     std::lock_guard<std::mutex> lock(built->mutex);
     built->report = std::move(report);
-    built->document = std::move(document);
     built->error = error;
     built->ms = clock.elapsed();
   });
@@ -178,11 +175,9 @@ void ReportView::showBuilt() {
   m_thread = nullptr;
   m_refresh->setEnabled(true);
   std::shared_ptr<const an::Report> builtReport;
-  std::shared_ptr<const an::ReportDocument> builtDocument;
   {
     std::lock_guard<std::mutex> lock(m_pending->mutex);
     builtReport = m_pending->report;
-    builtDocument = m_pending->document;
     m_buildMs = m_pending->ms;
     m_error = m_pending->error;
   }
@@ -196,7 +191,10 @@ void ReportView::showBuilt() {
     m_message->show();
   } else {
     m_report = builtReport;
-    m_document = builtDocument;
+    // The document is laid out here, on the GUI thread: it formats times with the C library's
+    // time zone state (local_time), which the GUI thread uses too (ThreadSanitizer reported the
+    // worker's tzset against Qt's); formatting takes milliseconds, the reading is the slow part.
+    m_document = std::make_shared<const an::ReportDocument>(an::report_document(*m_report));
     m_message->hide();
     m_header->setText(tr("<b>Report: %1</b> &nbsp; read in %2 ms; the same report as pha report (its tables and "
                          "reasons below, its plots in the HTML export too).")

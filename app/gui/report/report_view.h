@@ -74,7 +74,6 @@ class ReportView : public QWidget {
   struct Built {
     std::mutex mutex;  // the worker writes, showBuilt reads, each under it
     std::shared_ptr<const analysis::Report> report;
-    std::shared_ptr<const analysis::ReportDocument> document;
     QString error;
     qint64 ms = 0;
   };
