@@ -20,6 +20,7 @@ void add_eval_command(CLI::App& app, GlobalOptions& global);    // eval
 void add_report_command(CLI::App& app, GlobalOptions& global);  // report
 void add_plan_command(CLI::App& app, GlobalOptions& global);    // plan
 void add_search_command(CLI::App& app, GlobalOptions& global);  // search
+void add_lens_command(CLI::App& app, GlobalOptions& global);    // lens weights|knockout|tokens|spectrum|attention
 
 // Exit codes (documented in README and docs/cli.md).
 enum ExitCode : int {

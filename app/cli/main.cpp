@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   pha::cli::add_data_commands(app, global);
   pha::cli::add_train_commands(app, global);
   pha::cli::add_eval_command(app, global);
+  pha::cli::add_lens_command(app, global);
   pha::cli::add_runs_commands(app, global);
   pha::cli::add_report_command(app, global);
   pha::cli::add_plan_command(app, global);

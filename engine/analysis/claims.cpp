@@ -93,8 +93,13 @@ const std::vector<std::string>& keys_of(ClaimKind kind) {
   static const std::vector<std::string> sandwich = {"claim", "title", "run", "edge_layers", "paper"};
   static const std::vector<std::string> params = {"claim",        "title",        "metric", "family", "max_params",
                                                   "min_accuracy", "max_accuracy", "paper"};
+  static const std::vector<std::string> knockout = {"claim",  "title", "run", "layer", "branch",
+                                                    "hurts_more_than", "class", "paper"};
+  static const std::vector<std::string> specialisation = {"claim", "title", "run", "layer", "branch", "class", "than", "paper"};
   if (kind == ClaimKind::MixerSandwich) return sandwich;
   if (kind == ClaimKind::AccuracyAtParams) return params;
+  if (kind == ClaimKind::Knockout) return knockout;
+  if (kind == ClaimKind::Specialisation) return specialisation;
   return compare;
 }
 
@@ -154,10 +159,54 @@ void read_sandwich(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
   c.edge_layers = static_cast<int>(r.get_int("edge_layers", 1, 1, 512));
 }
 
+// "layer": an index (checked against the runs' layers when the report reads the rows) or "all".
+int read_layer(ConfigReader& r) {
+  const std::string allowed = "allowed: a layer index (0 for the first layer) or \"all\" (the branch removed in every layer)";
+  if (!r.has("layer")) return -1;
+  const json& v = r.at("layer");
+  if (v.is_string()) {
+    if (v.get<std::string>() == "all") return -1;
+    throw Error(r.field("layer"), "\"" + v.get<std::string>() + "\" is not allowed; " + allowed);
+  }
+  if (!v.is_number()) throw Error(r.field("layer"), "expected a layer index or \"all\", got " + describe_json(v) + "; " + allowed);
+  return static_cast<int>(r.get_int("layer", -1, 0, 4095, "or \"all\": the branch removed in every layer"));
+}
+
+// knockout: (layer, branch) against (layer, hurts_more_than) on one class; specialisation: one
+// (layer, branch) on class against than.
+void read_lens_claim(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
+  if (!r.has("run")) throw Error(r.field("run"), "is required; allowed: " + quoted_list(ctx.runs));
+  c.run = r.get_choice("run", "", ctx.runs);
+  c.layer = read_layer(r);
+  if (!r.has("branch")) throw Error(r.field("branch"), "is required; allowed: " + quoted_list(branch_names()));
+  c.branch = r.get_choice("branch", "", branch_names());
+  const std::vector<std::string>& classes = token_class_names(ctx.is_task);
+  if (c.kind == ClaimKind::Knockout) {
+    if (!r.has("hurts_more_than"))
+      throw Error(r.field("hurts_more_than"), "is required (the branch whose removal hurts less); allowed: " +
+                                                  quoted_list(branch_names()));
+    c.other_branch = r.get_choice("hurts_more_than", "", branch_names());
+    if (c.other_branch == c.branch)
+      throw Error(r.field("hurts_more_than"), "\"" + c.branch + "\" is the branch of \"branch\"; allowed: another branch");
+    std::vector<std::string> any = {"all"};
+    any.insert(any.end(), classes.begin(), classes.end());
+    c.token_class = r.get_choice("class", "all", any);
+    if (c.token_class == "all") c.token_class.clear();
+    return;
+  }
+  for (const char* key : {"class", "than"})
+    if (!r.has(key)) throw Error(r.field(key), "is required; allowed: " + quoted_list(classes));
+  c.token_class = r.get_choice("class", "", classes);
+  c.than_class = r.get_choice("than", "", classes);
+  if (c.than_class == c.token_class)
+    throw Error(r.field("than"), "\"" + c.than_class + "\" is the class of \"class\"; allowed: another class");
+}
+
 void read_params(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
   if (!ctx.is_task)
     throw Error(r.field("claim"), "\"accuracy_at_params\" compares accuracies; this project's runs are text; allowed: "
-                                  "\"lower_is_better\", \"higher_is_better\", \"mixer_sandwich\"");
+                                  "\"lower_is_better\", \"higher_is_better\", \"mixer_sandwich\", \"knockout\", "
+                                  "\"specialisation\"");
   c.metric = parse_metric(r.get_string("metric", "accuracy"), r.field("metric"), ctx);
   if (!r.has("family")) throw Error(r.field("family"), "is required; allowed: " + quoted_list(family_names()));
   c.family = r.get_choice("family", "", family_names());
@@ -176,8 +225,19 @@ void read_params(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
 
 const std::vector<std::string>& claim_kind_names() {
   static const std::vector<std::string> names = {"lower_is_better", "higher_is_better", "mixer_sandwich",
-                                                 "accuracy_at_params"};
+                                                 "accuracy_at_params", "knockout", "specialisation"};
   return names;
+}
+
+const std::vector<std::string>& branch_names() {
+  static const std::vector<std::string> names = {"gss", "attn", "ffn"};
+  return names;
+}
+
+const std::vector<std::string>& token_class_names(bool is_task) {
+  static const std::vector<std::string> text = {"copyable", "novel"};
+  static const std::vector<std::string> task = {"key", "value", "query", "filler", "answer", "other"};
+  return is_task ? task : text;
 }
 
 const char* to_string(ClaimKind kind) { return claim_kind_names()[static_cast<size_t>(kind)].c_str(); }
@@ -208,6 +268,8 @@ std::vector<Claim> read_claims(const json& section, const std::string& where, co
       read_sandwich(claim, r, ctx);
     } else if (claim.kind == ClaimKind::AccuracyAtParams) {
       read_params(claim, r, ctx);
+    } else if (claim.kind == ClaimKind::Knockout || claim.kind == ClaimKind::Specialisation) {
+      read_lens_claim(claim, r, ctx);
     } else {
       read_compare(claim, r, ctx);
     }
@@ -216,6 +278,8 @@ std::vector<Claim> read_claims(const json& section, const std::string& where, co
   }
   return out;
 }
+
+std::string layer_words(int layer) { return layer < 0 ? "in every layer" : "at layer " + std::to_string(layer); }
 
 std::string statement(const Claim& c) {
   switch (c.kind) {
@@ -226,13 +290,20 @@ std::string statement(const Claim& c) {
     case ClaimKind::MixerSandwich:
       return c.run + ": GSS weight highest in the first and last " +
              (c.edge_layers == 1 ? std::string("layers") : std::to_string(c.edge_layers) + " layers each") +
-             ", attention weight highest in the middle layers (final mixer snapshot)";
+             ", attention weight highest in the middle layers (final mixer weights, or their effective shares where "
+             "every replica has them)";
     case ClaimKind::AccuracyAtParams:
       return c.metric.text + ": " +
              (c.at_least ? "some " + c.family + " model with at most " + std::to_string(c.max_params) +
                                " parameters reaches " + format_number(c.threshold)
                          : "every " + c.family + " model with at most " + std::to_string(c.max_params) +
                                " parameters stays below " + format_number(c.threshold));
+    case ClaimKind::Knockout:
+      return c.run + ": removing " + c.branch + " " + layer_words(c.layer) + " raises the loss" +
+             (c.token_class.empty() ? "" : " on " + c.token_class + " tokens") + " more than removing " + c.other_branch;
+    case ClaimKind::Specialisation:
+      return c.run + ": removing " + c.branch + " " + layer_words(c.layer) + " raises the loss on " + c.token_class +
+             " tokens more than on " + c.than_class + " tokens";
   }
   return {};
 }

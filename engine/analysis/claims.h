@@ -13,9 +13,10 @@
 
 namespace pha::analysis {
 
-enum class ClaimKind { LowerIsBetter, HigherIsBetter, MixerSandwich, AccuracyAtParams };
+enum class ClaimKind { LowerIsBetter, HigherIsBetter, MixerSandwich, AccuracyAtParams, Knockout, Specialisation };
 
-// "lower_is_better", "higher_is_better", "mixer_sandwich", "accuracy_at_params".
+// "lower_is_better", "higher_is_better", "mixer_sandwich", "accuracy_at_params", "knockout",
+// "specialisation".
 const char* to_string(ClaimKind kind);
 const std::vector<std::string>& claim_kind_names();
 
@@ -34,6 +35,12 @@ struct MetricRef {
 // "ssm": no attention in any layer (gss-only, pha-no-attn); "attention": no GSS (transformer,
 // pha-no-gss); "hybrid": both (pha, sequential, patterns mixing the two).
 const std::vector<std::string>& family_names();
+
+// The branches a knock-out removes: "gss", "attn", "ffn" (store/lens_store.h).
+const std::vector<std::string>& branch_names();
+// The token classes the lens measures losses on: text "copyable", "novel"; tasks "key",
+// "value", "query", "filler", "answer", "other".
+const std::vector<std::string>& token_class_names(bool is_task);
 
 struct Claim {
   ClaimKind kind = ClaimKind::LowerIsBetter;
@@ -55,6 +62,12 @@ struct Claim {
   int64_t max_params = 0;
   bool at_least = true;   // min_accuracy (some model reaches it) or max_accuracy (every model stays below)
   double threshold = 0.0; // the min_accuracy / max_accuracy value
+  // knockout, specialisation (`run` names the group): read from the lens's stored knock-out rows.
+  int layer = -1;            // the layer the branch is removed from; -1: "all" (every layer)
+  std::string branch;        // the branch removed: "gss", "attn", "ffn"
+  std::string other_branch;  // knockout: "hurts_more_than", the branch whose removal is compared
+  std::string token_class;   // the tokens the loss is read on ("" = every counted token)
+  std::string than_class;    // specialisation: "than", the class compared with
   nlohmann::json json;    // as written
 };
 
@@ -67,6 +80,9 @@ struct ClaimContext {
 
 // Reads the "claims" list. Throws pha::Error naming the field ("claims[1].than: ...").
 std::vector<Claim> read_claims(const nlohmann::json& section, const std::string& where, const ClaimContext& context);
+
+// "at layer 3", "in every layer" (layer -1) of a knock-out.
+std::string layer_words(int layer);
 
 // The claim in words: "val/ppl (final): pha lower than sequential".
 std::string statement(const Claim& claim);

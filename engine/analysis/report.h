@@ -200,6 +200,9 @@ struct CurveCrossing {
 struct MixerLayer {
   int layer = 0;
   Stats gss, attn, ffn;  // final mixer weight over the replicas
+  // effective share (mixer weight x gain RMS over the layer's sum, `pha lens weights`) over the
+  // replicas that have one stored (n = 0: none has)
+  Stats gss_share, attn_share, ffn_share;
 };
 
 struct ClaimReport {
@@ -211,7 +214,7 @@ struct ClaimReport {
   std::string tuning;                       // compare claims: "tuned: ..." or "untuned: ..." (the verdict line)
   std::vector<CurveCrossing> crossings;     // claims read at budgets: the learning curves' crossing points
   std::string mixer_group;                  // mixer_sandwich: the group of `mixer`
-  std::vector<MixerLayer> mixer;            // mixer_sandwich: per-layer weights (first row)
+  std::vector<MixerLayer> mixer;            // mixer_sandwich: per-layer weights and effective shares (first row)
   std::string early;                        // "early training (3.2 tokens/parameter < 20)" when a row is
 };
 

@@ -1,10 +1,12 @@
 // The rows of the claims that are not comparisons of two groups: mixer_sandwich (one-sample t
-// intervals of two per-replica differences) and accuracy_at_params (Wilson intervals of the rate
+// intervals of two per-replica differences, on effective shares when every replica has them:
+// report_lens_claims.cpp) and accuracy_at_params (Wilson intervals of the rate
 // at which seeds reach the threshold). Each row gets its statistics, a raw p-value and the side
 // its statistic lies on; the verdict follows from the report's correction (report_stats.cpp).
 // Rules: docs/report.md.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "analysis/report.h"
 #include "analysis/report_internal.h"
@@ -16,65 +18,106 @@ namespace pha::analysis::detail {
 namespace {
 
 // Per replica: GSS weight at the edge layers minus in the middle, attention weight in the middle
-// minus at the edges (means over those layers of the final snapshot), and whether the strict
-// pattern (each branch's largest weight where the claim puts it) holds.
+// minus at the edges (means over those layers), and whether the strict pattern (each branch's
+// largest weight where the claim puts it) holds. The weights are the effective shares (mixer
+// weight x gain RMS over the layer's sum, `pha lens weights`) when every replica has them, else
+// the final mixer snapshot's raw weights.
 struct SandwichStats {
   std::vector<double> gss, attn;
   std::vector<int64_t> seeds;
   size_t strict = 0;
-  std::vector<std::vector<float>> weights;  // per replica, layer-major L x 3
+  std::vector<std::vector<float>> weights;  // per replica with a snapshot, layer-major (L, 3)
+  std::vector<std::vector<float>> shares;   // per replica with effective shares, layer-major (L, 3)
+  bool effective = false;
+  std::string basis;  // which weights were judged, in words
   std::string problem;
 };
 
+// The two differences and the strict pattern of one replica's (L, 3) weights; false with
+// `problem` set when they cannot be read.
+bool sandwich_differences(const std::vector<float>& weights, int e, const std::string& group, SandwichStats& out) {
+  const int L = static_cast<int>(weights.size() / 3);
+  if (L < 2 * e + 1) {
+    out.problem = group + " has " + std::to_string(L) + " layers; the claim needs at least 2 x edge_layers + 1 = " +
+                  std::to_string(2 * e + 1);
+    return false;
+  }
+  auto w = [&](int l, int b) { return static_cast<double>(weights[static_cast<size_t>(l * 3 + b)]); };
+  double ge = 0, gm = 0, ae = 0, am = 0;
+  int best_g = 0, best_a = 0;
+  for (int l = 0; l < L; ++l) {
+    const bool edge = l < e || l >= L - e;
+    (edge ? ge : gm) += w(l, 0);
+    (edge ? ae : am) += w(l, 1);
+    if (w(l, 0) > w(best_g, 0)) best_g = l;
+    if (w(l, 1) > w(best_a, 1)) best_a = l;
+  }
+  if (std::isnan(ge + gm + ae + am)) {
+    out.problem = group + " has layers without a mixer (their weights are not recorded)";
+    return false;
+  }
+  ge /= 2 * e, ae /= 2 * e, gm /= L - 2 * e, am /= L - 2 * e;
+  out.gss.push_back(ge - gm);
+  out.attn.push_back(am - ae);
+  const bool g_edge = best_g < e || best_g >= L - e, a_edge = best_a < e || best_a >= L - e;
+  if (g_edge && !a_edge) ++out.strict;
+  return true;
+}
+
 SandwichStats sandwich_of(const Claim& c, const GroupReport& g, store::Store& store) {
   SandwichStats out;
+  std::vector<std::vector<float>> shares;
+  std::string unmeasured;
   for (const auto& r : g.replicas) {
+    shares.push_back(effective_shares(store, r.run_id));
+    if (shares.back().empty()) unmeasured += (unmeasured.empty() ? "" : ", ") + std::to_string(r.run_id);
+    else out.shares.push_back(shares.back());
+  }
+  out.effective = !g.replicas.empty() && unmeasured.empty();
+  out.basis = out.effective ? "judged on effective weights (mixer weight x gain RMS, `pha lens weights`)"
+              : unmeasured.empty()
+                  ? "judged on raw mixer weights"
+                  : "judged on raw mixer weights: effective weights not measured for run" +
+                        std::string(unmeasured.find(',') == std::string::npos ? " " : "s ") + unmeasured +
+                        " (`pha lens weights --run N --record`)";
+  for (size_t i = 0; i < g.replicas.size(); ++i) {
+    const auto& r = g.replicas[i];
     const auto steps = store.mixer_steps(r.run_id);
-    if (steps.empty()) {
+    std::optional<store::MixerSnapshot> snap;
+    if (!steps.empty()) snap = store.read_mixer(r.run_id, steps.back());
+    if (snap && snap->branches == 3) out.weights.push_back(snap->weights);
+    if (out.effective) {
+      if (sandwich_differences(shares[i], c.edge_layers, g.group, out)) out.seeds.push_back(r.seed);
+      continue;
+    }
+    if (!snap) {
       out.problem = "run " + std::to_string(r.run_id) + " recorded no mixer snapshot";
       continue;
     }
-    const auto snap = store.read_mixer(r.run_id, steps.back());
-    const int L = snap->layers, e = c.edge_layers;
-    if (snap->branches != 3 || L < 2 * e + 1) {
-      out.problem = g.group + " has " + std::to_string(L) + " layers; the claim needs at least 2 x edge_layers + 1 = " +
-                    std::to_string(2 * e + 1);
+    if (snap->branches != 3) {
+      out.problem = g.group + " has " + std::to_string(snap->branches) + " branches per mixer; the claim needs gss, attn, ffn";
       continue;
     }
-    auto w = [&](int l, int b) { return static_cast<double>(snap->weights[static_cast<size_t>(l * 3 + b)]); };
-    double ge = 0, gm = 0, ae = 0, am = 0;
-    int best_g = 0, best_a = 0;
-    for (int l = 0; l < L; ++l) {
-      const bool edge = l < e || l >= L - e;
-      (edge ? ge : gm) += w(l, 0);
-      (edge ? ae : am) += w(l, 1);
-      if (w(l, 0) > w(best_g, 0)) best_g = l;
-      if (w(l, 1) > w(best_a, 1)) best_a = l;
-    }
-    if (std::isnan(ge + gm + ae + am)) {
-      out.problem = g.group + " has layers without a mixer (their weights are not recorded)";
-      continue;
-    }
-    ge /= 2 * e, ae /= 2 * e, gm /= L - 2 * e, am /= L - 2 * e;
-    out.gss.push_back(ge - gm);
-    out.attn.push_back(am - ae);
-    out.seeds.push_back(r.seed);
-    const bool g_edge = best_g < e || best_g >= L - e, a_edge = best_a < e || best_a >= L - e;
-    if (g_edge && !a_edge) ++out.strict;
-    out.weights.push_back(snap->weights);
+    if (sandwich_differences(snap->weights, c.edge_layers, g.group, out)) out.seeds.push_back(r.seed);
   }
   return out;
 }
 
+// Mean ± std over the replicas of branch k at layer l ((L, 3) each; NaN where a replica has fewer layers).
+Stats layer_stats(const std::vector<std::vector<float>>& per_replica, size_t l, size_t k) {
+  std::vector<double> v;
+  for (const auto& w : per_replica) v.push_back(l * 3 + k < w.size() ? w[l * 3 + k] : kNoValue);
+  return summarize(v);
+}
+
 void add_layers(const SandwichStats& s, std::vector<MixerLayer>& layers) {
-  if (s.weights.empty()) return;
-  const size_t L = s.weights.front().size() / 3;
-  for (size_t l = 0; l < L; ++l) {
-    std::vector<double> b[3];
-    for (const auto& w : s.weights)
-      for (int k = 0; k < 3; ++k) b[k].push_back(w.size() == L * 3 ? w[l * 3 + static_cast<size_t>(k)] : kNoValue);
-    layers.push_back({static_cast<int>(l), summarize(b[0]), summarize(b[1]), summarize(b[2])});
-  }
+  size_t L = 0;
+  for (const auto* set : {&s.weights, &s.shares})
+    for (const auto& w : *set) L = std::max(L, w.size() / 3);
+  for (size_t l = 0; l < L; ++l)
+    layers.push_back({static_cast<int>(l), layer_stats(s.weights, l, 0), layer_stats(s.weights, l, 1),
+                      layer_stats(s.weights, l, 2), layer_stats(s.shares, l, 0), layer_stats(s.shares, l, 1),
+                      layer_stats(s.shares, l, 2)});
 }
 
 // One group's seeds at an accuracy threshold: the rate reaching it and the score test of 1/2.
@@ -96,13 +139,14 @@ ClaimRow sandwich_row(const Claim& c, const GroupReport& g, store::Store& store,
   ClaimRow row;
   row.label = g.grid_point.empty() ? g.group : g.grid_point;
   const Stats dg = summarize(s.gss), da = summarize(s.attn);
-  row.measured = {{"GSS weight, first/last minus middle layers", dg, s.gss, s.seeds},
-                  {"attention weight, middle minus first/last layers", da, s.attn, s.seeds}};
+  const std::string what = s.effective ? " effective share, " : " weight, ";
+  row.measured = {{"GSS" + what + "first/last minus middle layers", dg, s.gss, s.seeds},
+                  {"attention" + what + "middle minus first/last layers", da, s.attn, s.seeds}};
   row.effect = row.effect_low = row.effect_high = kNoValue;
   if (layers) add_layers(s, *layers);
   if (dg.n < kMinReplicasForVerdict) {
     row.verdict = s.problem.empty() ? Verdict::TooFewReplicas : Verdict::Inconclusive;
-    row.reason = !s.problem.empty() ? s.problem : too_few(g.group, dg.n);
+    row.reason = (!s.problem.empty() ? s.problem : too_few(g.group, dg.n)) + "; " + s.basis;
     return row;
   }
   const double pg = one_sample_p(dg), pa = one_sample_p(da);
@@ -113,7 +157,7 @@ ClaimRow sandwich_row(const Claim& c, const GroupReport& g, store::Store& store,
   row.test.direction = dg.mean > 0 && da.mean > 0 ? 1 : dg.mean < 0 || da.mean < 0 ? -1 : 0;
   row.reason = std::string(row.test.direction > 0 ? "both differences are above 0" : row.test.direction < 0 ? "a difference is below 0" : "a difference is 0") +
                "; the strict pattern (GSS largest at an end, attention largest in the middle) in " +
-               std::to_string(s.strict) + " of " + std::to_string(s.gss.size()) + " replicas";
+               std::to_string(s.strict) + " of " + std::to_string(s.gss.size()) + " replicas; " + s.basis;
   return row;
 }
 

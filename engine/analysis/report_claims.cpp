@@ -2,7 +2,8 @@
 // settings), each comparison's effect and its test (paired by seed when both sides have the
 // same seeds, else Welch), its raw p, the evaluation's own noise and the training budget. The
 // verdicts follow from the report's correction over every row (report_stats.cpp); the other
-// claim kinds' rows are in report_claim_kinds.cpp, learning curves in report_curves.cpp.
+// claim kinds' rows are in report_claim_kinds.cpp and report_lens_claims.cpp, learning curves in
+// report_curves.cpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -268,6 +269,11 @@ ClaimReport evaluate_claim(const Claim& c, const Study& study, const Report& rep
       out.rows.push_back(detail::sandwich_row(c, report.groups[i], store, first ? &out.mixer : nullptr));
       out.rows.back().budget = detail::row_budget(c, {&report.groups[i]}, store, kNaN);
     }
+  } else if (c.kind == ClaimKind::Knockout || c.kind == ClaimKind::Specialisation) {
+    for (size_t i : groups_named(report, c.run)) {
+      out.rows.push_back(detail::knockout_row(c, report.groups[i], store));
+      out.rows.back().budget = detail::row_budget(c, {&report.groups[i]}, store, kNaN);
+    }
   } else {
     out.rows.push_back(detail::params_row(c, report, store));
     std::vector<const GroupReport*> groups;
@@ -277,9 +283,9 @@ ClaimReport evaluate_claim(const Claim& c, const Study& study, const Report& rep
   }
   if (out.rows.empty()) {
     ClaimRow none;
-    none.label = c.better + " vs " + c.than;
+    none.label = c.run.empty() ? c.better + " vs " + c.than : c.run;
     none.effect = none.effect_low = none.effect_high = kNaN;
-    none.reason = "no grid point has runs of both";
+    none.reason = c.run.empty() ? "no grid point has runs of both" : "no group of " + c.run + " has runs";
     out.rows.push_back(none);
   }
   return out;

@@ -102,26 +102,49 @@ std::vector<Cell> claim_row(const Report& report, const ClaimRow& r) {
           verdict};
 }
 
-void mixer_blocks(const ClaimReport& c, const std::string& n, std::vector<Block>& out) {
-  if (c.mixer.empty()) return;
-  out.push_back(paragraph({plain("Final mixer weights of " + c.mixer_group + " per layer (mean ± std (n) over replicas):")}));
-  Block t = table("mixer" + n, {"layer", "gss", "attn", "ffn"});
-  for (const auto& l : c.mixer)
-    t.rows.push_back({text_cell(std::to_string(l.layer), true), stats_cell(l.gss), stats_cell(l.attn), stats_cell(l.ffn)});
-  out.push_back(std::move(t));
-  detail::Chart chart{"Final mixer weights of " + c.mixer_group + " (mean ± std over replicas)", "layer", "weight",
-                      false, 0.0, 1.0, {}, {}};
+// A chart of one statistic per branch against the layer (mean ± std over the replicas).
+void mixer_chart(const ClaimReport& c, const std::string& id, const std::string& title, bool shares, std::vector<Block>& out) {
+  detail::Chart chart{title, "layer", shares ? "share" : "weight", false, 0.0, 1.0, {}, {}};
   const char* names[] = {"gss", "attn", "ffn"};
   for (int b = 0; b < 3; ++b) {
     detail::ChartSeries s{names[b], {}};
     for (const auto& l : c.mixer) {
       chart.x_ticks.push_back(l.layer);
-      s.points.push_back(point(l.layer, b == 0 ? l.gss : b == 1 ? l.attn : l.ffn));
+      const Stats& v = shares ? (b == 0 ? l.gss_share : b == 1 ? l.attn_share : l.ffn_share)
+                              : (b == 0 ? l.gss : b == 1 ? l.attn : l.ffn);
+      s.points.push_back(point(l.layer, v));
     }
     chart.series.push_back(s);
   }
   chart.x_ticks.erase(std::unique(chart.x_ticks.begin(), chart.x_ticks.end()), chart.x_ticks.end());
-  add_chart(out, "mixer" + n, chart);
+  add_chart(out, id, chart);
+}
+
+// The raw mixer weights per layer and, where the lens measured them, the effective shares beside them.
+void mixer_blocks(const ClaimReport& c, const std::string& n, std::vector<Block>& out) {
+  if (c.mixer.empty()) return;
+  const bool shares = std::any_of(c.mixer.begin(), c.mixer.end(), [](const MixerLayer& l) {
+    return l.gss_share.n + l.attn_share.n + l.ffn_share.n > 0;
+  });
+  Spans text = {plain("Final mixer weights of " + c.mixer_group + " per layer (mean ± std (n) over replicas)")};
+  if (shares) {
+    text.push_back(plain(", and the effective shares beside them (mixer weight x gain RMS over the layer's sum, "));
+    text.push_back(styled("pha lens weights", SpanStyle::Code));
+    text.push_back(plain(")"));
+  }
+  text.push_back(plain(":"));
+  out.push_back(paragraph(std::move(text)));
+  std::vector<std::string> columns = {"layer", "gss", "attn", "ffn"};
+  if (shares) columns.insert(columns.end(), {"gss share", "attn share", "ffn share"});
+  Block t = table("mixer" + n, columns);
+  for (const auto& l : c.mixer) {
+    t.rows.push_back({text_cell(std::to_string(l.layer), true), stats_cell(l.gss), stats_cell(l.attn), stats_cell(l.ffn)});
+    if (shares) t.rows.back().insert(t.rows.back().end(), {stats_cell(l.gss_share), stats_cell(l.attn_share), stats_cell(l.ffn_share)});
+  }
+  out.push_back(std::move(t));
+  mixer_chart(c, "mixer" + n, "Final mixer weights of " + c.mixer_group + " (mean ± std over replicas)", false, out);
+  if (shares)
+    mixer_chart(c, "shares" + n, "Effective shares of " + c.mixer_group + " (mean ± std over replicas)", true, out);
 }
 
 void claim_blocks(const Report& report, const ClaimReport& c, size_t i, std::vector<Block>& out) {

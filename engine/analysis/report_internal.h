@@ -1,5 +1,6 @@
 // Internal to the report: reading one replica's value of a metric, learning curves and budgets,
-// the rows of each claim kind (report_claims.cpp, report_claim_kinds.cpp, report_curves.cpp),
+// the rows of each claim kind (report_claims.cpp, report_claim_kinds.cpp, report_lens_claims.cpp,
+// report_curves.cpp),
 // and the SVG charts and HTML escaping the renderers share (the number formats are public:
 // analysis/report_format.h).
 #pragma once
@@ -55,6 +56,11 @@ std::string too_few(const std::string& who, std::size_t n);
 // statistics, raw p and direction; the verdict follows from the correction (report_stats.cpp).
 ClaimRow sandwich_row(const Claim& c, const GroupReport& g, store::Store& store, std::vector<MixerLayer>* layers);
 ClaimRow params_row(const Claim& c, const Report& report, store::Store& store);
+// The lens's stored measurements (report_lens_claims.cpp, store/lens_store.h): a run's effective
+// shares, layer-major (L, 3) in branch_names() order (NaN where a (layer, branch) has none;
+// empty: not measured), and the row of a knockout or specialisation claim over one group.
+std::vector<float> effective_shares(store::Store& store, int64_t run_id);
+ClaimRow knockout_row(const Claim& c, const GroupReport& g, store::Store& store);
 
 // The number formats are public (analysis/report_format.h); test_report spells them detail::.
 using analysis::mean_std;

@@ -145,7 +145,8 @@ void power(ClaimRow& r, const ReportSettings& s, std::size_t m) {
     return;
   }
   r.seeds_needed = seeds_needed(r.test.spread, r.effect, level, s.power);
-  r.seeds_text = r.seeds_needed ? count(r.seeds_needed, "seed", "seeds") + " per side" : "more than 1000 seeds per side";
+  const std::string per = r.better.empty() ? "" : " per side";  // a one-sample row (knockout) has one side
+  r.seeds_text = r.seeds_needed ? count(r.seeds_needed, "seed", "seeds") + per : "more than 1000 seeds" + per;
 }
 
 void overall(ClaimReport& out, const std::string& unit) {

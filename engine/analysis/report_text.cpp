@@ -158,7 +158,9 @@ json claim_json(const ClaimReport& c) {
   for (const auto& r : c.rows) rows.push_back(row_json(r));
   json mixer = json::array();
   for (const auto& l : c.mixer)
-    mixer.push_back({{"layer", l.layer}, {"gss", stats_json(l.gss)}, {"attn", stats_json(l.attn)}, {"ffn", stats_json(l.ffn)}});
+    mixer.push_back({{"layer", l.layer}, {"gss", stats_json(l.gss)}, {"attn", stats_json(l.attn)}, {"ffn", stats_json(l.ffn)},
+                     {"gss_share", stats_json(l.gss_share)}, {"attn_share", stats_json(l.attn_share)},
+                     {"ffn_share", stats_json(l.ffn_share)}});
   json crossings = json::array();
   for (const auto& x : c.crossings)
     crossings.push_back({{"label", x.label}, {"axis", x.axis}, {"at", x.at}, {"lo", x.lo}, {"hi", x.hi},

@@ -1,9 +1,11 @@
 #include "nn/attention_branch.h"
 
 #include <cmath>
+#include <limits>
 
 #include <c10/util/Exception.h>
 #include <torch/nn/init.h>
+#include <torch/types.h>
 
 #include "attention/attention.h"
 #include "core/error.h"
@@ -78,6 +80,15 @@ at::Tensor AttentionBranchImpl::output(const at::Tensor& o, at::ScalarType dtype
 
 at::Tensor AttentionBranchImpl::forward(const at::Tensor& x) {
   const Qkv p = project(x, 0);
+  if (capture_head_ >= 0) {
+    TORCH_CHECK(capture_head_ < Hq_, "AttentionBranch: head ", capture_head_, " of ", Hq_);
+    torch::NoGradGuard no_grad;
+    const int64_t T = p.q.size(1);
+    const at::Tensor q = p.q.select(2, capture_head_).to(at::kFloat);                 // (B, T, hd)
+    const at::Tensor k = p.k.select(2, capture_head_ / (Hq_ / G_)).to(at::kFloat);    // (B, T, hd)
+    const at::Tensor mask = at::ones({T, T}, q.options().dtype(at::kBool)).triu(1);
+    captured_ = at::matmul(q, k.transpose(1, 2)).masked_fill(mask, -std::numeric_limits<float>::infinity()).softmax(-1);
+  }
   return output(pha::kernels::causal_attention(p.q, p.k, p.v), x.scalar_type());
 }
 

@@ -43,6 +43,12 @@ class AttentionBranchImpl : public torch::nn::Module {
   at::Tensor log_scale;  // (Hq) learnable log-scale s_h (cosine attention only; undefined for softmax)
   bool softmax() const { return softmax_; }
 
+  // The hybrid lens (docs/lens.md): with a head set (>= 0), forward() also keeps that query
+  // head's attention weights softmax(q k^T + causal mask), (B, T, T) fp32, the branch's own
+  // logits (cosine: normalised q and k times the head's scale; softmax: q.k / sqrt(hd)).
+  void set_capture_head(int64_t head) { capture_head_ = head; captured_ = at::Tensor(); }
+  const at::Tensor& captured() const { return captured_; }
+
  private:
   struct Qkv {
     at::Tensor q;  // (B, T, Hq, hd) rotated, normalised and scaled (fp32)
@@ -60,6 +66,8 @@ class AttentionBranchImpl : public torch::nn::Module {
   bool softmax_;  // attention.kind "softmax": q.k / sqrt(hd), no log_scale
   bool rope_;     // positions "rope" (else the model adds learned positions)
   pha::kernels::RopeTables tables_, step_tables_;
+  int64_t capture_head_ = -1;
+  at::Tensor captured_;
 };
 TORCH_MODULE(AttentionBranch);
 

@@ -77,6 +77,21 @@ void SublayerImpl::set_compute_dtype(std::optional<at::ScalarType> dtype) {
   compute_ = dtype;
 }
 
+void SublayerImpl::apply_lens(std::vector<at::Tensor>& ys, const at::Tensor& mix, at::ScalarType master) {
+  if (!lens_) return;
+  for (size_t i = 0; i < ys.size(); ++i) {
+    const int b = static_cast<int>(branches_[i]);
+    if (lens_->knockout[b]) ys[i] = at::zeros_like(ys[i]);
+    if (!lens_->probe) continue;
+    torch::NoGradGuard no_grad;
+    const at::Tensor y = ys[i].to(master);  // the norms run in the master dtype, as in the fused op
+    const at::Tensor normed = normed_ ? norms[b](y) : y;  // g * y / rms(y): the plain form of the fused norm
+    const at::Tensor term = mix.defined() ? normed * mix[static_cast<int64_t>(i)] : normed;
+    lens_->contribution[b] = term.norm(2, {-1}).to(at::kFloat);   // (B, T)
+    lens_->normed_ms[b] = normed.pow(2).mean({-1}).to(at::kFloat);  // (B, T)
+  }
+}
+
 at::Tensor SublayerImpl::run_pre(const at::Tensor& x, Mode mode, SublayerState* state) {
   // x + f(Norm(x)): the norm in the master dtype, the branches in the compute dtype, f added
   // back in the master dtype (plain ATen: the fused kernel is the post-norm end).
@@ -86,6 +101,7 @@ at::Tensor SublayerImpl::run_pre(const at::Tensor& x, Mode mode, SublayerState* 
   for (Branch b : branches_) ys.push_back(run_branch(b, hc, mode, state));
   at::Tensor f;
   const at::Tensor w = mixed() ? mixer->weights(x.scalar_type()) : at::Tensor();
+  apply_lens(ys, w, x.scalar_type());
   for (size_t i = 0; i < ys.size(); ++i) {
     at::Tensor y = as_dtype(ys[i], x.scalar_type());
     if (normed_) y = norms[static_cast<int>(branches_[i])](y);
@@ -112,6 +128,7 @@ at::Tensor SublayerImpl::run(const at::Tensor& x, Mode mode, SublayerState* stat
     if (normed_) in.gains.push_back(norms[static_cast<int>(b)]->weight);
   }
   if (mixed()) in.mix = mixer->weights(x.scalar_type());  // (n_branches) fp32 or fp64
+  apply_lens(in.ys, in.mix, x.scalar_type());
   in.x = x;
   in.alpha = alpha_;
   in.ln_weight = post_norm->weight;

@@ -31,6 +31,18 @@
 
 namespace pha::model {
 
+// The hybrid lens's hooks into one sublayer (nn/lens_probe.h; docs/lens.md). Knock-out: a
+// branch's output is replaced by zeros before its RMSNorm, so its term w_b * RMSNorm_b(y_b) is 0
+// and the other branches keep their weights (not renormalised). Probe: per token, the L2 norm
+// over d of each branch's weighted term w_b * RMSNorm_b(y_b) and the mean over d of its normed
+// output squared, (g_b * y_b / rms(y_b))^2, both fp32 (B, T), after any knock-out.
+struct SublayerLens {
+  std::array<bool, kNumBranches> knockout{false, false, false};
+  bool probe = false;
+  std::array<at::Tensor, kNumBranches> contribution;  // (B, T), undefined for an absent branch
+  std::array<at::Tensor, kNumBranches> normed_ms;     // (B, T)
+};
+
 class SublayerImpl : public torch::nn::Module {
  public:
   SublayerImpl(const ModelConfig& cfg, const SubLayer& spec);
@@ -49,6 +61,8 @@ class SublayerImpl : public torch::nn::Module {
   // forward yet), canonical order.
   const std::array<at::Tensor, kNumBranches>& last_rms() const { return last_rms_; }
   void set_record_stats(bool on) { record_stats_ = on; }
+  // Lens hooks for the next forward passes (nullptr: none, the default). Not owned.
+  void set_lens(SublayerLens* lens) { lens_ = lens; }
   // The dtype the branches compute in (bf16 for mixed precision); nullopt: the input's own.
   void set_compute_dtype(std::optional<at::ScalarType> dtype);
 
@@ -66,6 +80,7 @@ class SublayerImpl : public torch::nn::Module {
   at::Tensor run(const at::Tensor& x, Mode mode, SublayerState* state);
   at::Tensor run_pre(const at::Tensor& x, Mode mode, SublayerState* state);
   at::Tensor run_branch(Branch b, const at::Tensor& x, Mode mode, SublayerState* state);
+  void apply_lens(std::vector<at::Tensor>& ys, const at::Tensor& mix, at::ScalarType master);  // knock-outs, then the probe
 
   std::vector<Branch> branches_;
   bool normed_;
@@ -74,6 +89,7 @@ class SublayerImpl : public torch::nn::Module {
   double rms_eps_;
   std::optional<at::ScalarType> compute_;
   bool record_stats_ = true;
+  SublayerLens* lens_ = nullptr;
   std::array<at::Tensor, kNumBranches> last_rms_;
 };
 TORCH_MODULE(Sublayer);

@@ -149,9 +149,12 @@ void plan_claims(const Project& project, const std::string& store_path, PlanRepo
     pc.seeds = seeds;
     const bool compare = claim.kind == analysis::ClaimKind::LowerIsBetter || claim.kind == analysis::ClaimKind::HigherIsBetter;
     if (!compare) {
+      const bool lens = claim.kind == analysis::ClaimKind::Knockout || claim.kind == analysis::ClaimKind::Specialisation;
       pc.note = claim.kind == analysis::ClaimKind::AccuracyAtParams
                     ? "judged on per-seed successes with Wilson intervals: a verdict needs at least 4 seeds all on one side"
-                    : "judged on one-sample intervals of the per-seed mixer differences (no power analysis)";
+                : lens ? "judged on one-sample intervals of the per-seed knock-out differences, measured after training "
+                         "by `pha lens knockout --record` on each replica's checkpoint (no power analysis before that)"
+                       : "judged on one-sample intervals of the per-seed mixer differences (no power analysis)";
     } else if (static_cast<std::size_t>(seeds) < analysis::kMinReplicasForVerdict) {
       pc.note = fmt::format("{} seed(s) per side: the report gives no verdict below {}", seeds,
                             analysis::kMinReplicasForVerdict);

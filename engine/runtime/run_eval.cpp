@@ -53,35 +53,6 @@ int64_t checkpoint_step(const std::string& path) {
   }
 }
 
-// The checkpoint to evaluate and its step.
-std::pair<std::string, int64_t> pick_checkpoint(store::Store& s, int64_t run_id, const RunEvalOptions& o) {
-  const auto ckpts = s.checkpoints(run_id);
-  if (!o.checkpoint.empty() && o.step >= 0) throw Error("--checkpoint", "give either --checkpoint or --step, not both");
-  if (!o.checkpoint.empty()) {
-    if (!fs::is_regular_file(o.checkpoint)) throw Error(o.checkpoint, "no such checkpoint file");
-    for (const auto& c : ckpts)
-      if (same_file(c.path, o.checkpoint)) return {o.checkpoint, c.step};
-    return {o.checkpoint, checkpoint_step(o.checkpoint)};
-  }
-  std::string steps;
-  for (const auto& c : ckpts) steps += (steps.empty() ? "" : ", ") + std::to_string(c.step);
-  if (ckpts.empty())
-    throw Error(s.path(), "run " + std::to_string(run_id) + " has no checkpoint (it is written at the end of training)");
-  const store::CheckpointRow* pick = &ckpts.back();
-  if (o.step >= 0) {
-    pick = nullptr;
-    for (const auto& c : ckpts)
-      if (c.step == o.step) pick = &c;
-    if (!pick)
-      throw Error("--step", "run " + std::to_string(run_id) + " has no checkpoint at step " + std::to_string(o.step) +
-                                " (it has: " + steps + ")");
-  }
-  if (!fs::is_regular_file(pick->path))
-    throw Error(pick->path, "checkpoint of run " + std::to_string(run_id) + " at step " + std::to_string(pick->step) +
-                                " is missing on disk");
-  return {pick->path, pick->step};
-}
-
 void check_task_vocab(const data::TaskGenerator& task, int64_t model_vocab, const std::string& where) {
   if (task.info().vocab_size > model_vocab)
     throw Error(where, "task \"" + task.info().name + "\" uses " + std::to_string(task.info().vocab_size) +
@@ -186,6 +157,40 @@ void apply_task_options(EvalPlan& plan, const RunEvalOptions& o, const DataSpec&
 
 }  // namespace
 
+// The checkpoint to evaluate and its step.
+std::pair<std::string, int64_t> pick_run_checkpoint(store::Store& s, int64_t run_id, const std::string& checkpoint,
+                                                    int64_t step) {
+  struct {
+    const std::string& checkpoint;
+    int64_t step;
+  } o{checkpoint, step};
+  const auto ckpts = s.checkpoints(run_id);
+  if (!o.checkpoint.empty() && o.step >= 0) throw Error("--checkpoint", "give either --checkpoint or --step, not both");
+  if (!o.checkpoint.empty()) {
+    if (!fs::is_regular_file(o.checkpoint)) throw Error(o.checkpoint, "no such checkpoint file");
+    for (const auto& c : ckpts)
+      if (same_file(c.path, o.checkpoint)) return {o.checkpoint, c.step};
+    return {o.checkpoint, checkpoint_step(o.checkpoint)};
+  }
+  std::string steps;
+  for (const auto& c : ckpts) steps += (steps.empty() ? "" : ", ") + std::to_string(c.step);
+  if (ckpts.empty())
+    throw Error(s.path(), "run " + std::to_string(run_id) + " has no checkpoint (it is written at the end of training)");
+  const store::CheckpointRow* pick = &ckpts.back();
+  if (o.step >= 0) {
+    pick = nullptr;
+    for (const auto& c : ckpts)
+      if (c.step == o.step) pick = &c;
+    if (!pick)
+      throw Error("--step", "run " + std::to_string(run_id) + " has no checkpoint at step " + std::to_string(o.step) +
+                                " (it has: " + steps + ")");
+  }
+  if (!fs::is_regular_file(pick->path))
+    throw Error(pick->path, "checkpoint of run " + std::to_string(run_id) + " at step " + std::to_string(pick->step) +
+                                " is missing on disk");
+  return {pick->path, pick->step};
+}
+
 RunEvalResult evaluate_run(const std::string& store_path, int64_t run_id, const RunEvalOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   check_options(o);
@@ -200,7 +205,7 @@ RunEvalResult evaluate_run(const std::string& store_path, int64_t run_id, const 
   if (!cfg.is_object() || !cfg.contains("data") || !cfg.contains("training"))
     throw Error(store_path, "run " + std::to_string(run_id) + " (\"" + run->name +
                                 "\") is not a training run: its record has no data and training sections");
-  const auto [ckpt, step] = pick_checkpoint(s, run_id, o);
+  const auto [ckpt, step] = pick_run_checkpoint(s, run_id, o.checkpoint, o.step);
   out.checkpoint = ckpt;
   out.step = step;
 

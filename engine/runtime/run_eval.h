@@ -11,11 +11,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "runtime/eval_types.h"
+#include "store/store.h"
 #include "store/types.h"
 
 namespace pha::runtime {
@@ -66,6 +68,12 @@ struct RunEvalResult {
 // loaded, or an option does not fit the run (a task on a text run, a task whose vocabulary the
 // model does not have, ...). Nothing is recorded unless every evaluation succeeded.
 RunEvalResult evaluate_run(const std::string& store_path, int64_t run_id, const RunEvalOptions& options);
+
+// The checkpoint of a run to read and its training step: `checkpoint` (a file; its step from the
+// run's rows or its metadata), else the one at `step` (>= 0), else the last. Throws pha::Error
+// naming the store, "--checkpoint" or "--step".
+std::pair<std::string, int64_t> pick_run_checkpoint(store::Store& store, int64_t run_id, const std::string& checkpoint,
+                                                    int64_t step);
 
 // The eval rows evaluate_run records for `result`, all at result.step (store_rows of each
 // point): text rows (split, T) x loss / perplexity / bpb; task rows (set, T) x accuracy (micro)

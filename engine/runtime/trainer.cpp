@@ -20,6 +20,7 @@
 #include "nn/checkpoint.h"
 #include "nn/fused_adamw.h"
 #include "nn/generate.h"
+#include "nn/lens_probe.h"
 #include "nn/pha_model.h"
 
 namespace pha::runtime {
@@ -308,6 +309,15 @@ void Trainer::forward_only(const data::Batch& b) {
   at::Tensor logits = m.logits(m.to_device(b.inputs, b.B, b.T));
   (void)logits.sum().item<float>();  // synchronise before the clock stops
   m.model->train();
+}
+
+model::LensPassResult Trainer::lens_pass(const data::Batch& b, const model::LensPassRequest& request) {
+  Impl& m = *impl_;
+  return model::lens_pass(*m.model, m.to_device(b.inputs, b.B, b.T), m.to_device(b.targets, b.B, b.T), request);
+}
+
+std::vector<model::FloatMatrix> Trainer::gss_impulse_responses(int64_t T) const {
+  return model::gss_impulse_responses(*impl_->model, T);
 }
 
 void Trainer::set_record_stats(bool on) { impl_->model->set_record_stats(on); }

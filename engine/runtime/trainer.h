@@ -18,6 +18,7 @@
 
 #include "data/batch.h"
 #include "model/model_config.h"
+#include "nn/lens_types.h"
 #include "nn/model_introspection.h"
 #include "nn/precision.h"
 #include "project/project.h"
@@ -109,6 +110,11 @@ class Trainer {
   LossSums eval_loss(const data::Batch& batch);
   std::vector<int32_t> predict(const data::Batch& batch);  // argmax ids, (B*T)
   void forward_only(const data::Batch& batch);             // logits, discarded (profiling)
+
+  // The hybrid lens (runtime/lens.h): one no-grad pass over `batch` with knock-outs, per-token
+  // probes and an attention head's weights; and each layer's GSS impulse response over T lags.
+  model::LensPassResult lens_pass(const data::Batch& batch, const model::LensPassRequest& request);
+  std::vector<model::FloatMatrix> gss_impulse_responses(int64_t T) const;
 
   void set_record_stats(bool on);
   // Times the phases of train_step (TrainStepResult::forward_s, ...); on CUDA it synchronises

@@ -108,7 +108,7 @@ void restart_run(Store& store, std::int64_t run_id, const std::string& env_json)
   if (run->status != RunStatus::Cancelled && run->status != RunStatus::Interrupted)
     throw Error(store.path(), "run " + std::to_string(run_id) + " is " + to_string(run->status) +
                                   "; only a cancelled or interrupted run is trained again from the start in place");
-  for (const char* table : {"metrics", "run_summary", "metric_rollups", "mixer_snapshots", "perf", "evals", "checkpoints"}) {
+  for (const char* table : {"metrics", "run_summary", "metric_rollups", "mixer_snapshots", "perf", "evals", "checkpoints", "lens_results"}) {
     const std::string sql = std::string("DELETE FROM ") + table + " WHERE run_id = ?1";
     StmtScope s(store.db().stmt(sql.c_str()));
     s->bind(1, run_id);

@@ -165,6 +165,24 @@ constexpr const char* kSchemaV7 = R"sql(
 ALTER TABLE runs ADD COLUMN env_json TEXT NOT NULL DEFAULT '{}';
 )sql";
 
+// Version 8: the hybrid lens's measurements of a run's checkpoint (docs/lens.md): effective
+// branch weights and branch knock-outs, per layer and branch, over all tokens and per token
+// class. One set per run: measuring again replaces the rows of the same key.
+constexpr const char* kSchemaV8 = R"sql(
+CREATE TABLE lens_results(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  layer INTEGER NOT NULL,
+  branch TEXT NOT NULL,
+  class TEXT NOT NULL,
+  step INTEGER NOT NULL,
+  value REAL NOT NULL,
+  tokens INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  measured_at INTEGER NOT NULL,
+  PRIMARY KEY(run_id, kind, layer, branch, class)) WITHOUT ROWID;
+)sql";
+
 void migrate_0_to_1(Db& db) { db.exec_script(kSchemaV1); }
 
 void migrate_1_to_2(Db& db) {
@@ -188,13 +206,16 @@ void migrate_5_to_6(Db& db) { db.exec_script(kSchemaV6); }
 
 void migrate_6_to_7(Db& db) { db.exec_script(kSchemaV7); }
 
+void migrate_7_to_8(Db& db) { db.exec_script(kSchemaV8); }
+
 // A new version: a kSchemaV<n> script (ALTER TABLE ... ADD COLUMN with a default that is right
 // for the old rows, plus any UPDATE that classifies them), a migrate_<n-1>_to_<n>, one entry
 // here, and Store::kSchemaVersion.
 using Migration = void (*)(Db&);
 // kMigrations[v] takes a store from version v to v + 1.
 constexpr Migration kMigrations[] = {migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4,
-                                     migrate_4_to_5, migrate_5_to_6, migrate_6_to_7};
+                                     migrate_4_to_5, migrate_5_to_6, migrate_6_to_7,
+                                     migrate_7_to_8};
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 
 bool table_exists(Db& db, const char* name) {
@@ -225,7 +246,7 @@ int read_schema_version(Db& db) {
 }
 
 void ensure_schema(Db& db, int target_version) {
-  static_assert(kMigrationCount == 7, "one migration per schema version (Store::kSchemaVersion)");
+  static_assert(kMigrationCount == 8, "one migration per schema version (Store::kSchemaVersion)");
   auto check_newer = [&](int version) {
     if (version > target_version) {
       throw Error(db.path(), "run store schema version " + std::to_string(version) +

@@ -54,13 +54,13 @@ TEST(StoreProvenance, KeysThatChangeNumbersAreTold) {
   EXPECT_EQ(pha::provenance_fields(R"({"world_size": 2})").at("world_size"), "2");
 }
 
-// tests/engine/store/data/store-v4.sqlite, migrated through v7: its runs recorded no provenance.
+// tests/engine/store/data/store-v4.sqlite, migrated to the current version: its runs recorded no provenance.
 TEST(StoreProvenance, RunsOfOlderStoresHaveAnEmptyRecord) {
   TempDir dir;
   const std::string path = dir.file("runs.sqlite");
   std::filesystem::copy_file(PHA_STORE_FIXTURES "/store-v4.sqlite", path);
   ps::Store store = ps::Store::open(path);
-  EXPECT_EQ(store.schema_version(), 7);
+  EXPECT_EQ(store.schema_version(), ps::Store::kSchemaVersion);
   for (const auto& e : store.list_runs()) EXPECT_EQ(e.run.env_json, "{}") << e.run.name;
 }
 
