@@ -42,9 +42,18 @@ std::string read_text(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// "3", "pha-tiny", "3,4,5" or "group:pha/d_model=64" -> run ids.
+// "3", "pha-tiny", "3,4,5", "group:pha/d_model=64" or "all" (every finished training run) -> run ids.
 std::vector<int64_t> resolve_runs(store::Store& s, const std::string& spec, const std::string& argument) {
   std::vector<int64_t> out;
+  if (spec == "all") {
+    store::RunListQuery q;
+    q.kind = store::RunKind::Train;
+    q.newest_first = false;
+    for (const auto& e : s.list_runs(q))
+      if (e.run.status == store::RunStatus::Finished) out.push_back(e.run.id);
+    if (out.empty()) throw Error(argument, "the store has no finished training run");
+    return out;
+  }
   if (spec.rfind("group:", 0) == 0) {
     store::RunListQuery q;
     q.group = spec.substr(6);
@@ -283,7 +292,7 @@ void add_lens_command(CLI::App& app, GlobalOptions& global) {
     auto* cmd = lens->add_subcommand(name, help);
     cmd->add_option("--project", o->where.project, "Project folder (its runs.sqlite)");
     cmd->add_option("--store", o->where.store, "Run store file (instead of --project)");
-    cmd->add_option("--run", o->run, "Run id or unique name; tokens: several (3,4,5) or group:NAME")->required();
+    cmd->add_option("--run", o->run, "Run id or unique name; weights, knockout and tokens: several (3,4,5), group:NAME or all")->required();
     cmd->add_option("--checkpoint", o->engine.checkpoint, "Checkpoint file (default: the run's last)");
     cmd->add_option("--step", o->engine.step, "The run's checkpoint at this training step")->check(CLI::NonNegativeNumber);
     cmd->add_option("--device", o->engine.device, "cpu | cuda | auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
@@ -309,10 +318,14 @@ void add_lens_command(CLI::App& app, GlobalOptions& global) {
         if (!o->compare.empty()) b = resolve_runs(s, o->compare, "--compare");
       }
       if (!o->text_file.empty()) o->source.text = read_text(o->text_file);
-      if (fn_name != "tokens" && a.size() > 1) throw Error("--run", "give one run");
-      if (fn_name == "weights") run_weights(*o, store_path, a.front());
-      else if (fn_name == "knockout") run_knockout(*o, store_path, a.front());
-      else if (fn_name == "tokens") run_tokens(*o, store_path, a, b);
+      const bool many = fn_name == "weights" || fn_name == "knockout";
+      if (!many && fn_name != "tokens" && a.size() > 1) throw Error("--run", "give one run");
+      if (many && a.size() > 1 && !o->csv.empty()) throw Error("--csv", "is for one run; give one --run");
+      if (fn_name == "weights") {
+        for (int64_t id : a) run_weights(*o, store_path, id);
+      } else if (fn_name == "knockout") {
+        for (int64_t id : a) run_knockout(*o, store_path, id);
+      } else if (fn_name == "tokens") run_tokens(*o, store_path, a, b);
       else if (fn_name == "spectrum") run_spectrum(*o, store_path, a.front());
       else run_attention(*o, store_path, a.front());
     });
