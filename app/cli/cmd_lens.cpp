@@ -236,8 +236,8 @@ void run_spectrum(const LensOpts& o, const std::string& store_path, int64_t run_
     std::printf("%s\n", s.none_reason.c_str());
     return;
   }
-  std::printf("|K(t)| over %lld lags (training context %d); half-life: the lag after which |K| stays at or below half "
-              "its peak over lags >= 1\n",
+  std::printf("|K(t)| over %lld lags (training context %d); half-life: lags from the peak of |K| (lags >= 1) until it "
+              "stays at or below half the peak\n",
               static_cast<long long>(s.horizon), s.train_len);
   std::printf("%5s %8s %10s %10s %10s %14s\n", "layer", "channels", "median hl", "min hl", "max hl", "beyond context");
   std::ostringstream csv;

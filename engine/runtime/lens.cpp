@@ -52,7 +52,7 @@ float& cell(model::FloatMatrix& m, int r, int c) { return m.values[static_cast<s
 
 int64_t LensWindows::counted() const {
   int64_t n = 0;
-  for (int32_t t : targets) n += t != data::kIgnore;
+  for (size_t i = 0; i < targets.size(); ++i) n += targets[i] != data::kIgnore && scored[i];
   return n;
 }
 
@@ -187,8 +187,8 @@ TokenLosses Lens::token_losses(const LensWindows& w) {
     }
   });
   double sum = 0;
-  for (float v : out.nll)
-    if (!std::isnan(v)) sum += v, ++out.counted;
+  for (size_t i = 0; i < out.nll.size(); ++i)
+    if (!std::isnan(out.nll[i]) && w.scored[i]) sum += out.nll[i], ++out.counted;
   out.mean_nll = out.counted > 0 ? sum / static_cast<double>(out.counted) : kNaN;
   out.seconds = seconds_since(t0);
   return out;
@@ -260,7 +260,7 @@ KnockoutResult Lens::knockouts(const LensWindows& w) {
     std::vector<int64_t> cnt(C + 1, 0);
     for (size_t i = 0; i < nll.size(); ++i) {
       if (std::isnan(nll[i])) continue;
-      sum[C] += nll[i], ++cnt[C];
+      if (w.scored[i]) sum[C] += nll[i], ++cnt[C];
       if (w.cls[i] >= 0) sum[static_cast<size_t>(w.cls[i])] += nll[i], ++cnt[static_cast<size_t>(w.cls[i])];
     }
     std::vector<double> mean(C + 1);

@@ -53,8 +53,12 @@ struct LensWindows {
   std::vector<std::string> target_text;  // (B*T) the token to predict, as text
   std::vector<int8_t> cls;               // (B*T) index into class_names; -1 where not counted
   std::vector<std::string> class_names;  // text: copyable, novel; MQAR: key, value, query, filler
+  // (B*T) 1 where the position counts in the overall figures (every mean "over all tokens"):
+  // text: every counted target; tasks: the task's own targets only (the other positions carry
+  // the next input as target and are reached through their class alone).
+  std::vector<uint8_t> scored;
   std::string source;                    // "valid tokens 0-4095 (4 windows of 1024)", "text (312 tokens)"
-  int64_t counted() const;               // positions with a counted target
+  int64_t counted() const;               // positions that count in the overall figures (scored)
 };
 
 struct LensRunInfo {
@@ -78,7 +82,7 @@ struct TokenLosses {
   // [layer][branch] (B*T): L2 norm over d of the weighted term w_b * RMSNorm_b(y_b) entering the
   // residual sum (PHA: the mixed sublayer's); empty where the layer has no such branch.
   std::vector<std::array<std::vector<float>, 3>> contribution;
-  double mean_nll = 0.0;   // over counted positions: equals the evaluator's loss on these windows
+  double mean_nll = 0.0;   // over the scored positions: text: equals the evaluator's loss on these windows
   int64_t counted = 0;
   double seconds = 0.0;
 };
@@ -100,7 +104,7 @@ struct KnockoutResult {
   // is 0; the other branches keep their weights (not renormalised).
   static constexpr const char* kRule = "zeroed, the other weights not renormalised";
   int layers = 0;
-  double base_loss = 0.0;                 // mean NLL of the intact model over counted positions
+  double base_loss = 0.0;                 // mean NLL of the intact model over the scored positions
   // (L + 1) x 3: mean NLL with (layer, branch) removed minus base_loss; row L = the branch
   // removed in every layer; NaN where the layer has no such branch.
   model::FloatMatrix delta;

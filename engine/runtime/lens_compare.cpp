@@ -139,7 +139,8 @@ TokenComparison compare_tokens(const std::string& store_path, const std::vector<
       if (std::isnan(out.diff[k])) continue;
       int p = 0;
       while ((2 << p) <= t + 1) ++p;
-      for (BinSums* s : {&all, &by_pos[static_cast<size_t>(p)]}) s->a[win] += out.nll_a[k], s->b[win] += out.nll_b[k], ++s->n[win];
+      if (w.scored[k])
+        for (BinSums* s : {&all, &by_pos[static_cast<size_t>(p)]}) s->a[win] += out.nll_a[k], s->b[win] += out.nll_b[k], ++s->n[win];
       if (w.cls[k] >= 0) {
         BinSums& s = by_cls[static_cast<size_t>(w.cls[k])];
         s.a[win] += out.nll_a[k], s.b[win] += out.nll_b[k], ++s.n[win];

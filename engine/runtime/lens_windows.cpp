@@ -123,6 +123,7 @@ LensWindows text_windows(const JobData& data, const LensSource& src, int T) {
   w.input_text.assign(total, "");
   w.target_text.assign(total, "");
   w.cls.assign(total, -1);
+  w.scored.assign(total, 0);
   w.class_names = {"copyable", "novel"};
   for (int b = 0; b < w.B; ++b) {
     const size_t s0 = static_cast<size_t>(b) * static_cast<size_t>(T);
@@ -136,6 +137,7 @@ LensWindows text_windows(const JobData& data, const LensSource& src, int T) {
       w.input_text[i] = display_token(tok.decode(&seq[t], 1));
       w.target_text[i] = display_token(tok.decode(&seq[t + 1], 1));
       w.cls[i] = copy[t] ? 0 : 1;
+      w.scored[i] = 1;
     }
   }
   const std::string win = std::to_string(w.B) + (w.B == 1 ? " window of " : " windows of ") + std::to_string(T);
@@ -190,6 +192,7 @@ LensWindows task_windows(const JobData& data, const LensSource& src, int64_t run
   w.input_text.assign(total, "");
   w.target_text.assign(total, "");
   w.cls.assign(total, -1);
+  w.scored.assign(total, 0);
   for (int64_t e = 0; e < n; ++e) {
     const data::Sample s = task.sample(static_cast<uint64_t>(src.offset + e));
     for (int t = 0; t < w.T; ++t) {
@@ -201,6 +204,7 @@ LensWindows task_windows(const JobData& data, const LensSource& src, int64_t run
       w.targets[i] = answer ? s.targets[static_cast<size_t>(t)]
                             : t + 1 < w.T ? s.inputs[static_cast<size_t>(t) + 1] : data::kIgnore;
       w.input_text[i] = std::to_string(w.inputs[i]);
+      w.scored[i] = answer ? 1 : 0;
       if (w.targets[i] != data::kIgnore) w.target_text[i] = std::to_string(w.targets[i]);
       if (w.targets[i] == data::kIgnore) continue;
       if (mqar)
@@ -211,7 +215,7 @@ LensWindows task_windows(const JobData& data, const LensSource& src, int64_t run
   }
   w.source = set.name + " examples " + std::to_string(src.offset) + "-" + std::to_string(src.offset + n - 1) + " (T " +
              std::to_string(w.T) + "; " + (mqar ? "MQAR roles key, value, query, filler" : "answer: the task's targets") +
-             "; other positions predict the next input)";
+             "; the overall figures are over the task's targets, the other positions predict the next input)";
   return w;
 }
 

@@ -187,6 +187,8 @@ TEST(Lens, MqarPositionsCarryTheTasksRoles) {
   EXPECT_THROW(lens.windows(text), pha::Error) << "a task run reads its held-out examples";
   const KnockoutResult k = lens.knockouts(w);
   EXPECT_EQ(k.class_tokens[2], 12);
+  EXPECT_EQ(k.tokens, 12) << "the overall figures are over the task's own targets (the queries)";
+  EXPECT_EQ(k.class_tokens[3], 3 * (32 - 8 - 4 - 1)) << "filler: every other position after the pairs but the last";
 }
 
 TEST(Lens, CopyableRuleAndHalfLifeOnKnownInputs) {
