@@ -1,5 +1,6 @@
 #include "mixer_panel.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSlider>
@@ -7,6 +8,7 @@
 #include <cmath>
 
 #include "csv_file.h"
+#include "lens_rows.h"
 #include "mixer_heatmap.h"
 #include "sandwich.h"
 
@@ -24,6 +26,13 @@ MixerPanel::MixerPanel(QWidget* parent) : QWidget(parent) {
   m_slider->setToolTip(tr("Scrub through the training steps to replay how the mixer weights moved"));
   m_stepLabel = new QLabel(this);
   m_stepLabel->setMinimumWidth(90);
+  m_kind = new QComboBox(this);
+  m_kind->setObjectName("mixerWeightKind");
+  m_kind->addItems({tr("raw"), tr("effective")});
+  m_kind->setToolTip(tr("raw: the softplus mixer weights w_b recorded while training; effective: each branch's share "
+                        "of w_b x RMS of its normed output, measured by the Lens dock (Weights > Record) on a "
+                        "checkpoint"));
+  row->addWidget(m_kind);
   row->addWidget(m_slider, 1);
   row->addWidget(m_stepLabel);
   layout->addLayout(row);
@@ -41,6 +50,40 @@ MixerPanel::MixerPanel(QWidget* parent) : QWidget(parent) {
           .arg(kDominanceMargin));
   layout->addWidget(m_readout);
   connect(m_slider, &QSlider::valueChanged, this, &MixerPanel::showFrame);
+  connect(m_kind, &QComboBox::currentIndexChanged, this, [this](int i) { setShowEffective(i == 1); });
+}
+
+void MixerPanel::setEffectiveShares(std::optional<MixerFrame> shares) {
+  m_effective = std::move(shares);
+  if (m_showEffective) showEffective();
+}
+
+void MixerPanel::setShowEffective(bool effective) {
+  m_showEffective = effective;
+  if (m_kind->currentIndex() != (effective ? 1 : 0)) {
+    QSignalBlocker block(m_kind);
+    m_kind->setCurrentIndex(effective ? 1 : 0);
+  }
+  m_slider->setEnabled(!effective && !m_frames.empty());
+  if (effective) showEffective();
+  else if (m_current >= 0) showFrame(m_current);
+  else if (!m_frames.empty()) showFrame(static_cast<int>(m_frames.size()) - 1);
+  else m_heatmap->clear(tr("This run has no mixer snapshots."));
+}
+
+void MixerPanel::showEffective() {
+  if (!m_effective) {
+    m_heatmap->clear(effectiveNotMeasuredMessage());
+    m_readout->clear();
+    m_stepLabel->clear();
+    return;
+  }
+  const MixerFrame& f = *m_effective;
+  m_heatmap->setMatrix(f.layers, f.branches, f.weights);
+  m_heatmap->setStep(f.step);
+  m_stepLabel->setText(tr("effective, step %1").arg(f.step));
+  const std::string sandwich = readSandwich(f.layers, f.branches, f.weights).summary;
+  m_readout->setText(QString::fromStdString(sandwich) + "\n" + tr("effective shares (Lens): w_b x gain RMS, per layer"));
 }
 
 void MixerPanel::setFrames(std::vector<MixerFrame> frames) {
@@ -50,7 +93,7 @@ void MixerPanel::setFrames(std::vector<MixerFrame> frames) {
     clear(tr("This run has no mixer snapshots."));
     return;
   }
-  m_slider->setEnabled(true);
+  m_slider->setEnabled(!m_showEffective);
   QSignalBlocker block(m_slider);
   m_slider->setRange(0, static_cast<int>(m_frames.size()) - 1);
   m_slider->setValue(m_slider->maximum());
@@ -60,7 +103,7 @@ void MixerPanel::setFrames(std::vector<MixerFrame> frames) {
 void MixerPanel::appendFrame(MixerFrame frame) {
   const bool following = m_frames.empty() || m_current == static_cast<int>(m_frames.size()) - 1;
   m_frames.push_back(std::move(frame));
-  m_slider->setEnabled(true);
+  m_slider->setEnabled(!m_showEffective);
   QSignalBlocker block(m_slider);
   m_slider->setRange(0, static_cast<int>(m_frames.size()) - 1);
   if (following) {
@@ -71,6 +114,7 @@ void MixerPanel::appendFrame(MixerFrame frame) {
 
 void MixerPanel::clear(const QString& message) {
   m_frames.clear();
+  m_effective.reset();
   m_current = -1;
   m_slider->setEnabled(false);
   m_stepLabel->clear();
@@ -81,6 +125,7 @@ void MixerPanel::clear(const QString& message) {
 void MixerPanel::showFrame(int index) {
   if (index < 0 || index >= static_cast<int>(m_frames.size())) return;
   m_current = index;
+  if (m_showEffective) return showEffective();  // the live frames wait behind the toggle
   const MixerFrame& f = m_frames[static_cast<size_t>(index)];
   m_heatmap->setMatrix(f.layers, f.branches, f.weights);
   m_heatmap->setStep(f.step);

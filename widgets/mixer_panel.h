@@ -6,8 +6,10 @@
 
 #include <QWidget>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+class QComboBox;
 class QSlider;
 class QLabel;
 
@@ -43,6 +45,14 @@ class MixerPanel : public QWidget {
   MixerHeatmap* heatmap() const { return m_heatmap; }
   QSize sizeHint() const override { return {420, 560}; }
 
+  // The raw / effective toggle: the run's stored effective shares (the Lens dock's Weights >
+  // Record, store kind "effective_share"; nullopt: not measured) shown instead of the raw mixer
+  // weights while "effective share" is chosen. clear() forgets them (another run).
+  void setEffectiveShares(std::optional<MixerFrame> shares);
+  void setShowEffective(bool effective);
+  bool showsEffective() const { return m_showEffective; }
+  QComboBox* weightKindBox() const { return m_kind; }
+
  signals:
   void frameShown(qint64 step);
 
@@ -51,8 +61,13 @@ class MixerPanel : public QWidget {
   QSlider* m_slider = nullptr;
   QLabel* m_stepLabel = nullptr;
   QLabel* m_readout = nullptr;
+  QComboBox* m_kind = nullptr;
   std::vector<MixerFrame> m_frames;
+  std::optional<MixerFrame> m_effective;
+  bool m_showEffective = false;
   int m_current = -1;
+
+  void showEffective();
 };
 
 }  // namespace pha::widgets

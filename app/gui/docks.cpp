@@ -158,7 +158,7 @@ Docks buildDocks(QWidget* parent) {
     d.efficiencyPanel->setObjectName("efficiencyPanel");
     d.efficiencyDock = makeDock(QObject::tr("Efficiency"), dock_names::kEfficiency, d.efficiencyPanel, parent, {460, 330});
   }
-  {  // Compare, Generate and Report: feature widgets placed by MainWindow
+  {  // Compare, Generate, Report, Search and Lens: feature widgets placed by MainWindow
     QWidget* box = nullptr;
     d.compareHost = host(box, parent);
     d.compareDock = makeDock(QObject::tr("Compare"), dock_names::kCompare, box, parent, {560, 330});
@@ -174,6 +174,10 @@ Docks buildDocks(QWidget* parent) {
     QWidget* sbox = nullptr;
     d.searchHost = host(sbox, parent);
     d.searchDock = makeDock(QObject::tr("Search"), dock_names::kSearch, sbox, parent, {560, 330});
+    // The hybrid lens on the picked run (app/gui/lens/lens_view.h).
+    QWidget* lbox = nullptr;
+    d.lensHost = host(lbox, parent);
+    d.lensDock = makeDock(QObject::tr("Lens"), dock_names::kLens, lbox, parent, {460, 330});
   }
   return d;
 }

@@ -32,6 +32,7 @@ inline const char* const kCompare = "dock.compare";
 inline const char* const kGenerate = "dock.generate";
 inline const char* const kReport = "dock.report";
 inline const char* const kSearch = "dock.search";
+inline const char* const kLens = "dock.lens";
 }  // namespace dock_names
 
 struct Docks {
@@ -44,6 +45,7 @@ struct Docks {
   QDockWidget* generateDock = nullptr;
   QDockWidget* reportDock = nullptr;
   QDockWidget* searchDock = nullptr;
+  QDockWidget* lensDock = nullptr;
 
   // Project and runs
   QLabel* projectLabel = nullptr;
@@ -60,12 +62,14 @@ struct Docks {
   // Mixer, efficiency
   widgets::MixerPanel* mixerPanel = nullptr;
   widgets::EfficiencyPanel* efficiencyPanel = nullptr;
-  // Hosts for feature widgets (config editor, compare view, generate panel, report view, search view)
+  // Hosts for feature widgets (config editor, compare view, generate panel, report view, search view,
+  // lens view)
   QVBoxLayout* configHost = nullptr;
   QVBoxLayout* compareHost = nullptr;
   QVBoxLayout* generateHost = nullptr;
   QVBoxLayout* reportHost = nullptr;
   QVBoxLayout* searchHost = nullptr;
+  QVBoxLayout* lensHost = nullptr;
 };
 
 Docks buildDocks(QWidget* parent);

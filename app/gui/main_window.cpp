@@ -20,6 +20,8 @@
 #include "compare_widget.h"
 #include "efficiency_controller.h"
 #include "generate_panel.h"
+#include "lens_rows.h"
+#include "lens_view.h"
 #include "project_session.h"
 #include "queue_controller.h"
 #include "parallel_coords_tab.h"
@@ -125,6 +127,7 @@ void MainWindow::buildLayout() {
   tabifyDockWidget(d.efficiencyDock, d.generateDock);
   tabifyDockWidget(d.compareDock, d.reportDock);
   tabifyDockWidget(d.reportDock, d.searchDock);
+  tabifyDockWidget(d.searchDock, d.lensDock);
   d.compareDock->raise();
 }
 
@@ -231,8 +234,10 @@ void MainWindow::reloadRuns() {
 }
 
 void MainWindow::onRunChosen(const QString& storePath, qint64 runId, const QString& name) {
+  m_lens->setRun(storePath, runId, name, m_browser->selectedRunIds());  // a trained run, also while another trains
   if (m_monitor->isLive()) return;  // the live run keeps the plots while training
   if (!m_monitor->showStoredRun(storePath, runId)) showError(m_monitor->errorText());
+  m_docks.mixerPanel->setEffectiveShares(widgets::readEffectiveShares(storePath, runId));
   if (m_monitor->shownRunIsProfile()) {  // its figures are the Efficiency dock's
     m_docks.efficiencyDock->show();
     m_docks.efficiencyDock->raise();
@@ -298,6 +303,7 @@ void MainWindow::onStoreChanged(const QString& storePath, const StoreChange& cha
   } else if (touched) {
     m_compare->reload();
   }
+  if (change.removed.contains(m_lens->runId())) m_lens->clearRun(tr("Run %1 was deleted.").arg(m_lens->runId()));
   // Live curves: the stored run shown is gone, or has a new name.
   const qint64 shown = m_monitor->shownRunId();
   if (!m_monitor->isLive() && shown > 0) {

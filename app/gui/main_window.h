@@ -1,7 +1,7 @@
 // MainWindow: builds the docks and menus and wires the project session, the run browser, the
 // run queue, the efficiency profile and the feature docks together; the work is done by those
 // objects (ProjectSession, RunBrowser, QueueController, EfficiencyController, RunMonitor,
-// ConfigEditor, CompareWidget, GeneratePanel, ReportView, SearchView).
+// ConfigEditor, CompareWidget, GeneratePanel, ReportView, SearchView, LensView).
 //   main_window.cpp          construction, layout, settings, the window's public actions
 //   main_window_menus.cpp    every menu, the toolbar and the status bar, in one place
 //   main_window_project.cpp  opening and creating projects, the feature docks, variants, reports
@@ -24,6 +24,7 @@ class CompareWidget;
 class ConfigEditor;
 class EfficiencyController;
 class GeneratePanel;
+class LensView;
 class ProjectSession;
 class QueueController;
 class RunActions;
@@ -87,6 +88,7 @@ class MainWindow : public QMainWindow {
   GeneratePanel* generatePanel() const { return m_generate; }
   ReportView* reportView() const { return m_report; }
   SearchView* searchView() const { return m_search; }
+  LensView* lensView() const { return m_lens; }
   ProjectDataBanner* dataBanner() const { return m_dataBanner; }
   StoreDamageBanner* storeBanner() const { return m_storeBanner; }
   // The damaged store's recovery (the banner's Recover...): asks (confirm), closes the window's
@@ -157,6 +159,7 @@ class MainWindow : public QMainWindow {
   GeneratePanel* m_generate = nullptr;
   ReportView* m_report = nullptr;
   SearchView* m_search = nullptr;
+  LensView* m_lens = nullptr;
   ProjectDataBanner* m_dataBanner = nullptr;
   StoreDamageBanner* m_storeBanner = nullptr;
   std::function<bool(const QString&)> m_recoverConfirm;

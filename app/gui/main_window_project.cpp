@@ -1,6 +1,7 @@
 // MainWindow: opening and creating projects (dialogs, recent list, drag and drop; a project
 // whose data is not on this machine opens for browsing, with the Project dock's data banner),
-// the feature docks (configuration editor, compare view, generate panel, report view, search view, plot export menus),
+// the feature docks (configuration editor, compare view, generate panel, report view, search view, lens view,
+// plot export menus),
 // adding the edited configuration to the project as a variant, and the run report export.
 #include <QDir>
 #include <QDragEnterEvent>
@@ -28,6 +29,8 @@
 #include "efficiency_controller.h"
 #include "export_menu.h"
 #include "generate_panel.h"
+#include "lens_rows.h"
+#include "lens_view.h"
 #include "main_window.h"
 #include "mixer_heatmap.h"
 #include "mixer_panel.h"
@@ -71,6 +74,7 @@ bool MainWindow::openProject(const QString& path) {
   m_compare->clear();
   m_monitor->clear(tr("Pick a run in the run table to see its curves and mixer weights."));
   m_generate->clearRun();
+  m_lens->clearRun();
   m_statusLabel->clear();
   m_dataBanner->refresh();
   m_storeBanner->refresh();
@@ -215,6 +219,16 @@ void MainWindow::buildFeatureDocks() {
 
   m_search = new SearchView(m_session, m_queue, this);
   m_docks.searchHost->addWidget(m_search, 1);
+
+  m_lens = new LensView(this);
+  m_lens->setObjectName("lensView");
+  m_docks.lensHost->addWidget(m_lens, 1);
+  // Recorded effective weights reach the Mixer heatmap's effective view of the same run at once.
+  connect(m_lens, &LensView::recorded, this, [this](const QString& storePath, qint64 runId) {
+    if (!m_monitor->isLive() && m_monitor->shownRunId() == runId)
+      m_docks.mixerPanel->setEffectiveShares(widgets::readEffectiveShares(storePath, runId));
+    showMessage(m_lens->status(), 8000);
+  });
   // The live plots' Export… menus are RunMonitor's (run, metric and step in the title).
 }
 

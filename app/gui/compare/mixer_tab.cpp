@@ -1,5 +1,6 @@
 #include "mixer_tab.h"
 
+#include <QComboBox>
 #include <QFile>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -16,6 +17,7 @@
 
 #include "csv_file.h"
 #include "export_menu.h"
+#include "lens_rows.h"
 #include "mixer_heatmap.h"
 #include "plot_export.h"
 
@@ -72,7 +74,14 @@ MixerTab::MixerTab(QWidget* parent) : QWidget(parent) {
   m_stepLabel = new QLabel(this);
   m_stepLabel->setMinimumWidth(90);
   top->addWidget(m_stepLabel);
+  m_kind = new QComboBox(this);
+  m_kind->setObjectName("compareMixerWeightKind");
+  m_kind->addItems({tr("raw"), tr("effective")});
+  m_kind->setToolTip(tr("raw: the mixer weights recorded while training; effective: each branch's share of w_b x RMS "
+                        "of its normed output, stored by the Lens dock (Weights > Record)"));
+  top->addWidget(m_kind);
   layout->addLayout(top);
+  connect(m_kind, &QComboBox::currentIndexChanged, this, [this](int i) { setShowEffective(i == 1); });
   m_scroll = new QScrollArea(this);
   m_scroll->setObjectName("mixerGridScroll");
   m_scroll->setWidgetResizable(true);
@@ -92,6 +101,7 @@ MixerTab::MixerTab(QWidget* parent) : QWidget(parent) {
 
 void MixerTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   m_runs = std::move(runs);
+  m_effective.clear();
   qDeleteAll(m_columns);
   m_columns.clear();
   m_heatmaps.clear();
@@ -154,6 +164,17 @@ void MixerTab::showStep() {
   QStringList problems;
   for (int i = 0; i < m_heatmaps.size(); ++i) {
     const LoadedRun& run = (*m_runs)[static_cast<std::size_t>(m_runOf[i])];
+    if (m_showEffective) {
+      auto it = m_effective.find(m_runOf[i]);
+      if (it == m_effective.end())
+        it = m_effective.emplace(m_runOf[i], widgets::readEffectiveShares(run.ref.storePath, run.ref.runId)).first;
+      const auto& shares = it->second;
+      if (shares) m_heatmaps[i]->setMatrix(shares->layers, shares->branches, shares->weights);
+      else m_heatmaps[i]->clear(widgets::effectiveNotMeasuredMessage());
+      m_shown << (shares ? shares->step : -1);
+      m_titles[i]->setText(shares ? tr("%1 — effective, step %2").arg(run.label).arg(shares->step) : run.label);
+      continue;
+    }
     const auto* snapshot = snapshotAt(run, step);
     if (snapshot) m_heatmaps[i]->setMatrix(snapshot->layers, snapshot->branches, snapshot->weights);
     m_shown << (snapshot ? snapshot->step : -1);
@@ -176,6 +197,16 @@ void MixerTab::showStep() {
   problems << unreadable;
   m_message->setText(problems.join('\n'));
   m_message->setVisible(!problems.isEmpty());
+}
+
+void MixerTab::setShowEffective(bool effective) {
+  m_showEffective = effective;
+  if (m_kind->currentIndex() != (effective ? 1 : 0)) {
+    QSignalBlocker block(m_kind);
+    m_kind->setCurrentIndex(effective ? 1 : 0);
+  }
+  m_slider->setEnabled(!effective && m_steps.size() > 1);
+  showStep();
 }
 
 qint64 MixerTab::shownStep(int index) const { return m_shown.value(index, -1); }

@@ -3,15 +3,21 @@
 // latest snapshot at or before that step; the slider starts at the last step). The heatmaps
 // fill a grid as wide as the dock allows (at least kPanelWidth each), in a scroll area when
 // they do not fit; runs without a mixer (attention-only, sequential, GSS-only models) are
-// listed once in a line under the grid, not drawn as empty panels.
+// listed once in a line under the grid, not drawn as empty panels. A raw / effective toggle shows
+// each run's stored effective shares (the Lens dock's Weights > Record) instead, when it has them.
 #pragma once
 
 #include <QList>
 #include <QWidget>
+#include <map>
 #include <memory>
+#include <optional>
+
+#include "mixer_panel.h"
 
 #include "compare_data.h"
 
+class QComboBox;
 class QGridLayout;
 class QScrollArea;
 class QLabel;
@@ -40,6 +46,9 @@ class MixerTab : public QWidget {
   QString heatmapTitle(int index) const;
   QString message() const;
   static constexpr int kPanelWidth = 260;
+  // The raw / effective toggle (effective: store kind "effective_share", read once per run).
+  void setShowEffective(bool effective);
+  bool showsEffective() const { return m_showEffective; }
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -61,6 +70,9 @@ class MixerTab : public QWidget {
   QList<widgets::MixerHeatmap*> m_heatmaps;
   QList<QLabel*> m_titles;
   QList<qint64> m_shown;
+  QComboBox* m_kind = nullptr;
+  bool m_showEffective = false;
+  std::map<int, std::optional<widgets::MixerFrame>> m_effective;  // run index -> stored shares
 };
 
 }  // namespace pha::gui

@@ -47,7 +47,7 @@ TEST(Help, TheUserGuideHasASectionForEveryDockAndOpensFromHelp) {
   const QString html = userGuideHtml();
   ASSERT_FALSE(html.isEmpty()) << "resources/guide.html is compiled in as :/pha/guide.html";
   const auto docks = w.findChildren<QDockWidget*>();
-  ASSERT_EQ(docks.size(), 9);
+  ASSERT_EQ(docks.size(), 10);
   for (const QDockWidget* d : docks) EXPECT_TRUE(html.contains("<h3>" + d->windowTitle() + "</h3>")) << d->windowTitle().toStdString();
   QAction* guide = actionNamed(w, "&User guide");
   ASSERT_NE(guide, nullptr);

@@ -21,7 +21,7 @@ TEST(MainWindow, HasEveryDockWithAnObjectName) {
   MainWindow w;
   QStringList expected{dock_names::kProject, dock_names::kConfig, dock_names::kCurves,
                        dock_names::kMixer,   dock_names::kEfficiency, dock_names::kCompare,
-                       dock_names::kGenerate, dock_names::kReport, dock_names::kSearch};
+                       dock_names::kGenerate, dock_names::kReport, dock_names::kSearch, dock_names::kLens};
   expected.sort();
   EXPECT_EQ(dockNames(w), expected);
 }
