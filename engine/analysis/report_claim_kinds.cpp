@@ -74,12 +74,12 @@ SandwichStats sandwich_of(const Claim& c, const GroupReport& g, store::Store& st
     else out.shares.push_back(shares.back());
   }
   out.effective = !g.replicas.empty() && unmeasured.empty();
-  out.basis = out.effective ? "judged on effective weights (mixer weight x gain RMS, `pha lens weights`)"
+  out.basis = out.effective ? "judged on effective weights (mixer weight x gain RMS, \"pha lens weights\")"
               : unmeasured.empty()
                   ? "judged on raw mixer weights"
                   : "judged on raw mixer weights: effective weights not measured for run" +
                         std::string(unmeasured.find(',') == std::string::npos ? " " : "s ") + unmeasured +
-                        " (`pha lens weights --run N --record`)";
+                        " (\"pha lens weights --run N --record\")";
   for (size_t i = 0; i < g.replicas.size(); ++i) {
     const auto& r = g.replicas[i];
     const auto steps = store.mixer_steps(r.run_id);

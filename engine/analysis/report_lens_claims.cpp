@@ -46,10 +46,10 @@ std::string missing_text(int64_t run_id, const std::vector<store::LensRow>& rows
                          const KnockoutKey& b, bool has_a, bool has_b) {
   const std::string id = std::to_string(run_id);
   const bool any = std::any_of(rows.begin(), rows.end(), [](const store::LensRow& r) { return r.kind == "knockout"; });
-  if (!any) return "run " + id + " has no knock-out measurement: run `pha lens knockout --run " + id + " --record`";
+  if (!any) return "run " + id + " has no knock-out measurement: run \"pha lens knockout --run " + id + " --record\"";
   if (has_a && has_b) return "";
-  return "run " + id + "'s knock-out has no row for " + key_text(has_a ? b : a) + " (measure it again: `pha lens knockout --run " +
-         id + " --record`)";
+  return "run " + id + "'s knock-out has no row for " + key_text(has_a ? b : a) + " (measure it again: \"pha lens knockout --run " +
+         id + " --record\")";
 }
 
 std::string joined(const std::set<std::string>& items) {

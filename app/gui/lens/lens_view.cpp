@@ -223,8 +223,10 @@ void LensView::setRun(const QString& storePath, qint64 runId, const QString& nam
                                                             : std::vector<int64_t>{runId};
     for (const auto& [g, ids] : groups)
       if (ids.size() >= 2 && g != run->group)
-        choices << CompareChoice{tr("group %1 (%2 runs)%3").arg(QString::fromStdString(g)).arg(ids.size())
-                                     .arg(mine.size() >= 2 ? tr(" vs group %1").arg(group) : QString()),
+        choices << CompareChoice{mine.size() >= 2 ? tr("group %1 (%2 runs) vs group %3 (%4 runs)")
+                                                        .arg(group).arg(mine.size())
+                                                        .arg(QString::fromStdString(g)).arg(ids.size())
+                                                  : tr("group %1 (%2 runs)").arg(QString::fromStdString(g)).arg(ids.size()),
                                  mine, ids};
     // The seeds whose stored knock-outs give the spread: the selected replicas of this run's
     // group, else every replica of it in the store.

@@ -172,8 +172,8 @@ TEST(LensClaims, AReplicaWithoutRowsIsAProblemThatNamesTheCommand) {
   EXPECT_EQ(row.verdict, pa::Verdict::Inconclusive);
   EXPECT_TRUE(std::isnan(row.p)) << "not a test of the family";
   const std::string id1 = std::to_string(ids[1]), id2 = std::to_string(ids[2]);
-  EXPECT_TRUE(contains(row.reason, "run " + id2 + " has no knock-out measurement: run `pha lens knockout --run " + id2 +
-                                       " --record`"))
+  EXPECT_TRUE(contains(row.reason, "run " + id2 + " has no knock-out measurement: run \"pha lens knockout --run " + id2 +
+                                       " --record\""))
       << row.reason;
   EXPECT_TRUE(contains(row.reason, "run " + id1 + "'s knock-out has no row for gss removed at layer 3, all tokens"))
       << row.reason;
@@ -248,7 +248,7 @@ TEST(LensClaims, SandwichIsJudgedOnEffectiveSharesWhenEveryReplicaHasThem) {
   const pa::Report r = pa::build_report(study, store);
   const pa::ClaimRow& eff = r.claims.at(0).rows.at(0);
   EXPECT_EQ(eff.verdict, pa::Verdict::Holds) << eff.reason;
-  EXPECT_TRUE(contains(eff.reason, "judged on effective weights (mixer weight x gain RMS, `pha lens weights`)")) << eff.reason;
+  EXPECT_TRUE(contains(eff.reason, "judged on effective weights (mixer weight x gain RMS, \"pha lens weights\")")) << eff.reason;
   EXPECT_EQ(eff.measured[0].label, "GSS effective share, first/last minus middle layers");
   EXPECT_EQ(r.claims[1].verdict, pa::Verdict::DoesNotHold) << r.claims[1].rows[0].reason;
   EXPECT_TRUE(contains(r.claims[1].rows[0].reason, "judged on raw mixer weights: effective weights not measured for runs "))
@@ -256,7 +256,7 @@ TEST(LensClaims, SandwichIsJudgedOnEffectiveSharesWhenEveryReplicaHasThem) {
   const pa::ClaimRow& mixed = r.claims.at(2).rows.at(0);
   EXPECT_EQ(mixed.verdict, pa::Verdict::DoesNotHold) << "two replicas unmeasured: raw weights decide";
   EXPECT_TRUE(contains(mixed.reason, "effective weights not measured for runs " + std::to_string(part[1]) + ", " +
-                                         std::to_string(part[2]) + " (`pha lens weights --run N --record`)"))
+                                         std::to_string(part[2]) + " (\"pha lens weights --run N --record\")"))
       << mixed.reason;
 
   // The raw weights stay in the table, the shares beside them.
