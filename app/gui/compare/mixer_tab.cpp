@@ -35,7 +35,9 @@ const pha::store::MixerSnapshot* snapshotAt(const LoadedRun& run, qint64 step) {
   return found ? found : (run.mixers.empty() ? nullptr : &run.mixers.front());
 }
 
-bool writeMixerCsv(const QString& path, const QString& label, const pha::store::MixerSnapshot* s, QString* error) {
+// kind: "raw" (the snapshot's mixer weights) or "effective_share" (the Lens's recorded shares).
+bool writeMixerCsv(const QString& path, const QString& label, const pha::store::MixerSnapshot* s, QString* error,
+                   const char* kind = "raw") {
   if (!s) {
     if (error) *error = QObject::tr("This run has no mixer snapshot to export.");
     return false;
@@ -46,11 +48,11 @@ bool writeMixerCsv(const QString& path, const QString& label, const pha::store::
     return false;
   }
   QTextStream out(&file);
-  out << "run,step,layer,branch,weight\n";
+  out << "run,step,layer,branch,weight,kind\n";
   for (int l = 0; l < s->layers; ++l)
     for (int b = 0; b < s->branches; ++b)
       out << widgets::csvField(label) << ',' << s->step << ',' << l << ',' << b << ','
-          << QString::number(s->weights[static_cast<std::size_t>(l * s->branches + b)], 'g', 9) << '\n';
+          << QString::number(s->weights[static_cast<std::size_t>(l * s->branches + b)], 'g', 9) << ',' << kind << '\n';
   return true;
 }
 
@@ -131,7 +133,18 @@ void MixerTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
       const int index = m_heatmaps.size() - 1;
       const QString label = run.label;
       widgets::installExportMenu(heatmap->plot(), "mixer-" + label, [this, index, label](const QString& path, QString* error) {
-        const auto& r = (*m_runs)[static_cast<std::size_t>(m_runOf.value(index))];
+        const int run = m_runOf.value(index);
+        if (m_showEffective) {  // what the heatmap shows: the recorded effective shares
+          const auto it = m_effective.find(run);
+          if (it == m_effective.end() || !it->second) {
+            if (error) *error = widgets::effectiveNotMeasuredMessage();
+            return false;
+          }
+          const pha::store::MixerSnapshot shares{it->second->step, it->second->layers, it->second->branches,
+                                                 it->second->weights};
+          return writeMixerCsv(path, label, &shares, error, "effective_share");
+        }
+        const auto& r = (*m_runs)[static_cast<std::size_t>(run)];
         return writeMixerCsv(path, label, snapshotAt(r, m_shown.value(index, -1)), error);
       });
     }
