@@ -155,6 +155,7 @@ void add_bench_commands(CLI::App& app, GlobalOptions& global) {
   store_cmd->callback([o] {
     if (run_store_bench(o->store_args) != 0) throw ExitWith(kFailure);
   });
+  add_bench_inference_command(*cmd, global);
   cmd->add_option("--models", o->models, "Comma-separated presets or model .json files");
   cmd->add_option("--seq-lens", o->seq_lens, "Comma-separated sequence lengths");
   cmd->add_option("--phases", o->phases, "forward,train");

@@ -5,7 +5,11 @@
 
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
 #include "runtime/events.h"
+#include "runtime/inference_bench.h"
 #include "runtime/profile_job.h"
 #include "runtime/profiler.h"
 
@@ -22,5 +26,10 @@ void print_profile_header(const runtime::ProfileSweep& sweep);
 void print_profile_result(const runtime::ProfileJobResult& r);
 runtime::ProfileJobResult run_project_profile(const runtime::ProfileJobSpec& spec, bool quiet,
                                               runtime::RunControl& control);
+
+// `pha bench inference` (and its hidden worker `__inference-point`), added under `bench`
+// (cmd_bench_inference.cpp): the table of points, the formula check and the decode slopes.
+void add_bench_inference_command(CLI::App& bench, GlobalOptions& global);
+void print_inference_table(const std::vector<runtime::InferencePointResult>& rows);
 
 }  // namespace pha::cli

@@ -199,4 +199,17 @@ MemoryEstimate estimate_memory(const ModelConfig& c, int batch, int seq_len, boo
   return m;
 }
 
+DecodeMemory decode_memory(const ModelConfig& c, int64_t batch, int64_t tokens, int64_t bytes_per_element) {
+  DecodeMemory m;
+  for (const LayerSpec& layer : c.layers)
+    for (const SubLayer& sub : layer.sublayers)
+      for (Branch b : sub.branches) {
+        if (b == Branch::Attention) ++m.attention_layers;
+        if (b == Branch::Gss) ++m.gss_layers;
+      }
+  m.kv_bytes = 2LL * m.attention_layers * c.attention.kv_heads * c.head_dim() * tokens * batch * bytes_per_element;
+  m.gss_state_bytes = static_cast<int64_t>(m.gss_layers) * batch * c.gss.reduced * c.gss.state * 2 * bytes_per_element;
+  return m;
+}
+
 }  // namespace pha::model

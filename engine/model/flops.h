@@ -92,4 +92,16 @@ struct MemoryEstimate {
 
 MemoryEstimate estimate_memory(const ModelConfig& c, int batch, int seq_len, bool training = true);
 
+// What incremental decoding keeps between tokens (nn/decode_state.h), from the config alone:
+// the KV cache, 2 (k and v) x attention sub-layers x kv_heads (G) x head_dim x tokens x batch x
+// bytes, which grows with the context; and the GSS state, GSS sub-layers x batch x H x N x 2
+// (real and imaginary parts) x bytes, which does not. bytes: 4 for fp32, 2 for bf16.
+struct DecodeMemory {
+  int attention_layers = 0;  // sub-layers with an attention branch (each keeps a cache)
+  int gss_layers = 0;        // sub-layers with a GSS branch (each keeps a state)
+  int64_t kv_bytes = 0;
+  int64_t gss_state_bytes = 0;
+};
+DecodeMemory decode_memory(const ModelConfig& c, int64_t batch, int64_t tokens, int64_t bytes_per_element = 4);
+
 }  // namespace pha::model

@@ -12,7 +12,8 @@ void KvCache::append(const at::Tensor& k_new, const at::Tensor& v_new) {
   const int64_t t = k_new.size(1);
   const int64_t cap = k.defined() ? k.size(1) : 0;
   if (len + t > cap) {
-    const int64_t new_cap = std::max<int64_t>({len + t, 2 * cap, 16});
+    const int64_t new_cap =
+        reserve >= len + t && cap < reserve ? reserve : std::max<int64_t>({len + t, 2 * cap, 16});
     auto sizes = k_new.sizes().vec();
     sizes[1] = new_cap;
     at::Tensor nk = at::empty(sizes, k_new.options());
@@ -29,10 +30,32 @@ void KvCache::append(const at::Tensor& k_new, const at::Tensor& v_new) {
   len += t;
 }
 
+namespace {
+int64_t bytes_of(const at::Tensor& t) { return t.defined() ? t.numel() * static_cast<int64_t>(t.element_size()) : 0; }
+}  // namespace
+
+int64_t DecodeState::kv_cache_bytes() const {
+  int64_t n = 0;
+  for (const auto& layer : layers)
+    for (const auto& s : layer) n += bytes_of(s.kv.k) + bytes_of(s.kv.v);
+  return n;
+}
+
+int64_t DecodeState::gss_state_bytes() const {
+  int64_t n = 0;
+  for (const auto& layer : layers)
+    for (const auto& s : layer) n += bytes_of(s.gss.s_re) + bytes_of(s.gss.s_im);
+  return n;
+}
+
 void DecodeState::reset() {
   position = 0;
   for (auto& layer : layers) {
-    for (auto& s : layer) s = SublayerState{};
+    for (auto& s : layer) {
+      const int64_t reserve = s.kv.reserve;
+      s = SublayerState{};
+      s.kv.reserve = reserve;
+    }
   }
 }
 

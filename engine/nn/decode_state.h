@@ -17,8 +17,13 @@ struct GssState {
 struct KvCache {
   at::Tensor k, v;  // (B, capacity, G, hd); keys stored after RoPE and normalisation
   int64_t len = 0;
+  // Tokens to allocate for at the first append (0: none). A cache reserved for the whole
+  // prompt plus generation is allocated once, at exactly its formula's size
+  // (model::decode_memory), and never copied while it fills.
+  int64_t reserve = 0;
 
-  // Appends (B, t, G, hd) keys and values, growing the capacity by doubling.
+  // Appends (B, t, G, hd) keys and values: into the reserved capacity while it lasts, then
+  // growing the capacity by doubling.
   void append(const at::Tensor& k_new, const at::Tensor& v_new);
   at::Tensor keys() const { return k.narrow(1, 0, len); }    // (B, len, G, hd)
   at::Tensor values() const { return v.narrow(1, 0, len); }  // (B, len, G, hd)
@@ -35,6 +40,10 @@ struct DecodeState {
   std::vector<std::vector<SublayerState>> layers;  // [layer][sublayer]
 
   bool empty() const { return position == 0; }
+  // Bytes the state's tensors hold now: the KV caches' allocated capacity (k and v) and the
+  // GSS states (real and imaginary parts). Measured from the tensors, not from a formula.
+  int64_t kv_cache_bytes() const;
+  int64_t gss_state_bytes() const;
   void reset();  // back to position 0, states and caches dropped
 };
 

@@ -53,9 +53,9 @@ std::vector<int64_t> generate(PhaModelImpl& model, const std::vector<int64_t>& p
   model.eval();
   at::Generator gen = make_sampling_generator(opts.seed);
   const auto device = model.embed->weight.device();
-  DecodeState state = model.new_state(1);
+  DecodeState state = model.new_state(1, static_cast<int64_t>(prompt_ids.size()) + max_new);
   const at::Tensor prompt = at::tensor(prompt_ids, at::kLong).to(device).unsqueeze(0);  // (1, T)
-  at::Tensor logits = model.prefill(prompt, state).select(1, prompt.size(1) - 1);        // (1, V)
+  at::Tensor logits = model.prefill(prompt, state, /*last_only=*/true).select(1, 0);     // (1, V)
   std::vector<int64_t> out;
   for (int i = 0; i < max_new; ++i) {
     const at::Tensor next = sample_next(logits.cpu(), opts, gen);  // (1)

@@ -136,14 +136,17 @@ at::Tensor PhaModelImpl::hidden(const at::Tensor& tokens) {
 
 at::Tensor PhaModelImpl::forward(const at::Tensor& tokens) { return logits_from_hidden(hidden(tokens)); }
 
-DecodeState PhaModelImpl::new_state(int64_t batch) const {
+DecodeState PhaModelImpl::new_state(int64_t batch, int64_t reserve_tokens) const {
   DecodeState s;
   s.batch = batch;
-  for (const auto& block : blocks_) s.layers.emplace_back(block->sublayers().size());
+  for (const auto& block : blocks_) {
+    s.layers.emplace_back(block->sublayers().size());
+    for (auto& sub : s.layers.back()) sub.kv.reserve = reserve_tokens;
+  }
   return s;
 }
 
-at::Tensor PhaModelImpl::prefill(const at::Tensor& tokens, DecodeState& state) {
+at::Tensor PhaModelImpl::prefill(const at::Tensor& tokens, DecodeState& state, bool last_only) {
   const at::Tensor t = check_tokens(tokens, 2);
   TORCH_CHECK(state.empty(), "PhaModel::prefill: the decode state must be empty (position ", state.position, ")");
   TORCH_CHECK(state.layers.size() == blocks_.size(), "PhaModel::prefill: state is for another model");
@@ -151,7 +154,8 @@ at::Tensor PhaModelImpl::prefill(const at::Tensor& tokens, DecodeState& state) {
   at::Tensor h = embed_tokens(t, 0);  // (B, T, d)
   for (size_t l = 0; l < blocks_.size(); ++l) h = blocks_[l]->prefill(h, state.layers[l]);
   state.position += t.size(1);
-  return logits_from_hidden(apply_final_norm(h));  // (B, T, V)
+  if (last_only) h = h.narrow(1, h.size(1) - 1, 1);
+  return logits_from_hidden(apply_final_norm(h));  // (B, T, V), or (B, 1, V)
 }
 
 at::Tensor PhaModelImpl::step(const at::Tensor& tokens, DecodeState& state) {

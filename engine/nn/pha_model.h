@@ -65,8 +65,11 @@ class PhaModelImpl : public torch::nn::Module {
   // the prompt and returns its logits (B, T, V); step(tokens (B), state) feeds one token per
   // sequence and returns the next-token logits (B, V). prefill needs an empty state; step works
   // on an empty one too (token by token from the start).
-  DecodeState new_state(int64_t batch) const;
-  at::Tensor prefill(const at::Tensor& tokens, DecodeState& state);
+  // reserve_tokens > 0: every KV cache is allocated once for that many tokens (the prompt plus
+  // what will be generated), at exactly model::decode_memory's size.
+  DecodeState new_state(int64_t batch, int64_t reserve_tokens = 0) const;
+  // last_only: only the last position's logits (B, 1, V), what generation needs.
+  at::Tensor prefill(const at::Tensor& tokens, DecodeState& state, bool last_only = false);
   at::Tensor step(const at::Tensor& tokens, DecodeState& state);
 
   ModelIntrospection introspect() const;

@@ -1,15 +1,7 @@
 #include "runtime/profiler.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <map>
-#include <cerrno>
 #include <chrono>
 #include <thread>
 
@@ -21,8 +13,7 @@
 #include "model/presets.h"
 #include "core/process_stats.h"
 #include "runtime/step_bench.h"
-
-extern char** environ;
+#include "runtime/worker_process.h"
 
 namespace pha::runtime {
 
@@ -109,94 +100,19 @@ ProfilePointResult measure_point(const ProfilePointSpec& spec) {
   return r;
 }
 
-namespace {
-std::string read_with_timeout(int fd, pid_t pid, int timeout_s, const RunControl* control, bool& timed_out,
-                              bool& cancelled) {
-  std::string out;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      kill(pid, SIGKILL);
-      break;
-    }
-    if (control && control->cancel_requested()) {
-      cancelled = true;
-      kill(pid, SIGKILL);
-      break;
-    }
-    pollfd p{fd, POLLIN, 0};
-    // Short polls so that a cancel kills the worker within ~0.1 s.
-    const int rc = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 100)));
-    if (rc < 0 && errno == EINTR) continue;
-    if (rc <= 0) continue;
-    const ssize_t n = read(fd, buf, sizeof(buf));
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  return out;
-}
-}  // namespace
-
 ProfilePointResult measure_point_in_worker(const std::string& exe, const ProfilePointSpec& spec, int timeout_s,
                                            const RunControl* control) {
   ProfilePointResult r;
   r.spec = spec;
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) throw Error("profiler", "pipe() failed");
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-  const std::string spec_json = to_json(spec).dump();
-  std::vector<std::string> args = {exe, "__profile-point", "--spec", spec_json};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const auto wall_ms = [] {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  };
-  const int64_t started_ms = wall_ms();
-  const int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    throw Error(exe, "cannot start a profiler worker (posix_spawn error " + std::to_string(rc) + ")");
-  }
-  bool timed_out = false, cancelled = false;
-  const std::string out = read_with_timeout(fds[0], pid, timeout_s, control, timed_out, cancelled);
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.started_ms = started_ms;
-  r.ended_ms = wall_ms();
-  if (cancelled) {
-    r.error = "cancelled";
+  const WorkerAnswer a = run_json_worker(exe, {"__profile-point", "--spec", to_json(spec).dump()}, timeout_s, control);
+  r.started_ms = a.started_ms;
+  r.ended_ms = a.ended_ms;
+  if (!a.error.empty()) {
+    r.error = a.error;
     return r;
-  }
-  if (timed_out) {
-    r.error = "timed out after " + std::to_string(timeout_s) + " s";
-    return r;
-  }
-  if (WIFSIGNALED(status)) {
-    r.error = "worker killed by signal " + std::to_string(WTERMSIG(status)) + (WTERMSIG(status) == SIGKILL ? " (out of memory?)" : "");
-    return r;
-  }
-  // The answer is the last line that holds a JSON object (the worker may log before it).
-  std::string answer;
-  for (size_t begin = 0; begin < out.size();) {
-    size_t end = out.find('\n', begin);
-    if (end == std::string::npos) end = out.size();
-    if (out[begin] == '{') answer = out.substr(begin, end - begin);
-    begin = end + 1;
   }
   try {
-    if (answer.empty()) throw std::runtime_error("no JSON answer");
-    ProfilePointResult got = profile_result_from_json(json::parse(answer));
+    ProfilePointResult got = profile_result_from_json(json::parse(a.json_line));
     got.started_ms = r.started_ms;
     got.ended_ms = r.ended_ms;
     // An older worker ignores an inline config and would measure the preset of that name.
@@ -204,7 +120,7 @@ ProfilePointResult measure_point_in_worker(const std::string& exe, const Profile
       got.error = exe + " does not understand inline model configs (an older pha?); rebuild or reinstall it";
     return got;
   } catch (const std::exception& e) {
-    r.error = "worker exited with status " + std::to_string(WEXITSTATUS(status)) + ": " + e.what();
+    r.error = std::string("the worker's answer is not a profile point: ") + e.what();
     return r;
   }
 }
