@@ -96,6 +96,13 @@ const std::vector<std::string>& keys_of(ClaimKind kind) {
   static const std::vector<std::string> knockout = {"claim",  "title", "run", "layer", "branch",
                                                     "hurts_more_than", "class", "paper"};
   static const std::vector<std::string> specialisation = {"claim", "title", "run", "layer", "branch", "class", "than", "paper"};
+  static const std::vector<std::string> efficiency = {"claim",          "title",
+                                                      "run",            "baseline",
+                                                      "seq_len",        "batch",
+                                                      "phase",          "metric",
+                                                      "loss_tolerance", "throughput_ratio_at_least",
+                                                      "memory_ratio_at_most", "paper"};
+  if (kind == ClaimKind::Efficiency) return efficiency;
   if (kind == ClaimKind::MixerSandwich) return sandwich;
   if (kind == ClaimKind::AccuracyAtParams) return params;
   if (kind == ClaimKind::Knockout) return knockout;
@@ -202,11 +209,87 @@ void read_lens_claim(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
     throw Error(r.field("than"), "\"" + c.than_class + "\" is the class of \"class\"; allowed: another class");
 }
 
+// '*' matches any run of characters (none included); every other character itself.
+bool glob_match(const std::string& pattern, const std::string& name) {
+  size_t p = 0, n = 0, star = std::string::npos, from = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++, from = n;
+    } else if (p < pattern.size() && pattern[p] == name[n]) {
+      ++p, ++n;
+    } else if (star != std::string::npos) {
+      p = star + 1, n = ++from;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+// "baseline": a variant or group name, a pattern with '*' ("transformerpp-d*"), or a list of
+// them; expanded to the project's names (each pattern must match one), never the claim's run.
+void read_baseline(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
+  const std::string allowed = "allowed: a variant or group of the project (" + quoted_list(ctx.runs) +
+                              "), a pattern with '*' (\"transformerpp-d*\") or a list of them";
+  if (!r.has("baseline")) throw Error(r.field("baseline"), "is required (the attention-only runs compared); " + allowed);
+  const json& v = r.at("baseline");
+  std::vector<std::pair<std::string, std::string>> items;  // (field, pattern)
+  if (v.is_string()) {
+    items.emplace_back(r.field("baseline"), v.get<std::string>());
+  } else if (v.is_array() && !v.empty()) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      const std::string w = r.field("baseline") + "[" + std::to_string(i) + "]";
+      if (!v[i].is_string()) throw Error(w, "expected a string, got " + describe_json(v[i]) + "; " + allowed);
+      items.emplace_back(w, v[i].get<std::string>());
+    }
+  } else {
+    throw Error(r.field("baseline"), "expected a string or a non-empty list of strings, got " + describe_json(v) + "; " + allowed);
+  }
+  for (const auto& [where, pattern] : items) {
+    c.baseline_text += (c.baseline_text.empty() ? "" : ", ") + pattern;
+    bool any = false;
+    for (const std::string& name : ctx.runs) {
+      if (!glob_match(pattern, name)) continue;
+      any = true;
+      if (name == c.run)
+        throw Error(where, "\"" + pattern + "\" covers \"" + c.run + "\", the claim's run; allowed: the baseline's "
+                                                                  "variants or groups only");
+      if (std::find(c.baseline.begin(), c.baseline.end(), name) == c.baseline.end()) c.baseline.push_back(name);
+    }
+    if (!any) throw Error(where, "\"" + pattern + "\" is not allowed (it names no run of the project); " + allowed);
+  }
+}
+
+// efficiency: the hybrid against the baseline of equal quality, on one inference point.
+void read_efficiency(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
+  if (!r.has("run")) throw Error(r.field("run"), "is required (the hybrid); allowed: " + quoted_list(ctx.runs));
+  c.run = r.get_choice("run", "", ctx.runs);
+  read_baseline(c, r, ctx);
+  c.seq_len = r.require_int("seq_len", 1, int64_t{1} << 20);
+  c.batch = r.get_int("batch", 1, 1, 4096);
+  c.phase = r.get_choice("phase", "decode", {"decode", "prefill", "e2e"});
+  c.metric = parse_metric(r.get_string("metric", ctx.is_task ? "accuracy" : "val/loss"), r.field("metric"), ctx);
+  if (!r.has("loss_tolerance"))
+    throw Error(r.field("loss_tolerance"), "is required: how far apart two runs' final " + c.metric.text +
+                                               " may be and count as equal quality (absolute, in its units); allowed: a "
+                                               "number > 0, e.g. 0.02 for val/loss in nats");
+  c.tolerance = r.get_double("loss_tolerance", 0.0, 0.0, 1e9, /*lo_open=*/true);
+  const bool t = r.has("throughput_ratio_at_least"), m = r.has("memory_ratio_at_most");
+  if (!t && !m)
+    throw Error(r.field("throughput_ratio_at_least"),
+                "is missing, and so is memory_ratio_at_most; allowed: one or both of \"throughput_ratio_at_least\" "
+                "(the hybrid's tokens/s over the baseline's, e.g. 1.0) and \"memory_ratio_at_most\" (its memory over "
+                "the baseline's, e.g. 1.0)");
+  if (t) c.min_throughput_ratio = r.get_double("throughput_ratio_at_least", 1.0, 0.0, 1e6, /*lo_open=*/true);
+  if (m) c.max_memory_ratio = r.get_double("memory_ratio_at_most", 1.0, 0.0, 1e6, /*lo_open=*/true);
+}
+
 void read_params(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
   if (!ctx.is_task)
     throw Error(r.field("claim"), "\"accuracy_at_params\" compares accuracies; this project's runs are text; allowed: "
                                   "\"lower_is_better\", \"higher_is_better\", \"mixer_sandwich\", \"knockout\", "
-                                  "\"specialisation\"");
+                                  "\"specialisation\", \"efficiency\"");
   c.metric = parse_metric(r.get_string("metric", "accuracy"), r.field("metric"), ctx);
   if (!r.has("family")) throw Error(r.field("family"), "is required; allowed: " + quoted_list(family_names()));
   c.family = r.get_choice("family", "", family_names());
@@ -225,7 +308,7 @@ void read_params(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
 
 const std::vector<std::string>& claim_kind_names() {
   static const std::vector<std::string> names = {"lower_is_better", "higher_is_better", "mixer_sandwich",
-                                                 "accuracy_at_params", "knockout", "specialisation"};
+                                                 "accuracy_at_params", "knockout", "specialisation", "efficiency"};
   return names;
 }
 
@@ -270,6 +353,8 @@ std::vector<Claim> read_claims(const json& section, const std::string& where, co
       read_params(claim, r, ctx);
     } else if (claim.kind == ClaimKind::Knockout || claim.kind == ClaimKind::Specialisation) {
       read_lens_claim(claim, r, ctx);
+    } else if (claim.kind == ClaimKind::Efficiency) {
+      read_efficiency(claim, r, ctx);
     } else {
       read_compare(claim, r, ctx);
     }
@@ -304,6 +389,17 @@ std::string statement(const Claim& c) {
     case ClaimKind::Specialisation:
       return c.run + ": removing " + c.branch + " " + layer_words(c.layer) + " raises the loss on " + c.token_class +
              " tokens more than on " + c.than_class + " tokens";
+    case ClaimKind::Efficiency: {
+      std::string figures;
+      if (c.min_throughput_ratio > 0)
+        figures = c.phase + " tokens/s at least " + format_number(c.min_throughput_ratio) + "x the baseline's";
+      if (c.max_memory_ratio > 0)
+        figures += (figures.empty() ? "" : ", ") + std::string("memory at most ") + format_number(c.max_memory_ratio) +
+                   (figures.empty() ? "x the baseline's" : "x");
+      return c.run + " against " + c.baseline_text + " at equal " + c.metric.text + " (within " +
+             format_number(c.tolerance) + "), L = " + std::to_string(c.seq_len) + ", batch " + std::to_string(c.batch) +
+             ": " + figures;
+    }
   }
   return {};
 }

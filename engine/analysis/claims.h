@@ -13,10 +13,10 @@
 
 namespace pha::analysis {
 
-enum class ClaimKind { LowerIsBetter, HigherIsBetter, MixerSandwich, AccuracyAtParams, Knockout, Specialisation };
+enum class ClaimKind { LowerIsBetter, HigherIsBetter, MixerSandwich, AccuracyAtParams, Knockout, Specialisation, Efficiency };
 
 // "lower_is_better", "higher_is_better", "mixer_sandwich", "accuracy_at_params", "knockout",
-// "specialisation".
+// "specialisation", "efficiency".
 const char* to_string(ClaimKind kind);
 const std::vector<std::string>& claim_kind_names();
 
@@ -68,6 +68,17 @@ struct Claim {
   std::string other_branch;  // knockout: "hurts_more_than", the branch whose removal is compared
   std::string token_class;   // the tokens the loss is read on ("" = every counted token)
   std::string than_class;    // specialisation: "than", the class compared with
+  // efficiency (`run` names the hybrid, `metric` the quality two runs are matched on): the
+  // hybrid's inference figures (store/inference_store.h) against those of the baseline run of
+  // equal quality (docs/report.md, Efficiency).
+  std::vector<std::string> baseline;      // the variants and groups the baseline covers (patterns expanded)
+  std::string baseline_text;              // "baseline" as written, for the statement
+  int64_t seq_len = 0;                    // L of the inference point read
+  int64_t batch = 1;
+  std::string phase = "decode";           // the tokens/s compared: "decode", "prefill" or "e2e"
+  double tolerance = 0.0;                 // "loss_tolerance": |metric difference| that counts as equal quality
+  double min_throughput_ratio = 0.0;      // "throughput_ratio_at_least" (0: not tested)
+  double max_memory_ratio = 0.0;          // "memory_ratio_at_most" (0: not tested)
   nlohmann::json json;    // as written
 };
 

@@ -2,8 +2,8 @@
 // settings), each comparison's effect and its test (paired by seed when both sides have the
 // same seeds, else Welch), its raw p, the evaluation's own noise and the training budget. The
 // verdicts follow from the report's correction over every row (report_stats.cpp); the other
-// claim kinds' rows are in report_claim_kinds.cpp and report_lens_claims.cpp, learning curves in
-// report_curves.cpp.
+// claim kinds' rows are in report_claim_kinds.cpp, report_lens_claims.cpp and
+// report_efficiency_claims.cpp, learning curves in report_curves.cpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -273,6 +273,20 @@ ClaimReport evaluate_claim(const Claim& c, const Study& study, const Report& rep
     for (size_t i : groups_named(report, c.run)) {
       out.rows.push_back(detail::knockout_row(c, report.groups[i], store));
       out.rows.back().budget = detail::row_budget(c, {&report.groups[i]}, store, kNaN);
+    }
+  } else if (c.kind == ClaimKind::Efficiency) {
+    const std::vector<size_t> runs = groups_named(report, c.run);
+    std::vector<const GroupReport*> baselines;  // every group the baseline covers (any width), once
+    for (const std::string& name : c.baseline)
+      for (size_t i : groups_named(report, name))
+        if (std::find(runs.begin(), runs.end(), i) == runs.end() &&
+            std::find(baselines.begin(), baselines.end(), &report.groups[i]) == baselines.end())
+          baselines.push_back(&report.groups[i]);
+    for (size_t i : runs) {
+      out.rows.push_back(detail::efficiency_row(c, report.groups[i], baselines, study, store));
+      std::vector<const GroupReport*> groups = baselines;
+      groups.insert(groups.begin(), &report.groups[i]);
+      out.rows.back().budget = detail::row_budget(c, groups, store, kNaN);
     }
   } else {
     out.rows.push_back(detail::params_row(c, report, store));

@@ -1,6 +1,6 @@
 // Internal to the report: reading one replica's value of a metric, learning curves and budgets,
 // the rows of each claim kind (report_claims.cpp, report_claim_kinds.cpp, report_lens_claims.cpp,
-// report_curves.cpp),
+// report_efficiency_claims.cpp, report_curves.cpp),
 // and the SVG charts and HTML escaping the renderers share (the number formats are public:
 // analysis/report_format.h).
 #pragma once
@@ -29,6 +29,7 @@ struct PowerLawFit;
 struct Report;
 struct RowBudget;
 struct ScalingCross;
+struct Study;
 }  // namespace pha::analysis
 
 namespace pha::analysis::detail {
@@ -61,6 +62,13 @@ ClaimRow params_row(const Claim& c, const Report& report, store::Store& store);
 // empty: not measured), and the row of a knockout or specialisation claim over one group.
 std::vector<float> effective_shares(store::Store& store, int64_t run_id);
 ClaimRow knockout_row(const Claim& c, const GroupReport& g, store::Store& store);
+// The row of an efficiency claim over one group of the hybrid (report_efficiency_claims.cpp):
+// each replica matched to a baseline run of equal quality (or the baseline's fitted curve), the
+// ratios of their stored inference figures (store/inference_store.h), one-sample t intervals
+// of the mean log ratios against the thresholds. `baselines` are the report's groups the
+// claim's baseline covers.
+ClaimRow efficiency_row(const Claim& c, const GroupReport& g, const std::vector<const GroupReport*>& baselines,
+                        const Study& study, store::Store& store);
 
 // The number formats are public (analysis/report_format.h); test_report spells them detail::.
 using analysis::mean_std;

@@ -7,6 +7,7 @@
 #include <torch/types.h>
 
 #include "core/error.h"
+#include "model/flops.h"
 #include "nn/generate.h"
 #include "nn/pha_model.h"
 #include "test_model_util.h"
@@ -34,6 +35,43 @@ TEST_P(DecodeEveryVariant, StepsEqualFullForward) {
   std::vector<at::Tensor> steps;
   for (int64_t t = 0; t < 20; ++t) steps.push_back(model->step(tokens.select(1, t), fresh).unsqueeze(1));
   EXPECT_LE(testing::rel_err(at::cat(steps, 1), full), 1e-10);
+}
+
+// The bytes `pha bench inference` reports: the decode state's tensors, reserved for prompt +
+// generation, hold exactly model::decode_memory's KV cache and GSS state, and the reserved cache
+// decodes bit for bit like the one that grows by doubling.
+TEST_P(DecodeEveryVariant, StateBytesEqualFormula) {
+  torch::NoGradGuard no_grad;
+  at::manual_seed(52);
+  const ModelConfig cfg = testing::tiny_config(GetParam());
+  PhaModel model(cfg);
+  const at::Tensor tokens = at::randint(0, 37, {3, 40}, at::kLong);
+  DecodeState reserved = model->new_state(3, 40);
+  DecodeState grown = model->new_state(3);
+  at::Tensor a = model->prefill(tokens.narrow(1, 0, 9), reserved, /*last_only=*/true);
+  at::Tensor b = model->prefill(tokens.narrow(1, 0, 9), grown);
+  EXPECT_TRUE(a.select(1, 0).equal(b.select(1, 8)));  // last_only is the last position's logits
+  for (int64_t t = 9; t < 40; ++t) {
+    a = model->step(tokens.select(1, t), reserved);
+    b = model->step(tokens.select(1, t), grown);
+  }
+  EXPECT_TRUE(a.equal(b));
+  const DecodeMemory f = decode_memory(cfg, 3, 40, 4);
+  EXPECT_EQ(reserved.kv_cache_bytes(), f.kv_bytes);
+  EXPECT_EQ(reserved.gss_state_bytes(), f.gss_state_bytes);
+  EXPECT_EQ(grown.gss_state_bytes(), f.gss_state_bytes);
+  // Growing by doubling from 16 tokens: 9 -> 16, 32, 64 slots for 40 tokens.
+  EXPECT_EQ(grown.kv_cache_bytes(), decode_memory(cfg, 3, 64, 4).kv_bytes);
+  // The formula counts what the model has: a model with no attention keeps no cache, one with
+  // no GSS no state, and the counts follow the config.
+  int attn = 0, gss = 0;
+  for (const auto& layer : cfg.layers)
+    for (const auto& sub : layer.sublayers)
+      for (Branch br : sub.branches) attn += br == Branch::Attention, gss += br == Branch::Gss;
+  EXPECT_EQ(f.attention_layers, attn);
+  EXPECT_EQ(f.gss_layers, gss);
+  EXPECT_EQ(f.kv_bytes, 2LL * attn * 2 /*G*/ * 8 /*head dim*/ * 40 * 3 * 4);
+  EXPECT_EQ(f.gss_state_bytes, 1LL * gss * 3 * cfg.gss.reduced * 16 /*N*/ * 2 * 4);
 }
 
 INSTANTIATE_TEST_SUITE_P(Model, DecodeEveryVariant, ::testing::ValuesIn(testing::all_variants()),

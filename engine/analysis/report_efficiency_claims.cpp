@@ -1,0 +1,405 @@
+// The efficiency claim's rows (docs/report.md, Efficiency): the seed paper's "more throughput and
+// less memory than an attention-only baseline of similar quality". Each replica of the hybrid is
+// matched to the baseline at its own final quality (the closest baseline run within the
+// tolerance, else the baseline's fitted log-log curve of quality against parameters, inside
+// the sizes trained), and the two models' stored inference figures (store/inference_store.h,
+// `pha bench inference`) give a throughput and a memory ratio per replica. The row is the
+// one-sample t interval of each mean log ratio against its threshold; its raw p and direction
+// go to the report's correction (report_stats.cpp) like every other row's.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "analysis/report.h"
+#include "analysis/report_internal.h"
+#include "core/config_reader.h"
+#include "core/metric_table.h"
+#include "store/inference_store.h"
+#include "store/store.h"
+
+namespace pha::analysis::detail {
+
+namespace {
+
+using nlohmann::json;
+
+// One model's figures at the claim's inference point (L, batch).
+struct Figures {
+  double tokens_per_s = kNoValue;  // of the claim's phase
+  double memory = kNoValue;        // weights + KV cache + GSS state + activations, bytes
+  double peak = kNoValue;          // peak RSS of the worker, bytes
+  double timing_rse = kNoValue;    // decode: relative standard error of the timed steps' mean; NaN: one timing
+  std::string problem;             // why there are none ("" when there are)
+};
+
+// A baseline run with a finite value of the claim's metric.
+struct BaselineRun {
+  const GroupReport* group = nullptr;
+  int64_t seed = 0;
+  double value = kNoValue;
+};
+
+// Where a replica of the hybrid was matched: the baseline's (interpolated) figures and value.
+struct Match {
+  std::string how;      // "matched by measured runs: ..." / "matched by fitted curve at ..."
+  std::string problem;  // no match, or the matched model has no figures
+  bool unmeasured = false;  // the problem is a missing inference point (`pha bench inference` fixes it)
+  double value = kNoValue;
+  Figures figures;
+};
+
+// log(metric) = a + b log(n_params), least squares over every baseline run (positive values).
+struct LogFit {
+  bool ok = false;
+  double a = 0.0, b = 0.0;
+  std::vector<std::pair<double, const GroupReport*>> sizes;  // distinct n_params, ascending, a group of each
+};
+
+double phase_rate(const store::InferencePointResult& p, const std::string& phase) {
+  return phase == "prefill" ? p.prefill_tokens_per_s : phase == "e2e" ? p.e2e_tokens_per_s : p.decode_tokens_per_s;
+}
+
+// Loss-like metrics improve downwards; accuracies upwards (core/metric_table.h).
+bool lower_is_better(const MetricRef& m) {
+  return !is_metric_kind(m.source == MetricRef::Source::Eval ? m.metric : m.key, MetricKind::Accuracy);
+}
+
+std::string where_text(const Claim& c) {
+  return "L " + std::to_string(c.seq_len) + ", batch " + std::to_string(c.batch);
+}
+
+// The command that measures the project's models at the claim's point (the store lives in the
+// project's folder, docs/project-format.md).
+std::string bench_command(const Claim& c, store::Store& store) {
+  std::string dir = std::filesystem::path(store.path()).parent_path().string();
+  if (dir.empty()) dir = ".";
+  return "\"pha bench inference --project " + dir + " --seq-lens " + std::to_string(c.seq_len) + " --batches " +
+         std::to_string(c.batch) + "\"";
+}
+
+// The model configs a group was trained with: the plan's (what `pha bench inference --project`
+// measures), then each replica's as the store recorded it.
+std::vector<json> model_configs(const GroupReport& g, const Study& study, store::Store& store) {
+  std::vector<json> out;
+  auto add = [&](const json& cfg) {
+    if (!cfg.is_object()) return;
+    json unnamed = cfg;
+    unnamed.erase("name");
+    if (std::find(out.begin(), out.end(), unnamed) == out.end()) out.push_back(std::move(unnamed));
+  };
+  for (const StudyRun& r : study.runs)
+    if (r.group == g.group && r.config.contains("model")) add(r.config["model"]);
+  for (const Replica& r : g.replicas)
+    if (const auto run = store.get_run(r.run_id)) {
+      const json cfg = json::parse(run->config_json, nullptr, /*allow_exceptions=*/false);
+      if (cfg.is_object() && cfg.contains("model")) add(cfg["model"]);
+    }
+  return out;
+}
+
+Figures read_figures(const Claim& c, const GroupReport& g, const Study& study, store::Store& store) {
+  Figures f;
+  store::ModelInference m;
+  for (const json& cfg : model_configs(g, study, store)) {
+    m = store::inference_of_model(store, cfg);
+    if (m.run_id != 0) break;
+  }
+  if (m.run_id == 0) {
+    f.problem = g.group + " has no inference run (its model was not measured)";
+    return f;
+  }
+  const store::InferencePointResult* point = nullptr;
+  for (const auto& p : m.points)
+    if (p.spec.seq_len == c.seq_len && p.spec.batch == c.batch && (!point || !point->error.empty())) point = &p;
+  const std::string run = "inference run " + std::to_string(m.run_id);
+  if (!point) {
+    f.problem = g.group + "'s " + run + " has no point at " + where_text(c);
+    return f;
+  }
+  if (!point->error.empty()) {
+    f.problem = g.group + "'s point at " + where_text(c) + " failed in " + run + " (" + point->error + ")";
+    return f;
+  }
+  const auto& mem = point->memory;
+  f.tokens_per_s = phase_rate(*point, c.phase);
+  f.memory = static_cast<double>(mem.weights + mem.kv_cache + mem.gss_state + mem.activations);
+  f.peak = static_cast<double>(mem.peak);
+  if (!(f.tokens_per_s > 0.0) || !(f.memory > 0.0)) {
+    f.problem = g.group + "'s point at " + where_text(c) + " in " + run + " has no " + c.phase + " tokens/s or memory";
+    return f;
+  }
+  if (c.phase == "decode" && point->decode_ms.size() >= 2) {
+    const Stats s = summarize(point->decode_ms);
+    if (s.n >= 2 && s.mean > 0) f.timing_rse = s.std / s.mean / std::sqrt(static_cast<double>(s.n));
+  }
+  return f;
+}
+
+// Figures per group, each read once per row.
+class FigureCache {
+ public:
+  FigureCache(const Claim& c, const Study& study, store::Store& store) : c_(c), study_(study), store_(store) {}
+  const Figures& of(const GroupReport& g) {
+    auto it = cache_.find(g.group);
+    if (it == cache_.end()) it = cache_.emplace(g.group, read_figures(c_, g, study_, store_)).first;
+    return it->second;
+  }
+
+ private:
+  const Claim& c_;
+  const Study& study_;
+  store::Store& store_;
+  std::map<std::string, Figures> cache_;
+};
+
+LogFit fit_baseline(const std::vector<BaselineRun>& pool) {
+  LogFit fit;
+  std::vector<std::pair<double, double>> xy;
+  std::map<int64_t, const GroupReport*> sizes;
+  for (const auto& r : pool) {
+    if (!(r.value > 0.0) || r.group->n_params <= 0) continue;
+    xy.emplace_back(std::log(static_cast<double>(r.group->n_params)), std::log(r.value));
+    sizes.emplace(r.group->n_params, r.group);  // the first group of each size, in the report's order
+  }
+  for (const auto& [n, g] : sizes) fit.sizes.emplace_back(static_cast<double>(n), g);
+  if (fit.sizes.size() < 3) return fit;
+  double mx = 0, my = 0;
+  for (const auto& [x, y] : xy) mx += x, my += y;
+  mx /= static_cast<double>(xy.size()), my /= static_cast<double>(xy.size());
+  double sxx = 0, sxy = 0;
+  for (const auto& [x, y] : xy) sxx += (x - mx) * (x - mx), sxy += (x - mx) * (y - my);
+  fit.b = sxy / sxx;
+  fit.a = my - fit.b * mx;
+  fit.ok = std::isfinite(fit.b) && fit.b != 0.0;
+  return fit;
+}
+
+// log-log linear between two sizes' figures at weight w of the second.
+double log_lerp(double lo, double hi, double w) { return std::exp((1.0 - w) * std::log(lo) + w * std::log(hi)); }
+
+// Why a replica found no baseline, and what to train.
+std::string no_match_text(const Claim& c, double h, const std::vector<BaselineRun>& pool, const LogFit& fit) {
+  const std::string m = c.metric.text;
+  if (pool.empty()) return "no finished baseline run has " + m + ": train the baseline (" + c.baseline_text + ")";
+  const BaselineRun* nearest = &pool.front();
+  double lo = pool.front().value, hi = lo;
+  for (const auto& r : pool) {
+    if (std::fabs(r.value - h) < std::fabs(nearest->value - h)) nearest = &r;
+    lo = std::min(lo, r.value), hi = std::max(hi, r.value);
+  }
+  std::string s = "no baseline run within " + format_number(c.tolerance) + " of " + m + " " + num(h) + " (nearest: " +
+                  nearest->group->group + " seed " + std::to_string(nearest->seed) + " at " + num(nearest->value) + ")";
+  const bool lower = lower_is_better(c.metric);
+  const bool better_than_all = lower ? h < lo : h > hi, worse_than_all = lower ? h > hi : h < lo;
+  const std::string size = better_than_all ? "a larger baseline (every one trained is worse)"
+                           : worse_than_all ? "a smaller baseline (every one trained is better)"
+                                            : "a baseline size between those trained";
+  if (fit.sizes.size() < 3)
+    return s + ": train " + size + ", or baselines at 3 or more sizes for a fitted curve (" +
+           std::to_string(fit.sizes.size()) + " now)";
+  if (!fit.ok) return s + "; the baseline's fitted curve is flat in parameters: train " + size;
+  const double n = std::exp((std::log(h) - fit.a) / fit.b);
+  return s + "; the baseline's fitted curve reaches it at " + sci(n) + " parameters, outside the sizes trained (" +
+         sci(fit.sizes.front().first) + " to " + sci(fit.sizes.back().first) + "): train " + size;
+}
+
+// The closest baseline run within the tolerance; else the fitted curve inside the sizes trained.
+Match match_replica(const Claim& c, double h, const std::vector<BaselineRun>& pool, const LogFit& fit, FigureCache& figs) {
+  Match out;
+  const BaselineRun* best = nullptr;
+  for (const auto& r : pool)
+    if (std::fabs(r.value - h) <= c.tolerance * (1.0 + 1e-12) && (!best || std::fabs(r.value - h) < std::fabs(best->value - h)))
+      best = &r;
+  if (best) {
+    out.value = best->value;
+    out.figures = figs.of(*best->group);
+    out.problem = out.figures.problem;
+    out.unmeasured = !out.problem.empty();
+    out.how = "matched by measured runs: " + best->group->group + " seed " + std::to_string(best->seed) + ", " +
+              c.metric.text + " " + num(best->value) + " vs " + num(h);
+    return out;
+  }
+  const double n = fit.ok && h > 0 ? std::exp((std::log(h) - fit.a) / fit.b) : kNoValue;
+  if (!std::isfinite(n) || n < fit.sizes.front().first * (1 - 1e-12) || n > fit.sizes.back().first * (1 + 1e-12)) {
+    out.problem = no_match_text(c, h, pool, fit);
+    return out;
+  }
+  size_t hi = 0;
+  while (hi + 1 < fit.sizes.size() && fit.sizes[hi].first < n) ++hi;
+  const size_t lo = hi > 0 && fit.sizes[hi].first > n ? hi - 1 : hi;
+  const auto& [n_lo, g_lo] = fit.sizes[lo];
+  const auto& [n_hi, g_hi] = fit.sizes[hi];
+  const Figures &a = figs.of(*g_lo), &b = figs.of(*g_hi);
+  out.value = h;  // the curve's value at n by construction
+  out.how = "matched by fitted curve at " + sci(n) + " params (between " + sci(n_lo) + " (" + g_lo->group + ") and " +
+            sci(n_hi) + " (" + g_hi->group + "))";
+  out.problem = !a.problem.empty() ? a.problem : b.problem;
+  out.unmeasured = !out.problem.empty();
+  if (!out.problem.empty()) return out;
+  const double w = n_hi > n_lo ? (std::log(n) - std::log(n_lo)) / (std::log(n_hi) - std::log(n_lo)) : 0.0;
+  out.figures.tokens_per_s = log_lerp(a.tokens_per_s, b.tokens_per_s, w);
+  out.figures.memory = log_lerp(a.memory, b.memory, w);
+  out.figures.peak = a.peak > 0 && b.peak > 0 ? log_lerp(a.peak, b.peak, w) : kNoValue;
+  out.figures.timing_rse = std::max(a.timing_rse, b.timing_rse);
+  return out;
+}
+
+// One judged ratio: per replica x = log(ratio / threshold) (throughput) or log(threshold /
+// ratio) (memory), so that the claimed side is x > 0.
+struct Component {
+  std::string name;
+  double threshold = 0.0;
+  bool at_least = true;
+  std::vector<double> x;
+  Stats s;
+  double p = kNoValue;
+  int side = 0;
+};
+
+Component judge(const std::string& name, const std::vector<double>& ratios, double threshold, bool at_least) {
+  Component k{name, threshold, at_least, {}, {}, kNoValue, 0};
+  for (double r : ratios) k.x.push_back(r > 0 ? (at_least ? 1.0 : -1.0) * std::log(r / threshold) : kNoValue);
+  k.s = summarize(k.x);
+  k.p = one_sample_p(k.s);
+  k.side = k.s.mean > 0 ? 1 : k.s.mean < 0 ? -1 : 0;
+  return k;
+}
+
+// "throughput ratio: geometric mean 1.2390 [1.2010, 1.2780], claimed at least 1".
+std::string component_text(const Component& k) {
+  const double sign = k.at_least ? 1.0 : -1.0, base = std::log(k.threshold);
+  auto ratio = [&](double x) { return std::exp(base + sign * x); };
+  std::string ci;
+  if (k.s.has_interval()) ci = " " + interval(std::min(ratio(k.s.ci_low), ratio(k.s.ci_high)), std::max(ratio(k.s.ci_low), ratio(k.s.ci_high)));
+  return k.name + ": geometric mean " + num(ratio(k.s.mean)) + ci + ", claimed " + (k.at_least ? "at least " : "at most ") +
+         format_number(k.threshold);
+}
+
+Measured measured(std::string label, std::vector<double> values, const std::vector<int64_t>& seeds) {
+  Measured m;
+  m.label = std::move(label);
+  m.stats = summarize(values);
+  m.values = std::move(values);
+  m.seeds = seeds;
+  return m;
+}
+
+void add_reason(std::string& reason, const std::string& part) {
+  if (!part.empty()) reason += (reason.empty() ? "" : "; ") + part;
+}
+
+}  // namespace
+
+ClaimRow efficiency_row(const Claim& c, const GroupReport& g, const std::vector<const GroupReport*>& baselines,
+                        const Study& study, store::Store& store) {
+  ClaimRow row;
+  row.label = (g.grid_point.empty() ? g.group : g.grid_point) + " at " + where_text(c) + ", " + c.phase;
+  row.effect = row.effect_low = row.effect_high = kNoValue;
+  FigureCache figs(c, study, store);
+  std::vector<BaselineRun> pool;
+  for (const GroupReport* b : baselines)
+    for (const Replica& r : b->replicas) {
+      const double v = replica_value(store, r.run_id, c.metric, false, lower_is_better(c.metric));
+      if (std::isfinite(v)) pool.push_back({b, r.seed, v});
+    }
+  const LogFit fit = fit_baseline(pool);
+  const Figures& own = figs.of(g);
+
+  std::vector<double> quality, matched, thr, mem, peak;
+  std::vector<int64_t> seeds;
+  std::vector<std::string> problems, hows;
+  bool unmeasured = !own.problem.empty();
+  std::vector<double> noise;  // per replica: the decode timing's noise on the log throughput ratio
+  for (const Replica& r : g.replicas) {
+    const double h = replica_value(store, r.run_id, c.metric, false, lower_is_better(c.metric));
+    seeds.push_back(r.seed);
+    quality.push_back(h);
+    const Match m = std::isfinite(h) ? match_replica(c, h, pool, fit, figs) : Match{};
+    const bool ok = std::isfinite(h) && own.problem.empty() && m.problem.empty();
+    matched.push_back(std::isfinite(h) ? m.value : kNoValue);
+    thr.push_back(ok ? own.tokens_per_s / m.figures.tokens_per_s : kNoValue);
+    mem.push_back(ok ? own.memory / m.figures.memory : kNoValue);
+    peak.push_back(ok && own.peak > 0 && m.figures.peak > 0 ? own.peak / m.figures.peak : kNoValue);
+    noise.push_back(ok ? 1.96 * std::hypot(own.timing_rse, m.figures.timing_rse) : kNoValue);
+    if (!std::isfinite(h)) continue;
+    const std::string seed = "seed " + std::to_string(r.seed) + ": ";
+    const std::string problem = m.problem.empty() ? "" : (m.unmeasured ? "" : seed) + m.problem;
+    if (!problem.empty() && std::find(problems.begin(), problems.end(), problem) == problems.end()) problems.push_back(problem);
+    unmeasured = unmeasured || m.unmeasured;
+    if (!m.how.empty()) hows.push_back(seed + m.how);
+  }
+  const std::string tps = c.phase + " tokens/s at " + where_text(c);
+  row.measured = {measured(g.group + " " + c.metric.text, quality, seeds),
+                  measured("matched baseline " + c.metric.text, matched, seeds),
+                  measured("throughput ratio (" + tps + ", " + g.group + " / matched baseline)", thr, seeds),
+                  measured("memory ratio (weights + KV cache + GSS state + activations)", mem, seeds),
+                  measured("peak RSS ratio (reported, not judged)", peak, seeds)};
+
+  std::string matching;
+  for (const auto& h : hows) add_reason(matching, h);
+  if (!own.problem.empty()) problems.insert(problems.begin(), own.problem);
+  if (!problems.empty()) {  // judged on every replica or not at all: a subset would be chosen by what matched
+    row.verdict = Verdict::Inconclusive;
+    for (const auto& p : problems) add_reason(row.reason, p);
+    if (unmeasured) add_reason(row.reason, "measure the models: run " + bench_command(c, store));
+    add_reason(row.reason, matching);
+    return row;
+  }
+  const std::size_t n = row.measured[0].stats.n;
+  if (n < kMinReplicasForVerdict) {
+    row.verdict = Verdict::TooFewReplicas;
+    row.reason = too_few(g.group, n) + (n == 1 ? ": one replica gives one pair of ratios and no interval over replicas"
+                                               : "");
+    add_reason(row.reason, matching);
+    return row;
+  }
+
+  std::vector<Component> parts;
+  if (c.min_throughput_ratio > 0) parts.push_back(judge("throughput ratio", thr, c.min_throughput_ratio, true));
+  if (c.max_memory_ratio > 0) parts.push_back(judge("memory ratio", mem, c.max_memory_ratio, false));
+  const bool all_claimed = std::all_of(parts.begin(), parts.end(), [](const Component& k) { return k.side > 0; });
+  double p_other = kNoValue;
+  for (const auto& k : parts)
+    if (k.side < 0 && !(p_other <= k.p)) p_other = k.p;
+  if (all_claimed || std::isnan(p_other)) {
+    row.p = 0.0;  // every ratio must clear its threshold: the larger p decides (an intersection-union test)
+    for (const auto& k : parts) row.p = std::max(row.p, k.p);
+    row.test.direction = all_claimed ? 1 : 0;
+  } else {
+    // One ratio on the other side refutes the claim: Bonferroni over the ratios tested.
+    row.p = std::min(1.0, static_cast<double>(parts.size()) * p_other);
+    row.test.direction = -1;
+  }
+  row.test.text = "one-sample t of the mean log ratio against its threshold, n=" + std::to_string(n);
+  if (parts.size() == 2)
+    row.test.text += " (p: " + p_text(parts[0].p) + " and " + p_text(parts[1].p) +
+                     "; the larger when both lie on the claimed side, else twice the smaller of those on the other)";
+  row.test.df = static_cast<double>(n - 1);
+
+  for (const auto& k : parts) add_reason(row.reason, component_text(k));
+  add_reason(row.reason, "memory = weights + KV cache + GSS state + activations, i.e. the peak RSS minus the process "
+                         "baseline (the program and LibTorch)");
+  const Stats ps = summarize(peak);
+  if (ps.n) add_reason(row.reason, "peak RSS ratio " + num(ps.mean) + " (reported, not judged)");
+  add_reason(row.reason, matching);
+  add_reason(row.reason, "each model is timed once (its newest inference run): the interval is over the replicas' matches "
+                         "at their own quality, and timing variation between replicas of one config would be "
+                         "measurement noise, not the models'");
+  if (parts.front().s.std == 0.0 && (parts.size() < 2 || parts.back().s.std == 0.0))
+    add_reason(row.reason, "the ratios do not vary over the replicas (each matched the same baseline figures): the "
+                           "interval has no width and the test no spread");
+  if (c.min_throughput_ratio > 0) {
+    const Stats ns = summarize(noise);
+    if (c.phase != "decode") {
+      add_reason(row.reason, "one " + c.phase + " timing per model: its noise is not measured");
+    } else if (ns.n && std::fabs(parts.front().s.mean) < ns.mean) {
+      add_reason(row.reason, "the throughput ratio is within the decode timing's own noise of its threshold (±" +
+                                 num(100.0 * (std::exp(ns.mean) - 1.0)) + "%)");
+    }
+  }
+  return row;
+}
+
+}  // namespace pha::analysis::detail
