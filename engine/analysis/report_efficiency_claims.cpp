@@ -10,7 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <set>
+#include <cstdio>
 
 #include "analysis/report.h"
 #include "analysis/report_internal.h"
@@ -30,7 +30,7 @@ struct Figures {
   double tokens_per_s = kNoValue;  // of the claim's phase
   double memory = kNoValue;        // weights + KV cache + GSS state + activations, bytes
   double peak = kNoValue;          // peak RSS of the worker, bytes
-  double timing_rse = kNoValue;    // decode: relative standard error of the timed steps' mean; NaN: one timing
+  double timing_rse = kNoValue;    // decode: relative standard error of the median step (median_rse); NaN: one timing
   std::string problem;             // why there are none ("" when there are)
 };
 
@@ -77,6 +77,22 @@ std::string bench_command(const Claim& c, store::Store& store) {
   if (dir.empty()) dir = ".";
   return "\"pha bench inference --project " + dir + " --seq-lens " + std::to_string(c.seq_len) + " --batches " +
          std::to_string(c.batch) + "\"";
+}
+
+// The relative standard error of the median of a model's decode steps: 1.2533 x the robust
+// spread (1.4826 x the median absolute deviation, so that a slow first step does not count) over
+// the median and sqrt(n); NaN with fewer than 3 steps.
+double median_rse(std::vector<double> ms) {
+  if (ms.size() < 3) return kNoValue;
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+  };
+  const double m = median(ms);
+  if (!(m > 0)) return kNoValue;
+  for (double& v : ms) v = std::fabs(v - m);
+  return 1.2533 * 1.4826 * median(ms) / m / std::sqrt(static_cast<double>(ms.size()));
 }
 
 // The model configs a group was trained with: the plan's (what `pha bench inference --project`
@@ -130,10 +146,7 @@ Figures read_figures(const Claim& c, const GroupReport& g, const Study& study, s
     f.problem = g.group + "'s point at " + where_text(c) + " in " + run + " has no " + c.phase + " tokens/s or memory";
     return f;
   }
-  if (c.phase == "decode" && point->decode_ms.size() >= 2) {
-    const Stats s = summarize(point->decode_ms);
-    if (s.n >= 2 && s.mean > 0) f.timing_rse = s.std / s.mean / std::sqrt(static_cast<double>(s.n));
-  }
+  if (c.phase == "decode") f.timing_rse = median_rse(point->decode_ms);
   return f;
 }
 
@@ -290,85 +303,69 @@ void add_reason(std::string& reason, const std::string& part) {
   if (!part.empty()) reason += (reason.empty() ? "" : "; ") + part;
 }
 
-}  // namespace
+// Every replica of the hybrid: its quality, its match and the ratios of the two models' figures
+// (NaN where it has none), and what stops the row from being judged.
+struct Replicas {
+  std::vector<double> quality, matched, thr, mem, peak;
+  std::vector<double> noise;  // the decode timings' noise on the log throughput ratio (1.96 x SE)
+  std::vector<int64_t> seeds;
+  std::vector<std::string> problems, hows;
+  bool unmeasured = false;  // a model lacks the inference point: `pha bench inference` fixes it
+};
 
-ClaimRow efficiency_row(const Claim& c, const GroupReport& g, const std::vector<const GroupReport*>& baselines,
-                        const Study& study, store::Store& store) {
-  ClaimRow row;
-  row.label = (g.grid_point.empty() ? g.group : g.grid_point) + " at " + where_text(c) + ", " + c.phase;
-  row.effect = row.effect_low = row.effect_high = kNoValue;
-  FigureCache figs(c, study, store);
+Replicas match_replicas(const Claim& c, const GroupReport& g, const std::vector<const GroupReport*>& baselines,
+                        FigureCache& figs, store::Store& store) {
+  const bool lower = lower_is_better(c.metric);
   std::vector<BaselineRun> pool;
   for (const GroupReport* b : baselines)
     for (const Replica& r : b->replicas) {
-      const double v = replica_value(store, r.run_id, c.metric, false, lower_is_better(c.metric));
+      const double v = replica_value(store, r.run_id, c.metric, false, lower);
       if (std::isfinite(v)) pool.push_back({b, r.seed, v});
     }
   const LogFit fit = fit_baseline(pool);
   const Figures& own = figs.of(g);
-
-  std::vector<double> quality, matched, thr, mem, peak;
-  std::vector<int64_t> seeds;
-  std::vector<std::string> problems, hows;
-  bool unmeasured = !own.problem.empty();
-  std::vector<double> noise;  // per replica: the decode timing's noise on the log throughput ratio
+  Replicas out;
+  out.unmeasured = !own.problem.empty();
+  if (out.unmeasured) out.problems.push_back(own.problem);
   for (const Replica& r : g.replicas) {
-    const double h = replica_value(store, r.run_id, c.metric, false, lower_is_better(c.metric));
-    seeds.push_back(r.seed);
-    quality.push_back(h);
+    const double h = replica_value(store, r.run_id, c.metric, false, lower);
     const Match m = std::isfinite(h) ? match_replica(c, h, pool, fit, figs) : Match{};
     const bool ok = std::isfinite(h) && own.problem.empty() && m.problem.empty();
-    matched.push_back(std::isfinite(h) ? m.value : kNoValue);
-    thr.push_back(ok ? own.tokens_per_s / m.figures.tokens_per_s : kNoValue);
-    mem.push_back(ok ? own.memory / m.figures.memory : kNoValue);
-    peak.push_back(ok && own.peak > 0 && m.figures.peak > 0 ? own.peak / m.figures.peak : kNoValue);
-    noise.push_back(ok ? 1.96 * std::hypot(own.timing_rse, m.figures.timing_rse) : kNoValue);
+    out.seeds.push_back(r.seed);
+    out.quality.push_back(h);
+    out.matched.push_back(std::isfinite(h) ? m.value : kNoValue);
+    out.thr.push_back(ok ? own.tokens_per_s / m.figures.tokens_per_s : kNoValue);
+    out.mem.push_back(ok ? own.memory / m.figures.memory : kNoValue);
+    out.peak.push_back(ok && own.peak > 0 && m.figures.peak > 0 ? own.peak / m.figures.peak : kNoValue);
+    out.noise.push_back(ok ? 1.96 * std::hypot(own.timing_rse, m.figures.timing_rse) : kNoValue);
     if (!std::isfinite(h)) continue;
     const std::string seed = "seed " + std::to_string(r.seed) + ": ";
+    // A model without figures is said once; a replica without a match names its seed.
     const std::string problem = m.problem.empty() ? "" : (m.unmeasured ? "" : seed) + m.problem;
-    if (!problem.empty() && std::find(problems.begin(), problems.end(), problem) == problems.end()) problems.push_back(problem);
-    unmeasured = unmeasured || m.unmeasured;
-    if (!m.how.empty()) hows.push_back(seed + m.how);
+    if (!problem.empty() && std::find(out.problems.begin(), out.problems.end(), problem) == out.problems.end())
+      out.problems.push_back(problem);
+    out.unmeasured = out.unmeasured || m.unmeasured;
+    if (!m.how.empty()) out.hows.push_back(seed + m.how);
   }
-  const std::string tps = c.phase + " tokens/s at " + where_text(c);
-  row.measured = {measured(g.group + " " + c.metric.text, quality, seeds),
-                  measured("matched baseline " + c.metric.text, matched, seeds),
-                  measured("throughput ratio (" + tps + ", " + g.group + " / matched baseline)", thr, seeds),
-                  measured("memory ratio (weights + KV cache + GSS state + activations)", mem, seeds),
-                  measured("peak RSS ratio (reported, not judged)", peak, seeds)};
+  return out;
+}
 
-  std::string matching;
-  for (const auto& h : hows) add_reason(matching, h);
-  if (!own.problem.empty()) problems.insert(problems.begin(), own.problem);
-  if (!problems.empty()) {  // judged on every replica or not at all: a subset would be chosen by what matched
-    row.verdict = Verdict::Inconclusive;
-    for (const auto& p : problems) add_reason(row.reason, p);
-    if (unmeasured) add_reason(row.reason, "measure the models: run " + bench_command(c, store));
-    add_reason(row.reason, matching);
-    return row;
-  }
-  const std::size_t n = row.measured[0].stats.n;
-  if (n < kMinReplicasForVerdict) {
-    row.verdict = Verdict::TooFewReplicas;
-    row.reason = too_few(g.group, n) + (n == 1 ? ": one replica gives one pair of ratios and no interval over replicas"
-                                               : "");
-    add_reason(row.reason, matching);
-    return row;
-  }
-
+// The test over n replicas: each threshold's one-sample t of the mean log ratio; every ratio on
+// its claimed side: the larger p (an intersection-union test); a ratio on the other side
+// refutes the claim: the smallest such p times the ratios tested (Bonferroni).
+std::vector<Component> test_ratios(const Claim& c, const Replicas& v, std::size_t n, ClaimRow& row) {
   std::vector<Component> parts;
-  if (c.min_throughput_ratio > 0) parts.push_back(judge("throughput ratio", thr, c.min_throughput_ratio, true));
-  if (c.max_memory_ratio > 0) parts.push_back(judge("memory ratio", mem, c.max_memory_ratio, false));
+  if (c.min_throughput_ratio > 0) parts.push_back(judge("throughput ratio", v.thr, c.min_throughput_ratio, true));
+  if (c.max_memory_ratio > 0) parts.push_back(judge("memory ratio", v.mem, c.max_memory_ratio, false));
   const bool all_claimed = std::all_of(parts.begin(), parts.end(), [](const Component& k) { return k.side > 0; });
   double p_other = kNoValue;
   for (const auto& k : parts)
     if (k.side < 0 && !(p_other <= k.p)) p_other = k.p;
   if (all_claimed || std::isnan(p_other)) {
-    row.p = 0.0;  // every ratio must clear its threshold: the larger p decides (an intersection-union test)
+    row.p = 0.0;
     for (const auto& k : parts) row.p = std::max(row.p, k.p);
     row.test.direction = all_claimed ? 1 : 0;
   } else {
-    // One ratio on the other side refutes the claim: Bonferroni over the ratios tested.
     row.p = std::min(1.0, static_cast<double>(parts.size()) * p_other);
     row.test.direction = -1;
   }
@@ -377,28 +374,71 @@ ClaimRow efficiency_row(const Claim& c, const GroupReport& g, const std::vector<
     row.test.text += " (p: " + p_text(parts[0].p) + " and " + p_text(parts[1].p) +
                      "; the larger when both lie on the claimed side, else twice the smaller of those on the other)";
   row.test.df = static_cast<double>(n - 1);
+  return parts;
+}
 
+// What the figures are and how far to trust them: memory's definition, the peak RSS, the
+// matches, the one timing per model and the decode timing's own noise.
+void add_notes(const Claim& c, const Replicas& v, const std::vector<Component>& parts, ClaimRow& row) {
   for (const auto& k : parts) add_reason(row.reason, component_text(k));
   add_reason(row.reason, "memory = weights + KV cache + GSS state + activations, i.e. the peak RSS minus the process "
                          "baseline (the program and LibTorch)");
-  const Stats ps = summarize(peak);
+  const Stats ps = summarize(v.peak);
   if (ps.n) add_reason(row.reason, "peak RSS ratio " + num(ps.mean) + " (reported, not judged)");
-  add_reason(row.reason, matching);
-  add_reason(row.reason, "each model is timed once (its newest inference run): the interval is over the replicas' matches "
-                         "at their own quality, and timing variation between replicas of one config would be "
+  for (const auto& h : v.hows) add_reason(row.reason, h);
+  add_reason(row.reason, "each model is timed once (its newest inference run): the interval is over the replicas' "
+                         "matches at their own quality, and timing variation between replicas of one config would be "
                          "measurement noise, not the models'");
-  if (parts.front().s.std == 0.0 && (parts.size() < 2 || parts.back().s.std == 0.0))
+  if (std::all_of(parts.begin(), parts.end(), [](const Component& k) { return k.s.std == 0.0; }))
     add_reason(row.reason, "the ratios do not vary over the replicas (each matched the same baseline figures): the "
-                           "interval has no width and the test no spread");
-  if (c.min_throughput_ratio > 0) {
-    const Stats ns = summarize(noise);
-    if (c.phase != "decode") {
-      add_reason(row.reason, "one " + c.phase + " timing per model: its noise is not measured");
-    } else if (ns.n && std::fabs(parts.front().s.mean) < ns.mean) {
-      add_reason(row.reason, "the throughput ratio is within the decode timing's own noise of its threshold (±" +
-                                 num(100.0 * (std::exp(ns.mean) - 1.0)) + "%)");
-    }
+                           "interval has no width, and the verdict rests on one timing of each model");
+  if (c.min_throughput_ratio <= 0) return;
+  const Stats ns = summarize(v.noise);
+  if (c.phase != "decode") {
+    add_reason(row.reason, "one " + c.phase + " timing per model: its noise is not measured");
+  } else if (ns.n && std::fabs(parts.front().s.mean) < ns.mean) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.1f", 100.0 * (std::exp(ns.mean) - 1.0));
+    add_reason(row.reason, "the throughput ratio is within the decode timings' own noise of its threshold (±" +
+                               std::string(pct) + "%, the median decode step's standard error)");
   }
+}
+
+}  // namespace
+
+ClaimRow efficiency_row(const Claim& c, const GroupReport& g, const std::vector<const GroupReport*>& baselines,
+                        const Study& study, store::Store& store) {
+  ClaimRow row;
+  row.label = (g.grid_point.empty() ? g.group : g.grid_point) + " at " + where_text(c) + ", " + c.phase;
+  row.effect = row.effect_low = row.effect_high = kNoValue;
+  FigureCache figs(c, study, store);
+  const Replicas v = match_replicas(c, g, baselines, figs, store);
+  const std::string judged = "", shown = " (reported, not judged)";
+  row.measured = {measured(g.group + " " + c.metric.text, v.quality, v.seeds),
+                  measured("matched baseline " + c.metric.text, v.matched, v.seeds),
+                  measured("throughput ratio (" + c.phase + " tokens/s at " + where_text(c) + ", " + g.group +
+                               " / matched baseline)" + (c.min_throughput_ratio > 0 ? judged : shown),
+                           v.thr, v.seeds),
+                  measured("memory ratio (weights + KV cache + GSS state + activations)" +
+                               (c.max_memory_ratio > 0 ? judged : shown),
+                           v.mem, v.seeds),
+                  measured("peak RSS ratio" + shown, v.peak, v.seeds)};
+  if (!v.problems.empty()) {  // judged on every replica or not at all: a subset would be chosen by what matched
+    row.verdict = Verdict::Inconclusive;
+    for (const auto& p : v.problems) add_reason(row.reason, p);
+    if (v.unmeasured) add_reason(row.reason, "measure the models: run " + bench_command(c, store));
+    for (const auto& h : v.hows) add_reason(row.reason, h);
+    return row;
+  }
+  const std::size_t n = row.measured[0].stats.n;
+  if (n < kMinReplicasForVerdict) {
+    row.verdict = Verdict::TooFewReplicas;
+    row.reason = too_few(g.group, n);
+    if (n == 1) row.reason += ": one replica gives one pair of ratios and no interval over replicas";
+    for (const auto& h : v.hows) add_reason(row.reason, h);
+    return row;
+  }
+  add_notes(c, v, test_ratios(c, v, n, row), row);
   return row;
 }
 

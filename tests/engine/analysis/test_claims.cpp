@@ -74,10 +74,10 @@ TEST(Claims, ErrorsNameTheFieldWhatWasFoundAndWhatIsAllowed) {
             "claims[0].metirc: unknown key; did you mean \"metric\"?");
   EXPECT_EQ(error_of(json::parse(R"([{"claim": "better"}])"), text),
             "claims[0].claim: \"better\" is not allowed; allowed: \"lower_is_better\", \"higher_is_better\", "
-            "\"mixer_sandwich\", \"accuracy_at_params\", \"knockout\", \"specialisation\"");
+            "\"mixer_sandwich\", \"accuracy_at_params\", \"knockout\", \"specialisation\", \"efficiency\"");
   EXPECT_EQ(error_of(json::parse(R"([{"metric": "val/ppl"}])"), text),
             "claims[0].claim: is required; allowed: \"lower_is_better\", \"higher_is_better\", \"mixer_sandwich\", "
-            "\"accuracy_at_params\", \"knockout\", \"specialisation\"");
+            "\"accuracy_at_params\", \"knockout\", \"specialisation\", \"efficiency\"");
   EXPECT_EQ(error_of(json::parse(R"([{"claim": "lower_is_better", "metric": "val/ppl", "better": "phaa", "than": "pha"}])"),
                      text),
             "claims[0].better: \"phaa\" is not allowed; allowed: \"pha\", \"sequential\"");
