@@ -154,7 +154,11 @@ void plan_claims(const Project& project, const std::string& store_path, PlanRepo
                     ? "judged on per-seed successes with Wilson intervals: a verdict needs at least 4 seeds all on one side"
                 : lens ? "judged on one-sample intervals of the per-seed knock-out differences, measured after training "
                          "by `pha lens knockout --record` on each replica's checkpoint (no power analysis before that)"
-                       : "judged on one-sample intervals of the per-seed mixer differences (no power analysis)";
+                : claim.kind == analysis::ClaimKind::Efficiency
+                    ? "judged on one-sample intervals of the per-seed log throughput and memory ratios against the "
+                      "baseline run of matched quality, measured after training by `pha bench inference --project` "
+                      "(no power analysis before that)"
+                    : "judged on one-sample intervals of the per-seed mixer differences (no power analysis)";
     } else if (static_cast<std::size_t>(seeds) < analysis::kMinReplicasForVerdict) {
       pc.note = fmt::format("{} seed(s) per side: the report gives no verdict below {}", seeds,
                             analysis::kMinReplicasForVerdict);
