@@ -65,10 +65,14 @@ using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int,
                          float, float*, int);
 using DgemmFn = void (*)(int, int, int, int, int, int, double, const double*, int, const double*, int,
                          double, double*, int);
+using SgemvFn = void (*)(int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+using DgemvFn = void (*)(int, int, int, int, double, const double*, int, const double*, int, double, double*, int);
 
 struct BlasApi {
   SgemmFn sgemm = nullptr;
   DgemmFn dgemm = nullptr;
+  SgemvFn sgemv = nullptr;
+  DgemvFn dgemv = nullptr;
   int (*get_threads)() = nullptr;  // OpenBLAS's run-time thread count (absent elsewhere)
   void (*set_threads)(int) = nullptr;
 };
@@ -79,6 +83,8 @@ const BlasApi& blas_api() {
     if (std::getenv("PHA_ATTENTION_NO_CBLAS") == nullptr) {  // for tests and comparisons
       a.sgemm = reinterpret_cast<SgemmFn>(dlsym(RTLD_DEFAULT, "cblas_sgemm"));
       a.dgemm = reinterpret_cast<DgemmFn>(dlsym(RTLD_DEFAULT, "cblas_dgemm"));
+      a.sgemv = reinterpret_cast<SgemvFn>(dlsym(RTLD_DEFAULT, "cblas_sgemv"));
+      a.dgemv = reinterpret_cast<DgemvFn>(dlsym(RTLD_DEFAULT, "cblas_dgemv"));
     }
     a.get_threads = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
     a.set_threads = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
@@ -115,6 +121,22 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
   const at::Tensor av = view(a, ta, m, k, lda), bv = view(b, tb, k, n, ldb);
   if (beta == T(0)) at::mm_out(cv, av, bv);
   else cv.addmm_(av, bv);
+}
+
+// y (m) = A x (A: m x n, row stride lda) or, when ta, y (n) = A^T x, through CBLAS's gemv; false
+// when the process has no CBLAS (the caller then takes gemm). Decoding's one query row: a GEMM
+// with m = 1 packs the whole key (or value) block before using it once, a GEMV streams it.
+template <typename T>
+bool gemv(bool ta, int64_t m, int64_t n, const T* a, int64_t lda, const T* x, T* y) {
+  const BlasApi& api = blas_api();
+  if constexpr (std::is_same_v<T, float>) {
+    if (!api.sgemv) return false;
+    api.sgemv(kRowMajor, ta ? kTrans : kNoTrans, int(m), int(n), 1.0f, a, int(lda), x, 1, 0.0f, y, 1);
+  } else {
+    if (!api.dgemv) return false;
+    api.dgemv(kRowMajor, ta ? kTrans : kNoTrans, int(m), int(n), 1.0, a, int(lda), x, 1, 0.0, y, 1);
+  }
+  return true;
 }
 
 // While one is alive, OpenBLAS runs each product in its calling thread: the kernel's workers
@@ -298,10 +320,13 @@ void forward_impl(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
       T* op = head_ptr<T>(o, b, h);
       for (int64_t t0 = 0; t0 < d.T; t0 += d.block) {
         const int64_t t1 = std::min(d.T, t0 + d.block), nb = t1 - t0, ke = d.offset + t1;
-        gemm<T>(false, true, nb, ke, d.hd, qp + t0 * sq, sq, kp, sk, T(0), sp, ke);  // S = Q K^T
+        // One query row (decoding with a KV cache): S = K q and O = V^T p as GEMVs.
+        const bool row = nb == 1 && gemv<T>(false, ke, d.hd, kp, sk, qp + t0 * sq, sp);
+        if (!row) gemm<T>(false, true, nb, ke, d.hd, qp + t0 * sq, sq, kp, sk, T(0), sp, ke);  // S = Q K^T
         at::Tensor sb = s.narrow(0, 0, nb * ke).view({nb, ke});
         causal_softmax_<T>(sb, d.offset + t0 + 1, lse_base + (b * d.Hq + h) * d.T + t0);
-        gemm<T>(false, false, nb, d.hd, ke, sp, ke, vp, sv, T(0), op + t0 * so, so);  // O = P V
+        if (!row || !gemv<T>(true, ke, d.hd, vp, sv, sp, op + t0 * so))
+          gemm<T>(false, false, nb, d.hd, ke, sp, ke, vp, sv, T(0), op + t0 * so, so);  // O = P V
       }
     }
   });
