@@ -8,11 +8,13 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include "curve_plot.h"
 #include "efficiency_panel.h"
+#include "inference_tab.h"
 #include "mixer_panel.h"
 #include "run_notes_panel.h"
 
@@ -75,7 +77,8 @@ void buildProjectDock(Docks& d, QWidget* parent) {
   d.runKindFilter = new QComboBox(box);
   d.runKindFilter->setObjectName("runKindFilter");
   d.runKindFilter->setToolTip(QObject::tr("Which kind of run the table lists: training runs (curves, mixer, "
-                                          "evaluations) or efficiency-profile runs (tokens/s and memory rows only)"));
+                                          "evaluations) or profile runs (the efficiency profile's tokens/s and memory "
+                                          "rows, and inference benchmarks: the Efficiency dock shows both)"));
   auto* filterRow = new QHBoxLayout;
   filterRow->addWidget(d.runFilter, 1);
   filterRow->addWidget(d.runKindFilter);
@@ -153,10 +156,23 @@ Docks buildDocks(QWidget* parent) {
                                     "a PHA run trains, or when you pick a run."));
     d.mixerDock = makeDock(QObject::tr("Mixer heatmap"), dock_names::kMixer, d.mixerPanel, parent, {270, 300});
   }
-  {  // Efficiency
-    d.efficiencyPanel = new widgets::EfficiencyPanel(parent);
+  {  // Efficiency: the training profile (tokens/s and memory against T) and Inference (prefill,
+     // decode and decode memory against the prompt length L)
+    d.efficiencyTabs = new QTabWidget(parent);
+    d.efficiencyTabs->setObjectName("efficiencyTabs");
+    d.efficiencyTabs->setDocumentMode(true);
+    d.efficiencyPanel = new widgets::EfficiencyPanel(d.efficiencyTabs);
     d.efficiencyPanel->setObjectName("efficiencyPanel");
-    d.efficiencyDock = makeDock(QObject::tr("Efficiency"), dock_names::kEfficiency, d.efficiencyPanel, parent, {460, 330});
+    d.efficiencyPanel->setMinimumHeight(300);
+    d.inferenceTab = new InferenceTab(d.efficiencyTabs);
+    d.inferenceTab->setObjectName("inferenceTab");
+    d.efficiencyTabs->addTab(d.efficiencyPanel, QObject::tr("Training"));
+    d.efficiencyTabs->setTabToolTip(0, QObject::tr("The efficiency profile: training tokens/s and peak memory against "
+                                                   "the sequence length T"));
+    d.efficiencyTabs->addTab(d.inferenceTab, QObject::tr("Inference"));
+    d.efficiencyTabs->setTabToolTip(1, QObject::tr("pha bench inference: prefill, decode and decode memory against the "
+                                                   "prompt length L"));
+    d.efficiencyDock = makeDock(QObject::tr("Efficiency"), dock_names::kEfficiency, d.efficiencyTabs, parent, {460, 330});
   }
   {  // Compare, Generate, Report, Search and Lens: feature widgets placed by MainWindow
     QWidget* box = nullptr;

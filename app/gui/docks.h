@@ -11,6 +11,7 @@ class QLineEdit;
 class QTableView;
 class QVBoxLayout;
 class QPushButton;
+class QTabWidget;
 
 namespace pha::widgets {
 class CurvePlot;
@@ -20,6 +21,7 @@ class EfficiencyPanel;
 
 namespace pha::gui {
 
+class InferenceTab;
 class RunNotesPanel;
 
 namespace dock_names {
@@ -59,9 +61,11 @@ struct Docks {
   widgets::CurvePlot* lossPlot = nullptr;
   widgets::CurvePlot* qualityPlot = nullptr;
   QLabel* liveReadout = nullptr;
-  // Mixer, efficiency
+  // Mixer, efficiency (tabs: the training profile, Inference)
   widgets::MixerPanel* mixerPanel = nullptr;
+  QTabWidget* efficiencyTabs = nullptr;
   widgets::EfficiencyPanel* efficiencyPanel = nullptr;
+  InferenceTab* inferenceTab = nullptr;
   // Hosts for feature widgets (config editor, compare view, generate panel, report view, search view,
   // lens view)
   QVBoxLayout* configHost = nullptr;

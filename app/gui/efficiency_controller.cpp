@@ -6,6 +6,7 @@
 
 #include "runtime/profile_store.h"
 #include "window_store.h"
+#include "store/inference_store.h"
 #include "store/store.h"
 
 namespace pha::gui {
@@ -21,11 +22,17 @@ void EfficiencyController::load(const QString& storePath) {
   }
   try {
     auto s = store::Store::open(storePath.toStdString(), widgets::windowReadOptions());
-    // Newest first, so that a re-measured model replaces its older profile.
-    auto list = s.list_runs();
+    // Newest first, so that a re-measured model replaces its older profile. Only profile runs
+    // have perf rows; the inference benchmark's runs are profile runs too, but theirs are
+    // prefill / decode rows against the prompt length: the Inference tab shows them, not this view.
+    store::RunListQuery q;
+    q.kind = store::RunKind::Profile;
+    q.include_config = true;
+    auto list = s.list_runs(q);
     std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.run.id > b.run.id; });
     std::set<std::string> seen;
     for (const auto& e : list) {
+      if (store::is_inference_run_config(e.run.config_json)) continue;
       auto rows = s.perf(e.run.id);
       if (rows.empty() || !seen.insert(e.run.name).second) continue;
       m_stored.push_back({QString::fromStdString(e.run.name), std::move(rows)});

@@ -1,7 +1,8 @@
-// EfficiencyController: the Efficiency dock's data. The store's profile runs (newest per model)
-// and, while a profile is being measured, its points as they arrive, shown in place of the
-// stored ones; read back from the store when the profile ends. No measuring here: the profile
-// job runs in the queue's worker thread (runtime::run_profile_job through RunQueue).
+// EfficiencyController: the Efficiency dock's Training tab's data. The store's profile runs
+// (newest per model; not the inference benchmark's, which the Inference tab shows) and, while
+// a profile is being measured, its points as they arrive, shown in place of the stored ones;
+// read back from the store when the profile ends. No measuring here: the profile job runs in
+// the queue's worker thread (runtime::run_profile_job through RunQueue).
 #pragma once
 
 #include <QObject>

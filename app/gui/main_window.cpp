@@ -15,16 +15,19 @@
 #include <QShowEvent>
 #include <QTableView>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTimer>
 
 #include "compare_widget.h"
 #include "efficiency_controller.h"
 #include "generate_panel.h"
+#include "inference_tab.h"
 #include "lens_rows.h"
 #include "lens_view.h"
 #include "project_session.h"
 #include "queue_controller.h"
 #include "parallel_coords_tab.h"
+#include "pha_program.h"
 #include "plan_dialog.h"
 #include "report_view.h"
 #include "run_actions.h"
@@ -102,7 +105,15 @@ void MainWindow::connectControllers() {
   connect(m_queueControl, &QueueController::profileStarted, this, [this] {
     m_docks.efficiencyDock->show();
     m_docks.efficiencyDock->raise();
+    m_docks.efficiencyTabs->setCurrentWidget(m_docks.efficiencyPanel);
   });
+  // The Inference tab measures in its own worker thread; while it does, nothing else is started
+  // (the timings would share the cores), and the queue's work blocks it the same way.
+  InferenceTab* inference = m_docks.inferenceTab;
+  inference->setProgramFinder([](QString* error) { return locatePhaProgram(error); });
+  connect(inference, &InferenceTab::errorOccurred, this, &MainWindow::showError);
+  connect(inference, &InferenceTab::busyChanged, this, &MainWindow::updateActions);
+  connect(m_runActions, &RunActions::hiddenRunsChanged, inference, &InferenceTab::setHiddenRuns);
 }
 
 void MainWindow::buildLayout() {
@@ -171,7 +182,14 @@ void MainWindow::showError(const QString& message) {
 void MainWindow::showMessage(const QString& message, int timeoutMs) { statusBar()->showMessage(message, timeoutMs); }
 
 void MainWindow::updateActions() {
-  const bool busy = m_queueControl->isBusy();
+  const bool busy = m_queueControl->isBusy() || m_docks.inferenceTab->isBusy();
+  m_docks.inferenceTab->setBlockedReason(
+      m_queueControl->isBusy()
+          ? tr("Wait for the run queue to finish (or cancel it): inference timings would share the cores with it.")
+      : m_session->isOpen() && m_session->isStoreDamaged()
+          ? tr("The project's run store is damaged and is not written to until it is recovered (Recover... in the "
+               "Project dock).")
+          : QString());
   m_runAction->setEnabled(m_session->isOpen() && !busy);
   m_planAction->setEnabled(m_session->isOpen());
   m_measureAction->setEnabled(m_session->isOpen() && !busy);
@@ -241,6 +259,9 @@ void MainWindow::onRunChosen(const QString& storePath, qint64 runId, const QStri
   if (m_monitor->shownRunIsProfile()) {  // its figures are the Efficiency dock's
     m_docks.efficiencyDock->show();
     m_docks.efficiencyDock->raise();
+    m_docks.efficiencyTabs->setCurrentWidget(m_monitor->shownRunIsInference()
+                                                 ? static_cast<QWidget*>(m_docks.inferenceTab)
+                                                 : static_cast<QWidget*>(m_docks.efficiencyPanel));
   }
   showConfigOf(storePath, runId);
   m_generate->setRun(storePath, runId, name);
@@ -318,6 +339,9 @@ void MainWindow::onStoreChanged(const QString& storePath, const StoreChange& cha
   refreshNotesPanel();
   m_report->refresh();
   m_search->refreshStatus();  // not the Section form: its unsaved edits stay
+  // Efficiency: a profile or inference run written by `pha bench` (or deleted) shows at once.
+  if (!change.added.isEmpty() || !change.removed.isEmpty()) m_efficiency->load(storePath);
+  m_docks.inferenceTab->reload();
 }
 
 void MainWindow::commitDeletes() {
@@ -402,6 +426,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     }
     m_queue->cancelAll();
   }
+  m_docks.inferenceTab->cancel();  // its worker process is killed; the points measured are recorded
   commitDeletes();
   saveSettings();
   event->accept();

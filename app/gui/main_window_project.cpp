@@ -29,6 +29,7 @@
 #include "efficiency_controller.h"
 #include "export_menu.h"
 #include "generate_panel.h"
+#include "inference_tab.h"
 #include "lens_rows.h"
 #include "lens_view.h"
 #include "main_window.h"
@@ -52,6 +53,11 @@ namespace pha::gui {
 bool MainWindow::openProject(const QString& path) {
   if (m_queueControl->isBusy()) {
     showError(tr("Finish or cancel the running queue before opening another project."));
+    return false;
+  }
+  if (m_docks.inferenceTab->isBusy()) {
+    showError(tr("Finish or cancel the inference measurement (Efficiency dock, Inference tab) before opening another "
+                 "project."));
     return false;
   }
   commitDeletes();  // the runs deleted in this window leave the previous project's store now
@@ -83,11 +89,13 @@ bool MainWindow::openProject(const QString& path) {
     // Said, not shown: what a damaged file reads may be wrong, and nothing may write to it.
     m_browser->clear();
     m_efficiency->load(QString());
+    m_docks.inferenceTab->setProject(m_session->dir(), m_session->name(), QString());
     m_report->setUnavailable(m_session->dir(), tr("the run store is damaged (the banner in the Project dock says how "
                                                   "to recover it)."));
   } else {
     reloadRuns();
     m_efficiency->load(m_session->storePath());
+    m_docks.inferenceTab->setProject(m_session->dir(), m_session->name(), m_session->storePath());
     m_report->setProject(m_session->dir());
   }
   updateActions();

@@ -8,6 +8,7 @@
 #include "mixer_heatmap.h"
 #include "mixer_panel.h"
 #include "window_store.h"
+#include "store/inference_store.h"
 #include "store/store.h"
 
 namespace pha::gui {
@@ -110,6 +111,7 @@ void RunMonitor::restoreEmptyMessages() {
 void RunMonitor::clear(const QString& why) {
   if (m_live) return;  // the training run keeps its plots
   m_profile = false;
+  m_inference = false;
   restoreEmptyMessages();
   clearPlots(QString());
   m_mixer->clear(why);
@@ -122,6 +124,7 @@ void RunMonitor::clear(const QString& why) {
 void RunMonitor::beginLive(const QString& runName) {
   m_live = true;
   m_profile = false;
+  m_inference = false;
   restoreEmptyMessages();
   m_runId = 0;
   m_runName = runName;
@@ -203,11 +206,18 @@ bool RunMonitor::showStoredRun(const QString& storePath, qint64 runId) {
     clearPlots(m_runName);
     m_storePath = storePath;
     m_profile = run->kind == store::RunKind::Profile;
+    m_inference = m_profile && store::is_inference_run_config(run->config_json);
     if (m_profile) {  // no curves to draw: say what it is and where its figures are
-      const QString what = tr("Run %1 (%2) is an efficiency profile: its training tokens/s and peak memory at each "
-                              "sequence length are in the Efficiency dock; it has no loss curves or mixer weights.")
-                               .arg(runId)
-                               .arg(m_runName);
+      const QString what =
+          m_inference ? tr("Run %1 (%2) is an inference benchmark: its prefill and decode timings and decode memory at "
+                           "each prompt length are in the Efficiency dock's Inference tab; it has no loss curves or "
+                           "mixer weights.")
+                            .arg(runId)
+                            .arg(m_runName)
+                      : tr("Run %1 (%2) is an efficiency profile: its training tokens/s and peak memory at each "
+                           "sequence length are in the Efficiency dock; it has no loss curves or mixer weights.")
+                            .arg(runId)
+                            .arg(m_runName);
       m_loss->setEmptyMessage(what);
       m_quality->setEmptyMessage(what);
       m_mixer->clear(what);

@@ -44,6 +44,8 @@ class RunMonitor : public QObject {
   void clear(const QString& why);
   // The run shown is an efficiency profile (no curves: the plots say where its figures are).
   bool shownRunIsProfile() const { return m_profile; }
+  // ... and of those, an inference benchmark (`pha bench inference`: the Inference tab's).
+  bool shownRunIsInference() const { return m_inference; }
   QString errorText() const { return m_error; }
   qint64 shownRunId() const { return m_runId; }
 
@@ -66,6 +68,7 @@ class RunMonitor : public QObject {
   bool m_live = false;
   bool m_isTask = false;
   bool m_profile = false;
+  bool m_inference = false;
   QString m_afterEnd;
   qint64 m_runId = 0;
   qint64 m_lastStep = 0;

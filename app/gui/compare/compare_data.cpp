@@ -176,9 +176,12 @@ QColor runColor(int index) {
 }
 
 QString colorKey(const LoadedRun& run) {
-  if (run.info.kind == store::RunKind::Profile && run.config.is_object() && run.config.contains("profile") &&
-      run.config["profile"].is_object() && run.config["profile"].value("model", nlohmann::json()).is_string())
-    return QString::fromStdString(run.config["profile"]["model"].get<std::string>());
+  // A profile or inference-benchmark run is drawn in the colour of the model it measured.
+  if (run.info.kind == store::RunKind::Profile && run.config.is_object())
+    for (const char* section : {"profile", "inference"})
+      if (run.config.contains(section) && run.config[section].is_object() &&
+          run.config[section].value("model", nlohmann::json()).is_string())
+        return QString::fromStdString(run.config[section]["model"].get<std::string>());
   return QString::fromStdString(run.info.group.empty() ? run.info.name : run.info.group);
 }
 

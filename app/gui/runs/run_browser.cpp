@@ -252,7 +252,7 @@ void RunBrowser::setupKindFilter() {
   if (!m_kind) return;
   // Every kind the store knows (store::RunKind), then all of them.
   m_kind->addItem(tr("Training runs"), QString(store::to_string(store::RunKind::Train)));
-  m_kind->addItem(tr("Profile runs"), QString(store::to_string(store::RunKind::Profile)));
+  m_kind->addItem(tr("Profile and inference runs"), QString(store::to_string(store::RunKind::Profile)));
   m_kind->addItem(tr("All kinds"), QString());
   const int saved = m_kind->findData(QSettings().value(kKindKey, "train").toString());
   m_kind->setCurrentIndex(saved >= 0 ? saved : 0);
