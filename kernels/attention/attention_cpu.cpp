@@ -375,13 +375,23 @@ void backward_impl(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v
   });
 }
 
+// Multiply-adds of QK^T (B x Hq x T x S x hd) below which the automatic worker count is 1: a
+// tiny model decoding one token against a cache of up to ~16k tokens, where starting a thread
+// per call costs more than a second core gains (measured: pha-tiny decode at L = 1,024 +45%
+// tokens/s, at 8,192 +20-35% single-threaded; at 32,768 two threads win; docs/performance.md,
+// "Inference"). Results do not depend on the count.
+constexpr int64_t kMinParallelWork = int64_t{1} << 22;
+
 struct CpuAttentionFn : public torch::autograd::Function<CpuAttentionFn> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& q_in, const at::Tensor& k_in,
                             const at::Tensor& v_in, int64_t block, int64_t workers_in) {
     RECORD_FUNCTION("pha::cpu_causal_attention", std::vector<c10::IValue>());  // named in --trace files
     const at::Tensor q = unit_last_stride(q_in), k = unit_last_stride(k_in), v = unit_last_stride(v_in);
     const Shape d = shape_of(q, k, block);
-    const int workers = worker_count(static_cast<int>(workers_in));
+    // Automatic: one thread for a small call (decoding one token against a short cache), where
+    // starting a worker costs more than the products; results do not depend on the count.
+    const bool small = d.B * d.Hq * d.T * d.S * d.hd < kMinParallelWork;
+    const int workers = workers_in == 0 && small ? 1 : worker_count(static_cast<int>(workers_in));
     at::Tensor o = at::empty({d.B, d.T, d.Hq, d.hd}, q.options());
     at::Tensor lse = at::empty({d.B, d.Hq, d.T}, q.options());
     AT_DISPATCH_FLOATING_TYPES(q.scalar_type(), "cpu_causal_attention", [&] {
