@@ -40,7 +40,7 @@ InferencePointResult measure_inference_point(const InferencePointSpec& spec) {
   r.memory.baseline = current_rss_bytes();
   const int threads = pha::configure_threads(spec.threads);
   const model::ModelConfig cfg = config_of(spec);
-  r.context = cfg.context;
+  r.context = spec.train_seq_len > 0 ? static_cast<int>(spec.train_seq_len) : cfg.context;
   model::DecodeBenchSpec b;
   b.model = cfg;
   b.checkpoint = spec.checkpoint;
@@ -113,6 +113,7 @@ void validate_inference_sweep(const InferenceSweep& s) {
   sized(s.model_configs.size(), "model_configs");
   sized(s.source_runs.size(), "source_runs");
   sized(s.checkpoints.size(), "checkpoints");
+  sized(s.train_seq_lens.size(), "train_seq_lens");
   if (s.seq_lens.empty()) throw Error("seq_lens", "list at least one prompt length");
   for (int64_t L : s.seq_lens)
     if (L < 1) throw Error("seq_lens", "prompt lengths must be >= 1, got " + std::to_string(L));
@@ -155,6 +156,7 @@ std::vector<InferencePointResult> inference_sweep(const std::string& exe, const 
         if (!sweep.model_configs.empty()) s.model_config = sweep.model_configs[mi];
         if (!sweep.source_runs.empty()) s.source_run = sweep.source_runs[mi];
         if (!sweep.checkpoints.empty()) s.checkpoint = sweep.checkpoints[mi];
+        if (!sweep.train_seq_lens.empty()) s.train_seq_len = sweep.train_seq_lens[mi];
         s.seq_len = L;
         s.batch = B;
         s.generate = sweep.generate;
@@ -184,6 +186,7 @@ InferenceJobResult run_inference_job(const InferenceJobSpec& spec,
     r.sweep.model_configs = own.model_configs;
     r.sweep.source_runs.assign(own.models.size(), 0);
     r.sweep.checkpoints.assign(own.models.size(), "");
+    r.sweep.train_seq_lens.assign(own.models.size(), 0);
     if (r.sweep.models.empty()) throw Error(project.dir, "the project has no model to measure");
   }
   validate_inference_sweep(r.sweep);
@@ -210,6 +213,8 @@ InferenceJobResult run_inference_job(const InferenceJobSpec& spec,
           m.erase("name");
           if (m != wanted) continue;
           r.sweep.source_runs[i] = e.run.id;
+          if (cfg.contains("training") && cfg["training"].is_object())
+            r.sweep.train_seq_lens[i] = cfg["training"].value("seq_len", int64_t{0});
           try {
             r.sweep.checkpoints[i] = pick_run_checkpoint(store, e.run.id, "", -1).first;
           } catch (const std::exception&) {

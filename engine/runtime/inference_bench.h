@@ -48,6 +48,7 @@ struct InferenceSweep {
   std::vector<nlohmann::json> model_configs;  // empty, or one ModelConfig JSON per model
   std::vector<int64_t> source_runs;           // empty, or one per model
   std::vector<std::string> checkpoints;       // empty, or one per model
+  std::vector<int64_t> train_seq_lens;        // empty, or one per model (0: the model's context)
   std::vector<int64_t> seq_lens = {256, 512, 1024, 2048, 4096, 8192, 16384, 32768};
   std::vector<int64_t> batches = {1, 8};
   int64_t max_batch_tokens = 65536;  // a point with batch > 1 and batch x L above this is skipped (noted)

@@ -14,6 +14,7 @@ json to_json(const InferencePointSpec& s) {
   json j = {{"model", s.model},         {"seq_len", s.seq_len},           {"batch", s.batch},
             {"generate", s.generate},   {"decode_timed", s.decode_timed}, {"decode_warmup", s.decode_warmup},
             {"threads", s.threads},     {"device", s.device},             {"source_run", s.source_run},
+            {"train_seq_len", s.train_seq_len},
             {"checkpoint", s.checkpoint}};
   if (!s.model_config.is_null()) j["model_config"] = s.model_config;
   return j;
@@ -32,6 +33,7 @@ InferencePointSpec inference_spec_from_json(const json& j) {
     s.threads = j.value("threads", s.threads);
     s.device = j.value("device", s.device);
     s.source_run = j.value("source_run", s.source_run);
+    s.train_seq_len = j.value("train_seq_len", s.train_seq_len);
     s.checkpoint = j.value("checkpoint", s.checkpoint);
   } catch (const json::exception& e) {
     throw Error("inference point", std::string("a field has the wrong type: ") + e.what());

@@ -22,6 +22,7 @@ struct InferencePointSpec {
   nlohmann::json model_config;     // a ModelConfig JSON object to build instead (a project's run); null: none
   std::string checkpoint;          // weights to load ("": the model as its seed initialises it)
   int64_t source_run = 0;          // the trained run the model (and checkpoint) came from; 0: none
+  int64_t train_seq_len = 0;       // the source run's training.seq_len (0: none; then the model's context)
   int64_t seq_len = 1024;          // L, the prompt length (decode is timed at depth L)
   int64_t batch = 1;
   int generate = 256;              // tokens out after the prompt
@@ -50,7 +51,8 @@ struct InferenceMemory {
 struct InferencePointResult {
   InferencePointSpec spec;
   int64_t n_params = 0;
-  int context = 0;                   // the model's training context (L / context: how far beyond it)
+  int context = 0;                   // the training length: the source run's training.seq_len, else the
+                                     // model's context (L / context: how far beyond it)
   double ttft_ms = 0.0;              // prefill: L tokens in, the first token out (greedy argmax)
   double prefill_tokens_per_s = 0.0; // batch x L / ttft
   double decode_ms_per_token = 0.0;  // median decode step at depth L (each step advances every sequence)
