@@ -50,7 +50,9 @@ TEST_P(DecodeEveryVariant, StateBytesEqualFormula) {
   DecodeState grown = model->new_state(3);
   at::Tensor a = model->prefill(tokens.narrow(1, 0, 9), reserved, /*last_only=*/true);
   at::Tensor b = model->prefill(tokens.narrow(1, 0, 9), grown);
-  EXPECT_TRUE(a.select(1, 0).equal(b.select(1, 8)));  // last_only is the last position's logits
+  // last_only is the last position's logits (the head's GEMM on one row rounds like that on
+  // nine only up to fp32 precision).
+  EXPECT_LE(testing::rel_err(a.select(1, 0), b.select(1, 8)), 1e-6);
   for (int64_t t = 9; t < 40; ++t) {
     a = model->step(tokens.select(1, t), reserved);
     b = model->step(tokens.select(1, t), grown);
