@@ -18,6 +18,17 @@ int64_t gss_matmul_weights(const ModelConfig& c) {
   return d * f + d * h + h * f + f * d;
 }
 
+// The selective SSM's linear maps: in_proj (x, z), x_proj (dt, B, C), dt_proj, out_proj.
+int64_t selective_matmul_weights(const ModelConfig& c) {
+  int64_t d = c.d_model, di = c.selective_inner(), r = c.selective_dt_rank(), n = c.selective.state;
+  return d * 2 * di + di * (r + 2 * n) + r * di + di * d;
+}
+
+// The SSM slot's matmul weights, whichever SSM fills it.
+int64_t ssm_matmul_weights(const ModelConfig& c) {
+  return c.selective_ssm() ? selective_matmul_weights(c) : gss_matmul_weights(c);
+}
+
 int64_t attention_matmul_weights(const ModelConfig& c) {
   int64_t d = c.d_model, hd = c.head_dim(), hq = c.attention.heads, g = c.attention.kv_heads;
   return d * hq * hd + 2 * d * g * hd + hq * hd * d;
@@ -46,6 +57,19 @@ int64_t gss_branch_params(const ModelConfig& c) {
   return p;
 }
 
+int64_t selective_branch_params(const ModelConfig& c) {
+  int64_t di = c.selective_inner(), n = c.selective.state;
+  return selective_matmul_weights(c)  // in_proj, x_proj, dt_proj, out_proj (no biases but dt_proj's)
+         + di * c.selective.conv + di   // depthwise conv1d weight (Di, 1, conv) + bias
+         + di                           // dt_proj bias
+         + di * n                       // A_log
+         + di;                          // D skip
+}
+
+int64_t ssm_branch_params(const ModelConfig& c) {
+  return c.selective_ssm() ? selective_branch_params(c) : gss_branch_params(c);
+}
+
 int64_t attention_branch_params(const ModelConfig& c) {
   int64_t p = attention_matmul_weights(c);
   if (c.attention.kind != "softmax") p += c.attention.heads;  // learnable log-scale per head
@@ -68,7 +92,7 @@ ParamCount count_parameters(const ModelConfig& c) {
   pc.head = c.tie_embeddings ? 0 : int64_t(c.vocab_size) * d;
   const int64_t residual_norm = c.norm == "rmsnorm" ? d : 2 * d;  // pre-norm's and the final norm
   pc.final_norm = residual_norm;
-  const int64_t gss = gss_branch_params(c), attn = attention_branch_params(c), ffn = ffn_branch_params(c);
+  const int64_t gss = ssm_branch_params(c), attn = attention_branch_params(c), ffn = ffn_branch_params(c);
   for (const auto& layer : c.layers) {
     LayerParams lp;
     lp.kind = layer.kind;
@@ -80,7 +104,7 @@ ParamCount count_parameters(const ModelConfig& c) {
         switch (b) {
           case Branch::Gss:
             lp.branches.gss += gss;
-            pc.matmul += gss_matmul_weights(c);
+            pc.matmul += ssm_matmul_weights(c);
             break;
           case Branch::Attention:
             lp.branches.attention += attn;
@@ -115,8 +139,16 @@ FlopsEstimate estimate_flops(const ModelConfig& c, int seq_len, int batch) {
   const double n_fft = 2.0 * t;  // zero-padded to 2T: a linear, not circular, convolution
   // Per token, per GSS branch: rfft(z) + irfft per channel and sequence, the complex product
   // on T+1 bins, the D skip; rfft(K) and K itself are shared by the batch.
-  const double conv = h * (2.0 * rfft_flops(n_fft) + 6.0 * (t + 1) + rfft_flops(n_fft) / b) / t + 2.0 * h;
-  const double kernel = 4.0 * h * n_state / b;  // Re(C' E): two real multiply-adds per (h, n, t)
+  double conv = h * (2.0 * rfft_flops(n_fft) + 6.0 * (t + 1) + rfft_flops(n_fft) / b) / t + 2.0 * h;
+  double kernel = 4.0 * h * n_state / b;  // Re(C' E): two real multiply-adds per (h, n, t)
+  if (c.selective_ssm()) {
+    // Per token: the depthwise convolution (a multiply-add per tap and channel), then per
+    // (channel, state): Delta A, exp, Delta u B (2), the state update (2), C . h (2); the D skip
+    // (2 per channel). No kernel is built: Delta, B and C depend on the input.
+    const double di = c.selective_inner();
+    conv = 2.0 * c.selective.conv * di + 8.0 * di * c.selective.state + 2.0 * di;
+    kernel = 0.0;
+  }
   const double scores = 2.0 * 2.0 * c.attention.heads * c.head_dim() * (t + 1) / 2.0;
 
   Flops& f = e.forward;
@@ -126,7 +158,7 @@ FlopsEstimate estimate_flops(const ModelConfig& c, int seq_len, int batch) {
       for (Branch br : s.branches) {
         switch (br) {
           case Branch::Gss: {
-            double mm = 2.0 * gss_matmul_weights(c);
+            double mm = 2.0 * ssm_matmul_weights(c);
             f.gss_matmul += mm, f.gss_conv += conv, f.gss_kernel += kernel;
             layer_flops += mm + conv + kernel;
             break;
@@ -173,7 +205,11 @@ MemoryEstimate estimate_memory(const ModelConfig& c, int batch, int seq_len, boo
   const int64_t t = std::max(1, seq_len);
   // Floats per token each branch keeps for backward (projections, activations, FFT buffers,
   // the materialized T x T scores and probabilities of eager attention).
-  const int64_t gss_floats = 4 * f + 10 * h + d;
+  // S6: xz (2 Di), the convolution and its SiLU (2 Di), x_proj's output (R + 2N), dt_proj's
+  // and Delta (2 Di), the scan output and + D x (2 Di), silu(z) and the gated product (2 Di).
+  const int64_t gss_floats = c.selective_ssm() ? 10 * int64_t(c.selective_inner()) + c.selective_dt_rank() +
+                                                     2 * int64_t(c.selective.state) + d
+                                               : 4 * f + 10 * h + d;
   const int64_t attn_floats = (hq + 2 * g) * hd             // q, k, v
                               + 2 * (hq + g) * hd           // after RoPE, after normalize
                               + (g < hq ? 2 * hq * hd : 0)  // k, v expanded to the query heads
@@ -208,7 +244,11 @@ DecodeMemory decode_memory(const ModelConfig& c, int64_t batch, int64_t tokens, 
         if (b == Branch::Gss) ++m.gss_layers;
       }
   m.kv_bytes = 2LL * m.attention_layers * c.attention.kv_heads * c.head_dim() * tokens * batch * bytes_per_element;
-  m.gss_state_bytes = static_cast<int64_t>(m.gss_layers) * batch * c.gss.reduced * c.gss.state * 2 * bytes_per_element;
+  // S6: the state h (Di x N) and the convolution's window of the last conv - 1 inputs (Di each).
+  const int64_t per_sequence = c.selective_ssm()
+                                   ? int64_t(c.selective_inner()) * (c.selective.state + c.selective.conv - 1)
+                                   : int64_t(c.gss.reduced) * c.gss.state * 2;
+  m.gss_state_bytes = static_cast<int64_t>(m.gss_layers) * batch * per_sequence * bytes_per_element;
   return m;
 }
 

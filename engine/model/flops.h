@@ -14,11 +14,13 @@ namespace pha::model {
 
 // Parameters of one branch instance (weights, biases and the branch's own small tensors).
 int64_t gss_branch_params(const ModelConfig& c);        // W_u, W_v, W_g, W_o(+bias), DSS, inner LN
+int64_t selective_branch_params(const ModelConfig& c);  // S6: in/x/dt/out_proj, conv1d, A_log, D
+int64_t ssm_branch_params(const ModelConfig& c);        // the SSM slot: GSS or S6 (c.ssm)
 int64_t attention_branch_params(const ModelConfig& c);  // W_q, W_k, W_v, W_o, per-head log-scale
 int64_t ffn_branch_params(const ModelConfig& c);        // main + aux FFN (one output bias)
 
 struct BranchParams {
-  int64_t gss = 0;
+  int64_t gss = 0;  // the SSM slot: GSS, or S6 when ssm is "s6" (likewise every gss field below)
   int64_t attention = 0;
   int64_t ffn = 0;
   int64_t sum() const { return gss + attention + ffn; }
@@ -52,7 +54,8 @@ ParamCount count_parameters(const ModelConfig& c);
 struct Flops {
   double gss_matmul = 0;   // W_u, W_v, W_g, W_o
   double gss_conv = 0;     // FFT convolution: rfft(z), product, irfft, rfft(K) shared by the batch
-  double gss_kernel = 0;   // building K = Re(C' exp(Lambda t)), once per batch
+                           // (S6: the depthwise convolution, the selective scan and the D skip)
+  double gss_kernel = 0;   // building K = Re(C' exp(Lambda t)), once per batch (S6: 0)
   double attn_matmul = 0;  // W_q, W_k, W_v, W_o
   double attn_scores = 0;  // QK^T and AV with the causal half: 2 * 2 * heads * head_dim * (T+1)/2
   double ffn = 0;          // main + aux FFN
@@ -95,7 +98,8 @@ MemoryEstimate estimate_memory(const ModelConfig& c, int batch, int seq_len, boo
 // What incremental decoding keeps between tokens (nn/decode_state.h), from the config alone:
 // the KV cache, 2 (k and v) x attention sub-layers x kv_heads (G) x head_dim x tokens x batch x
 // bytes, which grows with the context; and the GSS state, GSS sub-layers x batch x H x N x 2
-// (real and imaginary parts) x bytes, which does not. bytes: 4 for fp32, 2 for bf16.
+// (real and imaginary parts) x bytes, which does not; with ssm "s6", SSM sub-layers x batch x Di
+// x (N + conv - 1) x bytes (the state and the convolution window). bytes: 4 for fp32, 2 for bf16.
 struct DecodeMemory {
   int attention_layers = 0;  // sub-layers with an attention branch (each keeps a cache)
   int gss_layers = 0;        // sub-layers with a GSS branch (each keeps a state)

@@ -211,6 +211,27 @@ void validate_attention(const ModelConfig& c, const std::string& path) {
   }
 }
 
+// Ranges of the selective SSM's keys: the reader's and validate_model_config's (configs built
+// in code) are the same, so both report "model.selective.state: 0 is out of range; allowed: 1 to 256".
+constexpr int kSelectiveMaxState = 256, kSelectiveMaxExpand = 16, kSelectiveMaxConv = 64, kSelectiveMaxRank = 1 << 16;
+
+void validate_selective(const SelectiveConfig& s, const std::string& sp) {
+  auto in_range = [&](const std::string& key, int v, int lo, int hi) {
+    if (v < lo || v > hi)
+      throw Error(sp + "." + key, std::to_string(v) + " is out of range; allowed: " + std::to_string(lo) + " to " +
+                                      std::to_string(hi));
+  };
+  in_range("state", s.state, 1, kSelectiveMaxState);
+  in_range("expand", s.expand, 1, kSelectiveMaxExpand);
+  in_range("conv", s.conv, 1, kSelectiveMaxConv);
+  in_range("dt_rank", s.dt_rank, 0, kSelectiveMaxRank);
+  if (!(s.dt_min > 0.0) || !(s.dt_max <= 10.0))
+    throw Error(sp + (s.dt_min > 0.0 ? ".dt_max" : ".dt_min"),
+                format_number(s.dt_min > 0.0 ? s.dt_max : s.dt_min) + " is out of range; allowed: above 0 up to 10");
+  if (s.dt_min > s.dt_max)
+    throw Error(sp + ".dt_min", format_number(s.dt_min) + " must be <= " + sp + ".dt_max = " + format_number(s.dt_max));
+}
+
 }  // namespace
 
 // ---- public API ---------------------------------------------------------------------------
@@ -306,10 +327,16 @@ void validate_model_config(const ModelConfig& c, const std::string& path) {
     positive("attention.kv_heads", c.attention.kv_heads);
     validate_attention(c, path);
   }
-  if (uses(c, Branch::Gss)) {
+  if (uses(c, Branch::Gss) && !c.selective_ssm()) {
     positive("gss.reduced", c.gss.reduced);
     positive("gss.state", c.gss.state);
   }
+  if (selective_variant(c.variant) && !c.selective_ssm())
+    throw Error(path + ".ssm", "\"" + c.ssm + "\" contradicts " + path + ".variant = \"" + c.variant +
+                                   "\"; allowed: \"s6\"");
+  if (c.ssm != "gss" && c.ssm != "s6")
+    throw Error(path + ".ssm", "\"" + c.ssm + "\" is not allowed; allowed: \"gss\", \"s6\"");
+  if (c.selective_ssm()) validate_selective(c.selective, path + ".selective");
   if (uses(c, Branch::Ffn) && c.d_ff() < 1) positive("ffn.d_ff", c.d_ff());
   auto choice = [&](const std::string& key, const std::string& v, const std::vector<std::string>& allowed) {
     if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
@@ -328,7 +355,7 @@ ModelConfig model_config_from_json(const json& j, const std::string& path) {
   ConfigReader r(j, path,
                  {"name", "variant", "vocab_size", "d_model", "n_layers", "context", "layers", "mixer", "gss",
                   "attention", "ffn", "norm_eps", "tie_embeddings", "deepnorm", "embed_scale", "branch_norm", "norm_placement", "norm",
-                  "positions"});
+                  "positions", "ssm", "selective"});
   ModelConfig c;
   c.name = r.get_string("name", c.name);
   if (r.has("variant") && r.at("variant").is_string()) {  // a misspelled name gets the nearest one
@@ -354,6 +381,14 @@ ModelConfig model_config_from_json(const json& j, const std::string& path) {
   read_int(g, "reduced", c.gss.reduced, 1, 1 << 16);
   read_int(g, "state", c.gss.state, 1, 1 << 16);
   c.gss.inner_norm = g.get_bool("inner_norm", c.gss.inner_norm);
+  c.ssm = r.get_choice("ssm", c.ssm, {"gss", "s6"});
+  ConfigReader sel = r.object("selective", {"state", "expand", "conv", "dt_rank", "dt_min", "dt_max"});
+  read_int(sel, "state", c.selective.state, 1, kSelectiveMaxState);
+  read_int(sel, "expand", c.selective.expand, 1, kSelectiveMaxExpand);
+  read_int(sel, "conv", c.selective.conv, 1, kSelectiveMaxConv);
+  read_int(sel, "dt_rank", c.selective.dt_rank, 0, kSelectiveMaxRank);
+  read_double(sel, "dt_min", c.selective.dt_min, 0.0, 10.0, /*min_open=*/true);
+  read_double(sel, "dt_max", c.selective.dt_max, 0.0, 10.0, /*min_open=*/true);
   ConfigReader a = r.object("attention", {"heads", "kv_heads", "head_dim", "rope_theta", "scale_init", "scale_max",
                                           "kind", "bias"});
   read_int(a, "heads", c.attention.heads, 1, 1024);
@@ -423,6 +458,12 @@ json to_json(const ModelConfig& c) {
               {"reduced", c.gss.reduced},
               {"state", c.gss.state},
               {"inner_norm", c.gss.inner_norm}};
+  if (c.ssm != "gss") {  // absent for GSS: configs saved before the key existed stay byte-identical
+    j["ssm"] = c.ssm;
+    j["selective"] = {{"state", c.selective.state},     {"expand", c.selective.expand},
+                      {"conv", c.selective.conv},       {"dt_rank", c.selective.dt_rank},
+                      {"dt_min", c.selective.dt_min},   {"dt_max", c.selective.dt_max}};
+  }
   j["attention"] = {{"heads", c.attention.heads},           {"kv_heads", c.attention.kv_heads},
                     {"head_dim", c.attention.head_dim},     {"rope_theta", c.attention.rope_theta},
                     {"scale_init", c.attention.scale_init}, {"scale_max", c.attention.scale_max},

@@ -10,6 +10,8 @@
 //   sequential   every layer: [{gss}, {attn}, {ffn}]
 //   transformer  every layer: [{attn}, {ffn}]
 //   gss-only     every layer: [{gss}, {ffn}]
+//   mamba, pha-s6, sequential-s6  gss-only, pha and sequential with ssm "s6": the selective SSM
+//                in the SSM slot (variant_defaults)
 //   patterns     per-layer block kinds, e.g. ["gss", "gss", "attn"]
 //   transformerpp  every layer: [{attn}, {ffn}], Llama-style: pre-norm RMSNorm, RoPE, softmax
 //                  attention, SwiGLU, no biases (variant_defaults)
@@ -50,6 +52,18 @@ struct GssConfig {
   bool inner_norm = true; // LayerNorm before DSS
 };
 
+// The selective SSM (Mamba's S6, Gu & Dao 2023) that fills the SSM slot (Branch::Gss) of every
+// layer when ModelConfig::ssm is "s6" (engine/nn/selective_ssm_branch.h; docs/model.md,
+// "Selective SSM (S6)"). Di = expand * d_model channels, each with its own N-dimensional state.
+struct SelectiveConfig {
+  int state = 16;        // N
+  int expand = 2;        // Di = expand * d_model
+  int conv = 4;          // causal depthwise convolution width (1: no mixing over positions)
+  int dt_rank = 0;       // R, the rank of Delta's projection; 0: ceil(d_model / 16)
+  double dt_min = 1e-3;  // softplus(dt_proj.bias) starts log-uniform in [dt_min, dt_max]
+  double dt_max = 0.1;
+};
+
 struct AttentionConfig {
   int heads = 8;              // H_q
   int kv_heads = 8;           // G, divides heads
@@ -76,7 +90,8 @@ struct FfnConfig {
 struct ModelConfig {
   std::string name = "custom";
   std::string variant = "pha";   // pha, pha-uniform, pha-no-gss, pha-no-attn, pha-no-ffn,
-                                 // sequential, transformer, gss-only, pattern
+                                 // sequential, transformer, gss-only, transformerpp, gpt2,
+                                 // mamba, pha-s6, sequential-s6, pattern
   int vocab_size = 256;
   int d_model = 128;
   int n_layers = 4;
@@ -84,6 +99,12 @@ struct ModelConfig {
   std::vector<LayerSpec> layers; // expanded per-layer structure (size n_layers)
   MixerMode mixer = MixerMode::Learned;
   GssConfig gss;
+  // Which SSM fills the SSM slot (Branch::Gss, "gss" in layer lists, the mixer's first column):
+  // "gss" (the GSS branch with its DSS convolution, PHA's own; the default, and what every
+  // config and checkpoint saved before the key existed means) or "s6" (the selective SSM,
+  // `selective` below). Written to JSON only when "s6", so GSS configs read and hash as before.
+  std::string ssm = "gss";
+  SelectiveConfig selective;
   AttentionConfig attention;
   FfnConfig ffn;
   double norm_eps = 1e-6;
@@ -120,6 +141,9 @@ struct ModelConfig {
 
   // Derived sizes.
   int gss_expanded() const { return gss.expanded > 0 ? gss.expanded : 4 * d_model; }
+  bool selective_ssm() const { return ssm == "s6"; }
+  int selective_inner() const { return selective.expand * d_model; }  // Di
+  int selective_dt_rank() const { return selective.dt_rank > 0 ? selective.dt_rank : (d_model + 15) / 16; }
   int head_dim() const { return attention.head_dim > 0 ? attention.head_dim : d_model / attention.heads; }
   int d_ff() const { return ffn.d_ff > 0 ? ffn.d_ff : 4 * d_model; }
   int d_aux() const;

@@ -83,6 +83,14 @@ const PresetDef kPresets[] = {
      "standard Transformer++ baseline"},
     {"gpt2-tiny", "gpt2", VB, 128, 6, 4, 4, 512, 256, 64, 64, 512, "pha-tiny", "depth, KV heads",
      "standard GPT-2 baseline"},
+    // The selective SSM (Mamba's S6) in the SSM slot, at its defaults (N 16, expand 2, conv 4,
+    // dt_rank d/16): the GSS widths F, H, N below are unused (kept equal to the reference's).
+    {"mamba-tiny", "mamba", VB, 128, 5, 4, 2, 416, 256, 64, 64, 512, "pha-tiny", "depth, d_ff",
+     "selective-SSM (S6) baseline"},
+    {"pha-s6-tiny", "pha-s6", VB, 128, 4, 4, 2, 456, 256, 64, 64, 512, "pha-tiny", "d_ff",
+     "PHA with the S6 SSM branch"},
+    {"sequential-s6-tiny", "sequential-s6", VB, 128, 4, 4, 2, 456, 256, 64, 64, 512, "pha-tiny", "d_ff",
+     "serial hybrid with the S6 SSM"},
     // CPU scale, d = 256 (about 5M): the same shapes at twice the width, for trends over size.
     {"pha-small", "pha", VB, 256, 4, 8, 4, 1024, 512, 128, 64, 512, "", "", "second CPU width, for trends"},
     {"pha-uniform-small", "pha-uniform", VB, 256, 4, 8, 4, 1024, 512, 128, 64, 512, "pha-small", "",
@@ -103,6 +111,12 @@ const PresetDef kPresets[] = {
      "depth, d_ff, KV heads", "standard Transformer++ baseline"},
     {"gpt2-small", "gpt2", VB, 256, 6, 8, 8, 1024, 512, 128, 64, 512, "pha-small", "depth, KV heads",
      "standard GPT-2 baseline"},
+    {"mamba-small", "mamba", VB, 256, 5, 8, 4, 856, 512, 128, 64, 512, "pha-small", "depth, d_ff",
+     "selective-SSM (S6) baseline"},
+    {"pha-s6-small", "pha-s6", VB, 256, 4, 8, 4, 928, 512, 128, 64, 512, "pha-small", "d_ff",
+     "PHA with the S6 SSM branch"},
+    {"sequential-s6-small", "sequential-s6", VB, 256, 4, 8, 4, 928, 512, 128, 64, 512, "pha-small", "d_ff",
+     "serial hybrid with the S6 SSM"},
     {"pha-d512", "pha", VB, 512, 4, 8, 4, 2048, 1024, 256, 64, 512, "", "", "CPU benchmark width"},
 };
 
@@ -235,7 +249,11 @@ std::string preset_description(const std::string& name) {
   os << c.variant << ", " << c.n_layers << " x d=" << c.d_model;
   if (attn) os << ", heads " << c.attention.heads << "/" << c.attention.kv_heads;
   if (ffn) os << ", d_ff " << c.d_ff();
-  if (gss) os << ", GSS F " << c.gss_expanded() << " H " << c.gss.reduced << " N " << c.gss.state;
+  if (gss && c.selective_ssm())
+    os << ", S6 Di " << c.selective_inner() << " N " << c.selective.state << " conv " << c.selective.conv << " dt_rank "
+       << c.selective_dt_rank();
+  else if (gss)
+    os << ", GSS F " << c.gss_expanded() << " H " << c.gss.reduced << " N " << c.gss.state;
   if (c.pre_norm())
     os << ", pre-norm " << c.norm << ", " << (c.positions == "rope" ? "RoPE" : "learned positions") << ", "
        << c.attention.kind << " attention, " << (c.ffn.kind == "swiglu" ? "SwiGLU" : "GELU")

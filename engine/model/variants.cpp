@@ -24,7 +24,8 @@ const std::vector<std::string>& known_variants() {
   static const std::vector<std::string> names = {"pha",        "pha-uniform", "pha-no-gss",
                                                  "pha-no-attn", "pha-no-ffn", "sequential",
                                                  "transformer", "gss-only",   "transformerpp",
-                                                 "gpt2"};
+                                                 "gpt2",        "mamba",      "pha-s6",
+                                                 "sequential-s6"};
   return names;
 }
 
@@ -59,7 +60,7 @@ BlockKind parse_block_kind(const std::string& name, const std::string& field) {
 std::vector<LayerSpec> expand_variant(const std::string& variant, int n_layers) {
   if (n_layers < 1) throw Error("model.n_layers", "must be >= 1, got " + std::to_string(n_layers));
   LayerSpec spec;
-  if (variant == "pha" || variant == "pha-uniform") {
+  if (variant == "pha" || variant == "pha-uniform" || variant == "pha-s6") {
     spec = expand_block_kind(BlockKind::Parallel);
   } else if (variant == "pha-no-gss" || variant == "pha-no-attn" || variant == "pha-no-ffn") {
     const Branch removed = variant == "pha-no-gss"    ? Branch::Gss
@@ -68,11 +69,11 @@ std::vector<LayerSpec> expand_variant(const std::string& variant, int n_layers) 
     spec = expand_block_kind(BlockKind::Parallel);
     auto& b = spec.sublayers[0].branches;
     b.erase(std::remove(b.begin(), b.end(), removed), b.end());
-  } else if (variant == "sequential") {
+  } else if (variant == "sequential" || variant == "sequential-s6") {
     spec = expand_block_kind(BlockKind::Sequential);
   } else if (variant == "transformer" || variant == "transformerpp" || variant == "gpt2") {
     spec = expand_block_kind(BlockKind::Transformer);
-  } else if (variant == "gss-only") {
+  } else if (variant == "gss-only" || variant == "mamba") {
     spec = expand_block_kind(BlockKind::GssOnly);
   } else {
     std::vector<std::string> names = known_variants();
@@ -98,7 +99,12 @@ MixerMode variant_mixer(const std::string& variant) {
   return variant == "pha-uniform" ? MixerMode::Uniform : MixerMode::Learned;
 }
 
+bool selective_variant(const std::string& variant) {
+  return variant == "mamba" || variant == "pha-s6" || variant == "sequential-s6";
+}
+
 void apply_variant_defaults(ModelConfig& cfg) {
+  if (selective_variant(cfg.variant)) cfg.ssm = "s6";  // the selective SSM in the SSM slot
   if (cfg.variant != "transformerpp" && cfg.variant != "gpt2") return;
   const bool llama = cfg.variant == "transformerpp";
   cfg.norm_placement = "pre";

@@ -8,6 +8,8 @@
 //   transformer                [{attn}, {ffn}]
 //   transformerpp, gpt2        [{attn}, {ffn}] with their own settings (apply_variant_defaults)
 //   gss-only                   [{gss}, {ffn}]
+//   mamba, pha-s6, sequential-s6 the layers of gss-only, pha and sequential with ssm "s6" (the
+//                              selective SSM fills the SSM slot; apply_variant_defaults)
 //   pattern kinds              "parallel" | "sequential" | "attn" | "gss" per layer
 #pragma once
 
@@ -41,9 +43,13 @@ MixerMode variant_mixer(const std::string& variant);
 // The settings a variant implies beyond its layers: transformerpp (pre-norm RMSNorm, RoPE,
 // softmax attention, SwiGLU with d_aux 0, no biases) and gpt2 (pre-norm LayerNorm, learned
 // absolute positions, softmax attention with biases, GELU MLP with d_aux 0), both with
-// branch_norm "mixed", embed_scale "none" and deepnorm off. Other variants: unchanged. The JSON
+// branch_norm "mixed", embed_scale "none" and deepnorm off; mamba, pha-s6 and sequential-s6:
+// ssm "s6" (selective_variant). Other variants: unchanged. The JSON
 // loader applies it right after reading `variant`, so explicit keys override it.
 void apply_variant_defaults(ModelConfig& cfg);
+
+// True for the variants whose SSM is the selective one (mamba, pha-s6, sequential-s6).
+bool selective_variant(const std::string& variant);
 
 // Sets cfg.layers (and cfg.mixer) from cfg.variant and cfg.n_layers. For variant "pattern"
 // cfg.layers must already be filled (kept, n_layers set to its size).

@@ -44,7 +44,8 @@ int64_t DecodeState::kv_cache_bytes() const {
 int64_t DecodeState::gss_state_bytes() const {
   int64_t n = 0;
   for (const auto& layer : layers)
-    for (const auto& s : layer) n += bytes_of(s.gss.s_re) + bytes_of(s.gss.s_im);
+    for (const auto& s : layer)
+      n += bytes_of(s.gss.s_re) + bytes_of(s.gss.s_im) + bytes_of(s.s6.conv) + bytes_of(s.s6.h);
   return n;
 }
 

@@ -1,5 +1,6 @@
 // DecodeState: everything incremental decoding carries between tokens. Per sub-layer: the GSS
-// recurrent state (complex, kept as real and imaginary parts, O(H*N) whatever the context) and
+// recurrent state (complex, kept as real and imaginary parts, O(H*N) whatever the context) or
+// the S6 state (its convolution window and state, O(Di*(N + conv - 1))), and
 // the attention KV cache (G heads: GQA's memory saving). Created by PhaModel::new_state.
 #pragma once
 
@@ -12,6 +13,13 @@ namespace pha::model {
 
 struct GssState {
   at::Tensor s_re, s_im;  // (B, H, N); undefined before the first token
+};
+
+// The selective SSM's (S6) decoding state: the last conv - 1 inputs of its causal convolution
+// and the recurrent state, both O(1) in the context.
+struct S6State {
+  at::Tensor conv;  // (B, Di, conv - 1) pre-convolution inputs, oldest first
+  at::Tensor h;     // (B, Di, N); both undefined before the first token
 };
 
 struct KvCache {
@@ -31,6 +39,7 @@ struct KvCache {
 
 struct SublayerState {
   GssState gss;
+  S6State s6;  // used instead of gss when the model's ssm is "s6"
   KvCache kv;
 };
 
@@ -41,7 +50,8 @@ struct DecodeState {
 
   bool empty() const { return position == 0; }
   // Bytes the state's tensors hold now: the KV caches' allocated capacity (k and v) and the
-  // GSS states (real and imaginary parts). Measured from the tensors, not from a formula.
+  // SSM states (GSS: real and imaginary parts; S6: the state and the convolution window).
+  // Measured from the tensors, not from a formula.
   int64_t kv_cache_bytes() const;
   int64_t gss_state_bytes() const;
   void reset();  // back to position 0, states and caches dropped

@@ -50,6 +50,7 @@ std::vector<InitEntry> deepnorm_init_plan(const PhaModelImpl& model) {
       const std::string prefix = "layers." + std::to_string(l) + ".sub." + std::to_string(i) + ".";
       const auto& s = subs[i];
       if (s->gss) add_slices(plan, prefix + "gss.", s->gss->weight_slices(), *s->gss, beta);
+      if (s->s6) add_slices(plan, prefix + "s6.", s->s6->weight_slices(), *s->s6, beta);
       if (s->attn) add_slices(plan, prefix + "attn.", s->attn->weight_slices(), *s->attn, beta);
       if (s->ffn) add_slices(plan, prefix + "ffn.", s->ffn->weight_slices(), *s->ffn, beta);
     }
@@ -84,6 +85,7 @@ void apply_deepnorm_init(PhaModelImpl& model) {
   for (const auto& block : model.blocks()) {
     for (const auto& s : block->sublayers()) {
       if (s->gss) s->gss.ptr()->reset_dss_parameters();
+      if (s->s6) s->s6.ptr()->reset_ssm_parameters();  // after the loop above zeroed dt_proj.bias
     }
   }
   // Embedding N(0, 1/d^2), i.e. std 1/d (docs/model.md, Initialisation), entering the first

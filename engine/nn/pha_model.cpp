@@ -22,7 +22,8 @@ ParamRole role_of(const std::string& name) {
   if (ends_with(name, ".bias")) return ParamRole::Bias;
   if (ends_with(name, "mixer.p")) return ParamRole::Mixer;
   if (ends_with(name, "attn.log_scale")) return ParamRole::AttentionScale;
-  for (const char* p : {"gss.lre", "gss.lim", "gss.cre", "gss.cim", "gss.d"}) {
+  // the SSM's own dynamics: DSS-EXP's kernel parameters, S6's A_log and D (no weight decay, dss_lr)
+  for (const char* p : {"gss.lre", "gss.lim", "gss.cre", "gss.cim", "gss.d", "s6.A_log", "s6.D"}) {
     if (ends_with(name, p)) return ParamRole::DssKernel;
   }
   if (name.find("norm") != std::string::npos) return ParamRole::Norm;
@@ -30,6 +31,7 @@ ParamRole role_of(const std::string& name) {
 }
 
 int branch_index_of(const std::string& local_name) {  // "sub.0.gss.w_g.weight" -> 0
+  if (local_name.find(".s6.") != std::string::npos) return static_cast<int>(Branch::Gss);  // the SSM slot
   for (int b = 0; b < kNumBranches; ++b) {
     const std::string tag = std::string(".") + branch_name(static_cast<Branch>(b)) + ".";
     if (local_name.find(tag) != std::string::npos) return b;

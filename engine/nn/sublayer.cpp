@@ -25,7 +25,10 @@ SublayerImpl::SublayerImpl(const ModelConfig& cfg, const SubLayer& spec)
   }
   for (Branch b : branches_) {
     switch (b) {
-      case Branch::Gss: gss = register_module("gss", GssBranch(cfg)); break;
+      case Branch::Gss:
+        if (cfg.selective_ssm()) s6 = register_module("s6", SelectiveSsmBranch(cfg));
+        else gss = register_module("gss", GssBranch(cfg));
+        break;
       case Branch::Attention: attn = register_module("attn", AttentionBranch(cfg)); break;
       case Branch::Ffn: ffn = register_module("ffn", DualFfn(cfg)); break;
     }
@@ -60,6 +63,9 @@ at::Tensor SublayerImpl::mixer_weights_canonical() const {
 at::Tensor SublayerImpl::run_branch(Branch b, const at::Tensor& x, Mode mode, SublayerState* state) {
   switch (b) {
     case Branch::Gss:
+      if (s6)
+        return mode == Mode::Forward ? s6(x) : mode == Mode::Prefill ? s6->prefill(x, state->s6)
+                                                                     : s6->step(x, state->s6);
       return mode == Mode::Forward ? gss(x) : mode == Mode::Prefill ? gss->prefill(x, state->gss)
                                                                     : gss->step(x, state->gss);
     case Branch::Attention:

@@ -5,7 +5,8 @@
 // branch output with "mixed" (checkpoints from before the rule; model_config.h).
 // norm_placement "pre" (Transformer++, GPT-2): x <- x + f(Norm(x)) with Norm a LayerNorm or an
 // RMSNorm (model.norm) and f as above.
-// Parameter names: gss.*, attn.*, ffn.*, norm_gss.weight, norm_attn.weight, norm_ffn.weight,
+// Parameter names: gss.* (or s6.* with ssm "s6": the SSM slot's norm keeps the name norm_gss),
+// attn.*, ffn.*, norm_gss.weight, norm_attn.weight, norm_ffn.weight,
 // mixer.p, post_norm.weight, post_norm.bias (post) or norm.weight (+ norm.bias) (pre).
 // The branch norms, the mixer sum, the residual and the LayerNorm run as one fused op
 // (kernels/mix_norm) in the master dtype; with a compute dtype set (bf16), x is cast once and
@@ -28,6 +29,7 @@
 #include "nn/mixer.h"
 #include "model/model_config.h"
 #include "nn/rms_norm.h"
+#include "nn/selective_ssm_branch.h"
 
 namespace pha::model {
 
@@ -66,7 +68,8 @@ class SublayerImpl : public torch::nn::Module {
   // The dtype the branches compute in (bf16 for mixed precision); nullopt: the input's own.
   void set_compute_dtype(std::optional<at::ScalarType> dtype);
 
-  GssBranch gss{nullptr};
+  GssBranch gss{nullptr};           // the SSM slot (Branch::Gss) when ssm is "gss"
+  SelectiveSsmBranch s6{nullptr};    // ... and when ssm is "s6" (parameter names s6.*)
   AttentionBranch attn{nullptr};
   DualFfn ffn{nullptr};
   std::array<RMSNorm, kNumBranches> norms{RMSNorm{nullptr}, RMSNorm{nullptr}, RMSNorm{nullptr}};

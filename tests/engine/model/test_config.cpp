@@ -180,7 +180,8 @@ TEST(ConfigJson, OutOfRangeValuesSayWhatIsAllowed) {
   j = base();
   j["variant"] = "hyena";
   EXPECT_EQ(where_of(j), "model.variant");
-  EXPECT_NE(error_of(j).find("\"gss-only\", \"transformerpp\", \"gpt2\", \"pattern\""), std::string::npos);
+  EXPECT_NE(error_of(j).find("\"gss-only\", \"transformerpp\", \"gpt2\", \"mamba\", \"pha-s6\", \"sequential-s6\", \"pattern\""),
+            std::string::npos);
 }
 
 TEST(ConfigJson, KvHeadsMustDivideHeads) {

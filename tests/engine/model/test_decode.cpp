@@ -73,7 +73,9 @@ TEST_P(DecodeEveryVariant, StateBytesEqualFormula) {
   EXPECT_EQ(f.attention_layers, attn);
   EXPECT_EQ(f.gss_layers, gss);
   EXPECT_EQ(f.kv_bytes, 2LL * attn * 2 /*G*/ * 8 /*head dim*/ * 40 * 3 * 4);
-  EXPECT_EQ(f.gss_state_bytes, 1LL * gss * 3 * cfg.gss.reduced * 16 /*N*/ * 2 * 4);
+  const int64_t per_sequence = cfg.selective_ssm() ? 1LL * cfg.selective_inner() * (16 /*N*/ + 3 /*conv - 1*/)
+                                                   : 1LL * cfg.gss.reduced * 16 /*N*/ * 2;
+  EXPECT_EQ(f.gss_state_bytes, 1LL * gss * 3 * per_sequence * 4);
 }
 
 INSTANTIATE_TEST_SUITE_P(Model, DecodeEveryVariant, ::testing::ValuesIn(testing::all_variants()),

@@ -86,7 +86,7 @@ TEST_P(GradCheck, FiniteDifferencesMatchAutograd) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Model, GradCheck,
-                         ::testing::Values("pha", "sequential", "pha-uniform", "gss,attn"),
+                         ::testing::Values("pha", "sequential", "pha-uniform", "gss,attn", "mamba", "pha-s6"),
                          [](const auto& info) { return testing::param_name(info.param); });
 
 }  // namespace

@@ -39,7 +39,7 @@ TEST(InitLoss, EveryCpuScalePresetStartsNearLnV) {
     expect_near_ln_v(c, 4, 64);
     ++checked;
   }
-  EXPECT_EQ(checked, 17);  // 8 tiny, 8 small, pha-d512 (PHA's own family)
+  EXPECT_EQ(checked, 23);  // 11 tiny, 11 small (the S6 presets included), pha-d512 (PHA's own family)
 }
 
 // The rule must not depend on the presets' particular sizes: every variant and a layer pattern
