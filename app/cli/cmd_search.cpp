@@ -22,6 +22,7 @@ struct SearchCliOptions {
   std::string project;
   int jobs = 1;
   int nproc = 1;
+  int repeat = 0;
   bool plan = false, status = false, report = false, resume = false, quiet = false;
   std::string format = "md", out, promote, name, only;
   std::vector<std::string> variants;
@@ -80,6 +81,21 @@ int run(const SearchCliOptions& o) {
   if (!o.promote.empty()) {
     const std::string n = runtime::promote_search_trial(o.project, o.promote, o.name);
     std::printf("added variant \"%s\" (trial %s) to %s/project.json\n", n.c_str(), o.promote.c_str(), o.project.c_str());
+    return kOk;
+  }
+  if (o.repeat > 0) {  // N searches against the grid (docs/search.md "Is the pick right?")
+    runtime::RunControl control;
+    CancelOnSignal signals(control);
+    SearchPrinter printer(true);
+    runtime::SearchRepeatOptions ro;
+    ro.repeats = o.repeat;
+    ro.searches = o.variants;
+    const runtime::SearchRepeatResult r = runtime::run_search_repeats(o.project, ro, printer, control);
+    if (r.cancelled) {
+      std::printf("repeats cancelled; rerun the same command to continue (finished rung runs are reused)\n");
+      return kCancelled;
+    }
+    write_out(runtime::search_repeats_report(r, o.format), o.out);
     return kOk;
   }
   if (o.status || o.report) {
@@ -145,6 +161,10 @@ void add_search_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--name", o->name, "The promoted variant's name (default <variant>-t<N>)");
   cmd->add_option("--only", o->only, "Train this one rung run (<variant>:b<N>:t<N>:r<N>:s<seed>, from --plan)");
   cmd->add_option("--variant", o->variants, "Search only these base variants");
+  cmd->add_option("--repeat", o->repeat,
+                  "Run N independent searches (own seeds) against the exhaustive grid at the full budget and report "
+                  "how often the pick is in the grid's top 2, its regret and compute (--format md|json, --out)")
+      ->check(CLI::Range(1, 1000));
   cmd->add_flag("--quiet", o->quiet, "No per-step progress");
   cmd->callback([o] {
     const int code = run(*o);

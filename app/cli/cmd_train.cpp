@@ -26,6 +26,7 @@
 #include "project/project.h"
 #include "project/project_files.h"
 #include "project/project_queue.h"
+#include "project/project_tuning.h"
 #include "project/project_report.h"
 #include "runtime/trainer.h"
 #include "queue/work_queue.h"
@@ -88,7 +89,11 @@ class QueuePrinter : public runtime::SearchObserver {
 // runs, then the efficiency profile when the whole project was trained and every run finished,
 // as in the window); returns the exit code of the worst outcome.
 int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_ids) {
-  const runtime::Project project = runtime::load_project(o.project);  // bad input: before any run
+  // Bad input: before any run. The tune section's follow-up runs that the store's results already
+  // plan (project/project_tuning.h) are part of the project from the start.
+  runtime::TuningPlan tuning = runtime::plan_tuning_followups(runtime::load_project(o.project));
+  for (const auto& note : tuning.notes) std::printf("%s\n", note.c_str());
+  const runtime::Project project = std::move(tuning.project);
   runtime::QueueOptions qo;
   qo.runs = o.runs;
   qo.resume_run_id = o.resume;
@@ -108,6 +113,7 @@ int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_
       return kOk;
     }
     qo.runs = wanted;
+    qo.tuning_followups = true;
   }
   runtime::QueueSettings settings;
   settings.threads = threads;
@@ -115,6 +121,15 @@ int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_
   settings.steps = o.steps;
   settings.group = o.group;
   settings.on_profile_start = print_profile_header;
+  if (o.lead())
+    settings.on_tuning_followups = [](const std::vector<std::string>& runs, const std::vector<std::string>& notes) {
+      for (const auto& note : notes) std::printf("%s\n", note.c_str());
+      if (runs.empty()) return;
+      std::printf("tune: %zu follow-up run(s) planned from the results (docs/project-format.md, \"tune\"):", runs.size());
+      for (const auto& r : runs) std::printf(" %s", r.c_str());
+      std::printf("\n");
+      std::fflush(stdout);
+    };
   runtime::WorkQueue queue(settings);
   queue.add_project(project, qo);
   runtime::RunControl control;

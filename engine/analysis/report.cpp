@@ -119,6 +119,7 @@ void collect_groups(const Study& study, store::Store& store, Report& report) {
       g.group = sr.group, g.entry = sr.entry, g.grid_point = sr.grid_point, g.variant = sr.variant;
       g.family = sr.family, g.n_layers = sr.n_layers;
       g.tune_point = sr.tune_point, g.train_flops_per_token = sr.train_flops_per_token;
+      g.confirmation = sr.confirmation;
       report.groups.push_back(g);
     }
     GroupReport& g = report.groups[it->second];
@@ -164,7 +165,25 @@ void collect_groups(const Study& study, store::Store& store, Report& report) {
     }
 }
 
+// Each entry's tuning table at each grid point, in project order.
+std::vector<TuningTable> tables_of(const Study& study, const Report& report, store::Store& store) {
+  std::vector<TuningTable> out;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& g : report.groups)
+    if (seen.insert({g.entry, g.grid_point}).second) out.push_back(tuning_table(study, report, g.entry, g.grid_point, store));
+  return out;
+}
+
 }  // namespace
+
+std::vector<TuningTable> tuning_tables(const Study& study, store::Store& store) {
+  if (!study.tune.enabled) return {};
+  Report report;
+  collect_groups(study, store, report);
+  return tables_of(study, report, store);
+}
+
+std::string confirmation_group_of(const std::string& chosen_group) { return chosen_group + ",confirm"; }
 
 const char* to_string(Verdict v) {
   switch (v) {
@@ -210,12 +229,7 @@ Report build_report(const Study& study, store::Store& store) {
     report.length = sweep_table(report, store, true);
     report.ood = sweep_table(report, store, false);
   }
-  if (study.tune.enabled) {
-    std::set<std::pair<std::string, std::string>> seen;
-    for (const auto& g : report.groups)
-      if (seen.insert({g.entry, g.grid_point}).second)
-        report.tuning.push_back(tuning_table(study, report, g.entry, g.grid_point, store));
-  }
+  if (study.tune.enabled) report.tuning = tables_of(study, report, store);
   if (study.scaling.enabled) report.scaling = scaling_report(study, report, store);
   for (const Claim& c : study.claims) report.claims.push_back(evaluate_claim(c, study, report, store));
   correct_report(report, study.settings);

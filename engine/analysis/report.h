@@ -17,7 +17,9 @@
 
 #include "analysis/claims.h"
 #include "analysis/report_format.h"  // the figures' formats, shared by every view of a report
+#include "analysis/isoflop.h"
 #include "analysis/scaling_fit.h"
+#include "analysis/scaling_identify.h"
 #include "analysis/stats.h"
 
 namespace pha::store {
@@ -40,6 +42,10 @@ struct StudyRun {
   std::string family;      // "ssm", "attention" or "hybrid" (family_names())
   int n_layers = 0;
   std::string tune_point;  // "lr=0.003" of the project's "tune" section ("" without one)
+  // A replica of the chosen setting trained again on the tune section's confirmation seeds
+  // (group "<chosen group>,confirm"; project/project_tuning.h): claims read these, the tuning
+  // table never does.
+  bool confirmation = false;
   double train_flops_per_token = 0.0;  // the engine's FLOP count of a training step per token (0: unknown)
   nlohmann::json config;   // {"model", "training", "data"} as the run would record them
 };
@@ -51,16 +57,32 @@ struct TuneProtocol {
   MetricRef select;       // a validation metric ("val/loss"): the setting is chosen on it
   bool maximize = false;  // accuracies: higher is better
   std::string axes;       // "training.lr, training.weight_decay": what was tuned, in words
+  // Selection and confirmation (docs/report.md, "Tuned comparisons"): the seeds each setting is
+  // trained on to choose it, and the fresh seeds the chosen setting is trained on again. With
+  // confirmation seeds, claims read the confirmation replicas only.
+  std::vector<int64_t> selection_seeds;
+  std::vector<int64_t> confirm_seeds;
+  // Axes the tried values grow along, one value at a time, while the choice is at their edge
+  // (project/project_tuning.h), within [lo, hi] the project sets.
+  struct Extend {
+    std::string key;  // "training.lr"
+    double lo = 0.0, hi = 0.0;
+  };
+  std::vector<Extend> extend;
 };
 
 // The project's "scaling" section: fit final `metric` against parameters and training FLOPs per
 // variants entry over its grid points (a width ladder), analysis/scaling_fit.h.
+// A crossover is never quoted beyond this factor times the largest size both series measured.
+inline constexpr double kMaxCrossoverFactor = 3.0;
 struct ScalingSpec {
   bool enabled = false;
   MetricRef metric;            // a summary key ("val/loss")
   std::size_t n_boot = 1000;   // bootstrap replicas
   uint64_t seed = 1;           // of the bootstrap
-  double extrapolate = 100.0;  // crossovers are searched up to this factor beyond the largest x
+  double extrapolate = 3.0;    // crossovers are searched up to this factor beyond the largest x
+                               //   (at most kMaxCrossoverFactor)
+  bool isoflop = false;        // also the IsoFLOP view: sizes x training lengths at equal compute
   // Named series, each a list of variants entries (one size each, or a grid of sizes); empty:
   // one series per entry over its grid points.
   std::vector<std::pair<std::string, std::vector<std::string>>> series;
@@ -111,6 +133,7 @@ struct Replica {
 struct GroupReport {
   std::string group, entry, grid_point, variant, family;
   std::string tune_point;               // the tuned setting ("" without a "tune" section)
+  bool confirmation = false;            // the chosen setting's confirmation replicas (StudyRun)
   int64_t n_params = 0;                 // of its replicas (0 when none finished)
   double train_flops_per_token = 0.0;   // of its plan (0: unknown)
   int failed = 0;                       // planned seeds whose newest run failed or diverged
@@ -248,6 +271,13 @@ struct TuningTable {
   int chosen = -1;        // index into settings; -1: no setting can be chosen
   bool complete = true;   // false: a setting still has replicas to train (a claim waits for them)
   std::string note;       // why none was chosen, or which settings are incomplete
+  // Where the choice lies on the one extendable axis (TuneProtocol::extend) it varies: "" (no
+  // such axis, or no choice), "interior", "lower edge", "upper edge", "at the bound".
+  std::string edge;
+  std::string seeds;      // "chosen on seeds 0, 1; claims read confirmation seeds 10-14" (words)
+  // The chosen setting's confirmation group, when the protocol has confirmation seeds ("" until
+  // it is planned: project/project_tuning.h plans it once the choice is final).
+  std::string confirmation_group;
 };
 
 // One family's fit of final loss against x (parameters or training FLOPs) over its sizes.
@@ -256,7 +286,9 @@ struct ScalingSeries {
   std::vector<double> x, y;            // every replica's point
   std::vector<double> size_x;          // distinct x, ascending
   std::vector<Stats> size_y;           // the metric over the replicas at each size
+  std::vector<std::string> size_setting;  // with "tune": the chosen setting at each size ("lr=0.003")
   PowerLawFit fit;                     // with its band at 40 log-spaced x over the sizes
+  Identifiability check;               // sizes, bounds, interval widths, leave-one-out
 };
 
 struct ScalingCross {
@@ -265,6 +297,7 @@ struct ScalingCross {
   std::string message;
   double x = 0.0, low = 0.0, high = 0.0, fraction = 0.0;
   double x_lo = 0.0, x_hi = 0.0;
+  std::string caution;                 // "pha's fit is not identified": read the crossing with it
 };
 
 struct ScalingAxis {
@@ -272,12 +305,19 @@ struct ScalingAxis {
   std::string x_label;                 // "parameters", "training FLOPs"
   std::vector<ScalingSeries> series;
   std::vector<ScalingCross> crossovers;
+  std::string note;                    // flops: "every size trained on the same tokens ..." ("" : none)
 };
 
 struct ScalingReport {
   std::string metric;
   std::vector<ScalingAxis> axes;       // params, then flops
   std::vector<std::string> notes;      // entries left out (fewer than 3 sizes) and why
+  bool isoflop_requested = false;      // the section asks for the IsoFLOP view
+  struct IsoFlop {
+    std::string entry;                 // the series
+    IsoFlopFit fit;
+  };
+  std::vector<IsoFlop> isoflop;        // one per series, when requested
   bool empty() const { return axes.empty(); }
 };
 
@@ -307,6 +347,29 @@ Report build_report(const Study& study, store::Store& store);
 // Report::tuning with it when the study has a "tune" section.
 TuningTable tuning_table(const Study& study, const Report& report, const std::string& entry,
                          const std::string& grid_point, store::Store& store);
+// Where a tuning table's choice lies on one axis of TuneProtocol::extend.
+struct TuneEdge {
+  std::string key;            // "training.lr"
+  double value = 0.0;         // the chosen setting's value
+  std::vector<double> tried;  // the values of the settings tried (one per setting)
+  int direction = 0;          // -1: the lowest tried, +1: the highest, 0: interior (or one value)
+  double next = 0.0;          // the value to try next beyond the edge (NaN: none: bounded or interior)
+  bool bounded = false;       // at an edge the project's bound stops extending
+  double bound = 0.0;         // that bound
+};
+std::vector<TuneEdge> tuning_edges(const TuneProtocol& tune, const TuningTable& table);
+// The value tried next beyond the lowest (direction -1) or highest (+1) of `values` (at least two
+// distinct): the last step repeated, geometrically when every value is positive (lr 1e-3, 3e-3 ->
+// 9e-3), arithmetically otherwise (weight decay 0, 0.1 -> 0.2), rounded to 3 significant digits
+// and clamped to [lo, hi]; NaN when the edge value already is at its bound (or direction 0, or
+// fewer than two values).
+double next_tune_value(std::vector<double> values, int direction, double lo, double hi);
+
+// Every tuning table of the study (entries and grid points in project order), without the rest
+// of the report: what project/project_tuning.h plans the follow-up runs from.
+std::vector<TuningTable> tuning_tables(const Study& study, store::Store& store);
+// The group that confirms `chosen_group` ("pha/lr=0.003" -> "pha/lr=0.003,confirm").
+std::string confirmation_group_of(const std::string& chosen_group);
 
 // The scaling fits (report_scaling.cpp); build_report fills Report::scaling with it.
 ScalingReport scaling_report(const Study& study, const Report& report, store::Store& store);

@@ -59,11 +59,29 @@ std::vector<Pick> picks(const Study& study, const Report& report, const std::str
     if (!t) {
       out.push_back({i, ""});
     } else if (!t->complete || t->chosen < 0) {
-      out.push_back({i, name + ": " + t->note});
-    } else {
+      out.push_back({i, name + ": " + t->note + "; the verdict waits for every setting"});
+    } else if (study.tune.confirm_seeds.empty()) {
       const std::string& chosen = t->settings[static_cast<size_t>(t->chosen)].group;
       for (size_t j : idx)
         if (report.groups[j].group == chosen) out.push_back({j, ""});
+    } else {
+      // Selection and confirmation: the verdict is read on the chosen setting's fresh seeds.
+      const TuningSetting& chosen = t->settings[static_cast<size_t>(t->chosen)];
+      const std::string setting = chosen.tune_point.empty() ? chosen.group : chosen.tune_point;
+      bool found = false;
+      for (size_t j : idx) {
+        const GroupReport& c = report.groups[j];
+        if (c.group != t->confirmation_group || t->confirmation_group.empty()) continue;
+        found = true;
+        if (c.pending > 0)
+          out.push_back({j, name + ": confirmation incomplete: " + std::to_string(c.replicas.size()) + " of " +
+                                std::to_string(c.seeds.size()) + " confirmation replicas of " + setting + " finished"});
+        else
+          out.push_back({j, ""});
+      }
+      if (!found)
+        out.push_back({i, name + ": " + setting + " is chosen (" + t->seeds +
+                              ") but not confirmed yet: pha train plans its confirmation runs"});
     }
   }
   return out;
@@ -240,6 +258,8 @@ ClaimReport evaluate_claim(const Claim& c, const Study& study, const Report& rep
   if (c.kind == ClaimKind::LowerIsBetter || c.kind == ClaimKind::HigherIsBetter) {
     out.tuning = study.tune.enabled
                      ? "tuned: each family at its own best setting of " + study.tune.axes + " on " + study.tune.select.text +
+                           (study.tune.confirm_seeds.empty() ? std::string()
+                                                             : ", chosen on the selection seeds and read on fresh confirmation seeds") +
                            " (tuning table below)"
                      : "untuned: every family at the project's one training setting (no \"tune\" section), which may "
                        "favour the family that setting suits";
@@ -251,7 +271,7 @@ ClaimReport evaluate_claim(const Claim& c, const Study& study, const Report& rep
         row.label = a.grid_point.empty() ? c.better + " vs " + c.than : a.grid_point;
         row.effect = row.effect_low = row.effect_high = kNaN;
         row.verdict = Verdict::Inconclusive;
-        row.reason = (pa.problem.empty() ? pb.problem : pa.problem) + "; the verdict waits for every setting";
+        row.reason = pa.problem.empty() ? pb.problem : pa.problem;
         out.rows.push_back(std::move(row));
         continue;
       }

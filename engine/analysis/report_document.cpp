@@ -172,6 +172,14 @@ void claim_blocks(const Report& report, const ClaimReport& c, size_t i, std::vec
   mixer_blocks(c, n, out);
 }
 
+// "; the choice is inside the values tried" (TuningTable::edge in words); "" without one.
+std::string edge_words(const std::string& edge) {
+  if (edge.empty()) return "";
+  if (edge == "interior") return "; the choice is inside the values tried";
+  if (edge == "at the bound") return "; the choice is at the project's bound";
+  return "; the choice is at the " + edge;
+}
+
 void tuning_blocks(const Report& r, std::vector<Block>& out) {
   if (r.tuning.empty()) return;
   out.push_back(heading(2, "Tuning"));
@@ -193,8 +201,89 @@ void tuning_blocks(const Report& r, std::vector<Block>& out) {
                         text_cell(s.status), chosen});
     }
     out.push_back(std::move(b));
+    // Which seeds chose it and which the claims read (selection vs confirmation).
+    if (!t.seeds.empty())
+      out.push_back(paragraph({plain(t.seeds + (t.confirmation_group.empty() ? "" : " (group " + t.confirmation_group + ")") +
+                                     edge_words(t.edge) + ".")}));
     // Why none was chosen, an incomplete setting, a choice at the edge of the values tried.
     if (!t.note.empty()) out.push_back(paragraph({styled(t.note, SpanStyle::Warning)}));
+  }
+}
+
+// The identifiability checks of one axis's fits: the design, the leave-one-out predictions and
+// every flag (analysis/scaling_identify.h).
+Block scaling_checks(const ScalingAxis& ax) {
+  Block t = table("scaling-" + ax.axis + "-checks", {"variant", "sizes", "largest size held out: predicted vs measured",
+                                                     "worst size held out", "identified"});
+  for (const auto& s : ax.series) {
+    const Identifiability& c = s.check;
+    if (!c.checked) {
+      t.rows.push_back({text_cell(s.entry), text_cell("-"), text_cell("-"), text_cell("-"), text_cell("no fit")});
+      continue;
+    }
+    const std::string design = std::to_string(c.n_sizes) + " over " + sci(c.decades) + " decades";
+    const HeldOut& h = c.largest;
+    std::string largest = "x " + sci(h.x) + ": ";
+    if (h.ok) {
+      largest += num(h.predicted) + (h.predicted_ci.valid() ? " " + interval(h.predicted_ci.low, h.predicted_ci.high) : "") +
+                 " vs " + num(h.measured) + (std::isfinite(h.measured_sd) ? " ± " + num(h.measured_sd) : "") +
+                 " (n=" + std::to_string(h.n_points) + "): " + percent_text(h.rel_error) +
+                 (h.within ? " (within " : " (not within ") + sci(100.0 * c.tolerance) + "%)";
+    } else {
+      largest += h.message;
+    }
+    std::string worst = "-";
+    if (c.worst < c.each.size() && c.each[c.worst].ok)
+      worst = "x " + sci(c.each[c.worst].x) + ": " + percent_text(c.each[c.worst].rel_error) + " (of " +
+              std::to_string(c.each.size()) + " held out in turn)";
+    Cell verdict;
+    if (c.identified()) {
+      verdict = text_cell("yes");
+    } else {
+      verdict.spans.push_back(styled("no", SpanStyle::Warning));
+      for (const auto& f : c.flags) verdict.spans.push_back(plain(f));
+      verdict.join = ": ";
+      verdict.warn = true;
+    }
+    Cell largest_cell = text_cell(largest, true);
+    largest_cell.warn = !h.within;
+    t.rows.push_back({text_cell(s.entry), text_cell(design, true), largest_cell, text_cell(worst, true), verdict});
+  }
+  return t;
+}
+
+// The IsoFLOP view (analysis/isoflop.h): per series, its budgets, the loss-optimal size at each
+// and the exponent of N* against C.
+void isoflop_blocks(const ScalingReport& r, std::vector<Block>& out) {
+  if (!r.isoflop_requested) return;
+  out.push_back(heading(3, "IsoFLOP view"));
+  out.push_back(paragraph({plain("Runs grouped by training compute C (tokens x the engine's FLOPs per token) into "
+                                 "budgets of equal compute (within 0.1 decade); per budget the mean final " + r.metric +
+                                 " at each size, a least-squares parabola in log10 N and its minimum N* when it lies "
+                                 "inside the sizes tried; then N* = k C^a by least squares in log-log over those "
+                                 "budgets, with its standard error (docs/report.md, IsoFLOP view).")},
+                          true));
+  if (r.isoflop.empty()) out.push_back(paragraph({styled("No series to show: no sizes with finished runs.", SpanStyle::Warning)}));
+  for (size_t k = 0; k < r.isoflop.size(); ++k) {
+    const auto& [entry, f] = r.isoflop[k];
+    out.push_back(paragraph({styled(entry, SpanStyle::Strong)}));
+    Block t = table("isoflop" + std::to_string(k + 1), {"budget (FLOPs)", "sizes: N -> mean " + r.metric + " (runs)",
+                                                        "N*", "min " + r.metric, "note"});
+    for (const auto& b : f.budgets) {
+      std::string sizes;
+      for (size_t i = 0; i < b.sizes.size(); ++i)
+        sizes += (i ? "; " : "") + sci(b.sizes[i]) + " -> " + num(b.losses[i]) + " (" + std::to_string(b.counts[i]) + ")";
+      t.rows.push_back({text_cell(sci(b.flops) + (b.spread > 1.001 ? " (spread x" + sci(b.spread) + ")" : ""), true),
+                        text_cell(sizes), text_cell(b.ok ? sci(b.n_opt) : "-", true),
+                        text_cell(b.ok ? num(b.min_loss) : "-", true), text_cell(b.ok ? "" : b.message)});
+    }
+    out.push_back(std::move(t));
+    if (f.ok)
+      out.push_back(paragraph({plain(entry + ": N* = " + sci(f.coefficient) + " C^" + num(f.exponent) + " (± " +
+                                     num(f.exponent_se) + " standard error) over " + std::to_string(f.n_used) +
+                                     " budgets")}));
+    else
+      out.push_back(paragraph({styled(entry + ": " + f.message, SpanStyle::Warning)}));
   }
 }
 
@@ -204,7 +293,12 @@ void scaling_blocks(const Report& r, std::vector<Block>& out) {
   out.push_back(paragraph({plain("Final " + r.scaling.metric +
                                  " against size per variant, L = E + A x^-alpha fitted by least squares on every "
                                  "replica's point, 95% bootstrap percentile intervals; in the plots dots are the mean "
-                                 "over the seeds with ± 1 std, lines the fits with their band (docs/report.md).")},
+                                 "over the seeds with ± 1 std, lines the fits with their band. With a tune section "
+                                 "each size is read at its chosen setting, shown beside it. Checks under each table: "
+                                 "a fit is identified with 5 or more sizes over 1.5 or more decades, no parameter on "
+                                 "a bound, E's interval above 0, alpha's within a factor 2, and the largest size "
+                                 "predicted within 1% by the fit without it. Crossovers are searched on the sizes "
+                                 "both series measured and never beyond 3x the largest (docs/report.md).")},
                           true));
   for (const auto& ax : r.scaling.axes) {
     out.push_back(heading(3, "Against " + ax.x_label));
@@ -213,7 +307,8 @@ void scaling_blocks(const Report& r, std::vector<Block>& out) {
     for (const auto& s : ax.series) {
       std::string sizes, res;
       for (size_t i = 0; i < s.size_x.size(); ++i) {
-        sizes += (i ? "; " : "") + sci(s.size_x[i]) + " -> " + mean_std(s.size_y[i]);
+        const std::string setting = i < s.size_setting.size() && !s.size_setting[i].empty() ? " (" + s.size_setting[i] + ")" : "";
+        sizes += (i ? "; " : "") + sci(s.size_x[i]) + setting + " -> " + mean_std(s.size_y[i]);
         y_lo = std::min(y_lo, s.size_y[i].min), y_hi = std::max(y_hi, s.size_y[i].max);
       }
       for (double v : s.fit.residuals) res += (res.empty() ? "" : " ") + num(v);
@@ -221,8 +316,13 @@ void scaling_blocks(const Report& r, std::vector<Block>& out) {
                         text_cell(res.empty() ? "-" : res)});
     }
     out.push_back(std::move(t));
+    if (!ax.series.empty()) out.push_back(scaling_checks(ax));
+    if (!ax.note.empty()) out.push_back(paragraph({styled(ax.note, SpanStyle::Warning)}));
     std::vector<Spans> crossovers;
-    for (const auto& c : ax.crossovers) crossovers.push_back({plain(crossover_text(c, ax.x_label))});
+    for (const auto& c : ax.crossovers) {
+      crossovers.push_back({plain(crossover_text(c, ax.x_label) + (c.caution.empty() ? "" : " "))});
+      if (!c.caution.empty()) crossovers.back().push_back(styled("(" + c.caution + ")", SpanStyle::Warning));
+    }
     if (!crossovers.empty()) out.push_back(list(std::move(crossovers)));
     if (!std::isfinite(y_lo)) continue;
     const double pad = std::max(0.02, 0.08 * (y_hi - y_lo));
@@ -240,6 +340,7 @@ void scaling_blocks(const Report& r, std::vector<Block>& out) {
     }
     add_chart(out, "scaling-" + ax.axis, chart);
   }
+  isoflop_blocks(r.scaling, out);
   std::vector<Spans> notes;
   for (const auto& n : r.scaling.notes) notes.push_back({plain(n)});
   if (!notes.empty()) out.push_back(list(std::move(notes)));

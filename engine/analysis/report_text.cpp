@@ -85,7 +85,7 @@ json fit_json(const PowerLawFit& f) {
   for (const auto& b : f.band) band.push_back({{"x", b.x}, {"fit", b.fit}, {"low", b.low}, {"high", b.high}});
   return {{"ok", f.ok},          {"message", f.message},     {"E", f.E},           {"A", f.A},
           {"alpha", f.alpha},    {"E_ci", interval_json(f.E_ci)}, {"A_ci", interval_json(f.A_ci)},
-          {"alpha_ci", interval_json(f.alpha_ci)}, {"E_on_bound", f.E_on_bound}, {"alpha_on_bound", f.alpha_on_bound},
+          {"alpha_ci", interval_json(f.alpha_ci)}, {"E_on_bound", f.E_on_bound}, {"A_on_bound", f.A_on_bound}, {"alpha_on_bound", f.alpha_on_bound},
           {"rmse", f.rmse},      {"n", f.n},                 {"residuals", f.residuals}, {"boot_ok", f.boot_ok},
           {"boot_failed", f.boot_failed}, {"resample", resample_name(f.resample)}, {"band", band}};
 }
@@ -98,9 +98,53 @@ json tuning_json(const std::vector<TuningTable>& tables) {
       settings.push_back({{"group", s.group}, {"setting", s.tune_point}, {"select", stats_json(s.select)},
                           {"test", stats_json(s.test)}, {"planned", s.planned}, {"status", s.status}, {"chosen", s.chosen}});
     out.push_back({{"entry", t.entry}, {"grid_point", t.grid_point}, {"metric", t.metric}, {"test_metric", t.test_metric},
-                   {"settings", settings}, {"complete", t.complete}, {"note", t.note}});
+                   {"settings", settings}, {"complete", t.complete}, {"note", t.note}, {"edge", t.edge},
+                   {"seeds", t.seeds}, {"confirmation_group", t.confirmation_group}});
   }
   return out;
+}
+
+json held_out_json(const HeldOut& h) {
+  return {{"ok", h.ok},
+          {"message", h.message},
+          {"x", h.x},
+          {"n_points", h.n_points},
+          {"measured", h.measured},
+          {"measured_sd", h.measured_sd},
+          {"predicted", h.predicted},
+          {"predicted_ci", interval_json(h.predicted_ci)},
+          {"rel_error", h.rel_error},
+          {"within", h.within},
+          {"refit", {{"E", h.refit.E}, {"A", h.refit.A}, {"alpha", h.refit.alpha}}}};
+}
+
+json identifiability_json(const Identifiability& c) {
+  json each = json::array();
+  for (const auto& h : c.each) each.push_back(held_out_json(h));
+  return {{"checked", c.checked},
+          {"identified", c.identified()},
+          {"n_sizes", c.n_sizes},
+          {"decades", c.decades},
+          {"few_sizes", c.few_sizes},
+          {"narrow_span", c.narrow_span},
+          {"E_ci_reaches_zero", c.E_ci_reaches_zero},
+          {"alpha_ci_wide", c.alpha_ci_wide},
+          {"alpha_ci_ratio", c.alpha_ratio},
+          {"tolerance", c.tolerance},
+          {"largest_held_out", held_out_json(c.largest)},
+          {"each_held_out", each},
+          {"worst_held_out", c.worst < c.each.size() ? json(c.each[c.worst].x) : json(nullptr)},
+          {"flags", c.flags}};
+}
+
+json isoflop_json(const IsoFlopFit& f) {
+  json budgets = json::array();
+  for (const auto& b : f.budgets)
+    budgets.push_back({{"flops", b.flops}, {"spread", b.spread}, {"sizes", b.sizes}, {"losses", b.losses},
+                       {"counts", b.counts}, {"ok", b.ok}, {"message", b.message},
+                       {"parabola", {b.c0, b.c1, b.c2}}, {"n_opt", b.n_opt}, {"min_loss", b.min_loss}});
+  return {{"ok", f.ok}, {"message", f.message}, {"budgets", budgets}, {"n_used", f.n_used},
+          {"exponent", f.exponent}, {"exponent_se", f.exponent_se}, {"coefficient", f.coefficient}};
 }
 
 json scaling_json(const ScalingReport& r) {
@@ -110,15 +154,23 @@ json scaling_json(const ScalingReport& r) {
     for (const auto& s : ax.series) {
       json sizes = json::array();
       for (size_t i = 0; i < s.size_x.size(); ++i) sizes.push_back({{"x", s.size_x[i]}, {"y", stats_json(s.size_y[i])}});
-      series.push_back({{"entry", s.entry}, {"family", s.family}, {"x", s.x}, {"y", s.y}, {"sizes", sizes}, {"fit", fit_json(s.fit)}});
+      series.push_back({{"entry", s.entry}, {"family", s.family}, {"x", s.x}, {"y", s.y}, {"sizes", sizes},
+                        {"settings", s.size_setting}, {"fit", fit_json(s.fit)}, {"checks", identifiability_json(s.check)}});
     }
     json cross = json::array();
     for (const auto& c : ax.crossovers)
       cross.push_back({{"a", c.a}, {"b", c.b}, {"found", c.found}, {"message", c.message}, {"x", c.x}, {"low", c.low},
-                       {"high", c.high}, {"fraction_crossing", c.fraction}, {"x_lo", c.x_lo}, {"x_hi", c.x_hi}});
-    axes.push_back({{"axis", ax.axis}, {"x_label", ax.x_label}, {"series", series}, {"crossovers", cross}});
+                       {"high", c.high}, {"fraction_crossing", c.fraction}, {"x_lo", c.x_lo}, {"x_hi", c.x_hi},
+                       {"caution", c.caution}});
+    axes.push_back({{"axis", ax.axis}, {"x_label", ax.x_label}, {"series", series}, {"crossovers", cross}, {"note", ax.note}});
   }
-  return {{"metric", r.metric}, {"axes", axes}, {"notes", r.notes}};
+  json out = {{"metric", r.metric}, {"axes", axes}, {"notes", r.notes}};
+  if (r.isoflop_requested) {
+    json iso = json::array();
+    for (const auto& i : r.isoflop) iso.push_back({{"entry", i.entry}, {"fit", isoflop_json(i.fit)}});
+    out["isoflop"] = iso;
+  }
+  return out;
 }
 
 json measured_json(const Measured& m) {

@@ -1,7 +1,8 @@
 // Scaling-law fits: the saturating power law L(x) = E + A * x^(-alpha) through (x, loss) points
 // (x = parameters N or training FLOPs C; each point one run, several seeds may share an x), its
 // bootstrap intervals and band, where two families' fitted curves cross, and where two
-// piecewise-linear learning curves cross. Plain C++, no torch, no Qt.
+// piecewise-linear learning curves cross. Plain C++, no torch, no Qt. Whether a fit is identified
+// by its data (sizes, bounds, interval widths, leave-one-out): analysis/scaling_identify.h.
 //
 // Fit (fit_power_law). Minimised: the sum of squared residuals on y itself (not on log y),
 //   SSE(E, A, alpha) = sum_i (y_i - E - A * x_i^(-alpha))^2,

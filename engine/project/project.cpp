@@ -25,6 +25,7 @@
 #include "project/project_search.h"
 #include "project/project_files.h"
 #include "project/project_replicas.h"
+#include "project/project_tuning.h"
 
 namespace pha::runtime {
 
@@ -269,11 +270,12 @@ Axes read_tune_axes(const json& section, const std::string& where, const Axes& g
   Axes axes;
   for (auto it = section.begin(); it != section.end(); ++it) {
     const std::string& key = it.key();
-    if (allow_meta && (key == "variants" || key == "select")) continue;
+    if (allow_meta && (key == "variants" || key == "select" || key == "extend" || key == "confirm_seeds")) continue;
     const std::string w = where + "." + key;
     if (key.rfind("model.", 0) != 0 && key.rfind("training.", 0) != 0)
       throw Error(w, "unknown key; allowed: \"model.<key>\" or \"training.<key>\" lists (\"training.lr\", "
-                     "\"training.weight_decay\")" + std::string(allow_meta ? ", \"variants\", \"select\"" : ""));
+                     "\"training.weight_decay\")" +
+                         std::string(allow_meta ? ", \"variants\", \"select\", \"extend\", \"confirm_seeds\"" : ""));
     if (key == "training.seed") throw Error(w, "the seed is not a setting to tune; allowed: \"seeds\" or \"repeats\"");
     for (const auto& g : grid)
       if (g.first == key) throw Error(w, "is also a grid axis (grid." + key + "); allowed: one of the two");
@@ -335,6 +337,17 @@ TuneSection read_tune(ConfigReader& r, const std::vector<Entry>& entries, const 
   if (runs > static_cast<double>(limits::kMaxRuns))
     ConfigReader::out_of_range("tune", "variants x grid points x settings x seeds = " + format_number(runs) + " runs",
                                "at most " + std::to_string(limits::kMaxRuns), limits::kNote);
+  if (section.contains("extend")) {
+    std::vector<std::pair<std::string, const Axes*>> lists = {{"tune", &t.common}};
+    for (const auto& [entry, axes] : t.per_entry) lists.emplace_back("tune.variants." + entry, &axes);
+    detail::read_tune_extend(section, lists, protocol);  // project/project_tuning.h
+  }
+  if (section.contains("confirm_seeds")) detail::read_confirm_seeds(section, protocol);
+  runs += static_cast<double>(entries.size() * grid_points * protocol.confirm_seeds.size());
+  if (runs > static_cast<double>(limits::kMaxRuns))
+    ConfigReader::out_of_range("tune", "variants x grid points x (settings x seeds + confirmation seeds) = " +
+                                           format_number(runs) + " runs",
+                               "at most " + std::to_string(limits::kMaxRuns), limits::kNote);
   protocol.enabled = true;
   protocol.select.text = protocol.select.key = select;
   protocol.maximize = higher_is_better(select);  // core/metric_table.h
@@ -342,13 +355,13 @@ TuneSection read_tune(ConfigReader& r, const std::vector<Entry>& entries, const 
   return t;
 }
 
-// "scaling": {"metric": "val/loss", "bootstrap": 1000, "seed": 1, "extrapolate": 100,
+// "scaling": {"metric": "val/loss", "bootstrap": 1000, "seed": 1, "extrapolate": 3, "isoflop": false,
 //             "series": {"pha": ["pha-d64", "pha-d128", ...], ...}}.
 void read_scaling(ConfigReader& r, bool is_task, const std::vector<Entry>& entries, Project& p) {
   if (is_task)
     throw Error("scaling", "fits a loss against size; this project's runs are tasks (they record accuracy); allowed: "
                            "a text project");
-  ConfigReader s = r.object("scaling", {"metric", "bootstrap", "seed", "extrapolate", "series"});
+  ConfigReader s = r.object("scaling", {"metric", "bootstrap", "seed", "extrapolate", "series", "isoflop"});
   if (s.has("series")) {
     const json& series = s.at("series");
     std::vector<std::string> names;
@@ -375,7 +388,9 @@ void read_scaling(ConfigReader& r, bool is_task, const std::vector<Entry>& entri
   p.scaling.metric.text = p.scaling.metric.key = metric;
   p.scaling.n_boot = static_cast<size_t>(s.get_int("bootstrap", 1000, 0, 100000));
   p.scaling.seed = static_cast<uint64_t>(s.get_int("seed", 1, 0, int64_t{1} << 53));
-  p.scaling.extrapolate = s.get_double("extrapolate", 100.0, 1.0, 1e6);
+  // A crossover beyond 3x the largest measured size is an extrapolation the fit cannot support.
+  p.scaling.extrapolate = s.get_double("extrapolate", analysis::kMaxCrossoverFactor, 1.0, analysis::kMaxCrossoverFactor);
+  p.scaling.isoflop = s.get_bool("isoflop", false);
   s.finish();
 }
 
@@ -505,6 +520,13 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
       }
     }
   }
+  for (const RunPlan& run : p.runs)  // fresh seeds: no selection replica trains with one
+    for (size_t i = 0; i < p.tune.confirm_seeds.size(); ++i)
+      if (static_cast<int64_t>(run.seed) == p.tune.confirm_seeds[i])
+        throw Error("tune.confirm_seeds[" + std::to_string(i) + "]",
+                    "seed " + std::to_string(run.seed) + " is also a selection seed (run \"" + run.name +
+                        "\" trains with it); allowed: seeds no run of the project trains with");
+  for (uint64_t s : p.seeds) p.tune.selection_seeds.push_back(static_cast<int64_t>(s));
   if (r.has("scaling")) read_scaling(r, dataspec.is_task, entries, p);
   detail::read_project_claims(r, p, dataspec);
   detail::read_report_settings(r, p);

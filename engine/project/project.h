@@ -38,6 +38,10 @@ struct TrainingConfig {
   double lr = 3e-3;               // peak learning rate
   double min_lr_ratio = 0.1;      // the schedule ends at lr * min_lr_ratio
   int64_t warmup_steps = 30;      // linear warmup from 0
+  // > 0: the warmup is this fraction of the run's steps instead (warmup_steps is then
+  // max(1, round(fraction x steps)), resolved here; exclusive with warmup_steps). A search's rung
+  // runs of such a trial warm up for the fraction of each rung (docs/search.md).
+  double warmup_fraction = 0.0;
   // "cosine": warmup, then cosine decay to the end. "wsd" (warmup-stable-decay, Hagele et al.
   // 2024): warmup, constant lr, then a cooldown over the last `cooldown` fraction of the steps
   // (cooldown_shape "1-sqrt" or "linear"). A WSD run of any length shares its stable phase with
@@ -147,6 +151,9 @@ struct RunPlan {
   std::string entry;            // the variants entry ("pha-tiny")
   std::string grid_point;       // "lr=0.001" ("" without a grid)
   std::string tune_point;       // "lr=0.003,weight_decay=0.1": the "tune" setting ("" without one)
+  // "" (project.json plans it), "extension" or "confirmation": planned from results by the tune
+  // section (project/project_tuning.h).
+  std::string origin;
   std::string variant;          // model variant (pha, transformer, ...)
   model::ModelConfig model;     // vocab size matched to the data
   TrainingConfig training;

@@ -30,6 +30,7 @@ std::vector<QueueItem> project_queue(const Project& project, const QueueOptions&
     item.project = project.dir;
     item.planned_steps = project.run(n).training.steps;
     item.resolved = resolved;
+    item.tuning_followups = o.resume_run_id == 0 && (o.runs.empty() || o.tuning_followups);
     items.push_back(std::move(item));
   }
   if (o.profile && o.runs.empty() && o.resume_run_id == 0 && project.profile.present && project.profile.after_runs) {

@@ -44,12 +44,18 @@ struct QueueItem {
   // when the item starts (an edit of project.json in between does not change a queued run).
   // null: the item reads `project` when it starts.
   std::shared_ptr<const Project> resolved;
+  // Train: when the last queued run of its project ends, the queue plans the project's tune
+  // follow-ups (project/project_tuning.h) and queues them before its profile.
+  bool tuning_followups = false;
 };
 
 struct QueueOptions {
   std::vector<std::string> runs;     // only these runs, in this order (empty: all, in project order)
   std::int64_t resume_run_id = 0;    // resume this stored run (it names the run when several exist)
   bool profile = true;               // false: no profile after the runs (`--no-profile`)
+  // Plan the tune section's follow-up runs when the queued runs end: always when the whole
+  // project is queued (no `runs`, no resume); with `runs` only when set (`pha train --only-new`).
+  bool tuning_followups = false;
 };
 
 // The items for `options` (each holding a copy of `project`: QueueItem::resolved): the chosen runs, then the profile when the whole project is trained

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "model/flops.h"
+#include "project/project_tuning.h"
 #include "store/store.h"
 
 namespace pha::runtime {
@@ -43,6 +44,7 @@ analysis::Study study_of(const Project& project) {
     r.family = architecture_family(plan.model);
     r.n_layers = plan.model.n_layers;
     r.tune_point = plan.tune_point;
+    r.confirmation = plan.origin == "confirmation";
     // Training FLOPs per token at the run's window and batch (model/flops.h): the x of budgets
     // and scaling fits on compute.
     r.train_flops_per_token =
@@ -66,7 +68,9 @@ analysis::Report project_report(const std::string& project_path, const std::stri
   if (!std::filesystem::exists(path))
     throw Error(path, "no run store yet: train the project first (pha train " + project.dir + ")");
   store::Store store = store::Store::open(path);
-  return analysis::build_report(study_of(project), store);
+  // The tune section's follow-up runs, planned from the same store: the tables show the extended
+  // values, and claims read the confirmation replicas.
+  return analysis::build_report(study_of(plan_tuning_followups(project, store).project), store);
 }
 
 }  // namespace pha::runtime

@@ -80,8 +80,29 @@ std::int64_t steps_for(const search::Budget& b, double resource, const RunPlan& 
 json steps_probe_patch(const json& patch) {
   json out = patch;
   if (out.contains("training") && out["training"].is_object())
-    for (const char* key : {"schedule", "warmup_steps", "cooldown", "cooldown_shape"}) out["training"].erase(key);
+    for (const char* key : {"schedule", "warmup_steps", "warmup_fraction", "cooldown", "cooldown_shape"})
+      out["training"].erase(key);
   return out;
+}
+
+json with_one_warmup(json patch) {
+  if (!patch.contains("training") || !patch["training"].is_object()) return patch;
+  json& t = patch["training"];
+  const auto set = [&](const char* key) { return t.contains(key) && !t[key].is_null(); };
+  if (set("warmup_fraction") && !set("warmup_steps")) t["warmup_steps"] = nullptr;
+  if (set("warmup_steps") && !set("warmup_fraction")) t["warmup_fraction"] = nullptr;
+  return patch;
+}
+
+search::WarmupCooldown warmup_cooldown(const json& training) {
+  search::WarmupCooldown w;
+  const auto number = [&](const char* key, double def) {
+    return training.contains(key) && training[key].is_number() ? training[key].get<double>() : def;
+  };
+  w.warmup_fraction = number("warmup_fraction", 0.0);
+  w.warmup_steps = static_cast<std::int64_t>(number("warmup_steps", static_cast<double>(TrainingConfig{}.warmup_steps)));
+  w.cooldown = number("cooldown", TrainingConfig{}.cooldown);
+  return w;
 }
 
 namespace {
@@ -119,20 +140,20 @@ void check_first_rungs(const Project& project, const search::SearchSpec& spec, c
           throw named(e);
         }
       }
+      patch = with_one_warmup(patch);
       json training = base.training.used;
       if (patch.contains("training")) training.merge_patch(patch["training"]);
-      TrainingConfig t;
-      t.schedule = "wsd";
-      t.steps = steps;
-      t.warmup_steps = training.value("warmup_steps", t.warmup_steps);
-      t.cooldown = training.value("cooldown", t.cooldown);
-      if (t.warmup_steps > t.stable_end())
+      const search::WarmupCooldown w = warmup_cooldown(training);
+      const search::RungSchedule rs = search::rung_schedule(w, steps, 0);
+      if (!rs.peak_reached())
         throw Error("search.budget.min",
                     format_number(first) + " " + spec.budget.resource + " gives " + which + " " +
-                        std::to_string(t.steps) + " steps, whose stable phase ends at step " +
-                        std::to_string(t.stable_end()) + ", before its warmup of " + std::to_string(t.warmup_steps) +
-                        " steps; allowed: a larger min, or shorter warmups (training.warmup_steps in the space or "
-                        "the variant)");
+                        std::to_string(rs.steps) + " steps, whose stable phase ends at step " +
+                        std::to_string(rs.stable_end) + ", before its warmup of " + std::to_string(rs.warmup) +
+                        " steps" +
+                        (w.warmup_fraction > 0 ? " (warmup_fraction " + format_number(w.warmup_fraction) + ")" : "") +
+                        "; allowed: a larger min, or shorter warmups (training.warmup_steps or warmup_fraction in "
+                        "the space or the variant)");
       patch["training"] = patch.value("training", json::object());  // the rung run's, as the runner sets it
       patch["training"]["steps"] = steps;
       patch["training"]["schedule"] = "wsd";

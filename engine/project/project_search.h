@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "project/project.h"
+#include "search/rung_schedule.h"
 #include "search/search_spec.h"
 
 namespace pha::runtime {
@@ -35,6 +36,12 @@ std::int64_t steps_for(const search::Budget& b, double resource, const RunPlan& 
 // cooldown_shape), on which a rung's step count does not depend: the run steps_for converts a
 // tokens or FLOPs budget with, valid whatever the base run's schedule and length.
 nlohmann::json steps_probe_patch(const nlohmann::json& patch);
+// A trial's patch whose training section sets one of warmup_steps / warmup_fraction, with the
+// other removed (null, a merge patch's removal) so that it replaces the base run's warmup.
+nlohmann::json with_one_warmup(nlohmann::json patch);
+// The warmup and cooldown a training section (the base's used values with a trial's patch
+// merged) gives its rung runs (search/rung_schedule.h).
+search::WarmupCooldown warmup_cooldown(const nlohmann::json& training);
 
 // The "search" section of project.json as the window's Search form edits it. Written like the
 // other project-file operations (project_files.h): the edited file is validated by the

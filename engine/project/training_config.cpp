@@ -11,6 +11,7 @@
 #include "core/limits.h"
 #include "core/metric_table.h"
 #include "project/project.h"
+#include "search/rung_schedule.h"
 
 namespace pha::runtime {
 
@@ -74,7 +75,15 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
   c.grad_accum = static_cast<int>(r.get_int("grad_accum", c.grad_accum, 1, kMaxGradAccum, kNote));
   c.lr = r.get_double("lr", c.lr, 0.0, 1e12);
   c.min_lr_ratio = r.get_double("min_lr_ratio", c.min_lr_ratio, 0.0, 1.0);
-  c.warmup_steps = r.get_int("warmup_steps", c.warmup_steps, 0, kMaxSteps, kNote);
+  if (r.has("warmup_fraction")) {
+    if (r.has("warmup_steps"))
+      throw Error(r.field("warmup_fraction"), "cannot be combined with " + r.field("warmup_steps") +
+                                                  "; allowed: one of them (a fraction of the steps, or steps)");
+    c.warmup_fraction = r.get_double("warmup_fraction", 0.0, 0.0, 1.0, true);
+    c.warmup_steps = search::fraction_of_steps(c.warmup_fraction, c.steps);
+  } else {
+    c.warmup_steps = r.get_int("warmup_steps", c.warmup_steps, 0, kMaxSteps, kNote);
+  }
   c.schedule = r.get_choice("schedule", c.schedule, {"cosine", "wsd"});
   if (c.schedule == "wsd") {
     c.cooldown = r.get_double("cooldown", c.cooldown, 0.0, 1.0);
@@ -104,11 +113,16 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
   c.max_loss = r.get_double("max_loss", c.max_loss, 0.0, 1e30);
   if (r.has("early_stop")) c.early_stop = read_early_stop(r, c);
   r.finish();
+  const std::string warmup_field = r.field(c.warmup_fraction > 0.0 ? "warmup_fraction" : "warmup_steps");
+  const std::string warmup_text = c.warmup_fraction > 0.0 ? format_number(c.warmup_fraction) + " x " +
+                                                                std::to_string(c.steps) + " steps = " +
+                                                                std::to_string(c.warmup_steps) + " steps"
+                                                          : std::to_string(c.warmup_steps);
   if (c.warmup_steps > c.steps)
-    throw Error(r.field("warmup_steps"), std::to_string(c.warmup_steps) + " is more than " + r.field("steps") + " = " +
+    throw Error(warmup_field, warmup_text + " is more than " + r.field("steps") + " = " +
                                              std::to_string(c.steps) + "; allowed: 0 to " + std::to_string(c.steps));
   if (c.schedule == "wsd" && c.warmup_steps > c.stable_end())
-    throw Error(r.field("warmup_steps"), std::to_string(c.warmup_steps) + " is more than the stable phase's end (step " +
+    throw Error(warmup_field, warmup_text + " is more than the stable phase's end (step " +
                                              std::to_string(c.stable_end()) + " of " + std::to_string(c.steps) +
                                              " with cooldown " + format_number(c.cooldown) + "); allowed: 0 to " +
                                              std::to_string(c.stable_end()));
@@ -125,8 +139,7 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
 
 int64_t TrainingConfig::stable_end() const {
   if (schedule != "wsd") return steps;
-  const auto cool = static_cast<int64_t>(std::llround(cooldown * static_cast<double>(steps)));
-  return steps - std::clamp<int64_t>(cool, cooldown > 0.0 ? 1 : 0, steps);
+  return search::wsd_stable_end(steps, cooldown);  // the search's rung runs compute it alike
 }
 
 ProfileSettings ProfileSettings::from_json(const json& section, const std::string& where) {

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "core/error.h"
+#include "project/project_tuning.h"
 #include "runtime/job.h"
 #include "runtime/local_parallel.h"
 #include "runtime/profile_job.h"
@@ -16,7 +17,8 @@ using nlohmann::json;
 json shortened_training(const TrainingConfig& training, std::int64_t steps) {
   if (steps < 1) throw Error("steps", "must be at least 1 to shorten a run (got " + std::to_string(steps) + ")");
   json j = {{"steps", steps}};
-  if (training.warmup_steps > steps) j["warmup_steps"] = steps / 10;
+  // A warmup given as a fraction of the steps shortens with them (training.warmup_fraction).
+  if (training.warmup_fraction <= 0 && training.warmup_steps > steps) j["warmup_steps"] = steps / 10;
   return j;
 }
 
@@ -186,6 +188,35 @@ void WorkQueue::ended(const QueueItem& item, const QueueItemResult& result) {
     if (settings_.group && item.kind == QueueItemKind::Train) pending_.clear();
   }
   current_.reset();
+  if (item.kind == QueueItemKind::Train && item.tuning_followups) queue_tuning_followups(item);
+}
+
+void WorkQueue::queue_tuning_followups(const QueueItem& item) {
+  // One rank of a data-parallel group plans nothing on its own: the ranks' queues must agree.
+  if (!item.resolved || settings_.group || !has_tuning_followups(*item.resolved)) return;
+  for (const QueueItem& q : pending_)
+    if (q.kind == QueueItemKind::Train && q.project == item.project) return;  // not its last run yet
+  TuningPlan plan = plan_tuning_followups(*item.resolved);
+  if (plan.added.empty() && plan.notes.empty()) return;
+  const auto project = std::make_shared<const Project>(std::move(plan.project));
+  std::vector<QueueItem> items;
+  for (const std::string& name : plan.added) {
+    QueueItem q{QueueItemKind::Train, name, 0, false};
+    q.project = item.project;
+    q.resolved = project;
+    q.tuning_followups = true;
+    const TrainingConfig& t = project->run(name).training;
+    q.training_overrides = training_overrides_for(settings_, t);
+    q.planned_steps = q.training_overrides.value("steps", t.steps);
+    items.push_back(std::move(q));
+  }
+  // Before the project's profile (which measures the models of a complete pass).
+  auto at = std::find_if(pending_.begin(), pending_.end(), [&](const QueueItem& q) {
+    return q.kind == QueueItemKind::Profile && q.project == item.project;
+  });
+  if (at != pending_.end()) at->resolved = project;
+  pending_.insert(at, items.begin(), items.end());
+  if (settings_.on_tuning_followups) settings_.on_tuning_followups(plan.added, plan.notes);
 }
 
 void WorkQueue::clear() { pending_.clear(); }

@@ -54,6 +54,9 @@ struct QueueSettings {
   std::function<void(const ProfileSweep&)> on_profile_start;               // the profile's sweep is known
   std::vector<std::string> searches;  // Search: only these base variants (empty: the section's)
   bool quiet_workers = true;          // Search: the workers print only their final lines
+  // The tune section planned follow-up runs and queued them (project/project_tuning.h): their
+  // names, and notes on any it could not plan.
+  std::function<void(const std::vector<std::string>& runs, const std::vector<std::string>& notes)> on_tuning_followups;
 };
 
 // The one rule for shortening a run to `steps` (`pha train --steps`, the window's steps field,
@@ -119,7 +122,8 @@ class WorkQueue {
   // reason in *skipped): a profile after a pass in which a training run did not finish.
   // nullopt when nothing is left: the pass is over and its counters start again.
   std::optional<QueueItem> next(std::vector<std::pair<QueueItem, std::string>>* skipped = nullptr);
-  // The item `next` gave has ended.
+  // The item `next` gave has ended. The last queued training run of a project whose tune section
+  // plans follow-ups (QueueItem::tuning_followups) queues them, before the project's profile.
   void ended(const QueueItem& item, const QueueItemResult& result);
   void clear();  // drops the pending items (the current one is the caller's to cancel)
 
@@ -131,6 +135,8 @@ class WorkQueue {
   QueuePosition position() const;
 
  private:
+  void queue_tuning_followups(const QueueItem& item);
+
   QueueSettings settings_;
   std::vector<QueueItem> pending_;
   std::optional<QueueItem> current_;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -18,6 +19,7 @@
 #include "model/flops.h"
 #include "project/project.h"
 #include "project/project_report.h"
+#include "project/project_tuning.h"
 #include "runtime/step_bench.h"
 #include "store/store.h"
 
@@ -128,7 +130,9 @@ void plan_claims(const Project& project, const std::string& store_path, PlanRepo
   plan.alpha = study.settings.alpha;
   plan.power = study.settings.power;
   plan.early_threshold = study.settings.early_tokens_per_param;
-  const int seeds = std::max<int>(1, static_cast<int>(project.seeds.size()));
+  // With confirmation seeds the claims read those (docs/report.md, "Tuned comparisons").
+  const int seeds = project.tune.confirm_seeds.empty() ? std::max<int>(1, static_cast<int>(project.seeds.size()))
+                                                       : static_cast<int>(project.tune.confirm_seeds.size());
   std::optional<analysis::Report> report;
   if (fs::exists(store_path)) {
     store::Store s = store::Store::open(store_path);
@@ -190,15 +194,67 @@ void plan_claims(const Project& project, const std::string& store_path, PlanRepo
   }
 }
 
+// What the tune section adds once results are in (project/project_tuning.h): the confirmation
+// runs of each entry and grid point whose choice is not confirmed yet, at the mean estimated time
+// of its selection runs, and what an extension step costs.
+void plan_tuning_lines(const Project& project, PlanReport& plan) {
+  if (!project.tune.enabled) return;
+  const analysis::TuneProtocol& t = project.tune;
+  std::string seeds;
+  for (uint64_t s : project.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(s);
+  plan.tuning.push_back(fmt::format("tune: each family's {} chosen on {}{}", t.axes, t.select.text,
+                                    seeds.empty() ? "" : " over seeds " + seeds));
+  if (!t.extend.empty()) {
+    std::string axes;
+    for (const auto& e : t.extend) axes += fmt::format("{}{} within [{:g}, {:g}]", axes.empty() ? "" : ", ", e.key, e.lo, e.hi);
+    plan.tuning.push_back("tune.extend: a choice at an edge of " + axes +
+                          " adds the next value (every setting at the chosen one, on the same seeds) and trains it, until "
+                          "the choice is inside or at the bound; those runs are not counted above");
+  }
+  if (t.confirm_seeds.empty()) return;
+  std::map<std::pair<std::string, std::string>, std::pair<double, int>> per_point;  // (entry, grid point) -> seconds, runs
+  std::set<std::pair<std::string, std::string>> confirmed;
+  for (size_t i = 0; i < project.runs.size(); ++i) {
+    const RunPlan& r = project.runs[i];
+    const auto key = std::make_pair(r.entry, r.grid_point);
+    if (r.origin == "confirmation") {
+      confirmed.insert(key);
+      continue;
+    }
+    auto& [sec, n] = per_point[key];
+    if (i < plan.runs.size() && plan.runs[i].seconds > 0) sec += plan.runs[i].seconds, n += 1;
+  }
+  int runs = 0;
+  double seconds = 0.0;
+  for (const auto& [key, v] : per_point) {
+    if (confirmed.count(key)) continue;
+    runs += static_cast<int>(t.confirm_seeds.size());
+    if (v.second > 0) seconds += v.first / v.second * static_cast<double>(t.confirm_seeds.size());
+  }
+  std::string cs;
+  for (int64_t s : t.confirm_seeds) cs += (cs.empty() ? "" : ", ") + std::to_string(s);
+  plan.tuning.push_back(fmt::format(
+      "tune.confirm_seeds {}: the claims read the chosen setting trained again on these seeds; {} such run(s) still to "
+      "plan once the choices are made (pha train plans them){}", cs, runs,
+      seconds > 0 ? ", about " + format_duration(seconds) + " more" : std::string()));
+  plan.confirmation_runs = runs;
+  plan.confirmation_seconds = seconds;
+}
+
 }  // namespace
 
 PlanReport plan_project(const std::string& project_path, const PlanOptions& o) {
   LoadOptions browse;
   browse.require_data = false;  // the plan reads no data: a project trained elsewhere is planned too
-  const Project project = load_project(project_path, browse);
+  Project project = load_project(project_path, browse);
   PlanReport plan;
   plan.project = project.name;
   plan.store_path = o.store_path.empty() ? project.store_path() : o.store_path;
+  if (has_tuning_followups(project) && fs::exists(plan.store_path)) {
+    // The follow-ups the store's results already plan are runs of the plan like the others.
+    store::Store s = store::Store::open(plan.store_path);
+    project = plan_tuning_followups(project, s).project;
+  }
   plan_claims(project, plan.store_path, plan);
   const StoreView v = read_store(project, plan.store_path);
   std::map<std::string, std::pair<double, std::string>> measured;
@@ -237,6 +293,7 @@ PlanReport plan_project(const std::string& project_path, const PlanOptions& o) {
     }
     plan.runs.push_back(std::move(r));
   }
+  plan_tuning_lines(project, plan);
   plan.method =
       "training steps only (evaluations, checkpoints and start-up not counted): each run's training tokens divided by "
       "the training speed of its model, batch and T: the median train/tokens_per_s of a finished run of the same "
@@ -265,6 +322,7 @@ std::string render_plan_text(const PlanReport& plan) {
                      "are usually read); a verdict at this budget is about early training.\n",
                      plan.early_threshold);
   o << "Time: " << plan.method << ".\n";
+  for (const auto& line : plan.tuning) o << line << ".\n";
   std::map<std::string, std::string> sources;
   for (const auto& r : plan.runs)
     if (r.to_train && r.tokens_per_s > 0) sources.emplace(r.group, fmt::format("{:.0f} tokens/s, {}", r.tokens_per_s, r.speed_source));
@@ -326,7 +384,10 @@ json plan_json(const PlanReport& plan) {
           {"seconds", plan.seconds},
           {"runs_without_time", plan.unknown_time},
           {"method", plan.method},
-          {"claims", claims}};
+          {"claims", claims},
+          {"tuning", plan.tuning},
+          {"confirmation_runs", plan.confirmation_runs},
+          {"confirmation_seconds", plan.confirmation_seconds}};
 }
 
 }  // namespace pha::runtime

@@ -60,6 +60,11 @@ struct PlanReport {
   double seconds = 0.0;               // sum over the runs with a known time
   int unknown_time = 0;               // runs to train without one
   std::string method;                 // how the times were estimated, in words
+  // The tune section's protocol in words, and the confirmation runs it will still plan (not in
+  // `runs` until the choice they confirm is made; project/project_tuning.h) with their time.
+  std::vector<std::string> tuning;
+  int confirmation_runs = 0;
+  double confirmation_seconds = 0.0;
 };
 
 // Reads the project and its store (never writes). Throws pha::Error for a bad project.

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "analysis/stats.h"
 #include "core/error.h"
 
 namespace pha::search {
@@ -162,20 +163,71 @@ std::string verdict(size_t i, size_t n_keep) {
   return n_keep ? "stopped (top " + std::to_string(n_keep) + " promoted)" : std::string("stopped (none promoted)");
 }
 
+const TrialOutcome& outcome_of(const std::vector<TrialOutcome>& outcomes, int trial) {
+  return *std::lower_bound(outcomes.begin(), outcomes.end(), trial,
+                           [](const TrialOutcome& t, int x) { return t.trial < x; });
+}
+
+// The rung's pooled within-trial variance of the first objective (sum of squares over sum of
+// n - 1), for the seed spread and the not-worse test.
+void pool(Decision& d, const std::vector<Ranked>& ok, const std::vector<TrialOutcome>& outcomes) {
+  double ss = 0;
+  int df = 0;
+  for (const Ranked& r : ok) {
+    const std::vector<double>& v = outcome_of(outcomes, r.trial).values[0];
+    for (double x : v) ss += (x - r.mean[0]) * (x - r.mean[0]);
+    df += static_cast<int>(v.size()) - 1;
+  }
+  d.df = df;
+  d.pooled_sd = df > 0 ? std::sqrt(ss / df) : std::nan("");
+  d.t_critical = std::nan("");
+}
+
+// With the not-worse rule: the t statistic of trial `r` against the leader (positive: worse).
+double t_against(const Decision& d, const Ranked& r, const Ranked& leader, MetricGoal goal, size_t n, size_t n_leader) {
+  const double worse = goal == MetricGoal::Maximize ? leader.mean[0] - r.mean[0] : r.mean[0] - leader.mean[0];
+  const double se = d.pooled_sd * std::sqrt(1.0 / static_cast<double>(n) + 1.0 / static_cast<double>(n_leader));
+  if (!(se > 0)) return worse > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+  return worse / se;
+}
+
 Decision decide(std::vector<Ranked> ok, std::vector<Ranked> failed, const std::vector<TrialOutcome>& outcomes,
-                const std::vector<Objective>& objectives, int keep) {
+                const std::vector<Objective>& objectives, int keep, const PromotionRule& rule) {
   Decision d;
   const size_t n_keep = std::min(ok.size(), static_cast<size_t>(keep));
   int n_fronts = 0;
   for (const Ranked& r : ok) n_fronts = std::max(n_fronts, r.front);
+  pool(d, ok, outcomes);
+  const bool test = rule.not_worse && objectives.size() == 1 && d.df > 0 && n_keep > 0 && !ok.empty();
+  if (test) d.t_critical = analysis::student_t_quantile(1.0 - rule.alpha, d.df);
+  const auto capped = static_cast<size_t>(std::floor(rule.max_factor * static_cast<double>(n_keep) + 1e-9));
+  const size_t cap = rule.max_factor > 0 ? std::max(n_keep, capped) : ok.size();
+  size_t n_go = 0;
   for (size_t i = 0; i < ok.size(); ++i) {
     const Ranked& r = ok[i];
-    const auto o = std::lower_bound(outcomes.begin(), outcomes.end(), r.trial,
-                                    [](const TrialOutcome& t, int trial) { return t.trial < trial; });
+    const size_t n = outcome_of(outcomes, r.trial).values[0].size();
     std::string why = "rank " + std::to_string(i + 1) + " of " + std::to_string(ok.size());
     if (objectives.size() == 2) why += ", front " + std::to_string(r.front) + " of " + std::to_string(n_fronts);
-    d.why[r.trial] = why + " by " + reading(r, objectives, o->values[0].size()) + ": " + verdict(i, n_keep);
-    (i < n_keep ? d.promoted : d.stopped).push_back(r.trial);
+    std::string v = verdict(i, n_keep);
+    bool go = i < n_keep;
+    if (!go && test) {
+      const double t = t_against(d, r, ok[0], objectives[0].goal, n, outcome_of(outcomes, ok[0].trial).values[0].size());
+      if (t <= d.t_critical && n_go >= cap) {
+        v += " (not significantly worse than t" + std::to_string(ok[0].trial) + ": t " + shown(t) + " <= " +
+             shown(d.t_critical) + ", but at most " + std::to_string(cap) + " go on)";
+      } else if (t <= d.t_critical) {
+        go = true;
+        d.kept_close.push_back(r.trial);
+        v = "promoted (not significantly worse than t" + std::to_string(ok[0].trial) + ": t " + shown(t) + " <= " +
+            shown(d.t_critical) + ", pooled sd " + shown(d.pooled_sd) + ", df " + std::to_string(d.df) + ")";
+      } else {
+        v += " (significantly worse than t" + std::to_string(ok[0].trial) + ": t " + shown(t) + " > " +
+             shown(d.t_critical) + ")";
+      }
+    }
+    d.why[r.trial] = why + " by " + reading(r, objectives, n) + ": " + v;
+    (go ? d.promoted : d.stopped).push_back(r.trial);
+    n_go += go ? 1 : 0;
   }
   for (const Ranked& r : failed) d.why[r.trial] = "failed: " + r.reason, d.stopped.push_back(r.trial);
   d.ranking = std::move(ok);
@@ -185,9 +237,12 @@ Decision decide(std::vector<Ranked> ok, std::vector<Ranked> failed, const std::v
 
 }  // namespace
 
-Decision promote(std::vector<TrialOutcome> outcomes, const std::vector<Objective>& objectives, int keep) {
+Decision promote(std::vector<TrialOutcome> outcomes, const std::vector<Objective>& objectives, int keep,
+                 const PromotionRule& rule) {
   if (objectives.empty() || objectives.size() > 2)
     throw Error("search.objective", std::to_string(objectives.size()) + " objectives; allowed: 1 or 2");
+  if (rule.not_worse && !(rule.alpha > 0 && rule.alpha < 1))
+    throw Error("search.promotion.alpha", shown(rule.alpha) + " is out of range; allowed: 0 < alpha < 1");
   if (keep < 0) throw Error("search.promotion", "keep " + std::to_string(keep) + " is out of range; allowed: 0 or more");
   std::sort(outcomes.begin(), outcomes.end(), [](const TrialOutcome& a, const TrialOutcome& b) { return a.trial < b.trial; });
   for (size_t i = 1; i < outcomes.size(); ++i)
@@ -197,7 +252,7 @@ Decision promote(std::vector<TrialOutcome> outcomes, const std::vector<Objective
   for (Ranked& r : check_outcomes(outcomes, objectives)) (r.failed ? failed : ok).push_back(std::move(r));
   if (objectives.size() == 1) rank_single(ok, objectives[0].goal);
   else rank_fronts(ok, objectives);
-  return decide(std::move(ok), std::move(failed), outcomes, objectives, keep);
+  return decide(std::move(ok), std::move(failed), outcomes, objectives, keep, rule);
 }
 
 }  // namespace pha::search

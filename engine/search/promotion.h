@@ -18,6 +18,8 @@
 
 namespace pha::search {
 
+// PromotionRule (the not-worse test): search_spec.h.
+
 struct TrialOutcome {
   int trial = 0;
   std::vector<std::vector<double>> values;  // [objective][replica]
@@ -39,17 +41,27 @@ struct Decision {
   std::vector<int> promoted;       // trial indices, best first
   std::vector<int> stopped;        // the rest, in ranking order (failed last)
   std::vector<Ranked> ranking;     // best first, failed last (by trial index)
+  // The rung's seed spread (PromotionRule): pooled sample standard deviation over the ranked
+  // trials' replicas and its degrees of freedom (0 with one replica each: sd NaN), the critical t
+  // of the not-worse test (NaN when it was not applied) and the trials it kept beyond the top.
+  double pooled_sd = 0.0;
+  int df = 0;
+  double t_critical = 0.0;
+  std::vector<int> kept_close;
   std::map<int, std::string> why;  // per trial, for people:
   // "rank 2 of 9 by mean val/bpb 3.214 (sd 0.01, 2 seeds): promoted (top 3)"
   // "rank 5 of 9, front 2 of 3 by mean val/bpb 3.3 and mean params 1.2e+06 (crowding 0.41, 2 seeds): stopped (top 3 promoted)"
   // "failed: incomplete: 1 of 2 replicas"
+  // "rank 4 of 9 by mean val/bpb 3.22 (sd 0.01, 2 seeds): promoted (not significantly worse than
+  //  t2: t 1.2 <= 1.86, pooled sd 0.0085, df 9)"
 };
 
 // A trial is failed when marked so, when a value is NaN or infinite, or when it has fewer
 // replicas of an objective than the most any non-failed trial has ("incomplete: 1 of 2
 // replicas"). Ties of the ranking go to the lower trial index. Throws pha::Error for a trial
 // index given twice, keep < 0, or other than 1 or 2 objectives.
-Decision promote(std::vector<TrialOutcome> outcomes, const std::vector<Objective>& objectives, int keep);
+Decision promote(std::vector<TrialOutcome> outcomes, const std::vector<Objective>& objectives, int keep,
+                 const PromotionRule& rule = {});
 
 // The 1-based non-dominated front of each point (a dominates b when it is no worse in every
 // coordinate and better in one, each coordinate under its goal). Goals must not be None.

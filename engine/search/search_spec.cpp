@@ -329,6 +329,26 @@ EqualParams read_equal_params(ConfigReader& r, json& used) {
   return e;
 }
 
+PromotionRule read_promotion(ConfigReader& r, const SearchSpec& s, json& used) {
+  ConfigReader o = r.object("promotion", {"rule", "alpha", "max_factor"});
+  PromotionRule p;
+  p.not_worse = o.get_choice("rule", "top", {"top", "not_worse"}) == "not_worse";
+  for (const char* k : {"alpha", "max_factor"})
+    if (!p.not_worse && o.has(k)) throw Error(o.field(k), "applies to \"rule\": \"not_worse\" only");
+  p.alpha = o.get_double("alpha", 0.05, 0.0, 0.5, true);
+  p.max_factor = o.get_double("max_factor", 2.0, 0.0, 100.0);
+  if (p.max_factor > 0 && p.max_factor < 1)
+    throw Error(o.field("max_factor"), format_number(p.max_factor) + " would promote fewer than the top; allowed: 0 (no cap) or 1 to 100");
+  if (p.not_worse && s.replicas < 2)
+    throw Error(o.field("rule"), "\"not_worse\" tests against the seed spread, which needs replicas; allowed: " +
+                                     r.field("seeds") + " of 2 or more, or \"rule\": \"top\"");
+  if (p.not_worse && s.objectives.size() != 1)
+    throw Error(o.field("rule"), "\"not_worse\" compares one objective; allowed: \"top\" with two objectives");
+  used = {{"rule", p.not_worse ? "not_worse" : "top"}};
+  if (p.not_worse) used["alpha"] = p.alpha, used["max_factor"] = p.max_factor;
+  return p;
+}
+
 void check_sampler_fits(const SearchSpec& s, ConfigReader& r) {
   if (s.space.empty() && !s.patterns.present)
     throw Error(r.field("space"), "is empty and there are no patterns; allowed: at least one key to vary, or search.patterns");
@@ -355,7 +375,7 @@ int max_rung(const Budget& b) {
 
 SearchSpec SearchSpec::from_json(const json& section, const std::string& where) {
   try {
-    ConfigReader r(section, where, {"space", "patterns", "budget", "objective", "seeds", "sampler", "equal_params"});
+    ConfigReader r(section, where, {"space", "patterns", "budget", "objective", "seeds", "sampler", "equal_params", "promotion"});
     SearchSpec s;
     json u = json::object();
     s.space = read_space(r, u["space"]);
@@ -365,6 +385,7 @@ SearchSpec SearchSpec::from_json(const json& section, const std::string& where) 
     read_seeds(r, s, u["seeds"]);
     s.sampler = read_sampler(r, s.budget, u["sampler"]);
     s.equal_params = read_equal_params(r, u["equal_params"]);
+    s.promotion = read_promotion(r, s, u["promotion"]);
     check_sampler_fits(s, r);
     r.finish();
     s.used = std::move(u);

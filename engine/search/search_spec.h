@@ -21,6 +21,10 @@
 //   "seeds":    N (replicas; seeds are offsets chosen by the caller) or a list [1, 2]
 //   "sampler":  {"kind": "grid"} or {"kind": "random", "seed": 7, "trials": 27}
 //   "equal_params": {"target": 1286172, "tolerance": 0.03} or {"preset": "pha-tiny", ...}
+//   "promotion": {"rule": "not_worse", "alpha": 0.05, "max_factor": 2}: besides the top 1/eta,
+//               every trial not significantly worse than the rung's leader goes on, at most
+//               max_factor x the top's count (needs "seeds" >= 2; one objective); default
+//               {"rule": "top"}
 #pragma once
 
 #include <cstdint>
@@ -90,6 +94,20 @@ struct EqualParams {
   double tolerance = 0.03;    // relative, (0, 0.5]
 };
 
+// Which trials go on besides the best `keep`: with `not_worse`, also every trial whose mean is
+// not significantly worse than the leader's (the best mean) by a one-sided two-sample t-test on
+// the rung's pooled variance: t = (mean_i - mean_leader) / (s_p sqrt(1/n_i + 1/n_leader)) in the
+// metric's bad direction, s_p^2 the rung's pooled within-trial variance over every ranked trial
+// (df = sum of n_i - 1), kept when t <= t(1 - alpha, df). One objective only; needs replicas
+// (df > 0), else only the best `keep` go on.
+// At most max_factor x keep trials go on (0: no cap), so a noisy rung cannot promote the whole
+// rung: each promoted trial pays its replicas at the next, longer rung.
+struct PromotionRule {
+  bool not_worse = false;
+  double alpha = 0.05;
+  double max_factor = 2.0;
+};
+
 struct SearchSpec {
   std::vector<SpaceKey> space;  // alphabetical key order (see above)
   PatternSpace patterns;
@@ -99,6 +117,7 @@ struct SearchSpec {
   int replicas = 1;                   // runs per trial and rung (the list's size when given)
   Sampler sampler;
   EqualParams equal_params;
+  PromotionRule promotion;  // "promotion": {"rule": "top" | "not_worse", "alpha": 0.05, "max_factor": 2}
   nlohmann::json used;  // every value in effect, defaults included
 
   // `where` prefixes every error's field ("search.budget.eta").

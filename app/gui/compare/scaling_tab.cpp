@@ -10,6 +10,7 @@
 #include <map>
 #include <qcustomplot.h>
 
+#include "analysis/report.h"  // kMaxCrossoverFactor
 #include "analysis/scaling_fit.h"
 #include "analysis/stats.h"
 #include "export_menu.h"
@@ -229,8 +230,11 @@ void ScalingTab::redraw() {
   for (size_t i = 0; i < series.size(); ++i)
     for (size_t j = i + 1; j < series.size(); ++j) {
       if (!series[i].fit.ok || !series[j].fit.ok) continue;
-      const double lo = std::min(series[i].byX.begin()->first, series[j].byX.begin()->first);
-      const double hi = 100.0 * std::max(series[i].byX.rbegin()->first, series[j].byX.rbegin()->first);
+      // As the report (docs/report.md, "Scaling fits"): between the larger of the two smallest
+      // sizes and kMaxCrossoverFactor times the smaller of the two largest, never further.
+      const double lo = std::max(series[i].byX.begin()->first, series[j].byX.begin()->first);
+      const double hi =
+          analysis::kMaxCrossoverFactor * std::min(series[i].byX.rbegin()->first, series[j].byX.rbegin()->first);
       const analysis::Crossover c = analysis::crossover(series[i].fit, series[j].fit, lo, hi);
       QString text = tr("%1 vs %2: ").arg(series[i].name, series[j].name);
       if (!c.found) {

@@ -440,6 +440,16 @@ void QueueController::connectProfile() {
     emit profileStarted();
     emit stateChanged();
   });
+  connect(m_queue, &RunQueue::tuningFollowupsQueued, this, [this](const QStringList& runs, const QStringList& notes) {
+    QString text;
+    if (!runs.isEmpty())
+      text = tr("Tuning: %n follow-up run(s) queued from the results (an edge extended or a choice confirmed): %1", "",
+                static_cast<int>(runs.size()))
+                 .arg(runs.join(", "));
+    if (!notes.isEmpty()) text += (text.isEmpty() ? QString() : QStringLiteral("; ")) + notes.join("; ");
+    emit message(text, 15000);
+    emit stateChanged();
+  });
   connect(m_queue, &RunQueue::profileEnded, this, [this](const QString& status, const QString& message, int stored) {
     m_efficiency->endProfile(m_storePath);
     emit storeChanged(true);

@@ -92,6 +92,13 @@ RunQueue::RunQueue(QObject* parent) : QObject(parent) {
   // PHA_DIST_TIMEOUT, as for `pha train --nproc`: how long a dead or hung rank may take to fail the run.
   const int timeout = qEnvironmentVariableIntValue("PHA_DIST_TIMEOUT");
   if (timeout > 0) m_work.settings().dist_timeout_s = timeout;
+  // Called from ended() on the GUI thread (onItemDone).
+  m_work.settings().on_tuning_followups = [this](const std::vector<std::string>& runs, const std::vector<std::string>& notes) {
+    QStringList r, n;
+    for (const auto& x : runs) r << QString::fromStdString(x);
+    for (const auto& x : notes) n << QString::fromStdString(x);
+    emit tuningFollowupsQueued(r, n);
+  };
 }
 
 RunQueue::~RunQueue() {

@@ -132,6 +132,9 @@ class RunQueue : public QObject {
   void eventsArrived(const pha::gui::EventBuffer::Batch& batch);
   // status: a runtime::job_status_name; runId 0 when the run never reached the store
   void runEnded(const QString& run, qint64 runId, const QString& status, const QString& reason);
+  // The tune section planned follow-up runs from the results and queued them (the engine's
+  // work queue: project/project_tuning.h); `notes`: follow-ups it could not plan.
+  void tuningFollowupsQueued(const QStringList& runs, const QStringList& notes);
   // The profile item: its sweep is known (points = models x T x phases, models its labels)...
   void profileStarted(const QString& project, int points, const QStringList& models);
   // ... and it ended. status: finished | cancelled | failed | skipped (a run before it did not

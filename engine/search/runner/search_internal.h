@@ -16,6 +16,7 @@
 #include "project/project_search.h"
 #include "search/runner/search_job.h"
 #include "search/promotion.h"
+#include "search/rung_schedule.h"
 #include "search/schedule.h"
 #include "search/search_space.h"
 #include "search/search_spec.h"
@@ -73,9 +74,18 @@ using runtime::base_run;  // project/project_search.h
 using runtime::searched_variants;
 using runtime::spec_section;
 using runtime::steps_for;
-Setup make_setup(const std::string& project_dir, const std::vector<std::string>& only);
+using runtime::with_one_warmup;
+// `as_grid`: the trials are the space's exhaustive grid whatever the sampler (`--repeat`; a
+// space of ranges or Hyperband brackets is refused naming the field).
+Setup make_setup(const std::string& project_dir, const std::vector<std::string>& only, bool as_grid = false);
 RungRun rung_run(const Setup& s, const OneSearch& one, const BracketSetup& bs, const TrialSetup& ts, int rung,
                  std::uint64_t seed);
+// The WSD schedule of `plan` (a rung run's, at rung `rung` of `bs`): its warmup, stable end, and
+// whether it continues the previous rung run's stable phase (search/rung_schedule.h).
+search::RungSchedule rung_schedule_of(const Setup& s, const BracketSetup& bs, const RunPlan& plan, int rung);
+// The seeds a rung trains each trial with: every seed when it ranks more than one trial; a lone
+// trial (the last rung's finalist) decides nothing and trains the first seed only.
+std::vector<std::uint64_t> rung_seeds(const Setup& s, size_t alive);
 // What the store says of a rung run: its run found by name and configuration, else (renamed in
 // the run table) a finished run with its configuration under any name.
 RunOutcome outcome_of(store::Store& st, const Setup& s, const RungRun& rr);

@@ -73,7 +73,8 @@ struct Walk {
     int n = 0;
     for (const auto& one : s.searches)
       for (const auto& b : one.brackets)
-        for (const auto& r : b.bracket.rungs) n += r.trials * static_cast<int>(s.seeds.size());
+        for (const auto& r : b.bracket.rungs)
+          n += r.trials * static_cast<int>(rung_seeds(s, static_cast<size_t>(r.trials)).size());
     return n;
   }
 
@@ -123,7 +124,8 @@ struct Walk {
     for (int rung = 0; rung < n_rungs && !alive.empty(); ++rung) {
       std::vector<RungRun> runs;
       for (int t : alive)
-        for (std::uint64_t seed : s.seeds) runs.push_back(rung_run(s, one, bs, bs.trials[static_cast<size_t>(t)], rung, seed));
+        for (std::uint64_t seed : rung_seeds(s, alive.size()))
+          runs.push_back(rung_run(s, one, bs, bs.trials[static_cast<size_t>(t)], rung, seed));
       auto st = store::Store::open(s.project.store_path());
       std::vector<RunOutcome> outs;
       for (const auto& rr : runs) outs.push_back(outcome_of(st, s, rr));
@@ -270,7 +272,7 @@ struct Walk {
     }
     const bool last = rung + 1 == static_cast<int>(bs.bracket.rungs.size());
     const int keep = last ? static_cast<int>(alive.size()) : bs.bracket.rungs[static_cast<size_t>(rung + 1)].trials;
-    const search::Decision d = search::promote(outcomes, s.spec.objectives, keep);
+    const search::Decision d = search::promote(outcomes, s.spec.objectives, keep, s.spec.promotion);
     std::vector<store::SearchDecisionRow> rows;
     for (const auto& r : d.ranking) {
       const TrialSetup& ts = bs.trials[static_cast<size_t>(r.trial)];
@@ -315,19 +317,26 @@ struct Walk {
     return last ? std::vector<int>{} : d.promoted;
   }
 
+  // The planned compute: each rung's trial count x its seeds x the mean compute of a rung run of
+  // the bracket's trials there (a rung run that continues the previous rung's stable phase pays
+  // only its extra steps; search/rung_schedule.h). An estimate when promotions keep more.
   void compute_totals() {
     double total = 0;
     for (const auto& one : s.searches)
       for (const auto& bs : one.brackets) {
-        double prev_stable = 0;
         for (const auto& r : bs.bracket.rungs) {
           result.summary.rungs.push_back({one.name, bs.bracket.index, r.index, row_resource(bs, r.index), r.trials});
-          TrainingConfig t = one.base->training;
-          t.schedule = "wsd";
-          t.steps = steps_for(s.spec.budget, r.resource, *one.base);
-          total += static_cast<double>(r.trials) * static_cast<double>(s.seeds.size()) *
-                   (static_cast<double>(t.steps) - prev_stable);
-          prev_stable = static_cast<double>(t.stable_end());
+          const std::int64_t steps = steps_for(s.spec.budget, r.resource, *one.base);
+          const std::int64_t prev =
+              r.index > 0 ? steps_for(s.spec.budget, row_resource(bs, r.index - 1), *one.base) : 0;
+          double sum = 0;
+          for (const TrialSetup& ts : bs.trials) {
+            json training = one.base->training.used;
+            if (ts.patch.contains("training")) training.merge_patch(ts.patch["training"]);
+            sum += static_cast<double>(search::rung_schedule(warmup_cooldown(training), steps, prev).compute);
+          }
+          const double seeds = static_cast<double>(rung_seeds(s, static_cast<size_t>(r.trials)).size());
+          total += static_cast<double>(r.trials) * seeds * (bs.trials.empty() ? 0.0 : sum / bs.trials.size());
         }
       }
     result.summary.steps_total = total;

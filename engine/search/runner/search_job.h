@@ -28,6 +28,7 @@
 
 #include "runtime/events.h"
 #include "project/project.h"
+#include "search/search_repeats.h"
 
 namespace pha::runtime {
 
@@ -131,6 +132,44 @@ RunPlan search_rung_plan(const std::string& project, const std::string& job);
 
 // The leaderboard, the rungs and each stopped trial's reason: "md" or "json".
 std::string search_report(const SearchSummary& summary, const std::string& format);
+
+// `pha search --repeat N` (docs/search.md "Is the pick right?"): N independent successive-halving
+// searches of the section's grid, each with its own replica seeds (and, with a random sampler,
+// its own draw of sampler.trials grid trials), against the exhaustive grid trained once at the
+// full budget with the first seed. Every run is an ordinary rung run of the store (named by
+// trial, rung and seed), so a (trial, rung, seed) already trained, by an earlier repeat, the
+// grid or `pha search`, is reused, and rerunning continues. The figures are search_repeats.h's.
+struct SearchRepeatOptions {
+  int repeats = 2;
+  std::vector<std::string> searches;  // only these base variants (empty: the section's)
+};
+
+struct SearchRepeatStudy {
+  std::string variant;
+  std::string objective;                // the metric
+  std::string resource;                 // "steps", "tokens", "flops"
+  std::vector<double> rung_resources;   // the ladder
+  std::vector<std::string> labels;      // per grid trial
+  std::uint64_t grid_seed = 0;
+  int replicas = 1;
+  bool not_worse = false;
+  double alpha = 0.05;
+  int sampled_trials = 0;               // random sampler: trials drawn per repeat (0: the whole grid)
+  search::RepeatStudy study;
+};
+
+struct SearchRepeatResult {
+  std::string project;
+  std::vector<SearchRepeatStudy> studies;
+  std::int64_t runs_trained = 0, runs_reused = 0;
+  bool cancelled = false;
+};
+
+SearchRepeatResult run_search_repeats(const std::string& project, const SearchRepeatOptions& options,
+                                      SearchObserver& observer, RunControl& control);
+// The repeats' table, the summary (median regret, top-2 rate, compute, seed sd, the goal's
+// checks), each rung's rank correlation and the grid's ranking: "md" or "json".
+std::string search_repeats_report(const SearchRepeatResult& result, const std::string& format);
 
 // Adds the trial (search:bracket:trial, e.g. "pha-tiny:b0:t3") to project.json as a variant
 // named `name` (its model and training settings written out), through the engine's project

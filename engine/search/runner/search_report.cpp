@@ -83,7 +83,8 @@ std::string search_report(const SearchSummary& s, const std::string& format) {
     o << (k ? ", " : "") << "`" << s.objectives[k] << "` ("
       << (higher_is_better(s.objectives[k]) ? "higher" : "lower") << " is better)";
   o << "; budget in " << s.resource << "; " << format_number(s.steps_total)
-    << " optimizer steps over every rung run (each rung's cooldown branched off the trial's stable phase).\n";
+    << " optimizer steps over every rung run (a rung run that continues the previous rung's stable phase counted by "
+       "its extra steps).\n";
   for (const auto& name : s.searches) {
     o << "\n## " << name << "\n\n| rank | trial | settings | rung reached | " << s.resource << " |";
     for (const auto& m : s.objectives) o << " " << m << " |";

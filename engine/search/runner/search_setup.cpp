@@ -58,7 +58,7 @@ static std::string run_name(const std::string& search, const search::SearchSpec&
 static TrialSetup setup_trial(const Setup& s, const RunPlan& base, const search::Trial& t) {
   TrialSetup ts;
   ts.trial = t;
-  ts.patch = t.patch.is_object() ? t.patch : json::object();
+  ts.patch = with_one_warmup(t.patch.is_object() ? t.patch : json::object());
   json model = base.config["model"];
   if (ts.patch.contains("model")) model.merge_patch(ts.patch["model"]);
   try {
@@ -84,12 +84,22 @@ static TrialSetup setup_trial(const Setup& s, const RunPlan& base, const search:
   return ts;
 }
 
-Setup make_setup(const std::string& project_dir, const std::vector<std::string>& only) {
+Setup make_setup(const std::string& project_dir, const std::vector<std::string>& only, bool as_grid) {
   Setup s;
   s.project = load_project(project_dir);
   if (s.project.search.is_null())
     throw Error(s.project.file(), "has no \"search\" section (docs/search.md)");
   s.spec = search::SearchSpec::from_json(spec_section(s.project.search), "search");
+  if (as_grid) {
+    if (s.spec.budget.brackets != 1)
+      throw Error("search.budget.brackets", std::to_string(s.spec.budget.brackets) +
+                                                " brackets; --repeat compares successive halving with the grid: allowed: 1");
+    for (const auto& k : s.spec.space)
+      if (k.range.kind != search::Range::Kind::Choices)
+        throw Error("search.space." + k.key, "is a range; --repeat compares with the exhaustive grid, which needs a list "
+                                             "of values");
+    s.spec.sampler.kind = "grid";
+  }
   const json& sec = s.project.search;
   const int cores = std::max(1u, std::thread::hardware_concurrency());
   s.threads = sec.contains("threads") && sec["threads"].is_number_integer()
@@ -149,13 +159,24 @@ RungRun rung_run(const Setup& s, const OneSearch& one, const BracketSetup& bs, c
   rr.plan.group = run_name(one.name, s.spec, bs.bracket.index, ts.trial.index, resource, seed, false);
   rr.plan.seed = seed;
   rr.plan.entry = one.name;
-  if (rung > 0) {
-    const double prev = bs.bracket.rungs[static_cast<size_t>(rung - 1)].resource;
-    TrainingConfig t = rr.plan.training;
-    t.steps = steps_for(s.spec.budget, prev, rr.plan);
-    rr.branch_step = t.stable_end();
-  }
+  rr.branch_step = rung_schedule_of(s, bs, rr.plan, rung).branch_step;
   return rr;
+}
+
+search::RungSchedule rung_schedule_of(const Setup& s, const BracketSetup& bs, const RunPlan& plan, int rung) {
+  const TrainingConfig& t = plan.training;
+  search::WarmupCooldown w;
+  w.warmup_fraction = t.warmup_fraction;
+  w.warmup_steps = t.warmup_fraction > 0 ? 0 : t.warmup_steps;
+  w.cooldown = t.cooldown;
+  const std::int64_t previous =
+      rung > 0 ? steps_for(s.spec.budget, bs.bracket.rungs[static_cast<size_t>(rung - 1)].resource, plan) : 0;
+  return search::rung_schedule(w, t.steps, previous);
+}
+
+std::vector<std::uint64_t> rung_seeds(const Setup& s, size_t alive) {
+  if (alive > 1 || s.seeds.size() <= 1) return s.seeds;
+  return {s.seeds.front()};
 }
 
 // The plan of the same trial and seed at the previous rung (whose stable phase rr branches off).

@@ -75,8 +75,8 @@ TEST(ConfigErrors, ModelSectionInsideAVariantNamesTheNestedPath) {
 TEST(ConfigErrors, TopLevelVariantsAndGrid) {
   EXPECT_EQ(project_error({{"modle", json::object()}}), "modle: unknown key; did you mean \"model\"?");
   EXPECT_EQ(project_error({{"variants", {json{{"nme", "x"}}}}}), "variants[0].nme: unknown key; did you mean \"name\"?");
-  const std::string unknown = project_error({{"variants", {"pha-7b"}}});
-  EXPECT_EQ(unknown.rfind("variants[0]: \"pha-7b\" is neither a preset nor a variant name; allowed: a preset (\"pha-90m\"", 0), 0u)
+  const std::string unknown = project_error({{"variants", {"pha-7billion"}}});  // no name within two edits
+  EXPECT_EQ(unknown.rfind("variants[0]: \"pha-7billion\" is neither a preset nor a variant name; allowed: a preset (\"pha-90m\"", 0), 0u)
       << unknown;
   EXPECT_NE(unknown.find("a variant (\"pha\""), std::string::npos) << unknown;
   EXPECT_EQ(project_error({{"variants", 3}}),

@@ -268,14 +268,20 @@ TEST(Project, EveryTemplateInTheRepositoryLoads) {
     }
     EXPECT_GE(project.runs.size(), 3u);
     if (!examples.count(name)) {
-      // Three seeds; the scaling ladder two (24 runs up to 5M parameters in ~40 min on 2 cores).
-      EXPECT_EQ(project.seeds.size(), name == "scaling" ? 2u : 3u);
+      // Three seeds; the scaling ladder two; a study with confirmation seeds chooses on two
+      // selection seeds and reads its claims on at least five fresh ones (docs/project-format.md).
+      if (!project.tune.confirm_seeds.empty()) {
+        EXPECT_GE(project.seeds.size(), 2u) << name;
+        EXPECT_GE(project.tune.confirm_seeds.size(), 5u) << name;
+      } else {
+        EXPECT_EQ(project.seeds.size(), name == "scaling" ? 2u : 3u) << name;
+      }
       EXPECT_FALSE(project.claims.empty());
     }
     seen.insert(name);
   }
   for (const char* name : {"quickstart", "mqar", "seed2", "ablations", "sandwich", "seed2-efficiency", "seed2-length",
-                           "seed2-ood", "paper-wikitext103-125m", "paper-openwebtext-125m", "scaling"})
+                           "seed2-ood", "paper-wikitext103-125m", "paper-openwebtext-125m", "scaling", "ranking"})
     EXPECT_TRUE(seen.count(name)) << name;
 }
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
@@ -132,6 +133,74 @@ TEST(SearchCli, JobsOneAndJobsTwoTrainTheSameTrialsAndDecideAlike) {
   bool found = false;
   for (const auto& run : project.runs) found = found || run.name == "best";
   EXPECT_TRUE(found) << prom.output;
+}
+
+// `pha search --repeat 2` (issue 39): two searches with their own seeds against the grid trained
+// at the full budget; every pick ranked in the grid with its regret and compute; the grid's runs
+// double as the searches' last-rung runs of the first seed; a rerun trains nothing.
+TEST(SearchCli, RepeatTwoSearchesAgainstTheGrid) {
+  pha::test::TempProject p;
+  json j = search_project(p);
+  j["search"]["seeds"] = 2;
+  j["search"]["promotion"] = {{"rule", "not_worse"}, {"alpha", 0.05}};
+  p.write_project(j);
+  const std::string out = (p.dir() / "repeats.json").string();
+  const CliResult r = run_cli("search --repeat 2 --format json --out '" + out + "' '" + p.dir().string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(out);
+  const json rep = json::parse(in);
+  ASSERT_EQ(rep["studies"].size(), 1u) << rep.dump(1);
+  const json& st = rep["studies"][0];
+  EXPECT_EQ(st["grid"].size(), 4u);
+  EXPECT_DOUBLE_EQ(st["grid_compute"].get<double>(), 4 * 12.0);
+  ASSERT_EQ(st["repeats"].size(), 2u);
+  EXPECT_EQ(st["repeats"][0]["seeds"], (json{7, 8}));
+  EXPECT_EQ(st["repeats"][1]["seeds"], (json{9, 10}));
+  int top2 = 0;
+  for (const json& x : st["repeats"]) {
+    const int rank = x["grid_rank"].get<int>();
+    EXPECT_GE(rank, 1);
+    EXPECT_LE(rank, 4);
+    top2 += rank <= 2;
+    EXPECT_GE(x["regret"].get<double>(), 0.0);
+    EXPECT_EQ(rank == 1, x["regret"].get<double>() == 0.0) << x.dump();
+    // Rung 0: 4 trials x 2 seeds x 4 steps; rung 1 trains 12 steps per run, continuing rung 0's
+    // stable phase (the warmup of 1 step is absolute): 12 - 3 = 9 extra steps each.
+    ASSERT_EQ(x["rungs"].size(), 2u);
+    const json& last = x["rungs"][1];
+    const double finalist_runs = static_cast<double>(last["trials"].size()) * last["seeds"].get<int>();
+    EXPECT_DOUBLE_EQ(x["compute"].get<double>(), 32.0 + 9.0 * finalist_runs) << x.dump();
+    EXPECT_EQ(last["seeds"].get<int>(), last["trials"].size() > 1 ? 2 : 1) << "a lone finalist decides nothing";
+    EXPECT_EQ(x["rungs"][0]["trials"].size(), 4u);
+  }
+  EXPECT_DOUBLE_EQ(st["top2_rate"].get<double>(), top2 / 2.0);
+  EXPECT_TRUE(st["seed_sd"].is_number()) << "pooled over rung 0's replicas";
+  EXPECT_EQ(st["per_rung"][0]["df"], 2 * 4);
+  EXPECT_GT(rep["runs_trained"].get<int>(), 0);
+  // The grid's runs (seed 7 at 12 steps) are the first repeat's last-rung runs: none twice.
+  std::map<std::string, int> names;
+  for (const auto& n : finished_run_names(p)) names[n]++;
+  for (const auto& [n, count] : names) EXPECT_EQ(count, 1) << n;
+  int grid_runs = 0;
+  for (const auto& [n, count] : names) grid_runs += n.find("@12,seed=7") != std::string::npos;
+  EXPECT_EQ(grid_runs, 4);
+
+  const CliResult again = run_cli("search --repeat 2 '" + p.dir().string() + "'");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("\n0 rung run(s) trained now"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("pick in the grid's top 2: " + std::to_string(top2) + " of 2"), std::string::npos)
+      << again.output;
+  const CliResult bad = run_cli("search --repeat 0 '" + p.dir().string() + "'");
+  EXPECT_NE(bad.exit_code, 0);
+  // Without a grid there is nothing to judge the picks against.
+  j["search"]["space"]["training.lr"] = {{"log_uniform", {0.001, 0.01}}};
+  j["search"]["sampler"] = {{"kind", "random"}, {"seed", 1}, {"trials", 4}};
+  p.write_project(j);
+  const CliResult ranges = run_cli("search --repeat 2 '" + p.dir().string() + "'");
+  EXPECT_EQ(ranges.exit_code, 3) << ranges.output;
+  EXPECT_NE(ranges.output.find("search.space.training.lr: is a range; --repeat compares with the exhaustive grid"),
+            std::string::npos)
+      << ranges.output;
 }
 
 TEST(SearchCli, PlanPrintsTheRunnableRungRunsAndOnlyTrainsOne) {

@@ -8,6 +8,7 @@
 #include "project/project.h"
 #include "project/project_queue.h"
 #include "runtime_test_util.h"
+#include "search/runner/search_job.h"
 #include "store/store.h"
 
 using nlohmann::json;
@@ -92,4 +93,51 @@ TEST(TrainedRuns, ARenamedRunIsStillItsPlansAndNoPlanClaimsAnothersName) {
 
   pha::store::Store::open(p.store()).rename_run(id, b.name);
   EXPECT_TRUE(trained().empty()) << "named like plan b, configured like plan a: neither claims it";
+}
+
+// training.warmup_fraction: the warmup is a fraction of the run's steps (exclusive with
+// warmup_steps), so a search's rung runs of such a trial each warm up for the fraction of their
+// own rung and reach the peak rate with a stable phase at every rung (issue 39).
+TEST(SearchSection, AWarmupFractionIsAFractionOfEachRungRun) {
+  using pha::runtime::TrainingConfig;
+  const TrainingConfig c = TrainingConfig::from_json({{"steps", 450}, {"warmup_fraction", 0.0889}});
+  EXPECT_EQ(c.warmup_steps, 40);
+  EXPECT_TRUE(c.used.contains("warmup_fraction"));
+  EXPECT_FALSE(c.used.contains("warmup_steps")) << "a run records the fraction it was given, once";
+  EXPECT_EQ(TrainingConfig::from_json(c.used).warmup_steps, 40) << "the recorded settings read back alike";
+  const std::string both = pha::test::error_message(
+      [] { TrainingConfig::from_json({{"steps", 450}, {"warmup_fraction", 0.1}, {"warmup_steps", 10}}); });
+  EXPECT_EQ(both.rfind("training.warmup_fraction: cannot be combined with training.warmup_steps", 0), 0u) << both;
+  const std::string long_warmup = pha::test::error_message(
+      [] { TrainingConfig::from_json({{"steps", 100}, {"schedule", "wsd"}, {"warmup_fraction", 0.9}}); });
+  EXPECT_EQ(long_warmup.rfind("training.warmup_fraction: 0.9 x 100 steps = 90 steps is more than the stable phase's end", 0),
+            0u)
+      << long_warmup;
+
+  pha::test::TempProject p;
+  // A base warmup of 25 does not fit a 15-step rung, but fractions of each rung do (1 and 4 of 15).
+  const json space = {{"training.lr", {0.001, 0.003}}, {"training.warmup_fraction", {0.0222, 0.0889}}};
+  json j = short_rungs(p, space);
+  EXPECT_EQ(section_error(j, p), "(no error)");
+  j["search"]["seeds"] = 2;
+  j["training"]["threads"] = 1;
+  p.write_project(j);
+  const std::string dir = p.dir().string();
+  // Trial t1 (lr 0.001, fraction 0.0889): 15 steps warm up for 1, 45 steps for 4, from step 0.
+  const pha::runtime::RunPlan r0 = pha::runtime::search_rung_plan(dir, "test:b1:t1:r0:s7");
+  const pha::runtime::RunPlan r1 = pha::runtime::search_rung_plan(dir, "test:b1:t1:r1:s8");
+  EXPECT_EQ(r0.training.steps, 15);
+  EXPECT_EQ(r0.training.warmup_steps, 1);
+  EXPECT_EQ(r1.training.steps, 45);
+  EXPECT_EQ(r1.training.warmup_steps, 4);
+  EXPECT_EQ(r1.training.stable_end(), 36);
+  EXPECT_FALSE(r1.config["training"].contains("warmup_steps")) << "the trial's fraction replaces the base's 25 steps";
+  // Absolute warmups from the space keep replacing a base fraction too.
+  json k = short_rungs(p, {{"training.warmup_steps", {4, 8}}});
+  k["training"].erase("warmup_steps");
+  k["training"]["warmup_fraction"] = 0.5;
+  EXPECT_EQ(section_error(k, p), "(no error)");
+  // A fraction that leaves no stable phase at the first rung is refused by its value.
+  const std::string refused = section_error(short_rungs(p, {{"training.warmup_fraction", {0.05, 0.85}}}), p);
+  EXPECT_NE(refused.find("before its warmup of 13 steps (warmup_fraction 0.85)"), std::string::npos) << refused;
 }

@@ -143,3 +143,57 @@ TEST(Fronts, TwoObjectivesRankByFrontThenCrowdingThenIndex) {
 }
 
 }  // namespace
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// sd 0.01414 within every trial (pairs 0.02 apart), pooled over 4 trials: df 4, t(0.95, 4) = 2.132.
+std::vector<TrialOutcome> close_rung() {
+  return {outcome(0, {1.00, 1.02}), outcome(1, {1.01, 1.03}), outcome(2, {1.50, 1.52}), outcome(3, {1.02, 1.00})};
+}
+
+TEST(PromotionNotWorse, KeepsEveryTrialNotSignificantlyWorseThanTheLeader) {
+  pha::search::PromotionRule rule;
+  rule.not_worse = true;
+  rule.max_factor = 0;  // no cap
+  const Decision d = promote(close_rung(), kBpb, 1, rule);
+  EXPECT_EQ(d.promoted, (std::vector<int>{0, 3, 1})) << "the top 1, then the tie and t1 (t 0.71) in rank order";
+  EXPECT_EQ(d.kept_close, (std::vector<int>{3, 1}));
+  EXPECT_EQ(d.stopped, (std::vector<int>{2}));
+  EXPECT_EQ(d.df, 4);
+  EXPECT_NEAR(d.pooled_sd, std::sqrt(0.0002), 1e-12);
+  EXPECT_NEAR(d.t_critical, 2.131847, 1e-5);
+  EXPECT_TRUE(has(d.why.at(1), "promoted (not significantly worse than t0: t 0.7071 <= 2.132, pooled sd 0.01414, df 4)"))
+      << d.why.at(1);
+  EXPECT_TRUE(has(d.why.at(2), "stopped (top 1 promoted) (significantly worse than t0: t 35.36 > 2.132)")) << d.why.at(2);
+  EXPECT_EQ(d.why.at(0), "rank 1 of 4 by mean val/bpb 1.01 (sd 0.01414, 2 seeds): promoted (top 1)");
+}
+
+TEST(PromotionNotWorse, AtMostMaxFactorTimesTheTopGoOn) {
+  pha::search::PromotionRule rule;
+  rule.not_worse = true;  // max_factor 2 by default: 2 x the top 1
+  const Decision d = promote(close_rung(), kBpb, 1, rule);
+  EXPECT_EQ(d.promoted, (std::vector<int>{0, 3}));
+  EXPECT_EQ(d.kept_close, (std::vector<int>{3}));
+  EXPECT_EQ(d.stopped, (std::vector<int>{1, 2}));
+  EXPECT_TRUE(has(d.why.at(1), "stopped (top 1 promoted) (not significantly worse than t0: t 0.7071 <= 2.132, but at most 2 go on)"))
+      << d.why.at(1);
+}
+
+TEST(PromotionNotWorse, OffByDefaultWithoutReplicasAndFollowsTheDirection) {
+  EXPECT_EQ(promote(close_rung(), kBpb, 1).promoted, (std::vector<int>{0})) << "the rule is opt-in";
+  pha::search::PromotionRule rule;
+  rule.not_worse = true;
+  const Decision one_seed = promote({outcome(0, {1.0}), outcome(1, {1.0001})}, kBpb, 1, rule);
+  EXPECT_EQ(one_seed.promoted, (std::vector<int>{0})) << "no replicas, no spread to test against";
+  EXPECT_EQ(one_seed.df, 0);
+  EXPECT_TRUE(std::isnan(one_seed.pooled_sd));
+  const std::vector<Objective> accuracy = {{"val/accuracy", MetricGoal::Maximize}};
+  const Decision d = promote({outcome(0, {0.90, 0.92}), outcome(1, {0.89, 0.91}), outcome(2, {0.50, 0.52})}, accuracy, 1, rule);
+  EXPECT_EQ(d.promoted, (std::vector<int>{0, 1})) << "t1 is 0.01 below the leader, within the spread";
+  rule.alpha = 0.0;
+  EXPECT_THROW(promote(close_rung(), kBpb, 1, rule), pha::Error);
+}
+
+}  // namespace

@@ -212,4 +212,23 @@ TEST(SearchSpec, RefusesBadSeedsAndEqualParams) {
                "out of range");
 }
 
+TEST(SearchSpec, ThePromotionRuleNeedsReplicasAndOneObjective) {
+  EXPECT_FALSE(SearchSpec::from_json(minimal()).promotion.not_worse) << "the top 1/eta by default";
+  EXPECT_EQ(SearchSpec::from_json(minimal()).used["promotion"], (json{{"rule", "top"}}));
+  const SearchSpec s = SearchSpec::from_json(with(minimal(), {{"seeds", 2}, {"promotion", {{"rule", "not_worse"}}}}));
+  EXPECT_TRUE(s.promotion.not_worse);
+  EXPECT_DOUBLE_EQ(s.promotion.alpha, 0.05);
+  EXPECT_EQ(s.used["promotion"], (json{{"rule", "not_worse"}, {"alpha", 0.05}, {"max_factor", 2.0}}));
+  expect_error(with(minimal(), {{"seeds", 2}, {"promotion", {{"rule", "not_worse"}, {"max_factor", 0.5}}}}),
+               "search.promotion.max_factor", "fewer than the top");
+  expect_error(with(minimal(), {{"promotion", {{"max_factor", 3}}}}), "search.promotion.max_factor", "\"not_worse\" only");
+  expect_error(with(minimal(), {{"promotion", {{"rule", "not_worse"}}}}), "search.promotion.rule", "search.seeds of 2 or more");
+  expect_error(with(minimal(), {{"seeds", 2}, {"objective", {"val/bpb", "params"}}, {"promotion", {{"rule", "not_worse"}}}}),
+               "search.promotion.rule", "one objective");
+  expect_error(with(minimal(), {{"seeds", 2}, {"promotion", {{"rule", "not_worse"}, {"alpha", 0.7}}}}),
+               "search.promotion.alpha", "out of range");
+  expect_error(with(minimal(), {{"promotion", {{"alpha", 0.1}}}}), "search.promotion.alpha", "\"not_worse\" only");
+  expect_error(with(minimal(), {{"promotion", {{"rule", "best"}}}}), "search.promotion.rule", "not allowed");
+}
+
 }  // namespace

@@ -1,0 +1,278 @@
+// The tune section's follow-up runs (project/project_tuning.h) on synthetic stores: a choice at
+// the edge of the tried values extends them by the last step until the choice is inside or a
+// bound stops it; the chosen setting is trained again on fresh confirmation seeds, which the
+// claims then read while the tuning table keeps to the selection seeds; the work queue plans the
+// follow-ups when a project's last run ends and queues them before its profile; bad sections are
+// refused naming the field.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/report.h"
+#include "core/error.h"
+#include "engine/runtime/runtime_test_util.h"
+#include "project/project.h"
+#include "project/project_report.h"
+#include "project/project_tuning.h"
+#include "queue/work_queue.h"
+#include "store/run_writer.h"
+#include "store/store.h"
+
+namespace {
+
+using nlohmann::json;
+namespace pr = pha::runtime;
+namespace pa = pha::analysis;
+namespace ps = pha::store;
+
+// A finished run of the plan with one final val/loss (and a test/loss 0.05 above).
+void write_result(ps::Store& store, const pr::RunPlan& plan, double val_loss) {
+  ps::NewRun nr;
+  nr.project = "test";
+  nr.name = plan.name;
+  nr.group = plan.group;
+  nr.seed = static_cast<int64_t>(plan.seed);
+  nr.n_params = 1000;
+  nr.config_json = plan.config.dump();
+  const int64_t id = store.create_run(nr);
+  ps::RunWriter w(store, id);
+  w.metric("train/loss", 6, 192, 0, val_loss - 0.1);
+  w.metric("val/loss", 6, 192, 0, val_loss);
+  w.metric("test/loss", 6, 192, 0, val_loss + 0.05);
+  w.finish(ps::RunStatus::Finished);
+}
+
+// Every planned run not in the store yet gets the val/loss `loss_of` gives its plan.
+template <typename F>
+void finish_all(ps::Store& store, const pr::Project& p, F loss_of) {
+  std::map<std::string, bool> stored;
+  for (const auto& e : store.list_runs({})) stored[e.run.name] = true;
+  for (const auto& r : p.runs)
+    if (!stored.count(r.name)) write_result(store, r, loss_of(r));
+}
+
+json tuned_project(pha::test::TempProject& t, const json& tune) {
+  json j = t.text_project();
+  j["seeds"] = {0, 1};
+  j["tune"] = tune;
+  return j;
+}
+
+// A loss with its minimum at lr = `best` (a parabola in log lr).
+double loss_at(const pr::RunPlan& r, double best) {
+  const double d = std::log10(r.training.lr / best);
+  return 2.5 + 0.2 * d * d + 0.001 * static_cast<double>(r.seed);
+}
+
+TEST(TuneExtension, GrowsPastTheUpperEdgeUntilTheChoiceIsInside) {
+  pha::test::TempProject t;
+  t.write_project(tuned_project(t, {{"training.lr", {0.001, 0.003}}, {"extend", {{"training.lr", {1e-4, 0.1}}}}}));
+  const pr::Project project = pr::load_project(t.dir().string());
+  ASSERT_EQ(project.tune.extend.size(), 1u);
+  auto store = ps::Store::open(project.store_path());
+  // Nothing trained: nothing to plan.
+  EXPECT_TRUE(pr::plan_tuning_followups(project, store).added.empty());
+
+  finish_all(store, project, [](const pr::RunPlan& r) { return loss_at(r, 0.01); });
+  pr::TuningPlan plan = pr::plan_tuning_followups(project, store);
+  ASSERT_EQ(plan.added, (std::vector<std::string>{"test/lr=0.009,seed=0", "test/lr=0.009,seed=1"}));
+  const pr::RunPlan& added = plan.project.run("test/lr=0.009,seed=1");
+  EXPECT_DOUBLE_EQ(added.training.lr, 0.009);
+  EXPECT_EQ(added.seed, 1u);
+  EXPECT_EQ(added.group, "test/lr=0.009");
+  EXPECT_EQ(added.tune_point, "lr=0.009");
+  EXPECT_EQ(added.origin, "extension");
+  EXPECT_EQ(added.config["run"], "test/lr=0.009,seed=1");
+  // Planned but not trained: the table is incomplete and nothing more is planned.
+  EXPECT_EQ(pr::plan_tuning_followups(project, store).added, plan.added);
+
+  finish_all(store, plan.project, [](const pr::RunPlan& r) { return loss_at(r, 0.01); });
+  plan = pr::plan_tuning_followups(project, store);  // 0.009 best: at the edge again -> 0.027
+  ASSERT_EQ(plan.added.size(), 4u);
+  EXPECT_EQ(plan.added[2], "test/lr=0.027,seed=0");
+  finish_all(store, plan.project, [](const pr::RunPlan& r) { return loss_at(r, 0.01); });
+  plan = pr::plan_tuning_followups(project, store);  // 0.009 best, inside 0.001-0.027: done
+  EXPECT_EQ(plan.added.size(), 4u);
+
+  const pa::Report report = pr::project_report(t.dir().string());
+  ASSERT_EQ(report.tuning.size(), 1u);
+  const pa::TuningTable& table = report.tuning[0];
+  ASSERT_EQ(table.settings.size(), 4u);  // every point shown, extensions included
+  EXPECT_EQ(table.settings[static_cast<size_t>(table.chosen)].tune_point, "lr=0.009");
+  EXPECT_EQ(table.edge, "interior");
+  EXPECT_TRUE(table.note.empty()) << table.note;
+  EXPECT_NE(table.seeds.find("chosen on seeds 0, 1"), std::string::npos) << table.seeds;
+}
+
+TEST(TuneExtension, StopsAtTheProjectsBoundAndSaysSo) {
+  pha::test::TempProject t;
+  t.write_project(tuned_project(t, {{"training.lr", {0.001, 0.003}}, {"extend", {{"training.lr", {1e-4, 0.005}}}}}));
+  const pr::Project project = pr::load_project(t.dir().string());
+  auto store = ps::Store::open(project.store_path());
+  finish_all(store, project, [](const pr::RunPlan& r) { return loss_at(r, 0.1); });
+  pr::TuningPlan plan = pr::plan_tuning_followups(project, store);
+  // 0.009 lies beyond the bound: the bound itself is tried.
+  ASSERT_EQ(plan.added, (std::vector<std::string>{"test/lr=0.005,seed=0", "test/lr=0.005,seed=1"}));
+  finish_all(store, plan.project, [](const pr::RunPlan& r) { return loss_at(r, 0.1); });
+  EXPECT_EQ(pr::plan_tuning_followups(project, store).added.size(), 2u);  // at the bound: no more
+  const pa::Report report = pr::project_report(t.dir().string());
+  ASSERT_EQ(report.tuning.size(), 1u);
+  EXPECT_EQ(report.tuning[0].edge, "at the bound");
+  EXPECT_NE(report.tuning[0].note.find("is at the project's upper bound"), std::string::npos) << report.tuning[0].note;
+}
+
+TEST(TuneExtension, GrowsDownwardAndWithTheStepOfItsValues) {
+  pha::test::TempProject t;
+  t.write_project(tuned_project(t, {{"training.lr", {0.001, 0.003, 0.01}}, {"extend", {{"training.lr", {1e-5, 0.1}}}}}));
+  const pr::Project project = pr::load_project(t.dir().string());
+  auto store = ps::Store::open(project.store_path());
+  finish_all(store, project, [](const pr::RunPlan& r) { return loss_at(r, 1e-4); });
+  const pr::TuningPlan plan = pr::plan_tuning_followups(project, store);
+  ASSERT_EQ(plan.added.size(), 2u);
+  EXPECT_EQ(plan.added[0], "test/lr=0.000333,seed=0");  // 0.001 / (0.003 / 0.001), 3 significant digits
+  EXPECT_DOUBLE_EQ(plan.project.run(plan.added[0]).training.lr, 0.000333);
+
+  // The step rule itself: geometric for positive values, arithmetic otherwise, clamped.
+  EXPECT_DOUBLE_EQ(pa::next_tune_value({0.001, 0.003}, +1, 0, 1), 0.009);
+  EXPECT_DOUBLE_EQ(pa::next_tune_value({0.0, 0.1}, +1, 0, 1), 0.2);
+  EXPECT_TRUE(std::isnan(pa::next_tune_value({0.0, 0.1}, -1, 0, 1)));  // 0 is the bound
+  EXPECT_DOUBLE_EQ(pa::next_tune_value({0.1, 0.3}, -1, 0.05, 1), 0.05);
+  EXPECT_TRUE(std::isnan(pa::next_tune_value({0.1}, +1, 0, 1)));
+  EXPECT_TRUE(std::isnan(pa::next_tune_value({0.1, 0.3}, 0, 0, 1)));
+}
+
+TEST(TuneConfirmation, ClaimsReadTheChosenSettingOnFreshSeeds) {
+  pha::test::TempProject t;
+  json j = t.text_project();
+  j["variants"] = {{{"name", "a"}}, {{"name", "b"}}};
+  j["seeds"] = {0, 1, 2};
+  j["tune"] = {{"training.lr", {0.001, 0.003}}, {"confirm_seeds", {10, 11, 12}}};
+  j["claims"] = {{{"claim", "lower_is_better"}, {"metric", "val/loss"}, {"better", "a"}, {"than", "b"}}};
+  t.write_project(j);
+  const pr::Project project = pr::load_project(t.dir().string());
+  EXPECT_EQ(project.tune.confirm_seeds, (std::vector<int64_t>{10, 11, 12}));
+  auto store = ps::Store::open(project.store_path());
+  // Selection: a far better than b at lr 0.003. Confirmation: a slightly worse than b.
+  auto loss = [](const pr::RunPlan& r) {
+    const bool a = r.entry == "a";
+    if (r.origin == "confirmation")
+      return a ? 2.60 + 0.001 * static_cast<double>(r.seed % 3) : 2.50 + 0.001 * static_cast<double>(r.seed * 7 % 5);
+    return (a ? 2.00 : 2.50) + (r.training.lr == 0.003 ? 0.0 : 0.3) + 0.001 * static_cast<double>(r.seed);
+  };
+  finish_all(store, project, loss);
+  pr::TuningPlan plan = pr::plan_tuning_followups(project, store);
+  ASSERT_EQ(plan.added, (std::vector<std::string>{"a/lr=0.003,confirm,seed=10", "a/lr=0.003,confirm,seed=11",
+                                                   "a/lr=0.003,confirm,seed=12", "b/lr=0.003,confirm,seed=10",
+                                                   "b/lr=0.003,confirm,seed=11", "b/lr=0.003,confirm,seed=12"}));
+  const pr::RunPlan& c = plan.project.run("b/lr=0.003,confirm,seed=11");
+  EXPECT_EQ(c.seed, 11u);
+  EXPECT_DOUBLE_EQ(c.training.lr, 0.003);
+  EXPECT_EQ(c.origin, "confirmation");
+
+  // Planned, not trained: the claim waits for the confirmation replicas.
+  pa::Report report = pr::project_report(t.dir().string());
+  ASSERT_EQ(report.claims.size(), 1u);
+  ASSERT_EQ(report.claims[0].rows.size(), 1u);
+  EXPECT_EQ(report.claims[0].rows[0].verdict, pa::Verdict::Inconclusive);
+  EXPECT_NE(report.claims[0].rows[0].reason.find("confirmation incomplete"), std::string::npos)
+      << report.claims[0].rows[0].reason;
+
+  finish_all(store, plan.project, loss);
+  EXPECT_EQ(pr::plan_tuning_followups(project, store).added.size(), 6u);  // nothing more
+  report = pr::project_report(t.dir().string());
+  // The tuning table keeps to the selection replicas and names both seed sets.
+  ASSERT_EQ(report.tuning.size(), 2u);
+  for (const auto& table : report.tuning) {
+    EXPECT_EQ(table.settings.size(), 2u);
+    EXPECT_EQ(table.settings[static_cast<size_t>(table.chosen)].tune_point, "lr=0.003");
+    EXPECT_NEAR(table.settings[static_cast<size_t>(table.chosen)].select.mean, table.entry == "a" ? 2.001 : 2.501, 1e-9);
+    EXPECT_NE(table.seeds.find("chosen on seeds 0-2"), std::string::npos) << table.seeds;
+    EXPECT_NE(table.seeds.find("confirmation seeds 10-12"), std::string::npos) << table.seeds;
+    EXPECT_EQ(table.confirmation_group, table.entry + "/lr=0.003,confirm");
+  }
+  // The claim reads the confirmation replicas: a is worse there, so it does not hold.
+  const pa::ClaimRow& row = report.claims[0].rows[0];
+  EXPECT_EQ(row.verdict, pa::Verdict::DoesNotHold) << row.reason;
+  EXPECT_NEAR(row.effect, 0.099, 1e-9);  // paired by seed: differences 0.101, 0.100, 0.096
+  EXPECT_NE(report.claims[0].tuning.find("confirmation seeds"), std::string::npos);
+}
+
+TEST(TuneFollowups, TheQueuePlansThemWhenTheProjectsLastRunEndsBeforeItsProfile) {
+  pha::test::TempProject t;
+  json j = tuned_project(t, {{"training.lr", {0.001, 0.003}}, {"extend", {{"training.lr", {1e-4, 0.1}}}}});
+  j["profile"] = {{"seq_lens", {32}}};
+  t.write_project(j);
+  const pr::Project project = pr::load_project(t.dir().string());
+  pr::WorkQueue queue;
+  std::vector<std::string> announced;
+  queue.settings().on_tuning_followups = [&](const std::vector<std::string>& runs, const std::vector<std::string>&) {
+    announced = runs;
+  };
+  queue.add_project(project, {});
+  ASSERT_EQ(queue.pending(), 5u);  // 4 runs and the profile
+  auto store = ps::Store::open(project.store_path());
+  for (int i = 0; i < 4; ++i) {
+    const auto item = queue.next();
+    ASSERT_TRUE(item && item->kind == pr::QueueItemKind::Train);
+    EXPECT_TRUE(item->tuning_followups);
+    write_result(store, project.run(item->run), loss_at(project.run(item->run), 0.01));
+    pr::QueueItemResult result;
+    result.status = "finished";
+    queue.ended(*item, result);
+    EXPECT_EQ(announced.empty(), i < 3);  // only after the last run
+  }
+  EXPECT_EQ(announced, (std::vector<std::string>{"test/lr=0.009,seed=0", "test/lr=0.009,seed=1"}));
+  const auto next = queue.next();
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(next->run, "test/lr=0.009,seed=0");
+  ASSERT_TRUE(next->resolved);
+  EXPECT_DOUBLE_EQ(next->resolved->run(next->run).training.lr, 0.009);
+  EXPECT_EQ(next->planned_steps, 6);
+  const auto pos = queue.position();
+  ASSERT_EQ(pos.next.size(), 2u);
+  EXPECT_EQ(pos.next[0].run, "test/lr=0.009,seed=1");
+  EXPECT_EQ(pos.next[1].kind, pr::QueueItemKind::Profile);
+
+  // A queue of chosen runs plans nothing.
+  pr::WorkQueue chosen;
+  pr::QueueOptions only;
+  only.runs = {"test/lr=0.001,seed=0"};
+  chosen.add_project(project, only);
+  const auto item = chosen.next();
+  ASSERT_TRUE(item.has_value());
+  EXPECT_FALSE(item->tuning_followups);
+}
+
+void expect_refused(pha::test::TempProject& t, const json& tune, const std::string& field, const std::string& words) {
+  t.write_project(tuned_project(t, tune));
+  try {
+    pr::load_project(t.dir().string());
+    ADD_FAILURE() << "accepted " << tune.dump();
+  } catch (const pha::Error& e) {
+    EXPECT_EQ(e.where(), field) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(TuneFollowups, BadSectionsAreRefusedNamingTheField) {
+  pha::test::TempProject t;
+  const json lr = {0.001, 0.003};
+  expect_refused(t, {{"training.lr", lr}, {"extend", {{"training.weight_decay", {0, 1}}}}}, "tune.extend.training.weight_decay",
+                 "is not a tuned setting");
+  expect_refused(t, {{"training.lr", lr}, {"extend", {{"training.lr", {0.1, 0.01}}}}}, "tune.extend.training.lr",
+                 "lowest < highest");
+  expect_refused(t, {{"training.lr", lr}, {"extend", {{"training.lr", {0.002, 0.1}}}}}, "tune.training.lr",
+                 "lies outside tune.extend.training.lr");
+  expect_refused(t, {{"training.lr", {0.003}}, {"extend", {{"training.lr", {1e-4, 0.1}}}}}, "tune.training.lr",
+                 "at least two distinct values");
+  expect_refused(t, {{"training.lr", lr}, {"extend", json::array()}}, "tune.extend", "expected");
+  expect_refused(t, {{"training.lr", lr}, {"confirm_seeds", {1, 5}}}, "tune.confirm_seeds[0]", "also a selection seed");
+  expect_refused(t, {{"training.lr", lr}, {"confirm_seeds", {5, 5}}}, "tune.confirm_seeds[1]", "distinct");
+  expect_refused(t, {{"training.lr", lr}, {"confirm_seeds", {-1}}}, "tune.confirm_seeds[0]", "is not a seed");
+  expect_refused(t, {{"training.lr", lr}, {"confirm_seeds", json::array()}}, "tune.confirm_seeds", "non-empty");
+}
+
+}  // namespace
