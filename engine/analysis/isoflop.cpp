@@ -6,17 +6,12 @@
 #include <cstdio>
 #include <map>
 
+#include "analysis/report_format.h"
 #include "core/error.h"
 
 namespace pha::analysis {
 
 namespace {
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
 
 // Least-squares parabola y = c0 + c1 u + c2 u^2 (u = log10 N) through the budget's sizes, and
 // its minimum when it lies inside them.
@@ -67,7 +62,7 @@ void fit_parabola(IsoFlopBudget& b) {
   const double v_opt = -d[1] / (2.0 * d[2]);
   const double n_opt = std::pow(10.0, ubar + v_opt);
   if (n_opt < b.sizes.front() || n_opt > b.sizes.back()) {
-    b.message = "the parabola's minimum (N = " + num(n_opt) + ") lies " +
+    b.message = "the parabola's minimum (N = " + sci(n_opt) + ") lies " +
                 (n_opt < b.sizes.front() ? "below the smallest" : "above the largest") +
                 " size tried: not bracketed";
     return;
@@ -81,7 +76,7 @@ void fit_parabola(IsoFlopBudget& b) {
 
 IsoFlopFit isoflop_fit(const std::vector<IsoFlopPoint>& points, const IsoFlopOptions& options) {
   if (!(options.tolerance > 0.0 && options.tolerance <= 2.0))
-    throw Error("tolerance", "must be in (0, 2] decades of FLOPs, got " + num(options.tolerance));
+    throw Error("tolerance", "must be in (0, 2] decades of FLOPs, got " + sci(options.tolerance));
   std::vector<IsoFlopPoint> pts;
   for (const IsoFlopPoint& p : points)
     if (std::isfinite(p.n) && std::isfinite(p.c) && std::isfinite(p.y) && p.n > 0 && p.c > 0 && p.y > 0) pts.push_back(p);

@@ -73,13 +73,6 @@ double round3(double v) {
   return std::strtod(buf, nullptr);
 }
 
-// "0.003", "1e-05": a tuned value as written in a tune point.
-std::string gtext(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
 }  // namespace
 
 double next_tune_value(std::vector<double> values, int direction, double lo, double hi) {
@@ -182,12 +175,12 @@ TuningTable tuning_table(const Study& study, const Report& report, const std::st
       t.edge = t.edge.empty() ? "interior" : t.edge;
     } else if (e.bounded) {
       t.edge = "at the bound";
-      edge_note += (edge_note.empty() ? "" : "; ") + std::string("the chosen ") + e.key + " " + gtext(e.value) +
+      edge_note += (edge_note.empty() ? "" : "; ") + std::string("the chosen ") + e.key + " " + sci(e.value) +
                    " is at the project's " + side + " bound (tune.extend): a better one may lie beyond it";
     } else {
       t.edge = side + " edge";
-      edge_note += (edge_note.empty() ? "" : "; ") + std::string("the chosen ") + e.key + " " + gtext(e.value) +
-                   " is at the " + side + " edge of the values tried: " + e.key + " " + gtext(e.next) +
+      edge_note += (edge_note.empty() ? "" : "; ") + std::string("the chosen ") + e.key + " " + sci(e.value) +
+                   " is at the " + side + " edge of the values tried: " + e.key + " " + sci(e.next) +
                    " is tried next (pha train plans it)";
     }
   }

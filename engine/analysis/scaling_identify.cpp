@@ -6,15 +6,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "analysis/report_format.h"
+
 namespace pha::analysis {
 
 namespace {
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
 
 // The points at x (measured) and the others (the refit's data).
 HeldOut hold_out(const std::vector<ScalingPoint>& points, double x, const FitOptions& options, double tolerance) {
@@ -42,7 +38,7 @@ HeldOut hold_out(const std::vector<ScalingPoint>& points, double x, const FitOpt
   o.band_x = {x};
   const PowerLawFit f = fit_power_law(rest, o);
   if (!f.ok) {
-    h.message = "the refit without x = " + num(x) + " failed: " + f.message;
+    h.message = "the refit without x = " + sci(x) + " failed: " + f.message;
     return h;
   }
   h.ok = true;
@@ -81,15 +77,15 @@ Identifiability identify_fit(const std::vector<ScalingPoint>& points, const Powe
   id.decades = std::log10(id.x_max / id.x_min);
   id.few_sizes = id.n_sizes < limits.min_sizes;
   id.narrow_span = id.decades < limits.min_decades;
-  const std::string level = num(100.0 * fit.level) + "%";
+  const std::string level = sci(100.0 * fit.level) + "%";
   if (id.few_sizes)
     id.flags.push_back(std::to_string(id.n_sizes) + " sizes (fewer than " + std::to_string(limits.min_sizes) + ")");
   if (id.narrow_span)
-    id.flags.push_back("the sizes span " + num(id.decades) + " decades (less than " + num(limits.min_decades) + ")");
+    id.flags.push_back("the sizes span " + sci(id.decades) + " decades (less than " + sci(limits.min_decades) + ")");
   if (fit.E_on_bound)
     id.flags.push_back(fit.E <= 0.0 ? "E = 0, on its lower bound" : "E = the lowest loss, on its upper bound");
   if (fit.A_on_bound) id.flags.push_back("A = 0, on its bound (a flat line: alpha is arbitrary)");
-  if (fit.alpha_on_bound) id.flags.push_back("alpha = " + num(fit.alpha) + ", on its bound");
+  if (fit.alpha_on_bound) id.flags.push_back("alpha = " + sci(fit.alpha) + ", on its bound");
   if (fit.E_ci.valid() && fit.E_ci.low <= 0.0) {
     id.E_ci_reaches_zero = true;
     id.flags.push_back("E's " + level + " interval reaches 0");
@@ -99,9 +95,9 @@ Identifiability identify_fit(const std::vector<ScalingPoint>& points, const Powe
     id.alpha_ratio = fit.alpha_ci.low > 0.0 ? fit.alpha_ci.high / fit.alpha_ci.low : std::numeric_limits<double>::quiet_NaN();
     id.alpha_ci_wide = at_bound || !(id.alpha_ratio <= limits.alpha_ratio);
     if (id.alpha_ci_wide)
-      id.flags.push_back("alpha's " + level + " interval [" + num(fit.alpha_ci.low) + ", " + num(fit.alpha_ci.high) + "]" +
+      id.flags.push_back("alpha's " + level + " interval [" + sci(fit.alpha_ci.low) + ", " + sci(fit.alpha_ci.high) + "]" +
                          (at_bound ? " reaches its bounds"
-                                   : " spans a factor " + num(id.alpha_ratio) + " (more than " + num(limits.alpha_ratio) + ")"));
+                                   : " spans a factor " + sci(id.alpha_ratio) + " (more than " + sci(limits.alpha_ratio) + ")"));
   }
   for (double x : xs) {
     FitOptions o = options;
@@ -115,8 +111,8 @@ Identifiability identify_fit(const std::vector<ScalingPoint>& points, const Powe
   if (!id.largest.ok)
     id.flags.push_back("the largest size cannot be predicted without it: " + id.largest.message);
   else if (!id.largest.within)
-    id.flags.push_back("the largest size (x = " + num(id.x_max) + ") predicted " + percent_text(id.largest.rel_error) +
-                       " off by the fit without it (goal within " + num(100.0 * limits.tolerance) + "%)");
+    id.flags.push_back("the largest size (x = " + sci(id.x_max) + ") predicted " + percent_text(id.largest.rel_error) +
+                       " off by the fit without it (goal within " + sci(100.0 * limits.tolerance) + "%)");
   return id;
 }
 
