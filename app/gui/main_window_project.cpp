@@ -71,11 +71,12 @@ bool MainWindow::openProject(const QString& path) {
   const QStringList names = m_session->runNames();
   const QString some = names.size() <= 3 ? names.join(", ")
                                          : tr("%1 and %2 more").arg(names.mid(0, 2).join(", ")).arg(names.size() - 2);
-  m_docks.projectLabel->setText(tr("<b>%1</b> &nbsp;%2<br>%3 run(s) to make: %4")
+  m_docks.projectLabel->setText(tr("<b>%1</b> &nbsp;%2<br>%3 run(s) planned: %4")
                                     .arg(m_session->name().toHtmlEscaped(), m_session->dir().toHtmlEscaped())
                                     .arg(names.size())
                                     .arg(some.toHtmlEscaped()));
-  m_docks.projectLabel->setToolTip(tr("%1\nruns to make:\n%2").arg(m_session->dir(), names.join("\n")));
+  m_docks.projectLabel->setToolTip(
+      tr("%1\nruns planned (project.json and the tune section's follow-ups):\n%2").arg(m_session->dir(), names.join("\n")));
   // Every view shows the project now open, or says it is empty: nothing of the previous one stays.
   m_compare->clear();
   m_monitor->clear(tr("Pick a run in the run table to see its curves and mixer weights."));

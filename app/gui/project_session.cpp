@@ -8,6 +8,7 @@
 
 #include "core/paths.h"
 #include "project/project.h"
+#include "project/project_tuning.h"
 #include "project/project_files.h"
 #include "store/store.h"
 #include "store/store_recover.h"
@@ -41,7 +42,8 @@ bool ProjectSession::open(const QString& path) {
   try {
     runtime::LoadOptions options;
     options.require_data = false;  // browsing needs the store, not the corpus
-    const runtime::Project p = runtime::load_project(path.toStdString(), options);
+    // With the tune section's follow-up runs the store's results already plan (project_tuning.h).
+    const runtime::Project p = runtime::plan_tuning_followups(runtime::load_project(path.toStdString(), options)).project;
     m_dir = QDir(QString::fromStdString(p.dir)).absolutePath();
     m_name = QString::fromStdString(p.name.empty() ? QFileInfo(m_dir).fileName().toStdString() : p.name);
     m_runs.clear();

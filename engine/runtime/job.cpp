@@ -26,6 +26,7 @@
 #include "runtime/job_data.h"
 #include "core/process_stats.h"
 #include "project/project.h"
+#include "project/project_tuning.h"
 #include "data/sha256.h"
 #include "runtime/trainer.h"
 #include "store/run_manage.h"
@@ -38,7 +39,10 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-std::vector<std::string> runs_to_make(const std::string& project) { return run_names(load_project(project)); }
+std::vector<std::string> runs_to_make(const std::string& project) {
+  // With the tune section's follow-ups that the store's results already plan (project_tuning.h).
+  return run_names(plan_tuning_followups(load_project(project)).project);
+}
 
 namespace {
 
