@@ -240,11 +240,18 @@ void correct_report(Report& report, const ReportSettings& settings) {
   }
   for (auto& c : report.claims) {
     double least = kNoValue;
+    size_t early = 0, measured = 0;
     for (auto& r : c.rows) {
       r.budget.early = std::isfinite(r.budget.tokens_per_param) && r.budget.tokens_per_param < settings.early_tokens_per_param;
+      measured += std::isfinite(r.budget.tokens_per_param) ? 1 : 0;
+      early += r.budget.early ? 1 : 0;
       if (r.budget.early && (std::isnan(least) || r.budget.tokens_per_param < least)) least = r.budget.tokens_per_param;
     }
     c.early = std::isfinite(least) ? early_text(least, settings.early_tokens_per_param) : "";
+    // A claim read at several budgets, only some of them early: say which share is.
+    if (!c.early.empty() && early < measured)
+      c.early += " at " + std::to_string(early) + " of " + std::to_string(measured) + " " +
+                 (c.claim.budget_axis.empty() ? "grid points" : "budgets");
     overall(c, c.claim.budget_axis.empty() ? "grid points" : "budgets");
   }
   report.statistics = statistics_line(report, against);

@@ -257,6 +257,29 @@ TEST(BudgetVerdicts, OneVerdictPerBudgetAndTheCurvesCrossWhereTheyDo) {
   EXPECT_NE(md.find("on tokens: cross at 200 tokens"), std::string::npos) << md;
 }
 
+TEST(BudgetVerdicts, AClaimEarlyAtSomeBudgetsOnlySaysWhichShare) {
+  ps::test::TempDir dir;
+  ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
+  for (int s = 0; s < 3; ++s) {
+    const double e = 0.01 * s;
+    for (const char* g : {"a", "b"}) {
+      TextRun t{g, s, {{1, 100, 3.0 + e}, {2, 300, (g[0] == 'a' ? 2.5 : 2.8) + e}}};
+      t.params = 10;  // 100 tokens: 10 tokens per parameter (early); 250: 25 (not)
+      write_text_run(store, t);
+    }
+  }
+  const json claims = json::parse(R"([
+    {"claim": "lower_is_better", "metric": "val/loss", "better": "a", "than": "b", "at": {"tokens": [100, 250]}},
+    {"claim": "lower_is_better", "metric": "val/loss", "better": "a", "than": "b", "at": {"tokens": [100]}}
+  ])");
+  const pa::Report r =
+      pa::build_report(study({{"a", "", "", "hybrid", 10.0}, {"b", "", "", "attention", 10.0}}, claims, false, 3), store);
+  EXPECT_TRUE(r.claims.at(0).rows.at(0).budget.early);
+  EXPECT_FALSE(r.claims.at(0).rows.at(1).budget.early);
+  EXPECT_EQ(r.claims.at(0).early, "early training (10 tokens/parameter < 20) at 1 of 2 budgets");
+  EXPECT_EQ(r.claims.at(1).early, "early training (10 tokens/parameter < 20)") << "every budget early: no share";
+}
+
 TEST(BudgetVerdicts, BadBudgetsAreErrorsNamingTheField) {
   pa::ClaimContext ctx;
   ctx.runs = {"a", "b"};
