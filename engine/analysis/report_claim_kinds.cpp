@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 
 #include "analysis/report.h"
 #include "analysis/report_internal.h"
@@ -161,14 +162,58 @@ ClaimRow sandwich_row(const Claim& c, const GroupReport& g, store::Store& store,
   return row;
 }
 
+std::vector<const GroupReport*> params_groups(const Claim& c, const Report& report, std::string& waiting) {
+  const auto in_claim = [&](const GroupReport& g) {
+    return g.family == c.family && g.n_params > 0 && g.n_params <= c.max_params;
+  };
+  const auto find = [&](const std::string& name) -> const GroupReport* {
+    for (const auto& g : report.groups)
+      if (g.group == name) return &g;
+    return nullptr;
+  };
+  std::set<std::string> tuned, read;
+  std::vector<std::string> unfinished;
+  for (const auto& t : report.tuning) {
+    const GroupReport* any = nullptr;
+    for (const auto& s : t.settings) {
+      tuned.insert(s.group);
+      if (const GroupReport* g = find(s.group); g && g->n_params > 0) any = g;
+    }
+    if (!t.confirmation_group.empty()) tuned.insert(t.confirmation_group);
+    if (!any || !in_claim(*any)) continue;
+    const std::string name = t.entry + (t.grid_point.empty() ? "" : " at " + t.grid_point);
+    if (!t.complete || t.chosen < 0) {
+      unfinished.push_back(name + " (" + t.note + ")");
+      continue;
+    }
+    const std::string& chosen = t.settings[static_cast<size_t>(t.chosen)].group;
+    if (t.confirmation_group.empty()) {
+      read.insert(chosen);
+      continue;
+    }
+    read.insert(t.confirmation_group);
+    const GroupReport* conf = find(t.confirmation_group);
+    if (!conf || conf->pending > 0)
+      unfinished.push_back(name + " (" + chosen + "'s confirmation " + (conf ? "incomplete" : "not planned yet") + ")");
+  }
+  waiting.clear();
+  for (const auto& u : unfinished) waiting += (waiting.empty() ? "" : "; ") + u;
+  std::vector<const GroupReport*> out;
+  for (const auto& g : report.groups)
+    if (in_claim(g) && (!tuned.count(g.group) || read.count(g.group))) out.push_back(&g);
+  return out;
+}
+
 // The per-group rates, then the rule of each direction (min / max).
 ClaimRow params_row(const Claim& c, const Report& report, store::Store& store) {
   ClaimRow row;
   row.label = c.family + " models with at most " + std::to_string(c.max_params) + " parameters";
+  if (!report.tuning.empty()) row.label += ", each tuned model at its chosen setting";
   row.effect = row.effect_low = row.effect_high = kNoValue;
   std::vector<Reach> reach;
-  for (const auto& g : report.groups) {
-    if (g.family != c.family || g.n_params <= 0 || g.n_params > c.max_params) continue;
+  std::string waiting;
+  for (const GroupReport* gp : params_groups(c, report, waiting)) {
+    const GroupReport& g = *gp;
     Measured m;
     m.label = g.group + " (" + std::to_string(g.n_params) + " parameters)";
     for (const auto& r : g.replicas) {
@@ -184,6 +229,11 @@ ClaimRow params_row(const Claim& c, const Report& report, store::Store& store) {
     m.wilson_high = r.rate.high;
     row.measured.push_back(std::move(m));
     reach.push_back(r);
+  }
+  if (!waiting.empty()) {  // a verdict on part of the family would be read before its choice
+    row.verdict = Verdict::Inconclusive;
+    row.reason = "the verdict waits for the tuning of " + waiting;
+    return row;
   }
   const std::string t = format_number(c.threshold);
   if (row.measured.empty()) {

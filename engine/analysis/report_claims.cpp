@@ -255,12 +255,12 @@ ClaimReport evaluate_claim(const Claim& c, const Study& study, const Report& rep
   ClaimReport out;
   out.claim = c;
   out.statement = statement(c);
+  const std::string tuned_text =
+      "tuned: each family at its own best setting of " + study.tune.axes + " on " + study.tune.select.text +
+      (study.tune.confirm_seeds.empty() ? std::string() : ", chosen on the selection seeds and read on fresh confirmation seeds");
   if (c.kind == ClaimKind::LowerIsBetter || c.kind == ClaimKind::HigherIsBetter) {
     out.tuning = study.tune.enabled
-                     ? "tuned: each family at its own best setting of " + study.tune.axes + " on " + study.tune.select.text +
-                           (study.tune.confirm_seeds.empty() ? std::string()
-                                                             : ", chosen on the selection seeds and read on fresh confirmation seeds") +
-                           " (tuning table below)"
+                     ? tuned_text + " (tuning table below)"
                      : "untuned: every family at the project's one training setting (no \"tune\" section), which may "
                        "favour the family that setting suits";
     for (const auto& [pa, pb] : pairs_of(report, picks(study, report, c.better), picks(study, report, c.than))) {
@@ -309,10 +309,10 @@ ClaimReport evaluate_claim(const Claim& c, const Study& study, const Report& rep
       out.rows.back().budget = detail::row_budget(c, groups, store, kNaN);
     }
   } else {
+    if (study.tune.enabled) out.tuning = tuned_text + " (tuning table below)";
     out.rows.push_back(detail::params_row(c, report, store));
-    std::vector<const GroupReport*> groups;
-    for (const auto& g : report.groups)
-      if (g.family == c.family && g.n_params > 0 && g.n_params <= c.max_params) groups.push_back(&g);
+    std::string waiting;
+    const std::vector<const GroupReport*> groups = detail::params_groups(c, report, waiting);
     out.rows.back().budget = detail::row_budget(c, groups, store, kNaN);
   }
   if (out.rows.empty()) {

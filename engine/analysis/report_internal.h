@@ -57,6 +57,11 @@ std::string too_few(const std::string& who, std::size_t n);
 // statistics, raw p and direction; the verdict follows from the correction (report_stats.cpp).
 ClaimRow sandwich_row(const Claim& c, const GroupReport& g, store::Store& store, std::vector<MixerLayer>* layers);
 ClaimRow params_row(const Claim& c, const Report& report, store::Store& store);
+// The groups an accuracy_at_params claim reads: the family's models with at most max_params
+// parameters; with a tune section, each tuned model at its chosen setting only (its confirmation
+// group when the protocol has confirmation seeds), as the comparison claims read them, never the
+// other settings. `waiting` names the tuned models whose choice or confirmation is unfinished.
+std::vector<const GroupReport*> params_groups(const Claim& c, const Report& report, std::string& waiting);
 // The lens's stored measurements (report_lens_claims.cpp, store/lens_store.h): a run's effective
 // shares, layer-major (L, 3) in branch_names() order (NaN where a (layer, branch) has none;
 // empty: not measured), and the row of a knockout or specialisation claim over one group.

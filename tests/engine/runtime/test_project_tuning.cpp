@@ -200,6 +200,62 @@ TEST(TuneConfirmation, ClaimsReadTheChosenSettingOnFreshSeeds) {
   EXPECT_NE(report.claims[0].tuning.find("confirmation seeds"), std::string::npos);
 }
 
+// A finished task run with its held-out accuracy (val/accuracy chooses, test/test/accuracy is
+// what accuracy claims read).
+void write_accuracy(ps::Store& store, const pr::RunPlan& plan, double accuracy) {
+  ps::NewRun nr;
+  nr.project = "test";
+  nr.name = plan.name;
+  nr.group = plan.group;
+  nr.seed = static_cast<int64_t>(plan.seed);
+  nr.n_params = 1000;
+  nr.config_json = plan.config.dump();
+  const int64_t id = store.create_run(nr);
+  ps::RunWriter w(store, id);
+  w.metric("train/loss", 6, 192, 0, 1.0 - accuracy);
+  w.metric("val/accuracy", 6, 192, 0, accuracy);
+  w.metric("test/test/accuracy", 6, 192, 0, accuracy);
+  w.finish(ps::RunStatus::Finished);
+}
+
+TEST(TuneConfirmation, AccuracyThresholdClaimsReadOnlyTheChosenSettingsConfirmation) {
+  pha::test::TempProject t;
+  json j = t.text_project();
+  j["data"] = {{"kind", "task"},
+               {"train", {{"task", "selective_copy"}, {"seq_len", 20}, {"seq_len_min", 10}, {"vocab_size", 8},
+                          {"num_tokens_to_copy", 4}, {"num_examples", 64}, {"seed", 0}}}};
+  j["seeds"] = {0, 1, 2, 3, 4};
+  j["tune"] = {{"training.lr", {0.001, 0.003}}, {"select", "val/accuracy"}, {"confirm_seeds", {10, 11, 12, 13, 14}}};
+  j["claims"] = {{{"claim", "accuracy_at_params"}, {"family", "hybrid"}, {"max_params", 5000}, {"min_accuracy", 0.99}}};
+  t.write_project(j);
+  const pr::Project project = pr::load_project(t.dir().string());
+  auto store = ps::Store::open(project.store_path());
+  // Selection: lr 0.003 reaches 1.0 on all five seeds (alone, 5 of 5 would show "reaches it in most
+  // seeds"); its confirmation seeds reach 0.6: the claim must not be read on the seeds that chose.
+  for (const auto& r : project.runs) write_accuracy(store, r, r.training.lr == 0.003 ? 1.0 : 0.5);
+  pa::Report report = pr::project_report(t.dir().string());
+  ASSERT_EQ(report.claims.size(), 1u);
+  ASSERT_EQ(report.claims[0].rows.size(), 1u);
+  EXPECT_EQ(report.claims[0].rows[0].verdict, pa::Verdict::Inconclusive);
+  EXPECT_NE(report.claims[0].rows[0].reason.find("waits for the tuning of test"), std::string::npos)
+      << report.claims[0].rows[0].reason;
+  EXPECT_NE(report.claims[0].rows[0].reason.find("test/lr=0.003's confirmation incomplete"), std::string::npos)
+      << report.claims[0].rows[0].reason;
+
+  const pr::TuningPlan plan = pr::plan_tuning_followups(project, store);
+  ASSERT_EQ(plan.added.size(), 5u);
+  for (const auto& name : plan.added) write_accuracy(store, plan.project.run(name), 0.6);
+  report = pr::project_report(t.dir().string());
+  const pa::ClaimRow& row = report.claims[0].rows[0];
+  ASSERT_EQ(row.measured.size(), 1u);  // neither the other setting nor the selection replicas
+  EXPECT_EQ(row.measured[0].label.rfind("test/lr=0.003,confirm (", 0), 0u) << row.measured[0].label;
+  EXPECT_EQ(row.measured[0].successes, 0);
+  EXPECT_EQ(row.measured[0].stats.n, 5u);
+  EXPECT_EQ(row.verdict, pa::Verdict::DoesNotHold) << row.reason;
+  EXPECT_NE(row.label.find("each tuned model at its chosen setting"), std::string::npos) << row.label;
+  EXPECT_NE(report.claims[0].tuning.find("confirmation seeds"), std::string::npos) << report.claims[0].tuning;
+}
+
 TEST(TuneFollowups, TheQueuePlansThemWhenTheProjectsLastRunEndsBeforeItsProfile) {
   pha::test::TempProject t;
   json j = tuned_project(t, {{"training.lr", {0.001, 0.003}}, {"extend", {{"training.lr", {1e-4, 0.1}}}}});
