@@ -131,13 +131,18 @@ void add_bench_inference_command(CLI::App& bench, GlobalOptions& global) {
   cmd->add_option("--project", o->project_dir,
                   "Measure this project's models (each distinct model config of its runs; --models overrides) and "
                   "record them in its store as runs named \"inference: <model>\"");
+  auto* repeats_opt = cmd->add_option("--repeats", o->sweep.repeats,
+                                      "Timings of every point, each in a fresh worker, the models interleaved "
+                                      "(default 1; with --project 3: an efficiency claim tests its ratios over them)")
+                          ->check(CLI::Range(1, 100));
   cmd->add_option("--json", o->json_out, "Also write every point as JSON to this file");
-  cmd->callback([o, models_opt, &global] {
+  cmd->callback([o, models_opt, repeats_opt, &global] {
     runtime::InferenceSweep& sweep = o->sweep;
     sweep.models = parse_list<std::string>(o->models, "--models");
     sweep.seq_lens = parse_list<int64_t>(o->seq_lens, "--seq-lens");
     sweep.batches = parse_list<int64_t>(o->batches, "--batches");
     sweep.threads = global.threads;
+    if (repeats_opt->count() == 0 && !o->project_dir.empty()) sweep.repeats = 3;
     runtime::RunControl control;
     CancelOnSignal signals(control);
     std::size_t done = 0, total = 0;

@@ -1,7 +1,6 @@
 // `pha info`: versions, threads, BLAS, measured GEMM rate, CUDA, installed data; the allocator
 // policy, what training.precision auto resolves to and why, and the bf16 GEMM rate.
 #include <cstdio>
-#include <thread>
 
 #include "common/kernel_select.h"
 #include "commands.h"
@@ -21,8 +20,8 @@ void add_info_command(CLI::App& app, GlobalOptions& global) {
   auto calibrate = std::make_shared<bool>(false);
   cmd->add_flag("--no-gemm", *no_gemm, "Skip the GEMM measurement");
   cmd->add_flag("--calibrate", *calibrate,
-                "Measure this machine's bf16 and fp32 GEMM rates again and store them: training.precision auto "
-                "decides from the stored figures (nn/precision.h)");
+                "Measure what bf16 gains over fp32 here (interleaved paired GEMM rounds, their median ratio): advice "
+                "for training.precision \"bf16\"; auto never follows it (a fixed rule, nn/precision.h)");
   cmd->callback([&global, no_gemm, calibrate] {
     configure_threads(global.threads);
     auto info = collect_system_info(!*no_gemm);
@@ -35,22 +34,19 @@ void add_info_command(CLI::App& app, GlobalOptions& global) {
     std::printf("  program         %s, commit %s (%s, %s)\n", build_info().version, build_info().commit,
                 build_info().build_type, build_info().compiler);
     std::printf("  CPU             %s (%s)\n", cpu_model_name().c_str(), cpu_kernel_flags().c_str());
-    if (device == "cpu" && !model::cpu_bf16_flags().empty()) {
-      const model::PrecisionCalibration c = model::precision_calibration(*calibrate);
-      std::printf("  calibration     bf16 %.0f GFLOP/s, fp32 %.0f GFLOP/s (%.2fx), %s %s UTC; %s\n", c.rates.bf16,
-                  c.rates.fp32, c.rates.fp32 > 0 ? c.rates.bf16 / c.rates.fp32 : 0.0,
-                  c.measured_now ? "measured now," : "measured", c.measured_at.c_str(),
-                  c.file.empty() ? ("not stored: " + c.problem).c_str()
-                                 : ("stored in " + c.file + " (pha info --calibrate measures again)").c_str());
-      std::printf("                  for %s\n", c.key.c_str());
-      const double cores = static_cast<double>(std::thread::hardware_concurrency());
-      if (c.load_average > 0.5 * cores)
-        std::printf("                  measured at load average %.1f on %.0f cores: other work shared the CPU, so the ratio "
-                    "may not be this machine's; run `pha info --calibrate` on a quiet machine\n",
-                    c.load_average, cores);
-    } else if (*calibrate) {
-      std::printf("  calibration     none needed: auto on %s does not measure (%s)\n", device.c_str(),
-                  device == "cpu" ? "no native bf16 on this CPU" : "the GPU's compute capability decides");
+    if (*calibrate) {
+      // Advice only: auto is a fixed rule, never decided by this figure (nn/precision.h).
+      const model::Bf16Speedup b = model::measure_bf16_speedup(9, 1024, device);
+      std::printf("  bf16 speed-up   %s\n", b.text().c_str());
+      std::printf("                  %s\n",
+                  b.worth() ? "at or above 1.25x: training.precision \"bf16\" is likely to train faster here (asked "
+                              "for explicitly; auto stays fp32 on a CPU)"
+                            : "below 1.25x: the casts around each bf16 product would eat the gain; fp32 is the better "
+                              "choice here");
+      if (b.others_busy_cores > 0.5)
+        std::printf("                  other processes kept %.1f cores busy during it: each round pairs the two dtypes "
+                    "back to back, so the ratio holds better than the rates, which are lower than idle\n",
+                    b.others_busy_cores);
     }
     std::printf("  precision       training.precision auto on %s: %s\n", device.c_str(),
                 model::resolve_precision("auto", device).text().c_str());

@@ -6,7 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
+#include <optional>
 
 #include "cmd_bench.h"
 #include "cmd_launch.h"
@@ -190,29 +193,44 @@ void print_quickstart_summary(const std::string& store_path, const std::vector<i
     std::printf("%-28s %9lld %9.4f %9.3f %8.4f %10.0f  %s\n", r->name.c_str(), static_cast<long long>(r->n_params),
                 val("val/loss"), val("val/ppl"), val("val/bpb"), val("train/tokens_per_s"), store::to_string(r->status));
   }
+  // The learned mixer of one hybrid run (the last one with a mixer: with confirmation seeds, a
+  // replica the claims read); the variants without one are named once.
+  std::vector<std::string> no_mixer;
+  int64_t shown = 0;
   for (int64_t id : ids) {
     auto steps = s.mixer_steps(id);
     auto r = s.get_run(id);
-    if (steps.empty() || !r) continue;
-    auto first = s.read_mixer(id, steps.front());
-    auto last = s.read_mixer(id, steps.back());
-    if (!first || !last) continue;
+    if (!r) continue;
+    auto last = steps.empty() ? std::nullopt : s.read_mixer(id, steps.back());
     // Single-branch sub-layers record a row of NaN: such a model has no mixer to show.
-    if (std::all_of(last->weights.begin(), last->weights.end(), [](float w) { return std::isnan(w); })) {
-      std::printf("\n%s has no mixer: every sub-layer has a single branch (%s), nothing is mixed\n", r->name.c_str(),
-                  r->variant.c_str());
+    if (!last || std::all_of(last->weights.begin(), last->weights.end(), [](float w) { return std::isnan(w); })) {
+      if (std::find(no_mixer.begin(), no_mixer.end(), r->variant) == no_mixer.end()) no_mixer.push_back(r->variant);
       continue;
     }
-    std::printf("\nmixer weights of %s (gss / attn / ffn; 1/3 each means no preference), step %lld -> %lld:\n",
-                r->name.c_str(), static_cast<long long>(first->step), static_cast<long long>(last->step));
-    for (int l = 0; l < last->layers; ++l) {
-      const float* a = &first->weights[static_cast<size_t>(l * first->branches)];
-      const float* b = &last->weights[static_cast<size_t>(l * last->branches)];
-      if (std::isnan(b[0]) && std::isnan(b[1]) && std::isnan(b[2]))
-        std::printf("  layer %d: no mixed sub-layer\n", l);
-      else
-        std::printf("  layer %d: %.3f %.3f %.3f -> %.3f %.3f %.3f\n", l, a[0], a[1], a[2], b[0], b[1], b[2]);
+    shown = id;
+  }
+  if (shown > 0) {
+    auto r = s.get_run(shown);
+    auto steps = s.mixer_steps(shown);
+    auto first = s.read_mixer(shown, steps.front());
+    auto last = s.read_mixer(shown, steps.back());
+    if (r && first && last) {
+      std::printf("\nmixer weights of %s (gss / attn / ffn; 1/3 each means no preference), step %lld -> %lld:\n",
+                  r->name.c_str(), static_cast<long long>(first->step), static_cast<long long>(last->step));
+      for (int l = 0; l < last->layers; ++l) {
+        const float* a = &first->weights[static_cast<size_t>(l * first->branches)];
+        const float* b = &last->weights[static_cast<size_t>(l * last->branches)];
+        if (std::isnan(b[0]) && std::isnan(b[1]) && std::isnan(b[2]))
+          std::printf("  layer %d: no mixed sub-layer\n", l);
+        else
+          std::printf("  layer %d: %.3f %.3f %.3f -> %.3f %.3f %.3f\n", l, a[0], a[1], a[2], b[0], b[1], b[2]);
+      }
     }
+  }
+  if (!no_mixer.empty()) {
+    std::string list;
+    for (const auto& v : no_mixer) list += (list.empty() ? "" : ", ") + v;
+    std::printf("(no mixer in %s: every sub-layer has a single branch, nothing is mixed)\n", list.c_str());
   }
   std::printf("\nstore: %s (open the folder in pha-workbench, or `pha runs list --store %s`)\n", store_path.c_str(),
               store_path.c_str());
@@ -237,6 +255,39 @@ void print_tuning_choice(const std::string& project_dir) {
     }
     const auto& s = t.settings[static_cast<size_t>(t.chosen)];
     std::printf("  %-20s %-12s %s %.4f\n", t.entry.c_str(), s.tune_point.c_str(), t.metric.c_str(), s.select.mean);
+  }
+}
+
+// The project's claims with their verdicts, as `pha report` reads them (docs/report.md): what
+// the quickstart was asked, answered at its end.
+void print_claim_verdicts(const std::string& project_dir) {
+  analysis::Report report;
+  try {
+    report = runtime::project_report(project_dir, "");
+  } catch (const Error& e) {
+    std::fprintf(stderr, "quickstart: no report: %s\n", e.what());
+    return;
+  }
+  if (report.claims.empty()) return;
+  const std::string correction = report.settings.correction == analysis::Correction::None ? "no correction"
+                                 : report.settings.correction == analysis::Correction::Holm ? "Holm"
+                                                                                            : "Dunnett";
+  std::printf("\nthe claims, tested (%s over the m = %zu tests of the primary claims, alpha %g; `pha report %s` for the "
+              "full report):\n",
+              correction.c_str(), report.family_size, report.settings.alpha, project_dir.c_str());
+  for (size_t i = 0; i < report.claims.size(); ++i) {
+    const analysis::ClaimReport& c = report.claims[i];
+    std::printf("  %zu. %s: %s\n", i + 1, (c.claim.title.empty() ? c.statement : c.claim.title).c_str(), c.summary.c_str());
+    for (const auto& r : c.rows) {
+      std::printf("     %s", r.effect_label.empty() ? r.label.c_str() : (r.effect_label + " = " + analysis::effect_text(r)).c_str());
+      if (std::isfinite(r.p))
+        std::printf(" (%s; p %s, %s)", r.test.text.c_str(), analysis::p_pair_text(r).c_str(), r.adjustment.c_str());
+      else if (!r.reason.empty())
+        std::printf(" (%s)", r.reason.c_str());
+      std::printf("\n");
+    }
+    if (!c.early.empty()) std::printf("     %s: a verdict this early in training may not last\n", c.early.c_str());
+    if (!c.underpowered.empty()) std::printf("     %s\n", c.underpowered.c_str());
   }
 }
 
@@ -314,18 +365,31 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
   auto steps = std::make_shared<int64_t>(0);
   auto* cmd = app.add_subcommand("quickstart",
                                  "Train the quickstart project (pha-tiny vs transformerpp-tiny vs sequential-tiny on the "
-                                 "Gutenberg books, each at two learning rates), then print the comparison, each "
-                                 "variant's better setting and the learned mixer weights");
+                                 "Gutenberg books, each learning rate tuned on 3 seeds and the choice confirmed on 3 "
+                                 "fresh ones), then print the comparison, each variant's chosen setting, the learned "
+                                 "mixer weights and the claims' verdicts");
   cmd->add_option("--dir", *dir, "Working project folder (default: <data dir>/projects/quickstart)");
   cmd->add_option("--steps", *steps, "Override training.steps (a shorter demonstration)")->check(CLI::PositiveNumber);
   auto no_profile = std::make_shared<bool>(false);
   cmd->add_flag("--no-profile", *no_profile, "Skip the efficiency profile after the runs");
   cmd->callback([dir, steps, no_profile, &global] {
     const fs::path work = dir->empty() ? pha::data_dir() / "projects" / "quickstart" : fs::path(*dir);
-    if (!fs::exists(runtime::project_file_in(work.string()))) {
+    const std::string file = runtime::project_file_in(work.string());
+    const std::string tmpl = runtime::find_template("quickstart");
+    // A copy made by an older version that never trained is replaced by the current template; one
+    // with runs is kept (its store holds them) and said to be older.
+    const auto read_all = [](const std::string& path) {
+      std::ifstream in(path);
+      return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    };
+    const bool stale = fs::exists(file) && read_all(file) != read_all(runtime::project_file_in(tmpl));
+    if (stale && !fs::exists(runtime::store_path_in(work.string()))) fs::remove(file);
+    if (!fs::exists(file)) {
       runtime::copy_template("quickstart", work.string());
-      std::fprintf(stderr, "quickstart: copied the template %s to %s\n", runtime::find_template("quickstart").c_str(),
-                   work.c_str());
+      std::fprintf(stderr, "quickstart: copied the template %s to %s\n", tmpl.c_str(), work.c_str());
+    } else if (stale) {
+      std::fprintf(stderr, "quickstart: %s differs from the current template (%s) and has runs: it is trained as it is; "
+                           "delete %s for the current quickstart\n", file.c_str(), tmpl.c_str(), work.c_str());
     }
     TrainOptions o;
     o.project = work.string();
@@ -335,6 +399,7 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
     const int code = train_project(o, global.threads, &ids);
     print_quickstart_summary(runtime::store_path_in(work.string()), ids);
     print_tuning_choice(work.string());
+    print_claim_verdicts(work.string());
     if (code != kOk) throw ExitWith(code);
   });
 }

@@ -102,6 +102,24 @@ void MainWindow::connectControllers() {
       m_browser->reloadThrottled(m_session->storePath(), m_monitor->shownRunId(), 2000);
   });
   connectSearchView();
+  // When a pass ends, the project's claims are answered: the Report dock comes to the front with
+  // their verdicts (the same report `pha report` prints), and the status bar says them in short.
+  connect(m_queueControl, &QueueController::queueEnded, this, [this] {
+    m_reportAfterQueue = true;
+    m_report->refresh();
+  });
+  connect(m_report, &ReportView::reportReady, this, [this] {
+    if (!m_reportAfterQueue || m_report->isBuilding()) return;
+    m_reportAfterQueue = false;
+    const analysis::Report* r = m_report->report();
+    if (!r || r->claims.empty()) return;
+    m_docks.reportDock->show();
+    m_docks.reportDock->raise();
+    QStringList verdicts;
+    for (const auto& c : r->claims)
+      verdicts << QString::fromStdString((c.claim.title.empty() ? c.statement : c.claim.title) + ": " + c.summary);
+    showMessage(tr("Claims: %1 (Report dock)").arg(verdicts.join(QStringLiteral("; "))), 30000);
+  });
   connect(m_queueControl, &QueueController::profileStarted, this, [this] {
     m_docks.efficiencyDock->show();
     m_docks.efficiencyDock->raise();

@@ -177,6 +177,7 @@ class MainWindow : public QMainWindow {
   QByteArray m_defaultState;
   QString m_lastError;
   bool m_sized = false;
+  bool m_reportAfterQueue = false;  // the queue ended: show the claims' verdicts once the report is built
   bool m_restored = false;
 };
 

@@ -89,14 +89,16 @@ MetricRef parse_metric(const std::string& text, const std::string& where, const 
 }
 
 const std::vector<std::string>& keys_of(ClaimKind kind) {
-  static const std::vector<std::string> compare = {"claim", "title", "metric", "better", "than", "at", "paper"};
-  static const std::vector<std::string> sandwich = {"claim", "title", "run", "edge_layers", "paper"};
+  static const std::vector<std::string> compare = {"claim", "title", "metric", "better", "than", "at", "paper",
+                                                   "role", "smallest_effect"};
+  static const std::vector<std::string> sandwich = {"claim", "title", "run", "edge_layers", "paper", "role"};
   static const std::vector<std::string> params = {"claim",        "title",        "metric", "family", "max_params",
-                                                  "min_accuracy", "max_accuracy", "paper"};
+                                                  "min_accuracy", "max_accuracy", "paper",  "role"};
   static const std::vector<std::string> knockout = {"claim",  "title", "run", "layer", "branch",
-                                                    "hurts_more_than", "class", "paper"};
-  static const std::vector<std::string> specialisation = {"claim", "title", "run", "layer", "branch", "class", "than", "paper"};
-  static const std::vector<std::string> efficiency = {"claim",          "title",
+                                                    "hurts_more_than", "class", "paper", "role", "smallest_effect"};
+  static const std::vector<std::string> specialisation = {"claim", "title", "run",  "layer",          "branch",
+                                                          "class", "than",  "paper", "role", "smallest_effect"};
+  static const std::vector<std::string> efficiency = {"claim",          "title",          "role",
                                                       "run",            "baseline",
                                                       "seq_len",        "batch",
                                                       "phase",          "metric",
@@ -304,6 +306,29 @@ void read_params(Claim& c, ConfigReader& r, const ClaimContext& ctx) {
   c.threshold = r.get_double(lo ? "min_accuracy" : "max_accuracy", 0.0, 0.0, 1.0);
 }
 
+// "smallest_effect": 0.1, or {"value": 0.1, "from": "paper" | "margin"}.
+void read_smallest_effect(Claim& c, ConfigReader& r) {
+  if (!r.has("smallest_effect")) return;
+  const std::string where = r.field("smallest_effect");
+  const std::string allowed = "allowed: a number > 0 in the metric's units (the smallest effect of interest), or "
+                              "{\"value\": 0.1, \"from\": \"paper\"} when it is the paper's effect";
+  const json& v = r.at("smallest_effect");
+  double value = 0.0;
+  if (v.is_number()) {
+    value = v.get<double>();
+  } else if (v.is_object()) {
+    ConfigReader m(v, where, {"value", "from"});
+    if (!m.has("value")) throw Error(where + ".value", "is required; " + allowed);
+    value = m.get_double("value", 0.0, 0.0, 1e12, /*lo_open=*/true);
+    c.smallest_effect_from_paper = m.get_choice("from", "margin", {"margin", "paper"}) == "paper";
+    m.finish();
+  } else {
+    throw Error(where, "expected a number or an object, got " + describe_json(v) + "; " + allowed);
+  }
+  if (!(value > 0.0) || !std::isfinite(value)) throw Error(where, "expected a number > 0, got " + describe_json(v) + "; " + allowed);
+  c.smallest_effect = value;
+}
+
 }  // namespace
 
 const std::vector<std::string>& claim_kind_names() {
@@ -347,6 +372,8 @@ std::vector<Claim> read_claims(const json& section, const std::string& where, co
     r.ignore("claim");
     claim.title = r.get_string("title", "");
     claim.paper = r.get_string("paper", "");
+    claim.primary = r.get_choice("role", "primary", {"primary", "secondary"}) == "primary";
+    read_smallest_effect(claim, r);
     if (claim.kind == ClaimKind::MixerSandwich) {
       read_sandwich(claim, r, ctx);
     } else if (claim.kind == ClaimKind::AccuracyAtParams) {
@@ -362,6 +389,11 @@ std::vector<Claim> read_claims(const json& section, const std::string& where, co
     out.push_back(std::move(claim));
   }
   return out;
+}
+
+std::string margin_words(const Claim& c) {
+  return std::string(c.smallest_effect_from_paper ? "the paper's effect" : "the smallest effect of interest") + " (" +
+         format_number(c.smallest_effect) + ")";
 }
 
 std::string layer_words(int layer) { return layer < 0 ? "in every layer" : "at layer " + std::to_string(layer); }

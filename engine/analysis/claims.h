@@ -47,6 +47,17 @@ struct Claim {
   std::string where;   // "claims[2]": the field the claim was read from
   std::string title;   // optional heading
   std::string paper;   // the paper's figure, shown beside the measurement ("16.42 vs 16.46")
+  // "role": "primary" (default): the claim is one of the report's family of tests, corrected
+  // together; "secondary": exploratory, corrected among the secondary claims only, printed after
+  // the primary ones and never called "holds" without "exploratory" (docs/report.md).
+  bool primary = true;
+  // "smallest_effect": the smallest effect of interest, in the metric's units (lower/higher_is_better,
+  // knockout, specialisation); 0: none. With one, each row also tests the two one-sided
+  // hypotheses "effect >= +margin" and "effect <= -margin" on the claimed side (TOST), inside the
+  // correction: "equivalent within ± margin" when both are rejected, "smaller than the paper's
+  // effect" (or "... than the smallest effect of interest") when the first is.
+  double smallest_effect = 0.0;
+  bool smallest_effect_from_paper = false;  // {"value": x, "from": "paper"}: the margin is the paper's effect
   MetricRef metric;    // lower/higher_is_better, accuracy_at_params
   bool best = false;   // "at": "best" (the best value of the series) instead of the final one
   // "at": {"steps" | "tokens" | "flops": [b1, b2, ...]}: the claim is read at each budget from
@@ -97,5 +108,8 @@ std::string layer_words(int layer);
 
 // The claim in words: "val/ppl (final): pha lower than sequential".
 std::string statement(const Claim& claim);
+
+// The margin in words: "the paper's effect (0.1)", "the smallest effect of interest (0.02)".
+std::string margin_words(const Claim& claim);
 
 }  // namespace pha::analysis

@@ -174,6 +174,32 @@ std::vector<TuningTable> tables_of(const Study& study, const Report& report, sto
   return out;
 }
 
+// What the design says of each claim (report_design.cpp): the tests it plans, whether it can pass
+// at its seeds, what changed after the registration, and the baseline checks of its groups.
+void design_marks(const Study& study, store::Store& store, Report& report) {
+  report.registration = registration_report(study, store);
+  report.shape_warnings = baseline_checks(study);
+  for (auto& w : tuning_curve_checks(study, report)) report.shape_warnings.push_back(std::move(w));
+  std::size_t m_primary = 0, m_secondary = 0;
+  for (auto& c : report.claims) {
+    c.planned_tests = planned_tests(study, c.claim);
+    (c.claim.primary ? m_primary : m_secondary) += c.planned_tests;
+  }
+  for (std::size_t i = 0; i < report.claims.size(); ++i) {
+    ClaimReport& c = report.claims[i];
+    c.underpowered = design_power(study, c.claim, c.claim.primary ? m_primary : m_secondary).underpowered;
+    c.changed_after_data = claim_changes(study, store, i);
+    const std::vector<std::string> names = {c.claim.better, c.claim.than, c.claim.run};
+    for (const auto& w : report.shape_warnings)
+      for (const auto& g : w.groups)
+        if (std::find(names.begin(), names.end(), g) != names.end() ||
+            std::find(c.claim.baseline.begin(), c.claim.baseline.end(), g) != c.claim.baseline.end()) {
+          c.shape_warnings.push_back(w.text);
+          break;
+        }
+  }
+}
+
 }  // namespace
 
 std::vector<TuningTable> tuning_tables(const Study& study, store::Store& store) {
@@ -184,17 +210,6 @@ std::vector<TuningTable> tuning_tables(const Study& study, store::Store& store) 
 }
 
 std::string confirmation_group_of(const std::string& chosen_group) { return chosen_group + ",confirm"; }
-
-const char* to_string(Verdict v) {
-  switch (v) {
-    case Verdict::Holds: return "holds";
-    case Verdict::DoesNotHold: return "does not hold";
-    case Verdict::Inconclusive: return "inconclusive at this scale";
-    case Verdict::Mixed: return "mixed";
-    case Verdict::TooFewReplicas: return "too few replicas";
-  }
-  return "";
-}
 
 Report build_report(const Study& study, store::Store& store) {
   Report report;
@@ -230,8 +245,10 @@ Report build_report(const Study& study, store::Store& store) {
     report.ood = sweep_table(report, store, false);
   }
   if (study.tune.enabled) report.tuning = tables_of(study, report, store);
+  report.tuning_maximize = study.tune.maximize;
   if (study.scaling.enabled) report.scaling = scaling_report(study, report, store);
   for (const Claim& c : study.claims) report.claims.push_back(evaluate_claim(c, study, report, store));
+  design_marks(study, store, report);
   correct_report(report, study.settings);
   return report;
 }

@@ -47,6 +47,10 @@ struct StudyRun {
   // table never does.
   bool confirmation = false;
   double train_flops_per_token = 0.0;  // the engine's FLOP count of a training step per token (0: unknown)
+  int64_t n_params = 0;    // the engine's count of the model's parameters (0: unknown)
+  int head_dim = 0;        // the attention's head dimension (0: no attention layer)
+  int attention_heads = 0; // query heads (0: no attention layer)
+  int d_model = 0;
   nlohmann::json config;   // {"model", "training", "data"} as the run would record them
 };
 
@@ -86,7 +90,14 @@ struct ScalingSpec {
   // Named series, each a list of variants entries (one size each, or a grid of sizes); empty:
   // one series per entry over its grid points.
   std::vector<std::pair<std::string, std::vector<std::string>>> series;
+  // Variants entries (or "<entry>/<grid point>" sizes of a grid) held out of every fit and
+  // predicted by it ("predict"): sizes beyond the largest fitted one, trained to test the law
+  // out of sample. A fit is identified only when
+  // each is predicted within kPredictionTolerance.
+  std::vector<std::string> predict;
 };
+// A fit's predictions beyond its data must fall within this relative error (2%).
+inline constexpr double kPredictionTolerance = 0.02;
 
 // The project's "report" section (docs/project-format.md, Report): how one report's claims are
 // tested together (docs/report.md, Statistics).
@@ -114,12 +125,23 @@ struct Study {
   TuneProtocol tune;
   ScalingSpec scaling;
   ReportSettings settings;
+  // What the project registers when its first run starts (project/project_registration.h): its
+  // claims and design as project.json gives them now; the report compares it with the store's
+  // registration ("changed after data"). null: not compared.
+  nlohmann::json design;
 };
 
 // TooFewReplicas: a side has fewer than 3 replicas with a finite value (no verdict is given).
-enum class Verdict { Holds, DoesNotHold, Inconclusive, Mixed, TooFewReplicas };
-// "holds", "does not hold", "inconclusive at this scale", "mixed", "too few replicas".
+// Equivalent / SmallerThanEffect: only for a claim with a smallest effect of interest (its two
+// one-sided margin tests, docs/report.md "Equivalence and bounds").
+enum class Verdict { Holds, DoesNotHold, Inconclusive, Mixed, TooFewReplicas, Equivalent, SmallerThanEffect };
+// "holds", "does not hold", "inconclusive at this scale", "mixed", "too few replicas",
+// "equivalent within the margin", "smaller than the effect of interest".
 const char* to_string(Verdict verdict);
+// The verdict as a claim states it: "equivalent within ± 0.1", "smaller than the paper's effect
+// (0.1)", and " (exploratory)" after a secondary claim's holds / does not hold / equivalent /
+// smaller.
+std::string verdict_text(const Claim& claim, Verdict verdict);
 // A side needs this many replicas with a finite value for a verdict (docs/report.md).
 inline constexpr std::size_t kMinReplicasForVerdict = 3;
 
@@ -201,6 +223,12 @@ struct ClaimRow {
   double p = kNoValue;            // raw two-sided p (NaN: the row is not tested and not in the family)
   double p_adjusted = kNoValue;   // after the report's correction (NaN when p is)
   std::string adjustment;         // how p was adjusted: "Holm, m = 7", "Dunnett against pha, 3 comparisons", "none"
+  // The claim's smallest effect of interest (Claim::smallest_effect > 0): the one-sided tests of
+  // "effect on the claimed side >= +margin" (hi) and "<= -margin" (lo), raw and adjusted inside
+  // the correction, and the 90% interval of the effect on the claimed side (TOST's display).
+  double p_margin_hi = kNoValue, p_margin_hi_adjusted = kNoValue;
+  double p_margin_lo = kNoValue, p_margin_lo_adjusted = kNoValue;
+  double tost_low = kNoValue, tost_high = kNoValue;
   double mde = kNoValue;          // compare rows: minimum detectable effect at the power and alpha / m (NaN: none)
   std::size_t seeds_needed = 0;   // inconclusive compare rows: seeds per side to detect the effect (0: see seeds_text)
   std::string seeds_text;         // "5 seeds per side", "more than 1000", "no number of seeds" ("" : not asked)
@@ -231,6 +259,17 @@ struct MixerLayer {
 struct ClaimReport {
   Claim claim;
   std::string statement;
+  // The claim cannot pass the correction at its planned seeds at all ("underpowered by
+  // design: ..."), said before a run (pha plan) and repeated here; "" when it can.
+  std::string underpowered;
+  // The claim or its design changed after the project's first run (the registration, below):
+  // each change in words ("than: \"pha-no-attn\" -> \"gss-only\""); "added after data" when the
+  // registration had no such claim.
+  std::vector<std::string> changed_after_data;
+  std::vector<std::string> shape_warnings;  // baseline checks of the groups it compares
+  // Tests the design plans for the claim (planned_tests): the family's m counts them whether or
+  // not their runs have finished.
+  std::size_t planned_tests = 0;
   std::vector<ClaimRow> rows;
   Verdict verdict = Verdict::Inconclusive;  // of the rows together (Mixed when they differ)
   std::string summary;                      // "holds at 2 of 3 grid points; inconclusive at 1"
@@ -255,6 +294,9 @@ struct SweepTable {
 struct TuningSetting {
   std::string group, tune_point;
   Stats select;        // the selection metric over the replicas
+  // What the choice ranks by: the mean plus one standard error (minus for accuracies), so that a
+  // setting whose replicas spread widely is not chosen for one lucky seed (NaN: not choosable).
+  double score = kNoValue;
   Stats test;          // its test-split counterpart ("test/loss" for "val/loss"), reported only
   int planned = 0;
   std::string status;  // "ok", "failed: ...", "incomplete: ...", "metric missing: ..."
@@ -262,8 +304,9 @@ struct TuningSetting {
 };
 
 // Every setting of one variants entry at one grid point (its rows in project order) and the one
-// chosen: the lowest mean of the selection metric (highest for accuracies) among the settings
-// whose every planned replica finished with that metric; a tie goes to the setting listed first.
+// chosen: the lowest mean plus one standard error of the selection metric (highest mean minus
+// one standard error for accuracies) among the settings whose every planned replica finished
+// with that metric; a tie goes to the setting listed first.
 struct TuningTable {
   std::string entry, grid_point;
   std::string metric, test_metric;
@@ -278,7 +321,15 @@ struct TuningTable {
   // The chosen setting's confirmation group, when the protocol has confirmation seeds ("" until
   // it is planned: project/project_tuning.h plans it once the choice is final).
   std::string confirmation_group;
+  // The selection-vs-confirmation gap: the chosen setting's selection metric on its confirmation
+  // replicas minus on the replicas that chose it (Welch), in words; "" until both exist.
+  Stats confirmation;
+  double gap = kNoValue, gap_low = kNoValue, gap_high = kNoValue;
+  std::string gap_text;
 };
+
+// Tuning chooses on at least this many selection seeds (docs/report.md, "Tuned comparisons").
+inline constexpr std::size_t kMinSelectionSeeds = 3;
 
 // One family's fit of final loss against x (parameters or training FLOPs) over its sizes.
 struct ScalingSeries {
@@ -288,7 +339,10 @@ struct ScalingSeries {
   std::vector<Stats> size_y;           // the metric over the replicas at each size
   std::vector<std::string> size_setting;  // with "tune": the chosen setting at each size ("lr=0.003")
   PowerLawFit fit;                     // with its band at 40 log-spaced x over the sizes
-  Identifiability check;               // sizes, bounds, interval widths, leave-one-out
+  Identifiability check;               // sizes, bounds, interval widths, leave-one-out, prediction
+  // The sizes held out of the fit (ScalingSpec::predict), predicted by it: x, the fit's value
+  // and its bootstrap interval, the measured mean over the replicas and the relative error.
+  std::vector<HeldOut> predictions;
 };
 
 struct ScalingCross {
@@ -321,8 +375,30 @@ struct ScalingReport {
   bool empty() const { return axes.empty(); }
 };
 
+// The store's registration of the project (store/registration_store.h): the claims and design
+// recorded when its first run started, and what differs from them now.
+struct RegistrationReport {
+  bool present = false;
+  int64_t registered_at_ms = 0;
+  std::string hash;                     // sha256 of the registered design (hex)
+  int64_t runs_before = 0;              // training runs of the project the store held already then
+  int64_t first_run_ms = 0;             // the earliest of them (0: none)
+  std::vector<std::string> changes;     // design fields changed after data, in words
+  std::vector<std::string> claims_removed;  // registered claims the project no longer declares
+  std::string text;                     // the line the report prints
+};
+
+// A baseline check (baseline_checks): a shape nobody would train, parameter counts apart, a
+// learning-rate curve with a bump; what it concerns and what to change.
+struct ShapeWarning {
+  std::vector<std::string> groups;      // the groups (or variants entries) it concerns
+  std::string text;
+};
+
 struct Report {
   std::string project, description, store_path;
+  RegistrationReport registration;
+  std::vector<ShapeWarning> shape_warnings;
   int64_t generated_at_ms = 0;
   bool is_task = false;
   std::string accuracy_key;               // task projects: "test/<first set>/accuracy"
@@ -330,11 +406,14 @@ struct Report {
   std::vector<GroupReport> groups;
   std::vector<ClaimReport> claims;
   std::vector<TuningTable> tuning;        // with a "tune" section: per entry and grid point
+  bool tuning_maximize = false;           // the tune section selects the highest (accuracies)
   ScalingReport scaling;                  // with a "scaling" section
   SweepTable length, ood;
   std::vector<std::string> notes;         // settings that differ from project.json, missing runs
   ReportSettings settings;                // the project's "report" section
-  std::size_t family_size = 0;            // m: the rows with a p-value, tested together
+  std::size_t family_size = 0;            // m: the primary claims' planned tests (or more when more have a p-value)
+  std::size_t family_tested = 0;          // of those, the tests with a p-value
+  std::size_t secondary_size = 0;         // the secondary (exploratory) claims' tests, corrected among themselves
   std::string control;                    // dunnett: the control (a variants entry or group)
   std::string statistics;                 // the correction, m and alpha in words (the header's line)
 };
@@ -360,9 +439,9 @@ struct TuneEdge {
 std::vector<TuneEdge> tuning_edges(const TuneProtocol& tune, const TuningTable& table);
 // The value tried next beyond the lowest (direction -1) or highest (+1) of `values` (at least two
 // distinct): the last step repeated, geometrically when every value is positive (lr 1e-3, 3e-3 ->
-// 9e-3), arithmetically otherwise (weight decay 0, 0.1 -> 0.2), rounded to 3 significant digits
-// and clamped to [lo, hi]; NaN when the edge value already is at its bound (or direction 0, or
-// fewer than two values).
+// 9e-3), arithmetically otherwise (weight decay 0, 0.1 -> 0.2), rounded to 3 significant digits;
+// NaN when that whole step would leave [lo, hi] (the choice is then at the project's bound), or
+// direction 0, or fewer than two values. Never a partial step squeezed against the bound.
 double next_tune_value(std::vector<double> values, int direction, double lo, double hi);
 
 // Every tuning table of the study (entries and grid points in project order), without the rest
@@ -382,6 +461,32 @@ ClaimReport evaluate_claim(const Claim& claim, const Study& study, const Report&
 // verdicts at the adjusted p, power, early training, the claims' overall verdicts and the
 // report's statistics line.
 void correct_report(Report& report, const ReportSettings& settings);
+
+// The tests a claim's rows bring to its family, from the design alone (before any run): its
+// rows (grid points x budgets; per group for one-group kinds), times 3 where it declares a
+// smallest effect (the difference and the two margin tests).
+std::size_t planned_tests(const Study& study, const Claim& claim);
+// Whether a claim can pass the correction at its planned seeds at all, before a run: "" when it
+// can; else "underpowered by design: ..." with the seeds it needs (docs/report.md, "Power before
+// compute"). m: its family's planned size.
+struct DesignPower {
+  std::string underpowered;   // "" or the mark's text
+  std::size_t seeds = 0;      // the planned seeds per group the claim reads
+  std::size_t seeds_needed = 0;  // the seeds that could pass Holm's first step (0: not known / not needed)
+  std::string note;           // what the planned seeds can detect, in words
+};
+DesignPower design_power(const Study& study, const Claim& claim, std::size_t m);
+// Baseline checks of a study's planned groups (no data needed): attention head dimension below
+// 16, the groups a comparison claim compares more than 3% apart in parameters.
+std::vector<ShapeWarning> baseline_checks(const Study& study);
+// The tuning tables' learning-rate curves: a setting worse than both neighbours beyond their
+// noise (a bump), with what to change.
+std::vector<ShapeWarning> tuning_curve_checks(const Study& study, const Report& report);
+// The registration's line and changes (report_design.cpp); build_report fills Report::registration.
+RegistrationReport registration_report(const Study& study, store::Store& store);
+// The changes of study.claims[index] against the registration, in words ("than: \"a\" -> \"b\"",
+// or "added after data ..."); empty when unchanged or not registered.
+std::vector<std::string> claim_changes(const Study& study, store::Store& store, std::size_t index);
 
 std::string render_markdown(const Report& report);
 std::string render_html(const Report& report);

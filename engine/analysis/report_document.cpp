@@ -76,7 +76,7 @@ detail::ChartPoint point(double x, const Stats& s) {
   return {x, s.n ? s.mean : NAN, s.n >= 2 ? s.mean - s.std : NAN, s.n >= 2 ? s.mean + s.std : NAN};
 }
 
-std::vector<Cell> claim_row(const Report& report, const ClaimRow& r) {
+std::vector<Cell> claim_row(const Report& report, const Claim& claim, const ClaimRow& r) {
   Cell measured;
   for (const auto& m : r.measured) measured.spans.push_back(plain(measured_text(m)));
   const std::string se = eval_se_text(r);
@@ -90,7 +90,7 @@ std::vector<Cell> claim_row(const Report& report, const ClaimRow& r) {
   Cell budget = text_cell(budget_text(r.budget, report.settings.early_tokens_per_param));
   budget.warn = r.budget.early;
   Cell verdict;
-  verdict.spans = {{to_string(r.verdict), SpanStyle::Plain, r.verdict}, styled(r.reason, SpanStyle::Secondary)};
+  verdict.spans = {{verdict_text(claim, r.verdict), SpanStyle::Plain, r.verdict}, styled(r.reason, SpanStyle::Secondary)};
   verdict.join = ": ";
   return {text_cell(r.label),
           measured,
@@ -154,13 +154,21 @@ void claim_blocks(const Report& report, const ClaimReport& c, size_t i, std::vec
   facts.push_back({plain("claim: "), styled(to_string(c.claim.kind), SpanStyle::Code)});
   if (!c.claim.title.empty()) facts.back().push_back(plain(": " + c.statement));
   facts.push_back({plain("paper: " + (c.claim.paper.empty() ? std::string("-") : c.claim.paper))});
+  facts.push_back({plain(c.claim.primary ? "role: primary (one of the family the correction covers)"
+                                         : "role: secondary (exploratory: corrected among the secondary claims only)")});
+  if (c.claim.smallest_effect > 0.0)
+    facts.push_back({plain("smallest effect of interest: " + margin_words(c.claim) +
+                           " on the claimed side; tested by two one-sided tests (TOST) inside the correction")});
   facts.push_back({{"verdict: " + c.summary, SpanStyle::Strong, c.verdict}});
   if (!c.tuning.empty()) facts.back().push_back(styled(" (" + c.tuning + ")", SpanStyle::Secondary));
+  if (!c.underpowered.empty()) facts.push_back({styled(c.underpowered, SpanStyle::Warning)});
+  for (const auto& change : c.changed_after_data) facts.push_back({styled("changed after data: " + change, SpanStyle::Warning)});
+  for (const auto& w : c.shape_warnings) facts.push_back({styled("baseline check: " + w, SpanStyle::Warning)});
   if (!c.early.empty()) facts.push_back({styled(c.early, SpanStyle::Warning), plain(": a verdict this early in training may not last")});
   out.push_back(list(std::move(facts)));
   Block t = table("claim" + n, {"at", "measured (mean ± std (n) [95% interval])", "effect [95% interval]", "test",
                                 "p (raw / adjusted)", "MDE / seeds needed", "budget", "verdict"});
-  for (const auto& r : c.rows) t.rows.push_back(claim_row(report, r));
+  for (const auto& r : c.rows) t.rows.push_back(claim_row(report, c.claim, r));
   out.push_back(std::move(t));
   if (!c.crossings.empty()) {
     out.push_back(paragraph({plain("Learning curves of " + c.claim.metric.text +
@@ -170,6 +178,33 @@ void claim_blocks(const Report& report, const ClaimReport& c, size_t i, std::vec
     out.push_back(list(std::move(items)));
   }
   mixer_blocks(c, n, out);
+}
+
+// The registration of the claims and design (docs/report.md, "Registration") and what changed
+// after it.
+void registration_blocks(const Report& r, std::vector<Block>& out) {
+  const RegistrationReport& g = r.registration;
+  const bool changed = !g.changes.empty() || !g.claims_removed.empty();
+  out.push_back(paragraph({styled("Registration:", SpanStyle::Strong), plain(" "),
+                           g.present && !changed && g.runs_before == 0 ? plain(g.text) : styled(g.text, SpanStyle::Warning)},
+                          true));
+  std::vector<Spans> items;
+  for (const auto& c : g.changes) items.push_back({styled("changed after data: " + c, SpanStyle::Warning)});
+  for (const auto& c : g.claims_removed)
+    items.push_back({styled("registered but no longer declared: " + c, SpanStyle::Warning)});
+  if (!items.empty()) out.push_back(list(std::move(items)));
+}
+
+// Baseline shapes a reviewer would not accept (docs/report.md, "Baseline checks").
+void baseline_blocks(const Report& r, std::vector<Block>& out) {
+  if (r.shape_warnings.empty()) return;
+  out.push_back(heading(2, "Baseline checks"));
+  out.push_back(paragraph({plain("Shapes and tuning curves a reviewer would question; each claim that compares such a "
+                                 "group repeats its line.")},
+                          true));
+  std::vector<Spans> items;
+  for (const auto& w : r.shape_warnings) items.push_back({styled(w.text, SpanStyle::Warning)});
+  out.push_back(list(std::move(items)));
 }
 
 // "; the choice is inside the values tried" (TuningTable::edge in words); "" without one.
@@ -184,27 +219,31 @@ void tuning_blocks(const Report& r, std::vector<Block>& out) {
   if (r.tuning.empty()) return;
   out.push_back(heading(2, "Tuning"));
   out.push_back(paragraph({plain("Each family's settings (project.json "), styled("tune", SpanStyle::Code),
-                           plain("), mean ± std (n) over the replicas; the chosen setting has the best mean of the "
-                                 "selection metric among those with every replica finished (a tie goes to the one "
-                                 "listed first; docs/report.md). The test split is reported, not used to choose.")},
+                           plain("), mean ± std (n) over the replicas; the chosen setting has the lowest mean + 1 "
+                                 "standard error of the selection metric (the highest mean - 1 standard error for "
+                                 "accuracies) among those with every replica finished, so that a setting is not "
+                                 "chosen for one lucky seed (a tie goes to the one listed first; docs/report.md). "
+                                 "The test split is reported, not used to choose.")},
                           true));
   for (size_t k = 0; k < r.tuning.size(); ++k) {
     const TuningTable& t = r.tuning[k];
     out.push_back(heading(3, t.entry + (t.grid_point.empty() ? "" : " at " + t.grid_point)));
-    Block b = table("tuning" + std::to_string(k + 1), {"setting", t.metric, t.test_metric.empty() ? "test" : t.test_metric,
-                                                      "replicas", "status", "chosen"});
+    Block b = table("tuning" + std::to_string(k + 1), {"setting", t.metric, r.tuning_maximize ? "mean - 1 SE" : "mean + 1 SE",
+                                                      t.test_metric.empty() ? "test" : t.test_metric, "replicas",
+                                                      "status", "chosen"});
     for (const auto& s : t.settings) {
       Cell chosen;
       if (s.chosen) chosen.spans = {styled("chosen", SpanStyle::Strong)};
       b.rows.push_back({text_cell(s.tune_point.empty() ? s.group : s.tune_point), stats_cell(s.select),
-                        t.test_metric.empty() ? text_cell("-") : stats_cell(s.test), text_cell(std::to_string(s.planned), true),
-                        text_cell(s.status), chosen});
+                        text_cell(num(s.score), true), t.test_metric.empty() ? text_cell("-") : stats_cell(s.test),
+                        text_cell(std::to_string(s.planned), true), text_cell(s.status), chosen});
     }
     out.push_back(std::move(b));
     // Which seeds chose it and which the claims read (selection vs confirmation).
     if (!t.seeds.empty())
       out.push_back(paragraph({plain(t.seeds + (t.confirmation_group.empty() ? "" : " (group " + t.confirmation_group + ")") +
                                      edge_words(t.edge) + ".")}));
+    if (!t.gap_text.empty()) out.push_back(paragraph({plain(t.gap_text + ".")}));
     // Why none was chosen, an incomplete setting, a choice at the edge of the values tried.
     if (!t.note.empty()) out.push_back(paragraph({styled(t.note, SpanStyle::Warning)}));
   }
@@ -214,13 +253,27 @@ void tuning_blocks(const Report& r, std::vector<Block>& out) {
 // every flag (analysis/scaling_identify.h).
 Block scaling_checks(const ScalingAxis& ax) {
   Block t = table("scaling-" + ax.axis + "-checks", {"variant", "sizes", "largest size held out: predicted vs measured",
-                                                     "worst size held out", "identified"});
+                                                     "worst size held out", "beyond the fit (frozen): predicted vs measured",
+                                                     "identified"});
   for (const auto& s : ax.series) {
     const Identifiability& c = s.check;
     if (!c.checked) {
-      t.rows.push_back({text_cell(s.entry), text_cell("-"), text_cell("-"), text_cell("-"), text_cell("no fit")});
+      t.rows.push_back({text_cell(s.entry), text_cell("-"), text_cell("-"), text_cell("-"), text_cell("-"), text_cell("no fit")});
       continue;
     }
+    Cell beyond;
+    for (const auto& h : s.predictions) {
+      const std::string inside = h.message.find("inside the fitted range") != std::string::npos ? " (inside the fitted range)" : "";
+      beyond.spans.push_back(plain(
+          "x " + sci(h.x) + ": " + num(h.predicted) +
+          (h.predicted_ci.valid() ? " " + interval(h.predicted_ci.low, h.predicted_ci.high) : "") + " vs " + num(h.measured) +
+          (std::isfinite(h.measured_sd) ? " ± " + num(h.measured_sd) : "") + " (n=" + std::to_string(h.n_points) + "): " +
+          percent_text(h.rel_error) + (h.within ? " (within " : " (not within ") +
+          format_number(100.0 * kPredictionTolerance) + "%)" + inside));
+      beyond.warn = beyond.warn || !h.within;
+    }
+    if (beyond.spans.empty()) beyond.spans.push_back(styled("none trained", SpanStyle::Warning));
+    beyond.join = "; ";
     const std::string design = std::to_string(c.n_sizes) + " over " + sci(c.decades) + " decades";
     const HeldOut& h = c.largest;
     std::string largest = "x " + sci(h.x) + ": ";
@@ -247,7 +300,7 @@ Block scaling_checks(const ScalingAxis& ax) {
     }
     Cell largest_cell = text_cell(largest, true);
     largest_cell.warn = !h.within;
-    t.rows.push_back({text_cell(s.entry), text_cell(design, true), largest_cell, text_cell(worst, true), verdict});
+    t.rows.push_back({text_cell(s.entry), text_cell(design, true), largest_cell, text_cell(worst, true), beyond, verdict});
   }
   return t;
 }
@@ -296,8 +349,10 @@ void scaling_blocks(const Report& r, std::vector<Block>& out) {
                                  "over the seeds with ± 1 std, lines the fits with their band. With a tune section "
                                  "each size is read at its chosen setting, shown beside it. Checks under each table: "
                                  "a fit is identified with 5 or more sizes over 1.5 or more decades, no parameter on "
-                                 "a bound, E's interval above 0, alpha's within a factor 2, and the largest size "
-                                 "predicted within 1% by the fit without it. Crossovers are searched on the sizes "
+                                 "a bound, E's interval above 0, alpha's within a factor 2, the largest size "
+                                 "predicted within 1% by the fit without it, and every size held out of the fit by "
+                                 "design (scaling.predict: beyond the largest fitted one, trained to test the law) "
+                                 "predicted within 2% by the frozen fit. Crossovers are searched on the sizes "
                                  "both series measured and never beyond 3x the largest (docs/report.md).")},
                           true));
   for (const auto& ax : r.scaling.axes) {
@@ -312,6 +367,7 @@ void scaling_blocks(const Report& r, std::vector<Block>& out) {
         y_lo = std::min(y_lo, s.size_y[i].min), y_hi = std::max(y_hi, s.size_y[i].max);
       }
       for (double v : s.fit.residuals) res += (res.empty() ? "" : " ") + num(v);
+      for (const auto& h : s.predictions) y_lo = std::min(y_lo, h.measured), y_hi = std::max(y_hi, h.measured);
       t.rows.push_back({text_cell(s.entry), text_cell(s.family), text_cell(sizes), text_cell(fit_text(s.fit)),
                         text_cell(res.empty() ? "-" : res)});
     }
@@ -333,6 +389,14 @@ void scaling_blocks(const Report& r, std::vector<Block>& out) {
       detail::ChartSeries pts{sr.entry, {}, "points", static_cast<int>(k)};
       for (size_t i = 0; i < sr.size_x.size(); ++i) pts.points.push_back(point(sr.size_x[i], sr.size_y[i]));
       chart.series.push_back(pts);
+      if (!sr.predictions.empty()) {  // the held-out sizes, measured, beside the extrapolated curve
+        detail::ChartSeries held{sr.entry + " (held out, predicted)", {}, "points", static_cast<int>(k)};
+        for (const auto& h : sr.predictions) {
+          const double sd = std::isfinite(h.measured_sd) ? h.measured_sd : 0.0;
+          held.points.push_back({h.x, h.measured, h.measured - sd, h.measured + sd});
+        }
+        chart.series.push_back(held);
+      }
       if (!sr.fit.ok) continue;
       detail::ChartSeries fit{"", {}, "curve", static_cast<int>(k)};
       for (const auto& b : sr.fit.band) fit.points.push_back({b.x, b.fit, b.low, b.high});
@@ -444,11 +508,25 @@ ReportDocument report_document(const Report& r) {
                                  "alpha with the effect on the claimed side (docs/report.md).")},
                           true));
   out.push_back(paragraph({styled("Statistics:", SpanStyle::Strong), plain(" " + r.statistics)}, true));
+  registration_blocks(r, out);
   out.push_back(heading(2, "Claims"));
   if (r.claims.empty())
     out.push_back(paragraph({plain("The project declares no claims (project.json "), styled("claims", SpanStyle::Code),
                              plain(", docs/project-format.md).")}));
-  for (size_t i = 0; i < r.claims.size(); ++i) claim_blocks(r, r.claims[i], i, out);
+  // Primary claims first; the secondary (exploratory) ones after them, under their own heading.
+  bool secondary = false;
+  for (size_t i = 0; i < r.claims.size(); ++i)
+    if (r.claims[i].claim.primary) claim_blocks(r, r.claims[i], i, out);
+    else secondary = true;
+  if (secondary) {
+    out.push_back(heading(2, "Secondary claims (exploratory)"));
+    out.push_back(paragraph({plain("Declared \"role\": \"secondary\": corrected among themselves, not with the primary "
+                                   "claims; a verdict here is exploratory, a lead for a later study, not a finding.")},
+                            true));
+    for (size_t i = 0; i < r.claims.size(); ++i)
+      if (!r.claims[i].claim.primary) claim_blocks(r, r.claims[i], i, out);
+  }
+  baseline_blocks(r, out);
   tuning_blocks(r, out);
   scaling_blocks(r, out);
   groups_blocks(r, out);

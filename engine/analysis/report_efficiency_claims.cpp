@@ -25,13 +25,15 @@ namespace {
 
 using nlohmann::json;
 
-// One model's figures at the claim's inference point (L, batch).
+// One model's figures at the claim's inference point (L, batch): one entry per timing (the
+// sweep's repeats, each a fresh worker, in repeat order).
 struct Figures {
-  double tokens_per_s = kNoValue;  // of the claim's phase
-  double memory = kNoValue;        // weights + KV cache + GSS state + activations, bytes
-  double peak = kNoValue;          // peak RSS of the worker, bytes
-  double timing_rse = kNoValue;    // decode: relative standard error of the median step (median_rse); NaN: one timing
-  std::string problem;             // why there are none ("" when there are)
+  std::vector<double> tokens_per_s;  // of the claim's phase
+  std::vector<double> memory;        // weights + KV cache + GSS state + activations, bytes
+  std::vector<double> peak;          // peak RSS of the worker, bytes
+  double timing_rse = kNoValue;      // decode: relative standard error of the median step (median_rse), the largest over the timings
+  std::string problem;               // why there are none ("" when there are)
+  std::size_t timings() const { return tokens_per_s.size(); }
 };
 
 // A baseline run with a finite value of the claim's metric.
@@ -126,27 +128,36 @@ Figures read_figures(const Claim& c, const GroupReport& g, const Study& study, s
     f.problem = g.group + " has no inference run (its model was not measured)";
     return f;
   }
-  const store::InferencePointResult* point = nullptr;
-  for (const auto& p : m.points)
-    if (p.spec.seq_len == c.seq_len && p.spec.batch == c.batch && (!point || !point->error.empty())) point = &p;
+  std::vector<const store::InferencePointResult*> points;  // the timings at (L, batch), by repeat
+  std::string failed;
+  for (const auto& p : m.points) {
+    if (p.spec.seq_len != c.seq_len || p.spec.batch != c.batch) continue;
+    if (!p.error.empty()) failed = p.error;
+    else points.push_back(&p);
+  }
+  std::sort(points.begin(), points.end(), [](const auto* a, const auto* b) { return a->spec.repeat < b->spec.repeat; });
   const std::string run = "inference run " + std::to_string(m.run_id);
-  if (!point) {
-    f.problem = g.group + "'s " + run + " has no point at " + where_text(c);
+  if (points.empty()) {
+    f.problem = failed.empty() ? g.group + "'s " + run + " has no point at " + where_text(c)
+                               : g.group + "'s point at " + where_text(c) + " failed in " + run + " (" + failed + ")";
     return f;
   }
-  if (!point->error.empty()) {
-    f.problem = g.group + "'s point at " + where_text(c) + " failed in " + run + " (" + point->error + ")";
-    return f;
+  for (const auto* point : points) {
+    const auto& mem = point->memory;
+    const double tps = phase_rate(*point, c.phase);
+    const double memory = static_cast<double>(mem.weights + mem.kv_cache + mem.gss_state + mem.activations);
+    if (!(tps > 0.0) || !(memory > 0.0)) {
+      f.problem = g.group + "'s point at " + where_text(c) + " in " + run + " has no " + c.phase + " tokens/s or memory";
+      return f;
+    }
+    f.tokens_per_s.push_back(tps);
+    f.memory.push_back(memory);
+    f.peak.push_back(static_cast<double>(mem.peak));
+    if (c.phase == "decode") {
+      const double rse = median_rse(point->decode_ms);
+      if (std::isfinite(rse) && !(f.timing_rse >= rse)) f.timing_rse = rse;
+    }
   }
-  const auto& mem = point->memory;
-  f.tokens_per_s = phase_rate(*point, c.phase);
-  f.memory = static_cast<double>(mem.weights + mem.kv_cache + mem.gss_state + mem.activations);
-  f.peak = static_cast<double>(mem.peak);
-  if (!(f.tokens_per_s > 0.0) || !(f.memory > 0.0)) {
-    f.problem = g.group + "'s point at " + where_text(c) + " in " + run + " has no " + c.phase + " tokens/s or memory";
-    return f;
-  }
-  if (c.phase == "decode") f.timing_rse = median_rse(point->decode_ms);
   return f;
 }
 
@@ -252,31 +263,78 @@ Match match_replica(const Claim& c, double h, const std::vector<BaselineRun>& po
   out.unmeasured = !out.problem.empty();
   if (!out.problem.empty()) return out;
   const double w = n_hi > n_lo ? (std::log(n) - std::log(n_lo)) / (std::log(n_hi) - std::log(n_lo)) : 0.0;
-  out.figures.tokens_per_s = log_lerp(a.tokens_per_s, b.tokens_per_s, w);
-  out.figures.memory = log_lerp(a.memory, b.memory, w);
-  out.figures.peak = a.peak > 0 && b.peak > 0 ? log_lerp(a.peak, b.peak, w) : kNoValue;
+  // Timing by timing: the i-th timing of each size (both were measured in the same repeat).
+  for (std::size_t i = 0; i < std::min(a.timings(), b.timings()); ++i) {
+    out.figures.tokens_per_s.push_back(log_lerp(a.tokens_per_s[i], b.tokens_per_s[i], w));
+    out.figures.memory.push_back(log_lerp(a.memory[i], b.memory[i], w));
+    out.figures.peak.push_back(a.peak[i] > 0 && b.peak[i] > 0 ? log_lerp(a.peak[i], b.peak[i], w) : kNoValue);
+  }
   out.figures.timing_rse = std::max(a.timing_rse, b.timing_rse);
   return out;
 }
 
-// One judged ratio: per replica x = log(ratio / threshold) (throughput) or log(threshold /
-// ratio) (memory), so that the claimed side is x > 0.
+// One judged ratio, per replica j and timing i: x_ji = log(ratio / threshold) (throughput) or
+// log(threshold / ratio) (memory), so that the claimed side is x > 0. Its mean's standard error
+// counts both sources of variation (docs/report.md, Efficiency): the timings (y_i, the mean over
+// the replicas of timing i: R - 1 degrees of freedom) and the replicas' matches (x_j, the mean
+// over the timings of replica j: n - 1), combined as Welch-Satterthwaite. Fewer than 3 timings:
+// no test.
 struct Component {
   std::string name;
   double threshold = 0.0;
   bool at_least = true;
-  std::vector<double> x;
-  Stats s;
+  std::size_t timings = 0, replicas = 0;
+  double mean = kNoValue, se = kNoValue, df = kNoValue, low = kNoValue, high = kNoValue;
+  double sd_timings = kNoValue, sd_replicas = kNoValue;
   double p = kNoValue;
   int side = 0;
 };
 
-Component judge(const std::string& name, const std::vector<double>& ratios, double threshold, bool at_least) {
-  Component k{name, threshold, at_least, {}, {}, kNoValue, 0};
-  for (double r : ratios) k.x.push_back(r > 0 ? (at_least ? 1.0 : -1.0) * std::log(r / threshold) : kNoValue);
-  k.s = summarize(k.x);
-  k.p = one_sample_p(k.s);
-  k.side = k.s.mean > 0 ? 1 : k.s.mean < 0 ? -1 : 0;
+double sample_var(const std::vector<double>& v) {
+  if (v.size() < 2) return 0.0;
+  double m = 0.0;
+  for (double x : v) m += x;
+  m /= static_cast<double>(v.size());
+  double ss = 0.0;
+  for (double x : v) ss += (x - m) * (x - m);
+  return ss / static_cast<double>(v.size() - 1);
+}
+
+Component judge(const std::string& name, const std::vector<std::vector<double>>& ratios, double threshold, bool at_least) {
+  Component k;
+  k.name = name, k.threshold = threshold, k.at_least = at_least;
+  k.replicas = ratios.size();
+  k.timings = ratios.empty() ? 0 : ratios.front().size();
+  for (const auto& r : ratios) k.timings = std::min(k.timings, r.size());
+  if (k.replicas == 0 || k.timings == 0) return k;
+  const double sign = at_least ? 1.0 : -1.0;
+  std::vector<double> xj(k.replicas, 0.0), yi(k.timings, 0.0);
+  double sum = 0.0;
+  for (std::size_t j = 0; j < k.replicas; ++j)
+    for (std::size_t i = 0; i < k.timings; ++i) {
+      const double x = sign * std::log(ratios[j][i] / threshold);
+      xj[j] += x / static_cast<double>(k.timings);
+      yi[i] += x / static_cast<double>(k.replicas);
+      sum += x;
+    }
+  k.mean = sum / static_cast<double>(k.replicas * k.timings);
+  k.side = k.mean > 0 ? 1 : k.mean < 0 ? -1 : 0;
+  const double vt = sample_var(yi), vr = sample_var(xj);
+  k.sd_timings = std::sqrt(vt), k.sd_replicas = std::sqrt(vr);
+  if (k.timings < kMinReplicasForVerdict) return k;  // a ratio timed once or twice: no test
+  const double at = vt / static_cast<double>(k.timings), ar = vr / static_cast<double>(k.replicas);
+  k.se = std::sqrt(at + ar);
+  double denom = at * at / static_cast<double>(k.timings - 1);
+  if (k.replicas >= 2) denom += ar * ar / static_cast<double>(k.replicas - 1);
+  k.df = denom > 0.0 ? (at + ar) * (at + ar) / denom : static_cast<double>(k.timings - 1);
+  if (k.se == 0.0) {
+    k.p = k.mean == 0.0 ? 1.0 : 0.0;
+    k.low = k.high = k.mean;
+    return k;
+  }
+  k.p = two_sided_p(k.mean / k.se, k.df);
+  const double half = student_t_quantile(0.975, k.df) * k.se;
+  k.low = k.mean - half, k.high = k.mean + half;
   return k;
 }
 
@@ -285,9 +343,10 @@ std::string component_text(const Component& k) {
   const double sign = k.at_least ? 1.0 : -1.0, base = std::log(k.threshold);
   auto ratio = [&](double x) { return std::exp(base + sign * x); };
   std::string ci;
-  if (k.s.has_interval()) ci = " " + interval(std::min(ratio(k.s.ci_low), ratio(k.s.ci_high)), std::max(ratio(k.s.ci_low), ratio(k.s.ci_high)));
-  return k.name + ": geometric mean " + num(ratio(k.s.mean)) + ci + ", claimed " + (k.at_least ? "at least " : "at most ") +
-         format_number(k.threshold);
+  if (std::isfinite(k.low)) ci = " " + interval(std::min(ratio(k.low), ratio(k.high)), std::max(ratio(k.low), ratio(k.high)));
+  return k.name + ": geometric mean " + num(ratio(k.mean)) + ci + " over " + std::to_string(k.timings) + " timing" +
+         (k.timings == 1 ? "" : "s") + " x " + std::to_string(k.replicas) + " replicas, claimed " +
+         (k.at_least ? "at least " : "at most ") + format_number(k.threshold);
 }
 
 Measured measured(std::string label, std::vector<double> values, const std::vector<int64_t>& seeds) {
@@ -306,7 +365,8 @@ void add_reason(std::string& reason, const std::string& part) {
 // Every replica of the hybrid: its quality, its match and the ratios of the two models' figures
 // (NaN where it has none), and what stops the row from being judged.
 struct Replicas {
-  std::vector<double> quality, matched, thr, mem, peak;
+  std::vector<double> quality, matched, thr, mem, peak;  // per replica: geometric means over the timings
+  std::vector<std::vector<double>> thr_t, mem_t;           // per replica, per timing (repeat order)
   std::vector<double> noise;  // the decode timings' noise on the log throughput ratio (1.96 x SE)
   std::vector<int64_t> seeds;
   std::vector<std::string> problems, hows;
@@ -334,9 +394,23 @@ Replicas match_replicas(const Claim& c, const GroupReport& g, const std::vector<
     out.seeds.push_back(r.seed);
     out.quality.push_back(h);
     out.matched.push_back(std::isfinite(h) ? m.value : kNoValue);
-    out.thr.push_back(ok ? own.tokens_per_s / m.figures.tokens_per_s : kNoValue);
-    out.mem.push_back(ok ? own.memory / m.figures.memory : kNoValue);
-    out.peak.push_back(ok && own.peak > 0 && m.figures.peak > 0 ? own.peak / m.figures.peak : kNoValue);
+    // The i-th timing of the hybrid against the i-th of its match (measured in the same repeat).
+    std::vector<double> thr, mem, peak;
+    for (std::size_t i = 0; ok && i < std::min(own.timings(), m.figures.timings()); ++i) {
+      thr.push_back(own.tokens_per_s[i] / m.figures.tokens_per_s[i]);
+      mem.push_back(own.memory[i] / m.figures.memory[i]);
+      if (own.peak[i] > 0 && m.figures.peak[i] > 0) peak.push_back(own.peak[i] / m.figures.peak[i]);
+    }
+    const auto geo = [](const std::vector<double>& v) {
+      if (v.empty()) return kNoValue;
+      double l = 0.0;
+      for (double x : v) l += std::log(x);
+      return std::exp(l / static_cast<double>(v.size()));
+    };
+    out.thr.push_back(ok ? geo(thr) : kNoValue);
+    out.mem.push_back(ok ? geo(mem) : kNoValue);
+    out.peak.push_back(ok ? geo(peak) : kNoValue);
+    if (ok) out.thr_t.push_back(thr), out.mem_t.push_back(mem);
     out.noise.push_back(ok ? 1.96 * std::hypot(own.timing_rse, m.figures.timing_rse) : kNoValue);
     if (!std::isfinite(h)) continue;
     const std::string seed = "seed " + std::to_string(r.seed) + ": ";
@@ -350,13 +424,18 @@ Replicas match_replicas(const Claim& c, const GroupReport& g, const std::vector<
   return out;
 }
 
-// The test over n replicas: each threshold's one-sample t of the mean log ratio; every ratio on
-// its claimed side: the larger p (an intersection-union test); a ratio on the other side
-// refutes the claim: the smallest such p times the ratios tested (Bonferroni).
+// The test over n replicas and R timings: each threshold's t test of the mean log ratio (its
+// standard error from both the timings and the replicas, judge); every ratio on its claimed
+// side: the larger p (an intersection-union test); a ratio on the other side refutes the claim:
+// the smallest such p times the ratios tested (Bonferroni). Fewer than 3 timings: no p.
 std::vector<Component> test_ratios(const Claim& c, const Replicas& v, std::size_t n, ClaimRow& row) {
   std::vector<Component> parts;
-  if (c.min_throughput_ratio > 0) parts.push_back(judge("throughput ratio", v.thr, c.min_throughput_ratio, true));
-  if (c.max_memory_ratio > 0) parts.push_back(judge("memory ratio", v.mem, c.max_memory_ratio, false));
+  if (c.min_throughput_ratio > 0) parts.push_back(judge("throughput ratio", v.thr_t, c.min_throughput_ratio, true));
+  if (c.max_memory_ratio > 0) parts.push_back(judge("memory ratio", v.mem_t, c.max_memory_ratio, false));
+  const std::size_t timings = parts.empty() ? 0 : parts.front().timings;
+  row.test.text = "t test of the mean log ratio against its threshold over " + std::to_string(timings) + " timing" +
+                  (timings == 1 ? "" : "s") + " per model x " + std::to_string(n) + " replicas";
+  if (timings < kMinReplicasForVerdict) return parts;  // reported as measured, never with a p-value
   const bool all_claimed = std::all_of(parts.begin(), parts.end(), [](const Component& k) { return k.side > 0; });
   double p_other = kNoValue;
   for (const auto& k : parts)
@@ -369,11 +448,12 @@ std::vector<Component> test_ratios(const Claim& c, const Replicas& v, std::size_
     row.p = std::min(1.0, static_cast<double>(parts.size()) * p_other);
     row.test.direction = -1;
   }
-  row.test.text = "one-sample t of the mean log ratio against its threshold, n=" + std::to_string(n);
+  row.test.text += " (standard error from the timings' and the replicas' spreads, Welch-Satterthwaite df " +
+                   num(parts.front().df) + ")";
   if (parts.size() == 2)
     row.test.text += " (p: " + p_text(parts[0].p) + " and " + p_text(parts[1].p) +
                      "; the larger when both lie on the claimed side, else twice the smaller of those on the other)";
-  row.test.df = static_cast<double>(n - 1);
+  row.test.df = parts.front().df;
   return parts;
 }
 
@@ -386,17 +466,23 @@ void add_notes(const Claim& c, const Replicas& v, const std::vector<Component>& 
   const Stats ps = summarize(v.peak);
   if (ps.n) add_reason(row.reason, "peak RSS ratio " + num(ps.mean) + " (reported, not judged)");
   for (const auto& h : v.hows) add_reason(row.reason, h);
-  add_reason(row.reason, "each model is timed once (its newest inference run): the interval is over the replicas' "
-                         "matches at their own quality, and timing variation between replicas of one config would be "
-                         "measurement noise, not the models'");
-  if (std::all_of(parts.begin(), parts.end(), [](const Component& k) { return k.s.std == 0.0; }))
-    add_reason(row.reason, "the ratios do not vary over the replicas (each matched the same baseline figures): the "
-                           "interval has no width, and the verdict rests on one timing of each model");
+  const std::size_t timings = parts.empty() ? 0 : parts.front().timings;
+  if (timings < kMinReplicasForVerdict) {
+    add_reason(row.reason, "measured " + std::string(timings == 1 ? "once" : "twice") + " per model: a ratio timed " +
+                               (timings == 1 ? "once" : "twice") + " has no timing noise to test against, so it is "
+                               "reported as measured, with no p-value; time each model 3 or more times, interleaved "
+                               "with its baseline (pha bench inference --project DIR --repeats 3)");
+  } else {
+    std::string sd;
+    for (const auto& k : parts)
+      sd += (sd.empty() ? "" : "; ") + k.name + " log sd over the timings " + num(k.sd_timings) + ", over the replicas " +
+            num(k.sd_replicas);
+    add_reason(row.reason, "each model timed " + std::to_string(timings) + " times in fresh workers, interleaved with "
+                           "its baseline; the interval counts the timings' spread and the replicas' matches (" + sd + ")");
+  }
   if (c.min_throughput_ratio <= 0) return;
   const Stats ns = summarize(v.noise);
-  if (c.phase != "decode") {
-    add_reason(row.reason, "one " + c.phase + " timing per model: its noise is not measured");
-  } else if (ns.n && std::fabs(parts.front().s.mean) < ns.mean) {
+  if (c.phase == "decode" && ns.n && std::fabs(parts.front().mean) < ns.mean) {
     char pct[32];
     std::snprintf(pct, sizeof pct, "%.1f", 100.0 * (std::exp(ns.mean) - 1.0));
     add_reason(row.reason, "the throughput ratio is within the decode timings' own noise of its threshold (±" +

@@ -23,7 +23,7 @@ table{border-collapse:collapse;margin:0.6em 0 1em}th,td{border:1px solid #ccc;pa
 th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .verdict{display:inline-block;padding:0.1em 0.5em;border-radius:0.3em;font-weight:600}
 .holds{background:#d8f0d8;color:#145214}.not{background:#f6d5d5;color:#7a1111}.inconclusive{background:#e8e8e8;color:#444}
-.mixed{background:#fbe6c2;color:#6b4500}.few{background:#dde6f3;color:#233a5e}.early{color:#8a4b00;font-weight:600}.meta{color:#555;font-size:0.9em}.reason{color:#555;font-size:0.9em}
+.mixed{background:#fbe6c2;color:#6b4500}.equiv{background:#dcd6f0;color:#3b2a6b}.few{background:#dde6f3;color:#233a5e}.early{color:#8a4b00;font-weight:600}.meta{color:#555;font-size:0.9em}.reason{color:#555;font-size:0.9em}
 svg.chart{display:block;margin:0.5em 0 1.5em;font-size:11px}svg .frame{fill:none;stroke:#999}svg .grid{stroke:#e4e4e4}
 svg .line{fill:none;stroke-width:1.8}svg .bar{stroke-width:1.2}svg .xl{text-anchor:middle;fill:#444}
 svg .yl{text-anchor:end;fill:#444}svg .yt{text-anchor:middle;fill:#444}svg .ct{font-weight:600;fill:#222}svg .lg{fill:#222}
@@ -35,6 +35,8 @@ const char* verdict_class(Verdict v) {
     case Verdict::DoesNotHold: return "not";
     case Verdict::Mixed: return "mixed";
     case Verdict::TooFewReplicas: return "few";
+    case Verdict::Equivalent:
+    case Verdict::SmallerThanEffect: return "equiv";
     case Verdict::Inconclusive: break;
   }
   return "inconclusive";

@@ -51,6 +51,10 @@ void add_crossings(const Claim& c, const GroupReport& a, const GroupReport& b, s
 // The training budget behind a row over `groups` (at `budget` of the claim's axis; NaN: the end).
 RowBudget row_budget(const Claim& c, const std::vector<const GroupReport*>& groups, store::Store& store, double budget);
 
+// The value of `key` ("training.lr": label "lr") in a tune point "lr=0.003,weight_decay=0.1";
+// NaN when absent or not a number.
+double tune_point_value(const std::string& tune_point, const std::string& key);
+
 // "pha has 2 replicas with this metric (a verdict needs 3 or more)".
 std::string too_few(const std::string& who, std::size_t n);
 // The rows of the mixer_sandwich and accuracy_at_params kinds (report_claim_kinds.cpp): their

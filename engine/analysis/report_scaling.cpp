@@ -13,6 +13,7 @@
 
 #include "analysis/report.h"
 #include "analysis/report_internal.h"
+#include "core/config_reader.h"
 #include "store/store.h"
 
 namespace pha::analysis {
@@ -72,9 +73,85 @@ std::vector<const GroupReport*> longest_per_size(const std::vector<const GroupRe
   return out;
 }
 
+// The x and y of each replica of `groups` on `axis`, by x.
+std::map<double, std::vector<double>> points_by_x(const Study& study, store::Store& store, const std::string& axis,
+                                                  const std::vector<const GroupReport*>& groups) {
+  std::map<double, std::vector<double>> by_x;
+  for (const GroupReport* g : groups)
+    for (const auto& r : g->replicas) {
+      const double y = detail::replica_value(store, r.run_id, study.scaling.metric, false, true);
+      const double x = axis == "params" ? static_cast<double>(g->n_params)
+                                        : trained_tokens(store, r.run_id) * g->train_flops_per_token;
+      if (x > 0 && std::isfinite(y)) by_x[x].push_back(y);
+    }
+  return by_x;
+}
+
+// The 2.5% and 97.5% quantiles of the bootstrap replicas' L(x) (type 7), NaN without two.
+Interval replica_interval(const PowerLawFit& fit, double x) {
+  std::vector<double> v;
+  for (const auto& r : fit.replicas) v.push_back(r.at(x));
+  Interval out;
+  if (v.size() < 2) return out;
+  std::sort(v.begin(), v.end());
+  auto q = [&](double p) {
+    const double h = p * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
+  };
+  out.low = q((1.0 - fit.level) / 2.0), out.high = q((1.0 + fit.level) / 2.0);
+  return out;
+}
+
+// The frozen fit against the sizes held out of it (ScalingSpec::predict): each predicted and
+// measured, and the identification rule they decide (a fit is identified only when every size
+// beyond it is predicted within kPredictionTolerance).
+void predict_sizes(const Study& study, store::Store& store, const std::string& axis,
+                   const std::vector<const GroupReport*>& held_out, ScalingSeries& s) {
+  if (!s.fit.ok) return;
+  const double largest = s.size_x.back();
+  std::size_t beyond = 0, within = 0, unfinished = 0;
+  for (const GroupReport* g : held_out) {
+    const auto by_x = points_by_x(study, store, axis, {g});
+    if (by_x.empty()) {
+      ++unfinished;
+      continue;
+    }
+    for (const auto& [x, ys] : by_x) {
+      HeldOut h;
+      h.x = x;
+      h.n_points = ys.size();
+      const Stats st = summarize(ys);
+      h.measured = st.mean;
+      h.measured_sd = st.n >= 2 ? st.std : kNoValue;
+      h.predicted = s.fit.at(x);
+      h.predicted_ci = replica_interval(s.fit, x);
+      h.rel_error = (h.predicted - h.measured) / h.measured;
+      h.within = std::fabs(h.rel_error) <= kPredictionTolerance;
+      h.ok = true;
+      h.message = g->group + (x > largest ? "" : ": inside the fitted range (an interpolation, not a prediction)");
+      if (x > largest) ++beyond, within += h.within ? 1 : 0;
+      s.predictions.push_back(std::move(h));
+    }
+  }
+  if (!s.check.checked) return;
+  if (beyond == 0)
+    s.check.flags.push_back(held_out.empty() || unfinished == held_out.size()
+                                ? "not tested by prediction: no size beyond the fit has finished runs (scaling.predict "
+                                  "names the sizes held out and trained to test it)"
+                                : "not tested by prediction: every size held out lies inside the fitted range");
+  else if (within < beyond)
+    s.check.flags.push_back(std::to_string(beyond - within) + " of " + std::to_string(beyond) +
+                            " sizes beyond the fit predicted off by more than " +
+                            format_number(100.0 * kPredictionTolerance) + "%");
+  else if (unfinished > 0)
+    s.check.flags.push_back(std::to_string(unfinished) + " size(s) held out for prediction not trained yet");
+}
+
 // The fit of one series on one axis, with its checks.
 ScalingSeries fit_series(const Study& study, store::Store& store, const std::string& entry, const std::string& axis,
-                         const std::vector<const GroupReport*>& groups) {
+                         const std::vector<const GroupReport*>& groups, double band_to = 0.0) {
   ScalingSeries s;
   s.entry = entry;
   std::map<double, std::vector<double>> by_x;
@@ -103,7 +180,8 @@ ScalingSeries fit_series(const Study& study, store::Store& store, const std::str
   FitOptions o;
   o.n_boot = study.scaling.n_boot;
   o.seed = study.scaling.seed;
-  o.band_x = log_spaced(s.size_x.front(), s.size_x.back(), 40);
+  // The band reaches the sizes held out for prediction too: the plot shows the extrapolation.
+  o.band_x = log_spaced(s.size_x.front(), std::max(s.size_x.back(), band_to), 40);
   s.fit = fit_power_law(points, o);
   s.check = identify_fit(points, s.fit, o);
   return s;
@@ -182,8 +260,18 @@ ScalingReport scaling_report(const Study& study, const Report& report, store::St
         series.push_back({g.entry, {g.entry}});
   std::map<std::string, std::vector<const GroupReport*>> used;  // series -> the groups of its fits
   std::vector<std::string> same, per_param;  // series on one token count / on one tokens-per-parameter
+  std::map<std::string, std::vector<const GroupReport*>> held_out;  // series -> the sizes it predicts
+  const auto predicted = [&](const GroupReport* g) {
+    const auto& p = study.scaling.predict;
+    return std::find(p.begin(), p.end(), g->entry) != p.end() ||
+           std::find(p.begin(), p.end(), g->entry + (g->grid_point.empty() ? "" : "/" + g->grid_point)) != p.end();
+  };
   for (const auto& [entry, members] : series) {
-    const std::vector<const GroupReport*> all = groups_of(study, report, members);
+    std::vector<const GroupReport*> all = groups_of(study, report, members);
+    // The sizes to predict stay out of every fit (and out of the IsoFLOP view): frozen by design.
+    for (const GroupReport* g : all)
+      if (predicted(g)) held_out[entry].push_back(g);
+    all.erase(std::remove_if(all.begin(), all.end(), predicted), all.end());
     std::size_t dropped = 0;
     used[entry] = longest_per_size(all, dropped);
     if (dropped)
@@ -204,7 +292,10 @@ ScalingReport scaling_report(const Study& study, const Report& report, store::St
     ax.axis = axis;
     ax.x_label = ax.axis == "params" ? "parameters" : "training FLOPs";
     for (const auto& [entry, members] : series) {
-      ScalingSeries s = fit_series(study, store, entry, ax.axis, used[entry]);
+      double band_to = 0.0;
+      for (const auto& [x, ys] : points_by_x(study, store, ax.axis, held_out[entry])) band_to = std::max(band_to, x);
+      ScalingSeries s = fit_series(study, store, entry, ax.axis, used[entry], band_to);
+      predict_sizes(study, store, ax.axis, held_out[entry], s);
       if (s.size_x.size() < 3) {
         if (ax.axis == "params")
           out.notes.push_back(entry + ": " + std::to_string(s.size_x.size()) +

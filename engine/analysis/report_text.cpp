@@ -155,7 +155,12 @@ json scaling_json(const ScalingReport& r) {
       json sizes = json::array();
       for (size_t i = 0; i < s.size_x.size(); ++i) sizes.push_back({{"x", s.size_x[i]}, {"y", stats_json(s.size_y[i])}});
       series.push_back({{"entry", s.entry}, {"family", s.family}, {"x", s.x}, {"y", s.y}, {"sizes", sizes},
-                        {"settings", s.size_setting}, {"fit", fit_json(s.fit)}, {"checks", identifiability_json(s.check)}});
+                        {"settings", s.size_setting}, {"fit", fit_json(s.fit)}, {"checks", identifiability_json(s.check)},
+                        {"predictions", [&] {
+                           json p = json::array();
+                           for (const auto& h : s.predictions) p.push_back(held_out_json(h));
+                           return p;
+                         }()}});
     }
     json cross = json::array();
     for (const auto& c : ax.crossovers)
@@ -201,6 +206,8 @@ json row_json(const ClaimRow& r) {
                        {"than", r.eval.se_b}, {"noise95", r.eval.noise}, {"within_noise", r.eval.within}}},
           {"budget", {{"tokens", r.budget.tokens}, {"tokens_per_param", r.budget.tokens_per_param},
                       {"early", r.budget.early}}},
+          {"margin", {{"p_hi", r.p_margin_hi}, {"p_hi_adjusted", r.p_margin_hi_adjusted}, {"p_lo", r.p_margin_lo},
+                      {"p_lo_adjusted", r.p_margin_lo_adjusted}, {"tost_low", r.tost_low}, {"tost_high", r.tost_high}}},
           {"verdict", to_string(r.verdict)},
           {"reason", r.reason}};
 }
@@ -221,7 +228,15 @@ json claim_json(const ClaimReport& c) {
           {"tuning", c.tuning}, {"crossings", crossings},
           {"statement", c.statement},       {"paper", c.claim.paper},   {"declared", c.claim.json},
           {"verdict", to_string(c.verdict)}, {"summary", c.summary},     {"rows", rows},
-          {"early_training", c.early},      {"mixer_group", c.mixer_group},   {"mixer", mixer}};
+          {"early_training", c.early},      {"mixer_group", c.mixer_group},   {"mixer", mixer},
+          {"role", c.claim.primary ? "primary" : "secondary"},
+          {"smallest_effect", c.claim.smallest_effect > 0.0 ? json(c.claim.smallest_effect) : json(nullptr)},
+          {"smallest_effect_from_paper", c.claim.smallest_effect_from_paper},
+          {"verdict_text", verdict_text(c.claim, c.verdict)},
+          {"planned_tests", c.planned_tests},
+          {"underpowered", c.underpowered},
+          {"changed_after_data", c.changed_after_data},
+          {"baseline_checks", c.shape_warnings}};
 }
 
 }  // namespace
@@ -276,11 +291,25 @@ json report_json(const Report& r) {
                           {"alpha", r.settings.alpha},
                           {"power", r.settings.power},
                           {"m", r.family_size},
+                          {"m_with_p", r.family_tested},
+                          {"secondary_m", r.secondary_size},
                           {"control", r.control},
                           {"early_training_tokens_per_param", r.settings.early_tokens_per_param},
                           {"dunnett_draws", kDunnettDraws},
                           {"dunnett_seed", kDunnettSeed},
                           {"text", r.statistics}}},
+          {"registration", {{"present", r.registration.present},
+                            {"registered_at_ms", r.registration.registered_at_ms},
+                            {"design_sha256", r.registration.hash},
+                            {"runs_before", r.registration.runs_before},
+                            {"changed_after_data", r.registration.changes},
+                            {"claims_removed", r.registration.claims_removed},
+                            {"text", r.registration.text}}},
+          {"baseline_checks", [&] {
+             json w = json::array();
+             for (const auto& x : r.shape_warnings) w.push_back({{"groups", x.groups}, {"text", x.text}});
+             return w;
+           }()},
           {"metric_keys", r.metric_keys},
           {"claims", claims},
           {"tuning", tuning_json(r.tuning)},

@@ -46,9 +46,38 @@ std::string seed_words(std::vector<int64_t> seeds) {
   return out;
 }
 
+// Three significant digits: an extended value reads like the ones written by hand (0.09, not
+// 0.09000000000000001).
+double round3(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return std::strtod(buf, nullptr);
+}
+
+// The chosen setting on its confirmation seeds against the seeds that chose it (Welch): how
+// optimistic the choice was.
+void selection_gap(TuningTable& t) {
+  const Stats& sel = t.settings[static_cast<size_t>(t.chosen)].select;
+  const Stats& conf = t.confirmation;
+  if (conf.n == 0 || sel.n == 0) return;
+  t.gap = conf.mean - sel.mean;
+  const std::string chosen = t.settings[static_cast<size_t>(t.chosen)].tune_point;
+  t.gap_text = "selection vs confirmation: " + (chosen.empty() ? std::string("the choice") : chosen) + " measured " +
+               mean_std(sel) + " on the seeds that chose it and " + mean_std(conf) + " on the confirmation seeds: gap " +
+               num(t.gap);
+  if (conf.n >= 2 && sel.n >= 2) {
+    const Difference d = welch_difference(conf, sel);
+    t.gap_low = d.low, t.gap_high = d.high;
+    t.gap_text += " " + interval(d.low, d.high) + " (Welch 95%)";
+  }
+}
+
+}  // namespace
+
+namespace detail {
 // The value of `key` ("training.lr": label "lr") in a tune point "lr=0.003,weight_decay=0.1";
 // NaN when absent or not a number.
-double point_value(const std::string& tune_point, const std::string& key) {
+double tune_point_value(const std::string& tune_point, const std::string& key) {
   const std::string label = key.substr(key.find('.') + 1) + "=";
   size_t at = 0;
   while (at < tune_point.size()) {
@@ -65,15 +94,9 @@ double point_value(const std::string& tune_point, const std::string& key) {
   return std::nan("");
 }
 
-// Three significant digits: an extended value reads like the ones written by hand (0.09, not
-// 0.09000000000000001).
-double round3(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return std::strtod(buf, nullptr);
-}
+}  // namespace detail
 
-}  // namespace
+using detail::tune_point_value;
 
 double next_tune_value(std::vector<double> values, int direction, double lo, double hi) {
   std::sort(values.begin(), values.end());
@@ -85,12 +108,13 @@ double next_tune_value(std::vector<double> values, int direction, double lo, dou
     const double a = values[values.size() - 2], b = values.back();
     if (b >= hi) return std::nan("");
     next = round3(geometric ? b * (b / a) : b + (b - a));
-    if (next > hi || next <= b) next = hi;
+    // A whole step or none: a value squeezed against the bound (0.048 then 0.05) tests nothing.
+    if (next > hi * (1.0 + 1e-9) || next <= b) return std::nan("");
   } else {
     const double a = values[1], b = values.front();
     if (b <= lo) return std::nan("");
     next = round3(geometric ? b * (b / a) : b - (a - b));
-    if (next < lo || next >= b) next = lo;
+    if (next < lo * (1.0 - 1e-9) || next >= b) return std::nan("");
   }
   return next;
 }
@@ -100,13 +124,13 @@ std::vector<TuneEdge> tuning_edges(const TuneProtocol& tune, const TuningTable& 
   if (table.chosen < 0) return out;
   const std::string& chosen = table.settings[static_cast<size_t>(table.chosen)].tune_point;
   for (const auto& axis : tune.extend) {
-    const double v = point_value(chosen, axis.key);
+    const double v = tune_point_value(chosen, axis.key);
     if (std::isnan(v)) continue;  // this entry does not tune the axis
     TuneEdge e;
     e.key = axis.key;
     e.value = v;
     for (const auto& s : table.settings) {
-      const double x = point_value(s.tune_point, axis.key);
+      const double x = tune_point_value(s.tune_point, axis.key);
       if (!std::isnan(x)) e.tried.push_back(x);
     }
     const double lo = *std::min_element(e.tried.begin(), e.tried.end());
@@ -157,10 +181,17 @@ TuningTable tuning_table(const Study& study, const Report& report, const std::st
     }
     t.settings.push_back(std::move(s));
   }
+  // The mean penalised by one standard error: a setting chosen for one lucky seed would need a
+  // small spread too (one replica: no spread is known, the mean alone).
+  for (auto& s : t.settings) {
+    if (s.status != "ok") continue;
+    const double se = s.select.n >= 2 ? s.select.std / std::sqrt(static_cast<double>(s.select.n)) : 0.0;
+    s.score = study.tune.maximize ? s.select.mean - se : s.select.mean + se;
+  }
   for (size_t i = 0; i < t.settings.size(); ++i) {
     const TuningSetting& s = t.settings[i];
     if (s.status != "ok") continue;
-    if (t.chosen < 0 || better_than(s.select.mean, t.settings[static_cast<size_t>(t.chosen)].select.mean, study.tune.maximize))
+    if (t.chosen < 0 || better_than(s.score, t.settings[static_cast<size_t>(t.chosen)].score, study.tune.maximize))
       t.chosen = static_cast<int>(i);
   }
   if (t.chosen >= 0) t.settings[static_cast<size_t>(t.chosen)].chosen = true;
@@ -193,13 +224,21 @@ TuningTable tuning_table(const Study& study, const Report& report, const std::st
   } else if (one_axis && at_edge && t.settings.size() >= 2) {
     t.note = "the chosen " + study.tune.axes + " is at the edge of the values tried: a better one may lie beyond";
   }
-  t.seeds = "chosen on seeds " + seed_words(selection);
+  t.seeds = "chosen on seeds " + seed_words(selection) + " by the lowest mean + 1 standard error" +
+            std::string(study.tune.maximize ? " (for accuracies: the highest mean - 1 standard error)" : "");
+  if (selection.size() < kMinSelectionSeeds)
+    t.seeds += " (only " + std::to_string(selection.size()) + " selection seed" + (selection.size() == 1 ? "" : "s") +
+               ": one lucky seed can pick the setting)";
   if (!study.tune.confirm_seeds.empty()) {
     t.seeds += "; claims read the chosen setting on fresh confirmation seeds " + seed_words(study.tune.confirm_seeds);
     if (t.chosen >= 0) {
       const std::string group = confirmation_group_of(t.settings[static_cast<size_t>(t.chosen)].group);
       for (const auto& g : report.groups)
-        if (g.group == group) t.confirmation_group = group;
+        if (g.group == group) {
+          t.confirmation_group = group;
+          t.confirmation = values_of(store, g, study.tune.select, study.tune.maximize);
+        }
+      selection_gap(t);
     }
   } else if (t.chosen >= 0) {
     t.seeds += ", and claims read the same replicas (no confirmation seeds: their figures are optimistically biased)";

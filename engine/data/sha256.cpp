@@ -97,4 +97,10 @@ std::string sha256_file(const std::string& path) {
   return s.hex();
 }
 
+std::string sha256_hex(const std::string& bytes) {
+  Sha256 s;
+  s.update(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  return s.hex();
+}
+
 }  // namespace pha::data

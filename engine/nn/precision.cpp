@@ -1,37 +1,26 @@
-// Precision resolution (precision.h): hardware checks and the per-dtype GEMM rate.
+// Precision resolution (precision.h): the fixed rule of auto, hardware checks, the per-dtype
+// GEMM rate and the interleaved bf16 speed-up measurement.
 #include "nn/precision.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
-#include <filesystem>
+#include <cstdlib>
 #include <fstream>
-#include <map>
-#include <mutex>
+#include <iterator>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 #include <torch/cuda.h>
-#include <torch/version.h>
 #ifdef PHA_TORCH_HAS_CUDA
 #include <ATen/cuda/CUDAContext.h>
 #endif
 
-#include "core/atomic_file.h"
-#include "core/blas_core.h"
 #include "core/error.h"
-#include "core/paths.h"
-#include "device/provenance.h"
-#include "device/system_info.h"
 
 namespace pha::model {
 namespace {
@@ -80,15 +69,18 @@ PrecisionChoice resolve_precision(const std::string& setting, const std::string&
                     : "the GPU's compute capability is unknown";
   } else {
     const std::string flags = cpu_bf16_flags();
-    if (setting == "auto") {
-      if (flags.empty()) return auto_cpu_precision(flags, GemmRates{});
-      const PrecisionCalibration cal = precision_calibration();
-      PrecisionChoice a = auto_cpu_precision(flags, cal.rates);
-      a.reason += cal.file.empty() ? "; measured by this process: " + cal.problem
-                                   : "; calibrated " + cal.measured_at + " UTC, stored in " + cal.file;
-      return a;
-    }
     native = !flags.empty();
+    if (setting == "auto") {
+      // A fixed rule: nothing measured, so no load, host or moment can change a run's numbers.
+      c.precision = "fp32";
+      c.reason = "auto on a CPU is always fp32, a fixed rule (numerics never follow a measurement or the machine's "
+                 "load; docs/model.md \"Precision\")" +
+                 std::string(native ? "; this CPU has native bf16 (" + flags +
+                                          "): ask for training.precision \"bf16\" to use it (pha info --calibrate "
+                                          "measures what it gains here)"
+                                    : "");
+      return c;
+    }
     why = native ? "this CPU has native bf16 (" + flags + ")" : "this CPU has no native bf16 (no avx512_bf16 / amx_bf16)";
   }
   if (setting == "auto") {
@@ -101,135 +93,88 @@ PrecisionChoice resolve_precision(const std::string& setting, const std::string&
   return c;
 }
 
-PrecisionChoice auto_cpu_precision(const std::string& flags, const GemmRates& rates) {
-  PrecisionChoice c;
-  c.setting = "auto";
-  if (flags.empty()) {
-    c.precision = "fp32";
-    c.reason = "auto: this CPU has no native bf16 (no avx512_bf16 / amx_bf16)";
-    return c;
-  }
-  const bool faster = rates.bf16 >= kAutoBf16MinSpeedup * rates.fp32 && rates.bf16 > 0.0;
-  c.precision = faster ? "bf16" : "fp32";
-  c.reason = fmt::format(
-      "auto: this CPU has native bf16 ({}); bf16 GEMMs measured {:.0f} GFLOP/s against fp32 {:.0f} here ({:.2f}x; "
-      "bf16 needs >= {:.2f}x)",
-      flags, rates.bf16, rates.fp32, rates.fp32 > 0.0 ? rates.bf16 / rates.fp32 : 0.0, kAutoBf16MinSpeedup);
-  return c;
-}
-
 namespace {
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
+// Jiffies the whole machine spent busy (everything but idle and iowait) since boot.
+double machine_busy_jiffies() {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  in >> cpu;
+  double v[10] = {0};
+  for (double& x : v) in >> x;
+  double busy = 0.0;
+  for (int i = 0; i < 8; ++i)
+    if (i != 3 && i != 4) busy += v[i];  // user nice system [idle iowait] irq softirq steal
+  return busy;
 }
 
-double load_average_now() {
-  std::ifstream in("/proc/loadavg");
-  double one = -1.0;
-  if (!(in >> one)) return -1.0;
-  return one;
+// Jiffies this process (every thread) has used: utime + stime of /proc/self/stat.
+double self_jiffies() {
+  std::ifstream in("/proc/self/stat");
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t close = all.rfind(')');
+  if (close == std::string::npos) return 0.0;
+  std::istringstream rest(all.substr(close + 2));
+  std::string field;
+  double utime = 0.0, stime = 0.0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::atof(field.c_str());
+    if (i == 15) stime = std::atof(field.c_str());
+  }
+  return utime + stime;
 }
 
-GemmRates measure_auto_rates() {
-  GemmRates r;
-  r.fp32 = measure_gemm_gflops_as("fp32", 1024, 3);
-  r.bf16 = measure_gemm_gflops_as("bf16", 1024, 3);
-  return r;
-}
-
-// An exclusive lock on `path` (created when missing) for this scope: the processes that find
-// no calibration measure one at a time, and the later ones read the first one's figures.
-class FileLock {
- public:
-  explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
-      ::close(fd_);
-      fd_ = -1;
-    }
-  }
-  ~FileLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-  bool locked() const { return fd_ >= 0; }
-
- private:
-  int fd_;
-};
-
-nlohmann::json read_calibration_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) return nlohmann::json::object();
-  try {
-    nlohmann::json j = nlohmann::json::parse(in);
-    return j.is_object() ? j : nlohmann::json::object();
-  } catch (const nlohmann::json::exception&) {
-    return nlohmann::json::object();  // a damaged file is measured again and rewritten whole
-  }
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 }  // namespace
 
-std::string precision_calibration_key() {
-  std::string flags = cpu_bf16_flags();
-  return fmt::format("{} | {} | torch {}.{}.{} | BLAS core {} | intra-op {}, BLAS {}", pha::cpu_model_name(),
-                     flags.empty() ? "no native bf16" : flags, TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR,
-                     TORCH_VERSION_PATCH, blas_core_policy().core.empty() ? "-" : blas_core_policy().core,
-                     at::get_num_threads(), pha::blas_threads());
+std::string Bf16Speedup::text() const {
+  return fmt::format("bf16 GEMMs {:.2f}x fp32 (median of {} interleaved rounds, range {:.2f}-{:.2f}; fp32 {:.0f}, bf16 "
+                     "{:.0f} GFLOP/s; other processes used {:.1f} cores meanwhile)",
+                     median, rounds, low, high, fp32_gflops, bf16_gflops, others_busy_cores);
 }
 
-PrecisionCalibration precision_calibration(bool remeasure) {
-  static std::mutex m;  // one measurement at a time in this process too
-  std::lock_guard<std::mutex> guard(m);
-  PrecisionCalibration c;
-  c.key = precision_calibration_key();
-  namespace fs = std::filesystem;
-  const fs::path dir = data_dir() / "calibration";
-  const fs::path file = dir / "precision.json";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  FileLock lock((dir / ".lock").string());
-  if (ec || !lock.locked()) {
-    c.rates = measure_auto_rates();
-    c.measured_now = true;
-    c.measured_at = utc_now();
-    c.problem = "the calibration folder " + dir.string() + " cannot be written";
-    return c;
+Bf16Speedup measure_bf16_speedup(int rounds, int n, const std::string& device) {
+  const bool gpu = device != "cpu";
+  const at::Device dev(device);
+  const at::Tensor a32 = at::randn({n, n}).to(dev), b32 = at::randn({n, n}).to(dev);  // (n, n)
+  const at::Tensor a16 = a32.to(at::kBFloat16), b16 = b32.to(at::kBFloat16);
+  at::Tensor c32 = at::mm(a32, b32), c16 = at::mm(a16, b16);  // warm-up: the libraries pick their kernels
+  const double flop = 2.0 * n * static_cast<double>(n) * n;
+  auto time_one = [&](bool bf16) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (bf16) at::mm_out(c16, a16, b16);
+    else at::mm_out(c32, a32, b32);
+    if (gpu) torch::cuda::synchronize();
+    return flop / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 1e9;
+  };
+  const double busy0 = machine_busy_jiffies(), self0 = self_jiffies();
+  const auto w0 = std::chrono::steady_clock::now();
+  std::vector<double> ratios, r32, r16;
+  for (int i = 0; i < std::max(1, rounds); ++i) {
+    // Alternate the order, so that a slowdown that grows or fades inside a pair favours neither.
+    double f32, f16;
+    if (i % 2 == 0) f32 = time_one(false), f16 = time_one(true);
+    else f16 = time_one(true), f32 = time_one(false);
+    r32.push_back(f32), r16.push_back(f16), ratios.push_back(f16 / f32);
   }
-  nlohmann::json all = read_calibration_file(file);
-  if (!remeasure && all.contains(c.key) && all[c.key].is_object()) {
-    const nlohmann::json& e = all[c.key];
-    c.rates.fp32 = e.value("fp32_gflops", 0.0);
-    c.rates.bf16 = e.value("bf16_gflops", 0.0);
-    c.measured_at = e.value("measured_at", std::string());
-    c.load_average = e.value("load_average", -1.0);
-    c.file = file.string();
-    if (c.rates.fp32 > 0.0 && c.rates.bf16 > 0.0) return c;
-  }
-  c.load_average = load_average_now();
-  c.rates = measure_auto_rates();
-  c.measured_now = true;
-  c.measured_at = utc_now();
-  all[c.key] = {{"fp32_gflops", c.rates.fp32},
-                {"load_average", c.load_average},
-                {"bf16_gflops", c.rates.bf16},
-                {"measured_at", c.measured_at},
-                {"method", "1024x1024 GEMMs, best of 3 after a warm-up"}};
-  try {
-    write_file_atomic(file, {all.dump(2), "\n"});
-    c.file = file.string();
-  } catch (const Error& e) {
-    c.file.clear();
-    c.problem = e.what();
-  }
-  return c;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  Bf16Speedup out;
+  out.rounds = static_cast<int>(ratios.size());
+  out.median = median_of(ratios);
+  out.low = *std::min_element(ratios.begin(), ratios.end());
+  out.high = *std::max_element(ratios.begin(), ratios.end());
+  out.fp32_gflops = median_of(r32);
+  out.bf16_gflops = median_of(r16);
+  const double others = (machine_busy_jiffies() - busy0) - (self_jiffies() - self0);
+  out.others_busy_cores = wall > 0 && ticks > 0 ? std::max(0.0, others / ticks / wall) : 0.0;
+  return out;
 }
 
 double measure_gemm_gflops_as(const std::string& dtype, int n, int repeats, const std::string& device) {

@@ -316,6 +316,12 @@ TuneSection read_tune(ConfigReader& r, const std::vector<Entry>& entries, const 
   }
   if (t.common.empty() && t.per_entry.empty())
     throw Error("tune", "names no setting to try; allowed: \"model.<key>\" or \"training.<key>\" lists");
+  // A setting chosen on one or two seeds is often a lucky one (docs/report.md, "Tuned comparisons").
+  if (replicas < analysis::kMinSelectionSeeds)
+    throw Error(r.has("seeds") ? "seeds" : r.has("repeats") ? "repeats" : "tune",
+                "tune chooses each family's setting on the project's seeds, and " + std::to_string(replicas) +
+                    (replicas == 1 ? " seed is" : " seeds are") + " too few: one lucky seed would pick it; allowed: at least " +
+                    std::to_string(analysis::kMinSelectionSeeds) + " (\"seeds\": [0, 1, 2] or \"repeats\": 3)");
   const auto& allowed = early_stop_metrics(is_task);
   const std::string select = section.contains("select") ? (section["select"].is_string() ? section["select"].get<std::string>() : "")
                                                         : allowed.front();
@@ -353,45 +359,6 @@ TuneSection read_tune(ConfigReader& r, const std::vector<Entry>& entries, const 
   protocol.maximize = higher_is_better(select);  // core/metric_table.h
   for (const auto& k : keys) protocol.axes += (protocol.axes.empty() ? "" : ", ") + k;
   return t;
-}
-
-// "scaling": {"metric": "val/loss", "bootstrap": 1000, "seed": 1, "extrapolate": 3, "isoflop": false,
-//             "series": {"pha": ["pha-d64", "pha-d128", ...], ...}}.
-void read_scaling(ConfigReader& r, bool is_task, const std::vector<Entry>& entries, Project& p) {
-  if (is_task)
-    throw Error("scaling", "fits a loss against size; this project's runs are tasks (they record accuracy); allowed: "
-                           "a text project");
-  ConfigReader s = r.object("scaling", {"metric", "bootstrap", "seed", "extrapolate", "series", "isoflop"});
-  if (s.has("series")) {
-    const json& series = s.at("series");
-    std::vector<std::string> names;
-    for (const auto& e : entries) names.push_back(e.name);
-    if (!series.is_object() || series.empty())
-      throw Error("scaling.series", "expected {\"<name>\": [variant, ...], ...}, got " + describe_json(series));
-    for (auto it = series.begin(); it != series.end(); ++it) {
-      const std::string w = "scaling.series." + it.key();
-      if (!it.value().is_array() || it.value().empty())
-        throw Error(w, "expected a non-empty list of variant names (one per size), got " + describe_json(it.value()));
-      std::vector<std::string> members;
-      for (size_t i = 0; i < it.value().size(); ++i) {
-        const json& m = it.value()[i];
-        if (!m.is_string() || std::find(names.begin(), names.end(), m.get<std::string>()) == names.end())
-          throw Error(w + "[" + std::to_string(i) + "]", describe_json(m) + " is not a variant of this project; allowed: " +
-                                                            quoted_list(names));
-        members.push_back(m.get<std::string>());
-      }
-      p.scaling.series.emplace_back(it.key(), members);
-    }
-  }
-  const std::string metric = s.get_choice("metric", "val/loss", {"val/loss", "val/bpb", "test/loss", "test/bpb"});
-  p.scaling.enabled = true;
-  p.scaling.metric.text = p.scaling.metric.key = metric;
-  p.scaling.n_boot = static_cast<size_t>(s.get_int("bootstrap", 1000, 0, 100000));
-  p.scaling.seed = static_cast<uint64_t>(s.get_int("seed", 1, 0, int64_t{1} << 53));
-  // A crossover beyond 3x the largest measured size is an extrapolation the fit cannot support.
-  p.scaling.extrapolate = s.get_double("extrapolate", analysis::kMaxCrossoverFactor, 1.0, analysis::kMaxCrossoverFactor);
-  p.scaling.isoflop = s.get_bool("isoflop", false);
-  s.finish();
 }
 
 // The runs of one variant at one grid point: one run named `group`, or one replica per seed
@@ -527,7 +494,11 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
                     "seed " + std::to_string(run.seed) + " is also a selection seed (run \"" + run.name +
                         "\" trains with it); allowed: seeds no run of the project trains with");
   for (uint64_t s : p.seeds) p.tune.selection_seeds.push_back(static_cast<int64_t>(s));
-  if (r.has("scaling")) read_scaling(r, dataspec.is_task, entries, p);
+  if (r.has("scaling")) {
+    std::vector<std::string> names;
+    for (const auto& e : entries) names.push_back(e.name);
+    detail::read_scaling(r, dataspec.is_task, names, p);
+  }
   detail::read_project_claims(r, p, dataspec);
   detail::read_report_settings(r, p);
   if (r.has("search")) {

@@ -1,6 +1,6 @@
 // project.json's "seeds" / "repeats" (each run becomes seeded replicas of one group), "claims"
-// (analysis/claims.h) and "report" (analysis/report.h, ReportSettings), the top-level keys of
-// studies (docs/project-format.md).
+// (analysis/claims.h), "scaling" and "report" (analysis/report.h, ScalingSpec and
+// ReportSettings), the top-level keys of studies (docs/project-format.md).
 #include "project/project_replicas.h"
 
 #include <algorithm>
@@ -11,6 +11,8 @@
 #include "core/limits.h"
 
 namespace pha::runtime::detail {
+
+using nlohmann::json;
 
 // "seeds": [0, 1, 2] (the training seeds of every run's replicas) or "repeats": N (seeds
 // training.seed + 0 .. N-1 of each run): each run becomes seeded replicas of one group.
@@ -65,6 +67,63 @@ void read_project_claims(ConfigReader& r, Project& p, const DataSpec& dataspec) 
 
 // "report": {"correction": "holm" | "dunnett" | "none", "alpha": 0.05, "power": 0.8,
 //            "early_training_tokens_per_param": 20, "control": "<variant or group>"}.
+// "scaling": {"metric": "val/loss", "bootstrap": 1000, "seed": 1, "extrapolate": 3, "isoflop": false,
+//             "series": {"pha": ["pha-d64", "pha-d128", ...], ...}}.
+void read_scaling(ConfigReader& r, bool is_task, const std::vector<std::string>& entry_names, Project& p) {
+  if (is_task)
+    throw Error("scaling", "fits a loss against size; this project's runs are tasks (they record accuracy); allowed: "
+                           "a text project");
+  ConfigReader s = r.object("scaling", {"metric", "bootstrap", "seed", "extrapolate", "series", "isoflop", "predict"});
+  if (s.has("predict")) {
+    // Sizes held out of every fit and predicted by it: the test of the law out of sample.
+    const json& list = s.at("predict");
+    std::vector<std::string> names = entry_names;
+    for (const auto& run : p.runs) {  // a size of a grid: "<entry>/<grid point>"
+      const std::string size = run.entry + "/" + run.grid_point;
+      if (!run.grid_point.empty() && std::find(names.begin(), names.end(), size) == names.end()) names.push_back(size);
+    }
+    if (!list.is_array() || list.empty())
+      throw Error("scaling.predict", "expected a non-empty list of variant names (sizes beyond the largest fitted one, "
+                                     "held out of the fit), got " + describe_json(list));
+    for (size_t i = 0; i < list.size(); ++i) {
+      const json& m = list[i];
+      if (!m.is_string() || std::find(names.begin(), names.end(), m.get<std::string>()) == names.end())
+        throw Error("scaling.predict[" + std::to_string(i) + "]",
+                    describe_json(m) + " is not a variant of this project; allowed: " + quoted_list(names));
+      p.scaling.predict.push_back(m.get<std::string>());
+    }
+  }
+  if (s.has("series")) {
+    const json& series = s.at("series");
+    const std::vector<std::string>& names = entry_names;
+    if (!series.is_object() || series.empty())
+      throw Error("scaling.series", "expected {\"<name>\": [variant, ...], ...}, got " + describe_json(series));
+    for (auto it = series.begin(); it != series.end(); ++it) {
+      const std::string w = "scaling.series." + it.key();
+      if (!it.value().is_array() || it.value().empty())
+        throw Error(w, "expected a non-empty list of variant names (one per size), got " + describe_json(it.value()));
+      std::vector<std::string> members;
+      for (size_t i = 0; i < it.value().size(); ++i) {
+        const json& m = it.value()[i];
+        if (!m.is_string() || std::find(names.begin(), names.end(), m.get<std::string>()) == names.end())
+          throw Error(w + "[" + std::to_string(i) + "]", describe_json(m) + " is not a variant of this project; allowed: " +
+                                                            quoted_list(names));
+        members.push_back(m.get<std::string>());
+      }
+      p.scaling.series.emplace_back(it.key(), members);
+    }
+  }
+  const std::string metric = s.get_choice("metric", "val/loss", {"val/loss", "val/bpb", "test/loss", "test/bpb"});
+  p.scaling.enabled = true;
+  p.scaling.metric.text = p.scaling.metric.key = metric;
+  p.scaling.n_boot = static_cast<size_t>(s.get_int("bootstrap", 1000, 0, 100000));
+  p.scaling.seed = static_cast<uint64_t>(s.get_int("seed", 1, 0, int64_t{1} << 53));
+  // A crossover beyond 3x the largest measured size is an extrapolation the fit cannot support.
+  p.scaling.extrapolate = s.get_double("extrapolate", analysis::kMaxCrossoverFactor, 1.0, analysis::kMaxCrossoverFactor);
+  p.scaling.isoflop = s.get_bool("isoflop", false);
+  s.finish();
+}
+
 void read_report_settings(ConfigReader& r, Project& p) {
   if (!r.has("report")) {
     r.ignore("report");

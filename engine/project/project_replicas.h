@@ -15,5 +15,8 @@ void read_project_claims(ConfigReader& r, Project& p, const DataSpec& dataspec);
 // Fills project.report from the "report" section (defaults when absent); the control, when
 // given, is checked against the runs (variant and group names). Call after the runs are made.
 void read_report_settings(ConfigReader& r, Project& p);
+// "scaling" (the fits over a ladder of sizes, and the sizes held out to predict); `entry_names`:
+// the variants entries, in order. Call after the runs are expanded ("predict" may name grid sizes).
+void read_scaling(ConfigReader& r, bool is_task, const std::vector<std::string>& entry_names, Project& p);
 
 }  // namespace pha::runtime::detail

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "model/flops.h"
+#include "project/project_registration.h"
 #include "project/project_tuning.h"
 #include "store/store.h"
 
@@ -29,6 +30,7 @@ analysis::Study study_of(const Project& project) {
   s.tune = project.tune;
   s.scaling = project.scaling;
   s.settings = project.report;
+  s.design = registered_design(project);
   for (const RunPlan& plan : project.runs) {
     if (s.runs.empty()) {
       s.is_task = plan.data.is_task;
@@ -49,6 +51,15 @@ analysis::Study study_of(const Project& project) {
     // and scaling fits on compute.
     r.train_flops_per_token =
         model::estimate_flops(plan.model, plan.training.seq_len, plan.training.batch_size).training.total();
+    r.n_params = model::count_parameters(plan.model).total;
+    r.d_model = plan.model.d_model;
+    for (const auto& layer : plan.model.layers)
+      for (const auto& sub : layer.sublayers)
+        for (model::Branch b : sub.branches)
+          if (b == model::Branch::Attention) {
+            r.head_dim = plan.model.head_dim();
+            r.attention_heads = plan.model.attention.heads;
+          }
     r.config = {{"model", plan.config.value("model", nlohmann::json())},
                 {"training", plan.config.value("training", nlohmann::json())},
                 {"data", plan.config.value("data", nlohmann::json())}};

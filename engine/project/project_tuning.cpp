@@ -211,6 +211,19 @@ void read_tune_extend(const json& section, const std::vector<std::pair<std::stri
       if (distinct.size() < 2)
         throw Error(where, "has one value; " + w + " repeats the step between the last two values tried, so it needs at "
                            "least two distinct values");
+      // The bounds leave room for at least one whole step beyond each end of the values tried:
+      // a bound closer than that would stop the grid where it has not looked past its edge.
+      const std::vector<double> v(distinct.begin(), distinct.end());
+      for (int direction : {-1, 1}) {
+        const double next = analysis::next_tune_value(v, direction, -1e300, 1e300);
+        const bool inside = direction > 0 ? next <= hi * (1.0 + 1e-9) : next >= lo * (1.0 - 1e-9);
+        if (std::isfinite(next) && !inside)
+          throw Error(w, "[" + label_of(b[0]) + ", " + label_of(b[1]) + "] leaves no whole step beyond the " +
+                             (direction > 0 ? "highest" : "lowest") + " value of " + where + " (the next one is " +
+                             format_number(next) + "); allowed: bounds at least one grid step beyond the values tried, "
+                             "e.g. " + (direction > 0 ? "a highest bound of " : "a lowest bound of ") + format_number(next) +
+                             " or beyond");
+      }
     }
     protocol.extend.push_back({it.key(), lo, hi});
   }

@@ -124,6 +124,7 @@ void validate_inference_sweep(const InferenceSweep& s) {
   if (s.decode_timed < 1 || s.decode_warmup < 0 || s.decode_warmup + s.decode_timed > s.generate - 1)
     throw Error("decode_timed", "decode warm-up + timed steps must fit in generate - 1 (" +
                                     std::to_string(s.generate - 1) + ")");
+  if (s.repeats < 1 || s.repeats > 100) throw Error("repeats", "must be 1 to 100, got " + std::to_string(s.repeats));
   if (s.device != "cpu")
     throw Error("device", "the inference benchmark measures on \"cpu\" in this build, got \"" + s.device + "\"");
 }
@@ -136,7 +137,7 @@ std::size_t inference_point_count(const InferenceSweep& s) {
   std::size_t n = 0;
   for (int64_t L : s.seq_lens)
     for (int64_t B : s.batches) n += skipped(s, L, B) ? 0 : 1;
-  return n * s.models.size();
+  return n * s.models.size() * static_cast<std::size_t>(std::max(1, s.repeats));
 }
 
 std::vector<InferencePointResult> inference_sweep(const std::string& exe, const InferenceSweep& sweep,
@@ -144,9 +145,10 @@ std::vector<InferencePointResult> inference_sweep(const std::string& exe, const 
                                                   RunControl& control) {
   validate_inference_sweep(sweep);
   std::vector<InferencePointResult> out;
-  for (std::size_t mi = 0; mi < sweep.models.size(); ++mi)
+  for (int rep = 0; rep < sweep.repeats; ++rep)
     for (int64_t L : sweep.seq_lens)
-      for (int64_t B : sweep.batches) {
+      for (int64_t B : sweep.batches)
+        for (std::size_t mi = 0; mi < sweep.models.size(); ++mi) {
         if (skipped(sweep, L, B)) continue;
         while (control.paused() && !control.cancel_requested())
           std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -164,6 +166,7 @@ std::vector<InferencePointResult> inference_sweep(const std::string& exe, const 
         s.decode_warmup = sweep.decode_warmup;
         s.threads = sweep.threads;
         s.device = sweep.device;
+        s.repeat = rep;
         InferencePointResult r = measure_inference_in_worker(exe, s, sweep.timeout_s, &control);
         if (control.cancel_requested() && r.error == "cancelled") return out;
         if (on_point) on_point(r);

@@ -58,6 +58,10 @@ struct InferenceSweep {
   int threads = 0;
   int timeout_s = 900;
   std::string device = "cpu";
+  // Timings of every point, each in a fresh worker; within a repeat the models of one (L, batch)
+  // run back to back, so a model and its baseline are interleaved (an efficiency claim tests its
+  // ratios over them: docs/report.md, Efficiency; it needs 3 or more).
+  int repeats = 1;
 };
 
 // pha::Error naming the field for a bad sweep (no models, L < 1, batch < 1, mismatched lists).

@@ -25,6 +25,7 @@
 #include "runtime/evaluator.h"
 #include "runtime/job_data.h"
 #include "core/process_stats.h"
+#include "project/project_registration.h"
 #include "project/project.h"
 #include "project/project_tuning.h"
 #include "data/sha256.h"
@@ -212,6 +213,9 @@ void JobRunner::prepare() {
   if (spec_.group && spec_.group->rank() > 0) return prepare_follower(project, device);  // writes nothing
 
   store_.emplace(store::Store::open(store_path_));
+  // The project's claims and design are registered before its first run's row exists (never
+  // replaced later): the report shows what was declared before the data (docs/report.md).
+  register_project(*store_, project);
   const std::string resume_from = check_resume_or_restart();
   if (resume_from.empty() && !spec_.branch_from.empty()) {
     if (!fs::exists(spec_.branch_from))

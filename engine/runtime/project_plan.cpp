@@ -138,11 +138,14 @@ void plan_claims(const Project& project, const std::string& store_path, PlanRepo
     store::Store s = store::Store::open(store_path);
     report = analysis::build_report(study, s);
   }
-  int tested = 0;
-  if (report)
-    for (const auto& c : report->claims)
-      for (const auto& r : c.rows) tested += std::isfinite(r.p) ? 1 : 0;
-  plan.family = std::max<int>(tested, static_cast<int>(project.claims.size()));
+  // The family's m is fixed by the design: each primary claim's planned tests (its rows, and
+  // the two margin tests where it declares a smallest effect), whatever the store holds.
+  int primary = 0, secondary = 0;
+  for (const auto& claim : project.claims)
+    (claim.primary ? primary : secondary) += static_cast<int>(analysis::planned_tests(study, claim));
+  plan.family = primary;
+  plan.secondary = secondary;
+  for (const auto& w : analysis::baseline_checks(study)) plan.baseline_checks.push_back(w.text);
   const bool corrected = study.settings.correction != analysis::Correction::None;
   const double level = corrected && plan.family > 0 ? plan.alpha / plan.family : plan.alpha;
   plan.level = level;
@@ -151,6 +154,14 @@ void plan_claims(const Project& project, const std::string& store_path, PlanRepo
     PlannedClaim pc;
     pc.statement = analysis::statement(claim);
     pc.seeds = seeds;
+    pc.primary = claim.primary;
+    pc.tests = static_cast<int>(analysis::planned_tests(study, claim));
+    const analysis::DesignPower dp =
+        analysis::design_power(study, claim, static_cast<std::size_t>(claim.primary ? primary : secondary));
+    pc.underpowered = dp.underpowered;
+    pc.seeds_needed = static_cast<int>(dp.seeds_needed);
+    pc.design_note = dp.note;
+    if (dp.seeds > 0) pc.seeds = static_cast<int>(dp.seeds);
     const bool compare = claim.kind == analysis::ClaimKind::LowerIsBetter || claim.kind == analysis::ClaimKind::HigherIsBetter;
     if (!compare) {
       const bool lens = claim.kind == analysis::ClaimKind::Knockout || claim.kind == analysis::ClaimKind::Specialisation;
@@ -188,6 +199,13 @@ void plan_claims(const Project& project, const std::string& store_path, PlanRepo
         if (std::isfinite(row->effect))
           pc.note = fmt::format("the effect measured so far is {:.4g}{}", row->effect,
                                 std::abs(row->effect) < pc.mde ? ": smaller than that" : "");
+        if (claim.smallest_effect > 0.0) {
+          // The seeds its declared effect needs, with the spread measured so far held fixed.
+          const std::size_t n = analysis::seeds_needed(row->test.spread, claim.smallest_effect, level, plan.power);
+          pc.note += (pc.note.empty() ? "" : "; ") +
+                     (n ? fmt::format("{} needs {} seeds per side at this spread", analysis::margin_words(claim), n)
+                        : analysis::margin_words(claim) + " needs more than 1000 seeds per side at this spread");
+        }
       }
     }
     plan.claims.push_back(std::move(pc));
@@ -327,17 +345,27 @@ std::string render_plan_text(const PlanReport& plan) {
   for (const auto& r : plan.runs)
     if (r.to_train && r.tokens_per_s > 0) sources.emplace(r.group, fmt::format("{:.0f} tokens/s, {}", r.tokens_per_s, r.speed_source));
   for (const auto& [g, s] : sources) o << "  " << g << ": " << s << "\n";
+  if (!plan.baseline_checks.empty()) {
+    o << "\nBaseline checks (shapes a reviewer would not accept):\n";
+    for (const auto& w : plan.baseline_checks) o << "- " << w << "\n";
+  }
   if (!plan.claims.empty()) {
-    o << fmt::format("\nClaims ({} tested together, {} correction, alpha {:g}, power {:g}; the smallest effect "
-                     "detectable at level {:.3g} with the planned seeds):\n",
-                     plan.family, plan.correction, plan.alpha, plan.power, plan.level);
+    o << fmt::format("\nClaims: {} test(s) of the primary claims corrected together ({} correction, m = {} fixed by the "
+                     "design, alpha {:g}, power {:g}; level alpha / m = {:.3g}){}:\n",
+                     plan.family, plan.correction, plan.family, plan.alpha, plan.power, plan.level,
+                     plan.secondary > 0 ? fmt::format("; {} exploratory test(s) of the secondary claims corrected among "
+                                                      "themselves", plan.secondary)
+                                        : std::string());
     for (const auto& c : plan.claims) {
-      o << "- " << c.statement << ": ";
+      o << "- " << (c.primary ? "" : "[secondary] ") << c.statement << fmt::format(" ({} test(s))", c.tests) << ":\n";
+      if (!c.underpowered.empty()) o << "    " << c.underpowered << "\n";
+      else o << "    can pass the correction at its planned seeds\n";
+      if (!c.design_note.empty()) o << "    " << c.design_note << "\n";
       if (c.mde >= 0)
-        o << fmt::format("with {} seeds the smallest detectable effect is {:.4g} (spread {:.4g}: {})", c.seeds, c.mde,
+        o << fmt::format("    with {} seeds the smallest detectable effect is {:.4g} (spread {:.4g}: {})", c.seeds, c.mde,
                          c.spread, c.spread_source);
       else
-        o << "minimum detectable effect unknown: " << c.note;
+        o << "    minimum detectable effect in the metric's units unknown: " << c.note;
       if (c.mde >= 0 && !c.note.empty()) o << "; " << c.note;
       o << "\n";
     }
@@ -366,6 +394,11 @@ json plan_json(const PlanReport& plan) {
   json claims = json::array();
   for (const auto& c : plan.claims)
     claims.push_back({{"statement", c.statement},
+                      {"role", c.primary ? "primary" : "secondary"},
+                      {"tests", c.tests},
+                      {"underpowered", c.underpowered},
+                      {"seeds_needed", c.seeds_needed},
+                      {"design_note", c.design_note},
                       {"seeds", c.seeds},
                       {"spread", c.spread >= 0 ? json(c.spread) : json()},
                       {"spread_source", c.spread_source},
@@ -378,6 +411,8 @@ json plan_json(const PlanReport& plan) {
           {"alpha", plan.alpha},
           {"power", plan.power},
           {"family", plan.family},
+          {"secondary", plan.secondary},
+          {"baseline_checks", plan.baseline_checks},
           {"level", plan.level},
           {"runs", runs},
           {"to_train", plan.to_train},

@@ -40,6 +40,13 @@ struct PlannedRun {
 
 struct PlannedClaim {
   std::string statement;
+  bool primary = true;                // "role": primary claims form the corrected family
+  int tests = 0;                      // tests it brings to its family (analysis::planned_tests)
+  // "underpowered by design: ..." when it cannot pass the correction at its planned seeds at all
+  // (analysis::design_power); "" when it can. The report repeats the mark.
+  std::string underpowered;
+  int seeds_needed = 0;               // the seeds that would pass (0: not known or not needed)
+  std::string design_note;            // what the planned seeds can detect, from the design alone
   int seeds = 0;                      // replicas per side the project plans
   double spread = -1.0;               // the standard deviation the MDE uses; -1: none measured yet
   std::string spread_source;          // "paired differences of 3 seeds in the store", ...
@@ -52,7 +59,9 @@ struct PlanReport {
   double early_threshold = 20.0;      // tokens per parameter below which a run is early training
   std::string correction;             // holm | dunnett | none (the report's setting)
   double alpha = 0.05, power = 0.8;
-  int family = 0;                     // claims tested together (the correction's m)
+  int family = 0;                     // tests of the primary claims, corrected together (the correction's m)
+  int secondary = 0;                  // tests of the secondary (exploratory) claims, corrected among themselves
+  std::vector<std::string> baseline_checks;  // shapes a reviewer would not accept (analysis::baseline_checks)
   double level = 0.05;                // the two-sided level of the MDE: alpha / m (Holm's first step), alpha without correction
   std::vector<PlannedRun> runs;       // in queue order
   std::vector<PlannedClaim> claims;

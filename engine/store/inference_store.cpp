@@ -15,7 +15,7 @@ json to_json(const InferencePointSpec& s) {
             {"generate", s.generate},   {"decode_timed", s.decode_timed}, {"decode_warmup", s.decode_warmup},
             {"threads", s.threads},     {"device", s.device},             {"source_run", s.source_run},
             {"train_seq_len", s.train_seq_len},
-            {"checkpoint", s.checkpoint}};
+            {"checkpoint", s.checkpoint},       {"repeat", s.repeat}};
   if (!s.model_config.is_null()) j["model_config"] = s.model_config;
   return j;
 }
@@ -35,6 +35,7 @@ InferencePointSpec inference_spec_from_json(const json& j) {
     s.source_run = j.value("source_run", s.source_run);
     s.train_seq_len = j.value("train_seq_len", s.train_seq_len);
     s.checkpoint = j.value("checkpoint", s.checkpoint);
+    s.repeat = j.value("repeat", s.repeat);
   } catch (const json::exception& e) {
     throw Error("inference point", std::string("a field has the wrong type: ") + e.what());
   }

@@ -30,6 +30,9 @@ struct InferencePointSpec {
   int decode_warmup = 2;           // untimed decode steps before them
   int threads = 0;                 // 0: all cores
   std::string device = "cpu";      // cpu only in this build
+  // Which timing of the point this is (0 .. repeats - 1): a sweep with repeats measures every
+  // point that many times, each in a fresh worker, the models interleaved within each repeat.
+  int repeat = 0;
 };
 
 // Bytes. kv_cache and gss_state are the decode state's tensors as allocated; the *_formula

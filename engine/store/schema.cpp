@@ -183,6 +183,19 @@ CREATE TABLE lens_results(
   PRIMARY KEY(run_id, kind, layer, branch, class)) WITHOUT ROWID;
 )sql";
 
+// Version 9: pre-registration (store/registration_store.h, docs/report.md "Registration"): a
+// project's claims and design, recorded once when its first run starts. Older stores have none;
+// their reports say the design was never registered.
+constexpr const char* kSchemaV9 = R"sql(
+CREATE TABLE registrations(
+  project TEXT NOT NULL PRIMARY KEY,
+  registered_at INTEGER NOT NULL,
+  design_json TEXT NOT NULL,
+  design_hash TEXT NOT NULL,
+  runs_before INTEGER NOT NULL,
+  first_run_at INTEGER NOT NULL) WITHOUT ROWID;
+)sql";
+
 void migrate_0_to_1(Db& db) { db.exec_script(kSchemaV1); }
 
 void migrate_1_to_2(Db& db) {
@@ -208,6 +221,8 @@ void migrate_6_to_7(Db& db) { db.exec_script(kSchemaV7); }
 
 void migrate_7_to_8(Db& db) { db.exec_script(kSchemaV8); }
 
+void migrate_8_to_9(Db& db) { db.exec_script(kSchemaV9); }
+
 // A new version: a kSchemaV<n> script (ALTER TABLE ... ADD COLUMN with a default that is right
 // for the old rows, plus any UPDATE that classifies them), a migrate_<n-1>_to_<n>, one entry
 // here, and Store::kSchemaVersion.
@@ -215,7 +230,7 @@ using Migration = void (*)(Db&);
 // kMigrations[v] takes a store from version v to v + 1.
 constexpr Migration kMigrations[] = {migrate_0_to_1, migrate_1_to_2, migrate_2_to_3, migrate_3_to_4,
                                      migrate_4_to_5, migrate_5_to_6, migrate_6_to_7,
-                                     migrate_7_to_8};
+                                     migrate_7_to_8, migrate_8_to_9};
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 
 bool table_exists(Db& db, const char* name) {
@@ -246,7 +261,7 @@ int read_schema_version(Db& db) {
 }
 
 void ensure_schema(Db& db, int target_version) {
-  static_assert(kMigrationCount == 8, "one migration per schema version (Store::kSchemaVersion)");
+  static_assert(kMigrationCount == 9, "one migration per schema version (Store::kSchemaVersion)");
   auto check_newer = [&](int version) {
     if (version > target_version) {
       throw Error(db.path(), "run store schema version " + std::to_string(version) +

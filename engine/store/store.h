@@ -50,7 +50,7 @@ class Store {
  public:
   // The schema version this code writes. Older stores are migrated on open; newer ones are
   // refused with a pha::Error naming the file.
-  static constexpr int kSchemaVersion = 8;
+  static constexpr int kSchemaVersion = 9;
 
   // Opens (creating when missing) the store at path, applies pragmas, migrates, then marks
   // dead running runs as interrupted. Throws pha::Error naming the file.

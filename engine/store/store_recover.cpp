@@ -270,6 +270,30 @@ struct Copy {
     }
   }
 
+  // The projects' registrations (version 9): every readable row, whatever runs survived (a
+  // registration predates its runs and is what the report's "registered" line rests on).
+  void copy_registrations() {
+    TableRecovery& t = table("registrations");
+    Query q(src, "SELECT project, registered_at, design_json, design_hash, runs_before, first_run_at FROM registrations");
+    if (!prepared(q, t)) return;
+    Copier copier(dst,
+                  "INSERT OR IGNORE INTO registrations(project, registered_at, design_json, design_hash, runs_before, "
+                  "first_run_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                  6, t);
+    int rc;
+    while ((rc = sqlite3_step(q.get())) == SQLITE_ROW) {
+      if (is_text(q.get(), 0) && is_int(q.get(), 1) && is_text(q.get(), 2) && is_text(q.get(), 3) && is_int(q.get(), 4) &&
+          is_int(q.get(), 5))
+        copier.copy(q.get());
+      else
+        copier.reject();
+    }
+    if (rc != SQLITE_DONE) {
+      ++t.unreadable;
+      if (t.error.empty()) t.error = step_error(src, rc);
+    }
+  }
+
   // A per-run WITHOUT ROWID table keyed (prefix..., step): each run (and key) read on its own.
   void stepped_table(const char* name, const std::string& columns, int ncols, const std::string& prefix_where,
                      const std::vector<std::vector<std::int64_t>>& prefixes, int step_col,
@@ -429,6 +453,7 @@ RecoveryReport recover_store(const std::string& path, const RecoverOptions& opti
     copy.copy_metrics();
     copy.copy_mixer();
     copy.copy_per_run_rows();
+    if (version >= 9) copy.copy_registrations();
     for (const auto& [run, key] : copy.series) detail::rebuild_series(dst, run, key, 0);
     tx.commit();
     for (const auto& [id, r] : copy.runs) report.runs.push_back(r);

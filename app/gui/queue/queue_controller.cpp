@@ -412,6 +412,7 @@ void QueueController::onQueueFinished() {
   m_progress->setFormat("%p%");
   m_efficiency->load(m_storePath);
   emit stateChanged();
+  if (m_runsFinished > 0) emit queueEnded();
 }
 
 void QueueController::connectEvaluation() {

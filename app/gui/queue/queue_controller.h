@@ -70,6 +70,7 @@ class QueueController : public QObject {
   void stateChanged();                                 // busy / paused changed: update actions
   void storeChanged(bool now);                         // runs were written; now: reload at once
   void profileStarted();                               // show the Efficiency dock
+  void queueEnded();                                   // a pass that finished runs ended: its claims' verdicts are due
   void message(const QString& text, int timeoutMs);    // a transient status-bar message
   void errorOccurred(const QString& message);
 

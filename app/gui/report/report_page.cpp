@@ -20,12 +20,15 @@ namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // Green for holds, red for does not hold, amber for inconclusive and mixed, blue for too few
-// replicas (no verdict given) (Okabe-Ito hues), as a light background.
+// replicas (no verdict given), reddish purple for equivalent / smaller than the effect of
+// interest (a bound, not a difference) (Okabe-Ito hues), as a light background.
 QColor verdictColor(an::Verdict v) {
   switch (v) {
     case an::Verdict::Holds: return QColor(0, 158, 115, 70);
     case an::Verdict::DoesNotHold: return QColor(213, 94, 0, 70);
     case an::Verdict::TooFewReplicas: return QColor(86, 180, 233, 60);
+    case an::Verdict::Equivalent:
+    case an::Verdict::SmallerThanEffect: return QColor(204, 121, 167, 60);
     case an::Verdict::Inconclusive:
     case an::Verdict::Mixed: break;
   }

@@ -49,15 +49,17 @@ TEST(CliInference, PresetsAndAProjectsModelsMeasuredInWorkers) {
               " --seq-lens 32 --batches 1 --generate 8 --decode-steps 4");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("recorded 1 inference run(s)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("3 points (1 models)"), std::string::npos) << "--project times each point 3 times\n" << r.output;
   auto s = pha::store::Store::open(p.store());
   const auto runs = pha::store::inference_runs(s);
   ASSERT_EQ(runs.size(), 1u);
-  ASSERT_EQ(runs[0].points.size(), 1u);
+  ASSERT_EQ(runs[0].points.size(), 3u);  // 3 timings in fresh workers (an efficiency claim tests over them)
+  for (int rep = 0; rep < 3; ++rep) EXPECT_EQ(runs[0].points[static_cast<size_t>(rep)].spec.repeat, rep);
   const auto& pt = runs[0].points[0];
   EXPECT_EQ(pt.spec.source_run, 1);
   EXPECT_FALSE(pt.spec.checkpoint.empty());  // the run's last checkpoint was loaded
   EXPECT_EQ(pt.context, proj["training"]["seq_len"].get<int>());
-  EXPECT_EQ(s.perf(runs[0].run_id).size(), 3u);  // prefill, decode, e2e
+  EXPECT_EQ(s.perf(runs[0].run_id).size(), 9u);  // prefill, decode, e2e per timing
 
   r = run_cli("bench inference --seq-lens 16,x");
   EXPECT_EQ(r.exit_code, 3) << r.output;

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTest>
 #include <cmath>
 #include <fstream>
@@ -34,12 +35,18 @@ namespace {
 
 // The quickstart template with its data pointed at the test corpus, its training shrunk and its
 // efficiency profile cut to two short sequence lengths.
-void writeReducedQuickstart(const pha::test::TempProject& tp, const nlohmann::json& training) {
+void writeReducedQuickstart(const pha::test::TempProject& tp, const nlohmann::json& training, bool study = false) {
   std::ifstream in(std::string(PHA_SOURCE_PROJECTS_DIR) + "/quickstart/project.json");
   nlohmann::json j = nlohmann::json::parse(in);
   j["data"] = {{"kind", "file"}, {"path", tp.write_corpus()}, {"cache", false}, {"tokenizer", {{"kind", "byte"}}}};
   j["training"].merge_patch(training);
-  j.erase("tune");  // one setting per variant: the window's views are tested here, the tuning in test_report_tuned
+  if (!study) {
+    // One run per variant: the window's views are tested here, the tuning and claims in
+    // test_report_tuned / test_report_design and below (QuickstartAnswersItsClaims).
+    j.erase("tune");
+    j.erase("seeds");
+    j.erase("claims");
+  }
   EXPECT_TRUE(j.contains("profile")) << "the quickstart measures its efficiency after the runs";
   j["profile"].merge_patch({{"seq_lens", {16, 32}}, {"tokens_per_batch", 64}, {"warmup", 0}, {"repeats", 1}});
   tp.write_project(j);
@@ -161,6 +168,47 @@ TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
   EXPECT_TRUE(diff->paths().contains("model.variant")) << diff->paths().join(", ").toStdString();
   EXPECT_FALSE(diff->paths().contains("training.steps"));
   EXPECT_FALSE(diff->paths().contains("model.d_model"));
+}
+
+// The quickstart at reduced size with its study intact (3 selection seeds per setting, the
+// choice confirmed on 3 fresh seeds, two claims): when the queue ends, the Report dock comes to
+// the front with the two claims answered on the confirmation seeds, as `pha report` gives them.
+TEST(WorkbenchEndToEnd, QuickstartAnswersItsClaimsWhenTheQueueEnds) {
+  pha::test::TempProject tp;
+  writeReducedQuickstart(tp,
+                         {{"steps", 4}, {"batch_size", 2}, {"seq_len", 32}, {"warmup_steps", 1}, {"eval_every", 0},
+                          {"eval_tokens", 256}, {"final_eval_tokens", 512}, {"mixer_every", 2}, {"threads", 1}},
+                         /*study=*/true);
+  {
+    std::ifstream in(tp.dir() / "project.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    j.erase("profile");  // the claims are what is tested here
+    tp.write_project(j);
+  }
+  useBuiltPhaProgram();
+  MainWindow w;
+  w.show();
+  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  ASSERT_EQ(w.session()->runNames().size(), 18);  // 3 variants x 2 learning rates x 3 seeds
+  w.docks().compareDock->raise();
+  w.runProject();
+  ASSERT_TRUE(waitIdle(w, 600000)) << "the reduced quickstart did not finish";
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.docks().reportDock->isVisible() && !w.reportView()->isBuilding() &&
+                                           w.reportView()->report() && !w.reportView()->report()->claims.empty(); },
+                              30000));
+  const pha::analysis::Report& r = *w.reportView()->report();
+  ASSERT_EQ(r.claims.size(), 2u);
+  EXPECT_EQ(r.family_size, 2u);
+  for (const auto& c : r.claims) {
+    ASSERT_EQ(c.rows.size(), 1u);
+    const auto& row = c.rows[0];
+    EXPECT_TRUE(std::isfinite(row.p)) << c.statement << ": " << row.reason;
+    EXPECT_NE(row.better.find(",confirm"), std::string::npos) << "read on the confirmation seeds: " << row.better;
+    EXPECT_EQ(row.measured.at(0).stats.n, 4u);
+  }
+  EXPECT_TRUE(r.registration.present) << r.registration.text;
+  EXPECT_NE(w.statusBar()->currentMessage().indexOf("Claims: "), -1) << w.statusBar()->currentMessage().toStdString();
+  EXPECT_TRUE(w.reportView()->claimTable(0) != nullptr);
 }
 
 TEST(WorkbenchEndToEnd, CancelMidRunLeavesItCancelledAndTheStoreConsistent) {

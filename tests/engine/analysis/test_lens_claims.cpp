@@ -177,7 +177,8 @@ TEST(LensClaims, AReplicaWithoutRowsIsAProblemThatNamesTheCommand) {
       << row.reason;
   EXPECT_TRUE(contains(row.reason, "run " + id1 + "'s knock-out has no row for gss removed at layer 3, all tokens"))
       << row.reason;
-  EXPECT_EQ(r.family_size, 0u);
+  EXPECT_EQ(r.family_size, 1u) << "the designed row counts in m";
+  EXPECT_EQ(r.family_tested, 0u) << "but has no p-value";
 }
 
 TEST(LensClaims, ClaimJsonErrorsNameTheField) {

@@ -110,12 +110,23 @@ TEST(ReportScaling, ChecksAndLeaveOneOutAreShownUnderEachFitInEveryView) {
     const double l = law(1.6, 37.8, 0.3, static_cast<double>(n));
     plan.push_back({"narrow", "d=" + std::to_string(n), "", n, 1000, {l - 0.01, l + 0.01}});
   }
-  const pa::Study s = plan_and_write(store, plan);
+  // Two sizes beyond good's largest, held out of its fit and predicted by it (scaling.predict).
+  std::vector<std::string> held;
+  for (int64_t n : {int64_t{632456}, int64_t{1264911}}) {
+    const double l = law(1.5, 40.0, 0.3, static_cast<double>(n));
+    plan.push_back({"good", "d=" + std::to_string(n), "", n, 1000, {l - 0.002, l + 0.002}});
+    held.push_back("good/d=" + std::to_string(n));
+  }
+  pa::Study s = plan_and_write(store, plan);
+  s.scaling.predict = held;
   const pa::Report r = pa::build_report(s, store);
   const pa::ScalingSeries& good = series(r, "good");
   const pa::ScalingSeries& narrow = series(r, "narrow");
   ASSERT_TRUE(good.check.checked);
-  EXPECT_TRUE(good.check.identified());
+  EXPECT_EQ(good.size_x.size(), 6u) << "the sizes held out are not fitted";
+  ASSERT_EQ(good.predictions.size(), 2u);
+  EXPECT_TRUE(good.predictions[0].within) << good.predictions[0].rel_error;
+  EXPECT_TRUE(good.check.identified()) << (good.check.flags.empty() ? "" : good.check.flags[0]);
   EXPECT_TRUE(good.check.largest.within) << good.check.largest.rel_error;
   EXPECT_FALSE(narrow.check.identified());
   EXPECT_TRUE(narrow.check.few_sizes);
@@ -129,9 +140,12 @@ TEST(ReportScaling, ChecksAndLeaveOneOutAreShownUnderEachFitInEveryView) {
   EXPECT_NE(r.scaling.axes[1].note.find("every size trained on the same tokens"), std::string::npos);
 
   const std::string md = pa::render_report(r, "md");
-  EXPECT_NE(md.find("| variant | sizes | largest size held out: predicted vs measured | worst size held out | identified |"),
+  EXPECT_NE(md.find("| variant | sizes | largest size held out: predicted vs measured | worst size held out | beyond the "
+                    "fit (frozen): predicted vs measured | identified |"),
             std::string::npos)
       << md;
+  EXPECT_NE(md.find("(within 2%)"), std::string::npos) << md;
+  EXPECT_NE(md.find("not tested by prediction"), std::string::npos) << "narrow has no size beyond its fit";
   EXPECT_NE(md.find("6 over 1.5 decades"), std::string::npos) << md;
   EXPECT_NE(md.find("4 sizes (fewer than 5)"), std::string::npos);
   EXPECT_NE(md.find("the sizes span 0.5 decades (less than 1.5)"), std::string::npos);
@@ -207,7 +221,8 @@ TEST(ReportScaling, NoCrossoverIsQuotedBeyondThreeTimesTheLargestSize) {
   const pa::ScalingCross& c2 = r2.scaling.axes[0].crossovers.at(0);
   ASSERT_TRUE(c2.found) << c2.message;
   EXPECT_NEAR(std::log(c2.x), std::log(std::pow(75.0, 1 / 0.3)), 0.2);
-  EXPECT_TRUE(c2.caution.empty()) << c2.caution;
+  // Neither fit was tested by a prediction beyond its sizes: the crossing is quoted with a caution.
+  EXPECT_EQ(c2.caution, "a and b's fits are not identified (see the checks): the crossing is not established");
 }
 
 TEST(ReportScaling, ATunedStudyIsFittedAtEachSizesChosenSetting) {
@@ -235,10 +250,64 @@ TEST(ReportScaling, ATunedStudyIsFittedAtEachSizesChosenSetting) {
   }
   ASSERT_TRUE(a.fit.ok);
   EXPECT_NEAR(a.fit.alpha, 0.3, 0.03);
-  EXPECT_TRUE(a.check.identified());
+  // Every rule met but the prediction: no size beyond the fit was trained.
+  ASSERT_EQ(a.check.flags.size(), 1u);
+  EXPECT_EQ(a.check.flags[0].rfind("not tested by prediction", 0), 0u) << a.check.flags[0];
   EXPECT_EQ(a.x.size(), 12u);
   const std::string md = pa::render_report(r, "md");
   EXPECT_NE(md.find(" (lr=2) -> "), std::string::npos);
+}
+
+// The frozen fit against sizes beyond it (scaling.predict): predicted within 2% of what they
+// measure, the fit is identified; a law that bends beyond the fitted sizes (its largest held-out
+// size 5% above the fit's prediction) is not, and says by how much.
+TEST(ReportScaling, SizesBeyondTheFitArePredictedAndDecideIdentification) {
+  ps::test::TempDir dir;
+  ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
+  std::vector<Planned> plan;
+  for (int64_t n : ladder(6, 1.5)) {
+    const double x = static_cast<double>(n);
+    plan.push_back({"holds", "d=" + std::to_string(n), "", n, 1000, {law(1.5, 40, 0.3, x) - 0.002, law(1.5, 40, 0.3, x) + 0.002,
+                                                                      law(1.5, 40, 0.3, x)}});
+    plan.push_back({"bends", "d=" + std::to_string(n), "", n, 1000, {law(1.5, 40, 0.3, x) - 0.002, law(1.5, 40, 0.3, x) + 0.002,
+                                                                      law(1.5, 40, 0.3, x)}});
+  }
+  std::vector<std::string> held;
+  for (int64_t n : {int64_t{632456}, int64_t{1264911}}) {
+    const double x = static_cast<double>(n), l = law(1.5, 40, 0.3, x);
+    plan.push_back({"holds", "d=" + std::to_string(n), "", n, 1000, {l - 0.002, l + 0.002, l}});
+    plan.push_back({"bends", "d=" + std::to_string(n), "", n, 1000, {1.05 * l - 0.002, 1.05 * l + 0.002, 1.05 * l}});
+    held.push_back("holds/d=" + std::to_string(n));
+    held.push_back("bends/d=" + std::to_string(n));
+  }
+  pa::Study s = plan_and_write(store, plan);
+  s.scaling.predict = held;
+  const pa::Report r = pa::build_report(s, store);
+  const pa::ScalingSeries& holds = series(r, "holds");
+  const pa::ScalingSeries& bends = series(r, "bends");
+  ASSERT_EQ(holds.predictions.size(), 2u);
+  ASSERT_EQ(bends.predictions.size(), 2u);
+  for (const auto& h : holds.predictions) {
+    EXPECT_TRUE(h.ok);
+    EXPECT_EQ(h.n_points, 3u);
+    EXPECT_NEAR(h.measured, law(1.5, 40, 0.3, h.x), 1e-9);
+    EXPECT_LT(std::fabs(h.rel_error), 0.02) << h.rel_error;
+    EXPECT_TRUE(h.predicted_ci.valid());
+    EXPECT_LE(h.predicted_ci.low, h.predicted);
+    EXPECT_GE(h.predicted_ci.high, h.predicted);
+  }
+  EXPECT_TRUE(holds.check.identified()) << (holds.check.flags.empty() ? "" : holds.check.flags[0]);
+  EXPECT_NEAR(bends.predictions[1].rel_error, 1.0 / 1.05 - 1.0, 0.005);
+  EXPECT_FALSE(bends.predictions[1].within);
+  EXPECT_FALSE(bends.check.identified());
+  ASSERT_FALSE(bends.check.flags.empty());
+  EXPECT_NE(bends.check.flags.back().find("sizes beyond the fit predicted off by more than 2%"), std::string::npos)
+      << bends.check.flags.back();
+  // The same fit without the held-out sizes: they never enter it.
+  EXPECT_EQ(holds.size_x.size(), 6u);
+  EXPECT_EQ(holds.x.size(), 18u);
+  const std::string md = pa::render_report(r, "md");
+  EXPECT_NE(md.find("(not within 2%)"), std::string::npos) << md;
 }
 
 TEST(ReportScaling, IsoFlopViewOverAGridOfSizesAndTrainingLengths) {

@@ -214,11 +214,11 @@ TEST(ReportStats, DunnettAgainstTheControlLiesBetweenRawAndBonferroniAndIsDeterm
   EXPECT_NEAR(row(a, 1).effect, -0.1 - 3.1, 1e-12);
   EXPECT_NEAR(row(a, 1).p, pa::two_sided_p((-0.1 - 3.1) / se, 8), 1e-12);
   // t1 against t2 is not against the control: Holm among the rows left (one).
-  EXPECT_EQ(row(a, 3).adjustment, "Holm among the 1 row not against the control");
+  EXPECT_EQ(row(a, 3).adjustment, "Holm among the 1 test not against the control");
   EXPECT_EQ(row(a, 3).p_adjusted, row(a, 3).p);
   EXPECT_NE(a.statistics.find("Dunnett (1955)"), std::string::npos) << a.statistics;
   EXPECT_NE(a.statistics.find("200000 draws, seed 19550101"), std::string::npos) << a.statistics;
-  EXPECT_NE(a.statistics.find("Holm (1979) among the other 1 row"), std::string::npos) << a.statistics;
+  EXPECT_NE(a.statistics.find("Holm (1979) among the other 1 test"), std::string::npos) << a.statistics;
 }
 
 TEST(ReportStats, PowerGivesTheMinimumDetectableEffectAtAlphaOverMAndTheSeedsNeeded) {
@@ -237,7 +237,9 @@ TEST(ReportStats, PowerGivesTheMinimumDetectableEffectAtAlphaOverMAndTheSeedsNee
   EXPECT_NE(r.statistics.find("level alpha / m = 0.0167"), std::string::npos) << r.statistics;
 }
 
-TEST(ReportStats, TooFewReplicasGiveNoVerdictAndStayOutOfTheFamily) {
+// A row without a p-value (too few replicas) gives no verdict but still counts in m: the family
+// is fixed by the design, not by which runs happened to finish (it counts as not rejected).
+TEST(ReportStats, TooFewReplicasGiveNoVerdictButCountInTheDesignedFamily) {
   ps::test::TempDir dir;
   ps::Store store = ps::Store::open(dir.file("runs.sqlite"));
   write_group(store, "a", {1.0, 1.1, 1.2});
@@ -249,8 +251,10 @@ TEST(ReportStats, TooFewReplicasGiveNoVerdictAndStayOutOfTheFamily) {
   EXPECT_EQ(std::string(pa::to_string(pa::Verdict::TooFewReplicas)), "too few replicas");
   EXPECT_NE(row(r, 0).reason.find("b has 2 replicas"), std::string::npos) << row(r, 0).reason;
   EXPECT_TRUE(std::isnan(row(r, 0).p));
-  EXPECT_EQ(r.family_size, 1u) << "only the tested row counts in m";
-  EXPECT_EQ(row(r, 1).adjustment, "Holm, m = 1");
+  EXPECT_EQ(r.family_size, 2u) << "both planned rows count in m";
+  EXPECT_EQ(r.family_tested, 1u) << "one has a p-value";
+  EXPECT_EQ(row(r, 1).adjustment, "Holm, m = 2");
+  EXPECT_NEAR(row(r, 1).p_adjusted, std::min(1.0, 2 * row(r, 1).p), 1e-12);
   EXPECT_EQ(pa::report_json(r)["claims"][0]["verdict"], "too few replicas");
   EXPECT_NE(pa::render_report(r, "md").find("| too few replicas: b has 2 replicas"), std::string::npos);
 }

@@ -231,8 +231,9 @@ TEST(BudgetVerdicts, OneVerdictPerBudgetAndTheCurvesCrossWhereTheyDo) {
   EXPECT_EQ(c.rows[2].verdict, pa::Verdict::Holds);
   EXPECT_NEAR(c.rows[2].effect, -0.15, 1e-12);
   EXPECT_EQ(c.rows[3].verdict, pa::Verdict::TooFewReplicas) << "400 tokens: beyond every run's last evaluation";
-  EXPECT_TRUE(std::isnan(c.rows[3].p)) << "no value, no test: not in the family";
-  EXPECT_EQ(r.family_size, 4u);
+  EXPECT_TRUE(std::isnan(c.rows[3].p)) << "no value, no test";
+  EXPECT_EQ(r.family_size, 5u) << "the design's 5 rows: the one without a value counts as not rejected";
+  EXPECT_EQ(r.family_tested, 4u);
   EXPECT_EQ(c.rows[0].budget.tokens, 100) << "at a tokens budget, the budget itself";
   EXPECT_EQ(c.rows[3].budget.tokens, 300) << "never more than the runs trained";
   EXPECT_NE(c.rows[3].reason.find("at this budget"), std::string::npos) << c.rows[3].reason;

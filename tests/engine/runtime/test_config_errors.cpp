@@ -105,14 +105,16 @@ TEST(ConfigErrors, AMisspelledVariantNameSaysDidYouMean) {
 TEST(ConfigErrors, AValueTheTuneOrGridReplacesMustStillBeValid) {
   const std::string plain = project_error({{"training", {{"lr", "fast"}}}});
   EXPECT_EQ(plain, "training.lr: expected a number, got a string (\"fast\")");
-  const std::string tuned = project_error({{"training", {{"lr", "fast"}}}, {"tune", {{"training.lr", {0.001, 0.003}}}}});
+  const std::string tuned =
+      project_error({{"training", {{"lr", "fast"}}}, {"seeds", {0, 1, 2}}, {"tune", {{"training.lr", {0.001, 0.003}}}}});
   EXPECT_EQ(tuned.rfind(plain + " (\"tune\" sets training.lr on every run", 0), 0u) << tuned;
   const std::string grid = project_error({{"training", {{"lr", "fast"}}}, {"grid", {{"training.lr", {0.001, 0.003}}}}});
   EXPECT_EQ(grid.rfind(plain + " (\"grid\" sets training.lr on every run", 0), 0u) << grid;
   const std::string model = project_error({{"model", {{"d_model", "wide"}}}, {"grid", {{"model.d_model", {32, 64}}}}});
   EXPECT_EQ(model.rfind("model.d_model: expected an integer, got a string (\"wide\")", 0), 0u) << model;
   // A valid value that the axis replaces is no error, whatever it would make with the others.
-  EXPECT_EQ(project_error({{"training", {{"lr", 0.5}}}, {"tune", {{"training.lr", {0.001, 0.003}}}}}), "(no error)");
+  EXPECT_EQ(project_error({{"training", {{"lr", 0.5}}}, {"seeds", {0, 1, 2}}, {"tune", {{"training.lr", {0.001, 0.003}}}}}),
+            "(no error)");
 }
 
 // Grid keys are dotted paths taken literally: a "~" or "/" in one (found by fuzz_project, where

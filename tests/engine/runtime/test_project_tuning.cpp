@@ -56,7 +56,7 @@ void finish_all(ps::Store& store, const pr::Project& p, F loss_of) {
 
 json tuned_project(pha::test::TempProject& t, const json& tune) {
   json j = t.text_project();
-  j["seeds"] = {0, 1};
+  j["seeds"] = {0, 1, 2};  // tuning chooses on at least 3 seeds
   j["tune"] = tune;
   return j;
 }
@@ -78,7 +78,7 @@ TEST(TuneExtension, GrowsPastTheUpperEdgeUntilTheChoiceIsInside) {
 
   finish_all(store, project, [](const pr::RunPlan& r) { return loss_at(r, 0.01); });
   pr::TuningPlan plan = pr::plan_tuning_followups(project, store);
-  ASSERT_EQ(plan.added, (std::vector<std::string>{"test/lr=0.009,seed=0", "test/lr=0.009,seed=1"}));
+  ASSERT_EQ(plan.added, (std::vector<std::string>{"test/lr=0.009,seed=0", "test/lr=0.009,seed=1", "test/lr=0.009,seed=2"}));
   const pr::RunPlan& added = plan.project.run("test/lr=0.009,seed=1");
   EXPECT_DOUBLE_EQ(added.training.lr, 0.009);
   EXPECT_EQ(added.seed, 1u);
@@ -91,11 +91,11 @@ TEST(TuneExtension, GrowsPastTheUpperEdgeUntilTheChoiceIsInside) {
 
   finish_all(store, plan.project, [](const pr::RunPlan& r) { return loss_at(r, 0.01); });
   plan = pr::plan_tuning_followups(project, store);  // 0.009 best: at the edge again -> 0.027
-  ASSERT_EQ(plan.added.size(), 4u);
-  EXPECT_EQ(plan.added[2], "test/lr=0.027,seed=0");
+  ASSERT_EQ(plan.added.size(), 6u);
+  EXPECT_EQ(plan.added[3], "test/lr=0.027,seed=0");
   finish_all(store, plan.project, [](const pr::RunPlan& r) { return loss_at(r, 0.01); });
   plan = pr::plan_tuning_followups(project, store);  // 0.009 best, inside 0.001-0.027: done
-  EXPECT_EQ(plan.added.size(), 4u);
+  EXPECT_EQ(plan.added.size(), 6u);
 
   const pa::Report report = pr::project_report(t.dir().string());
   ASSERT_EQ(report.tuning.size(), 1u);
@@ -104,20 +104,24 @@ TEST(TuneExtension, GrowsPastTheUpperEdgeUntilTheChoiceIsInside) {
   EXPECT_EQ(table.settings[static_cast<size_t>(table.chosen)].tune_point, "lr=0.009");
   EXPECT_EQ(table.edge, "interior");
   EXPECT_TRUE(table.note.empty()) << table.note;
-  EXPECT_NE(table.seeds.find("chosen on seeds 0, 1"), std::string::npos) << table.seeds;
+  EXPECT_NE(table.seeds.find("chosen on seeds 0-2 by the lowest mean + 1 standard error"), std::string::npos) << table.seeds;
 }
 
 TEST(TuneExtension, StopsAtTheProjectsBoundAndSaysSo) {
   pha::test::TempProject t;
-  t.write_project(tuned_project(t, {{"training.lr", {0.001, 0.003}}, {"extend", {{"training.lr", {1e-4, 0.005}}}}}));
+  t.write_project(tuned_project(t, {{"training.lr", {0.001, 0.003}}, {"extend", {{"training.lr", {1e-4, 0.05}}}}}));
   const pr::Project project = pr::load_project(t.dir().string());
   auto store = ps::Store::open(project.store_path());
   finish_all(store, project, [](const pr::RunPlan& r) { return loss_at(r, 0.1); });
   pr::TuningPlan plan = pr::plan_tuning_followups(project, store);
-  // 0.009 lies beyond the bound: the bound itself is tried.
-  ASSERT_EQ(plan.added, (std::vector<std::string>{"test/lr=0.005,seed=0", "test/lr=0.005,seed=1"}));
+  ASSERT_EQ(plan.added.size(), 3u);  // 0.009
   finish_all(store, plan.project, [](const pr::RunPlan& r) { return loss_at(r, 0.1); });
-  EXPECT_EQ(pr::plan_tuning_followups(project, store).added.size(), 2u);  // at the bound: no more
+  plan = pr::plan_tuning_followups(project, store);
+  ASSERT_EQ(plan.added.size(), 6u);  // 0.027
+  EXPECT_EQ(plan.added[3], "test/lr=0.027,seed=0");
+  finish_all(store, plan.project, [](const pr::RunPlan& r) { return loss_at(r, 0.1); });
+  // 0.081 lies beyond the bound 0.05: whole steps only, never a value squeezed against the bound.
+  EXPECT_EQ(pr::plan_tuning_followups(project, store).added.size(), 6u);
   const pa::Report report = pr::project_report(t.dir().string());
   ASSERT_EQ(report.tuning.size(), 1u);
   EXPECT_EQ(report.tuning[0].edge, "at the bound");
@@ -131,15 +135,16 @@ TEST(TuneExtension, GrowsDownwardAndWithTheStepOfItsValues) {
   auto store = ps::Store::open(project.store_path());
   finish_all(store, project, [](const pr::RunPlan& r) { return loss_at(r, 1e-4); });
   const pr::TuningPlan plan = pr::plan_tuning_followups(project, store);
-  ASSERT_EQ(plan.added.size(), 2u);
+  ASSERT_EQ(plan.added.size(), 3u);
   EXPECT_EQ(plan.added[0], "test/lr=0.000333,seed=0");  // 0.001 / (0.003 / 0.001), 3 significant digits
   EXPECT_DOUBLE_EQ(plan.project.run(plan.added[0]).training.lr, 0.000333);
 
-  // The step rule itself: geometric for positive values, arithmetic otherwise, clamped.
+  // The step rule itself: geometric for positive values, arithmetic otherwise, whole steps only.
   EXPECT_DOUBLE_EQ(pa::next_tune_value({0.001, 0.003}, +1, 0, 1), 0.009);
   EXPECT_DOUBLE_EQ(pa::next_tune_value({0.0, 0.1}, +1, 0, 1), 0.2);
   EXPECT_TRUE(std::isnan(pa::next_tune_value({0.0, 0.1}, -1, 0, 1)));  // 0 is the bound
-  EXPECT_DOUBLE_EQ(pa::next_tune_value({0.1, 0.3}, -1, 0.05, 1), 0.05);
+  EXPECT_TRUE(std::isnan(pa::next_tune_value({0.1, 0.3}, -1, 0.05, 1)));  // 0.0333 lies below the bound
+  EXPECT_DOUBLE_EQ(pa::next_tune_value({0.1, 0.3}, -1, 0.03, 1), 0.0333);
   EXPECT_TRUE(std::isnan(pa::next_tune_value({0.1}, +1, 0, 1)));
   EXPECT_TRUE(std::isnan(pa::next_tune_value({0.1, 0.3}, 0, 0, 1)));
 }
@@ -268,9 +273,9 @@ TEST(TuneFollowups, TheQueuePlansThemWhenTheProjectsLastRunEndsBeforeItsProfile)
     announced = runs;
   };
   queue.add_project(project, {});
-  ASSERT_EQ(queue.pending(), 5u);  // 4 runs and the profile
+  ASSERT_EQ(queue.pending(), 7u);  // 6 runs and the profile
   auto store = ps::Store::open(project.store_path());
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 6; ++i) {
     const auto item = queue.next();
     ASSERT_TRUE(item && item->kind == pr::QueueItemKind::Train);
     EXPECT_TRUE(item->tuning_followups);
@@ -278,9 +283,9 @@ TEST(TuneFollowups, TheQueuePlansThemWhenTheProjectsLastRunEndsBeforeItsProfile)
     pr::QueueItemResult result;
     result.status = "finished";
     queue.ended(*item, result);
-    EXPECT_EQ(announced.empty(), i < 3);  // only after the last run
+    EXPECT_EQ(announced.empty(), i < 5);  // only after the last run
   }
-  EXPECT_EQ(announced, (std::vector<std::string>{"test/lr=0.009,seed=0", "test/lr=0.009,seed=1"}));
+  EXPECT_EQ(announced, (std::vector<std::string>{"test/lr=0.009,seed=0", "test/lr=0.009,seed=1", "test/lr=0.009,seed=2"}));
   const auto next = queue.next();
   ASSERT_TRUE(next.has_value());
   EXPECT_EQ(next->run, "test/lr=0.009,seed=0");
@@ -288,9 +293,9 @@ TEST(TuneFollowups, TheQueuePlansThemWhenTheProjectsLastRunEndsBeforeItsProfile)
   EXPECT_DOUBLE_EQ(next->resolved->run(next->run).training.lr, 0.009);
   EXPECT_EQ(next->planned_steps, 6);
   const auto pos = queue.position();
-  ASSERT_EQ(pos.next.size(), 2u);
+  ASSERT_EQ(pos.next.size(), 3u);
   EXPECT_EQ(pos.next[0].run, "test/lr=0.009,seed=1");
-  EXPECT_EQ(pos.next[1].kind, pr::QueueItemKind::Profile);
+  EXPECT_EQ(pos.next[2].kind, pr::QueueItemKind::Profile);
 
   // A queue of chosen runs plans nothing.
   pr::WorkQueue chosen;
@@ -329,6 +334,82 @@ TEST(TuneFollowups, BadSectionsAreRefusedNamingTheField) {
   expect_refused(t, {{"training.lr", lr}, {"confirm_seeds", {5, 5}}}, "tune.confirm_seeds[1]", "distinct");
   expect_refused(t, {{"training.lr", lr}, {"confirm_seeds", {-1}}}, "tune.confirm_seeds[0]", "is not a seed");
   expect_refused(t, {{"training.lr", lr}, {"confirm_seeds", json::array()}}, "tune.confirm_seeds", "non-empty");
+  // A bound closer than one whole step beyond the values tried would stop the grid at its edge.
+  expect_refused(t, {{"training.lr", lr}, {"extend", {{"training.lr", {1e-4, 0.005}}}}}, "tune.extend.training.lr",
+                 "leaves no whole step beyond the highest value");
+  expect_refused(t, {{"training.lr", lr}, {"extend", {{"training.lr", {5e-4, 0.1}}}}}, "tune.extend.training.lr",
+                 "leaves no whole step beyond the lowest value");
+}
+
+// Tuning on fewer than 3 seeds is refused: one lucky seed would pick the setting.
+TEST(TuneSelection, FewerThanThreeSelectionSeedsAreRefused) {
+  pha::test::TempProject t;
+  json j = t.text_project();
+  j["tune"] = {{"training.lr", {0.001, 0.003}}};
+  for (const json& seeds : {json(), json{0, 1}}) {
+    if (seeds.is_null()) j.erase("seeds");
+    else j["seeds"] = seeds;
+    t.write_project(j);
+    try {
+      pr::load_project(t.dir().string());
+      ADD_FAILURE() << "accepted " << j.dump();
+    } catch (const pha::Error& e) {
+      EXPECT_EQ(e.where(), seeds.is_null() ? "tune" : "seeds") << e.what();
+      EXPECT_NE(std::string(e.what()).find("at least 3"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// The choice ranks by the mean plus one standard error: a setting with one lucky seed (the best
+// mean, from one seed far below the others) is not chosen over a steady one.
+TEST(TuneSelection, OneLuckySeedDoesNotPickTheSetting) {
+  pha::test::TempProject t;
+  json j = t.text_project();
+  j["seeds"] = {0, 1, 2};
+  j["tune"] = {{"training.lr", {0.001, 0.003}}};
+  t.write_project(j);
+  const pr::Project project = pr::load_project(t.dir().string());
+  auto store = ps::Store::open(project.store_path());
+  // lr 0.003: 2.30, 2.90, 2.92 (mean 2.707, one lucky seed); lr 0.001: 2.80, 2.81, 2.82 (mean 2.81).
+  finish_all(store, project, [](const pr::RunPlan& r) {
+    if (r.training.lr == 0.003) return r.seed == 0 ? 2.30 : r.seed == 1 ? 2.90 : 2.92;
+    return 2.80 + 0.01 * static_cast<double>(r.seed);
+  });
+  const pa::Report report = pr::project_report(t.dir().string());
+  ASSERT_EQ(report.tuning.size(), 1u);
+  const pa::TuningTable& table = report.tuning[0];
+  ASSERT_EQ(table.settings.size(), 2u);
+  EXPECT_LT(table.settings[1].select.mean, table.settings[0].select.mean) << "lr 0.003 has the better mean";
+  EXPECT_EQ(table.settings[static_cast<size_t>(table.chosen)].tune_point, "lr=0.001") << "chosen on a lucky seed";
+  // mean + SE: 2.707 + 0.203 = 2.910 against 2.81 + 0.006.
+  const pa::Stats lucky = pa::summarize({2.30, 2.90, 2.92}), steady = pa::summarize({2.80, 2.81, 2.82});
+  EXPECT_NEAR(table.settings[1].score, lucky.mean + lucky.std / std::sqrt(3.0), 1e-9);
+  EXPECT_NEAR(table.settings[0].score, steady.mean + steady.std / std::sqrt(3.0), 1e-9);
+  EXPECT_NEAR(table.settings[1].score, 2.9101, 1e-4);
+}
+
+// The chosen setting's selection-vs-confirmation gap is reported with its interval.
+TEST(TuneSelection, TheSelectionVersusConfirmationGapIsReported) {
+  pha::test::TempProject t;
+  json j = t.text_project();
+  j["seeds"] = {0, 1, 2};
+  j["tune"] = {{"training.lr", {0.001, 0.003}}, {"confirm_seeds", {10, 11, 12}}};
+  t.write_project(j);
+  const pr::Project project = pr::load_project(t.dir().string());
+  auto store = ps::Store::open(project.store_path());
+  auto loss = [](const pr::RunPlan& r) {
+    if (r.origin == "confirmation") return 2.70 + 0.01 * static_cast<double>(r.seed - 10);
+    return (r.training.lr == 0.003 ? 2.50 : 2.60) + 0.01 * static_cast<double>(r.seed);
+  };
+  finish_all(store, project, loss);
+  finish_all(store, pr::plan_tuning_followups(project, store).project, loss);
+  const pa::Report report = pr::project_report(t.dir().string());
+  ASSERT_EQ(report.tuning.size(), 1u);
+  const pa::TuningTable& table = report.tuning[0];
+  EXPECT_NEAR(table.gap, 0.20, 1e-9);  // 2.71 on confirmation against 2.51 on selection
+  EXPECT_NEAR(table.gap_low, 0.20 - 2.776445 * 0.01 * std::sqrt(2.0 / 3.0), 1e-4);
+  EXPECT_NE(table.gap_text.find("selection vs confirmation"), std::string::npos) << table.gap_text;
+  EXPECT_NE(pa::render_markdown(report).find(table.gap_text), std::string::npos);
 }
 
 }  // namespace

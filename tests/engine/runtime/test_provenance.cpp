@@ -126,8 +126,8 @@ TEST(Provenance, AResumedRunKeepsItsRecordedPrecision) {
 }
 
 // The same configuration trained on a quiet machine and again beside two busy loops: every
-// recorded value equal bit for bit (auto precision is decided from the machine's stored
-// calibration, never from a timing taken as the run starts: docs/search.md, "Determinism").
+// recorded value equal bit for bit (auto precision is a fixed rule, never a timing: docs/model.md,
+// "Precision"; docs/search.md, "Determinism").
 TEST(Provenance, TheSameRunRepeatsBitForBitUnderLoad) {
   pha::test::TempProject quiet, busy;
   quiet.write_project(quiet.text_project({{"steps", 8}, {"eval_every", 4}}));

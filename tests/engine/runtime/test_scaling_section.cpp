@@ -12,7 +12,9 @@
 
 #include "error_message.h"
 #include "model/flops.h"
+#include "analysis/report.h"
 #include "project/project.h"
+#include "project/project_report.h"
 #include "runtime_test_util.h"
 
 using nlohmann::json;
@@ -70,15 +72,30 @@ TEST(ScalingSection, TheTemplateIsADesignAFitCanIdentify) {
     tokens[run.entry] = static_cast<double>(run.training.steps) * run.training.batch_size * run.training.seq_len;
   }
   for (const auto& [entry, points] : settings) EXPECT_EQ(points.size(), lrs.size()) << entry;
+  const auto& predict = project.scaling.predict;
   for (const auto& [name, members] : project.scaling.series) {
     SCOPED_TRACE(name);
-    std::set<double> sizes;
+    std::set<double> sizes, held_out;
     for (const auto& m : members) {
-      sizes.insert(params.at(m));
+      const bool predicted = std::find(predict.begin(), predict.end(), m) != predict.end();
+      (predicted ? held_out : sizes).insert(params.at(m));
       EXPECT_GE(tokens.at(m) / params.at(m), 20.0) << m << ": tokens per parameter";
     }
     EXPECT_GE(sizes.size(), 6u);
     EXPECT_GE(std::log10(*sizes.rbegin() / *sizes.begin()), 1.5) << *sizes.begin() << " to " << *sizes.rbegin();
+    // The law is tested out of sample: at least two sizes beyond the largest fitted one, held out.
+    ASSERT_GE(held_out.size(), 2u);
+    EXPECT_GT(*held_out.begin(), *sizes.rbegin());
+  }
+  EXPECT_GE(project.seeds.size(), 3u) << "tuning chooses on at least 3 seeds";
+  // Shapes a reviewer accepts: no attention head narrower than 16 where the model is that wide.
+  // The two comparisons at d 48 are of unequal sizes (the checks say so): they are secondary.
+  for (const auto& w : pha::analysis::baseline_checks(pha::runtime::study_of(project))) {
+    EXPECT_EQ(w.text.find("head dimension"), std::string::npos) << w.text;
+    for (const auto& c : project.claims)
+      if (std::find(w.groups.begin(), w.groups.end(), c.better) != w.groups.end() &&
+          std::find(w.groups.begin(), w.groups.end(), c.than) != w.groups.end())
+        EXPECT_FALSE(c.primary) << w.text;
   }
 }
 
