@@ -6,8 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <optional>
 
@@ -374,23 +372,9 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--no-profile", *no_profile, "Skip the efficiency profile after the runs");
   cmd->callback([dir, steps, no_profile, &global] {
     const fs::path work = dir->empty() ? pha::data_dir() / "projects" / "quickstart" : fs::path(*dir);
-    const std::string file = runtime::project_file_in(work.string());
-    const std::string tmpl = runtime::find_template("quickstart");
-    // A copy made by an older version that never trained is replaced by the current template; one
-    // with runs is kept (its store holds them) and said to be older.
-    const auto read_all = [](const std::string& path) {
-      std::ifstream in(path);
-      return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    };
-    const bool stale = fs::exists(file) && read_all(file) != read_all(runtime::project_file_in(tmpl));
-    if (stale && !fs::exists(runtime::store_path_in(work.string()))) fs::remove(file);
-    if (!fs::exists(file)) {
-      runtime::copy_template("quickstart", work.string());
-      std::fprintf(stderr, "quickstart: copied the template %s to %s\n", tmpl.c_str(), work.c_str());
-    } else if (stale) {
-      std::fprintf(stderr, "quickstart: %s differs from the current template (%s) and has runs: it is trained as it is; "
-                           "delete %s for the current quickstart\n", file.c_str(), tmpl.c_str(), work.c_str());
-    }
+    std::string note;
+    runtime::template_working_copy("quickstart", work.string(), &note);
+    if (!note.empty()) std::fprintf(stderr, "quickstart: %s\n", note.c_str());
     TrainOptions o;
     o.project = work.string();
     o.steps = *steps;

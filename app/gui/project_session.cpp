@@ -66,9 +66,17 @@ bool ProjectSession::open(const QString& path) {
 }
 
 QString ProjectSession::defaultProjectPath(QString* error) const {
-  const QString dest = workspaceDir() + "/quickstart";
-  if (QFile::exists(dest + "/project.json")) return dest;
-  return createFromTemplate("quickstart", dest, error);
+  // The engine's one rule for the quickstart's working copy (the same `pha quickstart` uses): an
+  // untrained copy of an older template is replaced, one with runs kept.
+  try {
+    std::string note;
+    const QString dest = qstr(runtime::template_working_copy("quickstart", (workspaceDir() + "/quickstart").toStdString(), &note));
+    if (!note.empty()) qInfo("pha-workbench: %s", note.c_str());
+    return dest;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return {};
+  }
 }
 
 QString ProjectSession::createFromTemplate(const QString& name, const QString& destination, QString* error) const {

@@ -157,7 +157,9 @@ void claim_blocks(const Report& report, const ClaimReport& c, size_t i, std::vec
   facts.push_back({plain(c.claim.primary ? "role: primary (one of the family the correction covers)"
                                          : "role: secondary (exploratory: corrected among the secondary claims only)")});
   if (c.claim.smallest_effect > 0.0)
-    facts.push_back({plain("smallest effect of interest: " + margin_words(c.claim) +
+    facts.push_back({plain("smallest effect of interest: " +
+                           std::string(c.claim.smallest_effect_from_paper ? "the paper's effect, " : "") +
+                           format_number(c.claim.smallest_effect) +
                            " on the claimed side; tested by two one-sided tests (TOST) inside the correction")});
   facts.push_back({{"verdict: " + c.summary, SpanStyle::Strong, c.verdict}});
   if (!c.tuning.empty()) facts.back().push_back(styled(" (" + c.tuning + ")", SpanStyle::Secondary));
@@ -242,7 +244,7 @@ void tuning_blocks(const Report& r, std::vector<Block>& out) {
     // Which seeds chose it and which the claims read (selection vs confirmation).
     if (!t.seeds.empty())
       out.push_back(paragraph({plain(t.seeds + (t.confirmation_group.empty() ? "" : " (group " + t.confirmation_group + ")") +
-                                     edge_words(t.edge) + ".")}));
+                                     (t.complete ? edge_words(t.edge) : std::string()) + ".")}));
     if (!t.gap_text.empty()) out.push_back(paragraph({plain(t.gap_text + ".")}));
     // Why none was chosen, an incomplete setting, a choice at the edge of the values tried.
     if (!t.note.empty()) out.push_back(paragraph({styled(t.note, SpanStyle::Warning)}));

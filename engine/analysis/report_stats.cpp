@@ -179,6 +179,8 @@ void decide(ClaimRow& r, const Claim& c, const ReportSettings& s, bool corrected
              format_number(c.smallest_effect) + " (" + tests + ")";
     else if (below)
       why += "; " + ci + " does not reach " + m + ": the effect is smaller than " + margin_words(c) + " (" + tests + ")";
+    else if (claimed_sign(c) * (claimed_sign(c) > 0 ? r.tost_low : r.tost_high) > c.smallest_effect)
+      why += "; " + ci + " lies beyond " + m + ": the effect is larger than " + margin_words(c) + " (" + tests + ")";
     else
       why += "; " + ci + " still reaches " + m + " or its opposite: neither smaller than " + margin_words(c) +
              " nor shown equivalent (" + tests + ")";

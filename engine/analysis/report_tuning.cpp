@@ -224,8 +224,8 @@ TuningTable tuning_table(const Study& study, const Report& report, const std::st
   } else if (one_axis && at_edge && t.settings.size() >= 2) {
     t.note = "the chosen " + study.tune.axes + " is at the edge of the values tried: a better one may lie beyond";
   }
-  t.seeds = "chosen on seeds " + seed_words(selection) + " by the lowest mean + 1 standard error" +
-            std::string(study.tune.maximize ? " (for accuracies: the highest mean - 1 standard error)" : "");
+  t.seeds = "chosen on seeds " + seed_words(selection) +
+            (study.tune.maximize ? " by the highest mean - 1 standard error" : " by the lowest mean + 1 standard error");
   if (selection.size() < kMinSelectionSeeds)
     t.seeds += " (only " + std::to_string(selection.size()) + " selection seed" + (selection.size() == 1 ? "" : "s") +
                ": one lucky seed can pick the setting)";

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 #include "core/config_reader.h"
@@ -274,6 +276,34 @@ std::string copy_template(const std::string& name, const std::string& destinatio
       throw Error((dest / rel).string(), "cannot copy the template file: " + ec.message());
     }
   }
+  return dest.string();
+}
+
+std::string template_working_copy(const std::string& name, const std::string& destination, std::string* note) {
+  const fs::path src = fs::path(find_template(name)) / kProjectFile;
+  const fs::path dest = clean_dir(destination);
+  const auto read_all = [](const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::string said;
+  const bool exists = fs::exists(dest / kProjectFile);
+  const bool stale = exists && read_all(dest / kProjectFile) != read_all(src);
+  if (stale && !fs::exists(store_path_in(dest.string()))) {
+    std::error_code ec;
+    fs::remove(dest / kProjectFile, ec);
+    if (ec) throw Error((dest / kProjectFile).string(), "cannot replace the older copy of the template: " + ec.message());
+    copy_template(name, dest.string());
+    said = "replaced " + (dest / kProjectFile).string() + ", an untrained copy of an older " + name +
+           " template, with the current one (" + src.string() + ")";
+  } else if (!exists) {
+    copy_template(name, dest.string());
+    said = "copied the template " + src.parent_path().string() + " to " + dest.string();
+  } else if (stale) {
+    said = (dest / kProjectFile).string() + " differs from the current template (" + src.string() +
+           ") and has runs: it is used as it is; delete " + dest.string() + " for the current " + name;
+  }
+  if (note) *note = said;
   return dest.string();
 }
 

@@ -37,6 +37,12 @@ std::string find_template(const std::string& name);
 // Copies template `name` into `destination` (created; must not hold a project.json yet),
 // without run stores or checkpoints. Returns the destination's absolute path.
 std::string copy_template(const std::string& name, const std::string& destination);
+// The working copy of template `name` at `destination` (the quickstart's, for `pha quickstart`
+// and the window's default project): copied when missing; replaced by the current template when
+// its project.json differs and it has no run store yet (a copy an older version made and never
+// trained); kept as it is otherwise. `note` (may be null) says what was done: "" when the copy
+// was current, else one sentence for the user. Returns the destination's absolute path.
+std::string template_working_copy(const std::string& name, const std::string& destination, std::string* note);
 
 // ---- new projects and variants ------------------------------------------------------------
 

@@ -153,6 +153,7 @@ void plan_claims(const Project& project, const std::string& store_path, PlanRepo
     const analysis::Claim& claim = project.claims[i];
     PlannedClaim pc;
     pc.statement = analysis::statement(claim);
+    pc.title = claim.title;
     pc.seeds = seeds;
     pc.primary = claim.primary;
     pc.tests = static_cast<int>(analysis::planned_tests(study, claim));
@@ -357,7 +358,8 @@ std::string render_plan_text(const PlanReport& plan) {
                                                       "themselves", plan.secondary)
                                         : std::string());
     for (const auto& c : plan.claims) {
-      o << "- " << (c.primary ? "" : "[secondary] ") << c.statement << fmt::format(" ({} test(s))", c.tests) << ":\n";
+      o << "- " << (c.primary ? "" : "[secondary] ") << (c.title.empty() ? "" : c.title + ": ") << c.statement
+        << fmt::format(" ({} test(s))", c.tests) << ":\n";
       if (!c.underpowered.empty()) o << "    " << c.underpowered << "\n";
       else o << "    can pass the correction at its planned seeds\n";
       if (!c.design_note.empty()) o << "    " << c.design_note << "\n";
@@ -393,7 +395,8 @@ json plan_json(const PlanReport& plan) {
                     {"seconds", r.seconds >= 0 ? json(r.seconds) : json()}});
   json claims = json::array();
   for (const auto& c : plan.claims)
-    claims.push_back({{"statement", c.statement},
+    claims.push_back({{"title", c.title},
+                      {"statement", c.statement},
                       {"role", c.primary ? "primary" : "secondary"},
                       {"tests", c.tests},
                       {"underpowered", c.underpowered},

@@ -39,6 +39,7 @@ struct PlannedRun {
 };
 
 struct PlannedClaim {
+  std::string title;                  // the claim's "title" ("" without one)
   std::string statement;
   bool primary = true;                // "role": primary claims form the corrected family
   int tests = 0;                      // tests it brings to its family (analysis::planned_tests)

@@ -5,19 +5,13 @@
 // measured speed, and the claims (docs/cli.md).
 #include <gtest/gtest.h>
 
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <fstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "busy_loops.h"
 #include "cli_runner.h"
-
-extern char** environ;
 #include "engine/runtime/runtime_test_util.h"
 
 using nlohmann::json;
@@ -53,27 +47,6 @@ TEST(CliProvenance, RunsShowAndExportTellWhatProducedTheRun) {
     EXPECT_NE(header.find(col), std::string::npos) << col << " missing from " << header;
 }
 
-// Busy loops in their own processes (`sh -c 'while :; do :; done'`), killed when it goes: a
-// machine shared with a test suite or other studies.
-class CliBusyLoops {
- public:
-  explicit CliBusyLoops(int n) {
-    for (int i = 0; i < n; ++i) {
-      const char* argv[] = {"/bin/sh", "-c", "while :; do :; done", nullptr};
-      pid_t pid = 0;
-      if (posix_spawn(&pid, argv[0], nullptr, nullptr, const_cast<char**>(argv), environ) == 0) pids_.push_back(pid);
-    }
-  }
-  ~CliBusyLoops() {
-    for (pid_t pid : pids_) ::kill(pid, SIGKILL);
-    for (pid_t pid : pids_) ::waitpid(pid, nullptr, 0);
-  }
-  std::size_t size() const { return pids_.size(); }
-
- private:
-  std::vector<pid_t> pids_;
-};
-
 // The line of `pha info` that starts with `label`.
 std::string info_line_of(const std::string& out, const std::string& label) {
   const size_t at = out.find(label);
@@ -92,7 +65,7 @@ TEST(CliProvenance, PrecisionIsTheSameIdleAndBesideFourBusyLoops) {
     EXPECT_NE(decision.find("fp32 (auto on a CPU is always fp32, a fixed rule"), std::string::npos) << decision;
   CliResult busy;
   {
-    CliBusyLoops loops(4);
+    pha::test::BusyLoops loops(4);
     ASSERT_EQ(loops.size(), 4u);
     busy = run_cli("info --no-gemm --calibrate");
   }

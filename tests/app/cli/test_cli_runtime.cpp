@@ -178,15 +178,20 @@ TEST(CliRuntime, QuickstartEndToEndReduced) {
   p.write_project(j);
   const CliResult r = run_cli("quickstart --dir '" + p.dir().string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* name : {"pha-tiny/lr=0.001", "transformerpp-tiny/lr=0.003", "sequential-tiny/lr=0.003",
-                           "mixer weights of pha-tiny/lr=0.001",
-                           "transformerpp-tiny/lr=0.001 has no mixer: every sub-layer has a single branch",
+  for (const char* name : {"pha-tiny/lr=0.003,seed=0", "transformerpp-tiny/lr=0.01,seed=2", "sequential-tiny/lr=0.003,seed=1",
+                           ",confirm,seed=13", "mixer weights of pha-tiny/",
+                           "(no mixer in transformerpp, sequential: every sub-layer has a single branch",
                            "each variant at its better setting (chosen on val/bpb", "efficiency profile",
-                           "recorded 3 profile run(s)"})
+                           "recorded 3 profile run(s)",
+                           "the claims, tested (Holm over the m = 2 tests of the primary claims, alpha 0.05",
+                           "1. PHA beats the attention-only Transformer++ at equal size: ",
+                           "2. PHA beats the sequential hybrid at equal size: ", "(paired by seed, n=4; p "})
     EXPECT_NE(r.output.find(name), std::string::npos) << name << "\n" << r.output;
   auto s = pha::store::Store::open(p.store());
   const auto runs = s.list_runs();
-  ASSERT_EQ(runs.size(), 9u);  // three variants at two learning rates, then one profile run per model
+  // Three variants at two learning rates on 3 seeds, each choice on 4 confirmation seeds, then
+  // one profile run per model.
+  ASSERT_EQ(runs.size(), 18u + 12u + 3u);
   int profiles = 0;
   std::vector<std::string> profile_names;
   for (const auto& e : runs) {
@@ -212,7 +217,7 @@ TEST(CliRuntime, QuickstartEndToEndReduced) {
   const CliResult r2 = run_cli("quickstart --no-profile --dir '" + q.dir().string() + "'");
   ASSERT_EQ(r2.exit_code, 0) << r2.output;
   EXPECT_EQ(r2.output.find("efficiency profile"), std::string::npos) << r2.output;
-  EXPECT_EQ(pha::store::Store::open(q.store()).list_runs().size(), 6u);  // the six trained runs, no profile runs
+  EXPECT_EQ(pha::store::Store::open(q.store()).list_runs().size(), 30u);  // the trained runs, no profile runs
 }
 
 TEST(CliRuntime, BenchProjectProfilesTheProjectsOwnModels) {

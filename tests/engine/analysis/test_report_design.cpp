@@ -131,7 +131,8 @@ TEST(Equivalence, TwoOneSidedTestsInsideTheCorrection) {
   EXPECT_FALSE(sm.p_margin_hi_adjusted < 0.05) << "an effect of 0.11 is not smaller than 0.02";
   const std::string md = pa::render_markdown(r);
   EXPECT_TRUE(contains(md, "equivalent within ± 0.1")) << md;
-  EXPECT_TRUE(contains(md, "smallest effect of interest: the paper's effect (0.02)")) << md;
+  EXPECT_TRUE(contains(md, "smallest effect of interest: the paper's effect, 0.02 on the claimed side")) << md;
+  EXPECT_TRUE(contains(sm.reason, "lies beyond -0.02: the effect is larger than the paper's effect (0.02)")) << sm.reason;
   const json j = pa::report_json(r);
   EXPECT_EQ(j["claims"][0]["verdict_text"], "equivalent within ± 0.1");
   EXPECT_NEAR(j["claims"][0]["rows"][0]["margin"]["p_hi_adjusted"].get<double>(), adj[2], 1e-12);

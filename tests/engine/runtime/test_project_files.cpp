@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -195,3 +196,30 @@ TEST(ProjectFiles, AProjectFromATextFileOrAFolderTrainsTheQuickstartVariants) {
 }
 
 }  // namespace
+
+// The quickstart's working copy (`pha quickstart`, the window's default project): copied when
+// missing, an untrained copy of an older template replaced, a copy with runs kept and said.
+TEST(ProjectFiles, TheTemplatesWorkingCopyIsRefreshedOnlyWhenNothingWasTrained) {
+  pha::test::TempProject p;
+  const fs::path work = p.dir() / "quickstart";
+  std::string note;
+  rt::template_working_copy("quickstart", work.string(), &note);
+  EXPECT_NE(note.find("copied the template"), std::string::npos) << note;
+  rt::template_working_copy("quickstart", work.string(), &note);
+  EXPECT_EQ(note, "") << "a current copy is left alone";
+  const auto read = [](const fs::path& f) {
+    std::ifstream in(f);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string current = read(work / "project.json");
+  std::ofstream(work / "project.json") << R"({"name": "quickstart", "tune": {"training.lr": [0.001, 0.003]}})";
+  rt::template_working_copy("quickstart", work.string(), &note);
+  EXPECT_NE(note.find("an untrained copy of an older quickstart template"), std::string::npos) << note;
+  EXPECT_EQ(read(work / "project.json"), current);
+  // With a run store the copy is the user's: kept, and said.
+  std::ofstream(work / "project.json") << R"({"name": "quickstart", "tune": {"training.lr": [0.001, 0.003]}})";
+  std::ofstream(work / "runs.sqlite") << "";
+  rt::template_working_copy("quickstart", work.string(), &note);
+  EXPECT_NE(note.find("has runs: it is used as it is"), std::string::npos) << note;
+  EXPECT_NE(read(work / "project.json"), current);
+}

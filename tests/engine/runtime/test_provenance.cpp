@@ -2,10 +2,6 @@
 // produced its numbers; a resumed run keeps the precision it recorded; the same run trained
 // twice, once on a quiet machine and once beside busy loops, gives the same values bit for bit;
 // a run cancelled before its first checkpoint is trained again in place, never as a second run.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -13,12 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include "busy_loops.h"
 #include "core/provenance_fields.h"
 #include "runtime/job.h"
 #include "runtime_test_util.h"
 #include "store/store.h"
-
-extern char** environ;
 
 using nlohmann::json;
 using namespace pha::runtime;
@@ -47,28 +42,6 @@ std::map<std::string, std::vector<double>> values_of(const std::string& store, i
     for (float w : m.weights) out["mixer"].push_back(w);
   return out;
 }
-
-// Busy loops in their own processes (`sh -c 'while :; do :; done'`), killed when it goes.
-class BusyLoops {
- public:
-  explicit BusyLoops(int n) {
-    for (int i = 0; i < n; ++i) {
-      const char* argv[] = {"/bin/sh", "-c", "while :; do :; done", nullptr};
-      pid_t pid = 0;
-      if (posix_spawn(&pid, argv[0], nullptr, nullptr, const_cast<char**>(argv), environ) == 0) pids_.push_back(pid);
-    }
-  }
-  ~BusyLoops() {
-    for (pid_t p : pids_) {
-      kill(p, SIGKILL);
-      waitpid(p, nullptr, 0);
-    }
-  }
-  size_t size() const { return pids_.size(); }
-
- private:
-  std::vector<pid_t> pids_;
-};
 
 int64_t train(const pha::test::TempProject& p, int64_t cancel_at = 0) {
   QuietCancellable obs;
@@ -135,7 +108,7 @@ TEST(Provenance, TheSameRunRepeatsBitForBitUnderLoad) {
   const int64_t a = train(quiet);
   int64_t b = 0;
   {
-    BusyLoops loops(2);
+    pha::test::BusyLoops loops(2);
     ASSERT_EQ(loops.size(), 2u);
     b = train(busy);
   }
