@@ -372,8 +372,15 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--no-profile", *no_profile, "Skip the efficiency profile after the runs");
   cmd->callback([dir, steps, no_profile, &global] {
     const fs::path work = dir->empty() ? pha::data_dir() / "projects" / "quickstart" : fs::path(*dir);
+    // The default copy follows the template (an untrained copy of an older one is replaced); a
+    // folder the user names is theirs: copied into when empty, else trained as it is.
     std::string note;
-    runtime::template_working_copy("quickstart", work.string(), &note);
+    if (dir->empty()) {
+      runtime::template_working_copy("quickstart", work.string(), &note);
+    } else if (!fs::exists(runtime::project_file_in(work.string()))) {
+      runtime::copy_template("quickstart", work.string());
+      note = "copied the template " + runtime::find_template("quickstart") + " to " + work.string();
+    }
     if (!note.empty()) std::fprintf(stderr, "quickstart: %s\n", note.c_str());
     TrainOptions o;
     o.project = work.string();

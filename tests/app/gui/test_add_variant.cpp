@@ -26,7 +26,9 @@ void writeQuickstartCopy(const pha::test::TempProject& tp) {
   std::ifstream in(pha::runtime::project_file_in(pha::runtime::find_template("quickstart")));
   json j = json::parse(in);
   j["data"] = {{"kind", "file"}, {"path", tp.write_corpus()}, {"cache", false}, {"tokenizer", {{"kind", "byte"}}}};
-  j.erase("tune");  // one run per variant
+  j.erase("tune");  // one run per variant: no tuning, no seeds, no claims
+  j.erase("seeds");
+  j.erase("claims");
   tp.write_project(j);
 }
 
