@@ -9,7 +9,7 @@
 # Options: --steps N (shorter quickstart), --out DIR (default docs/images), --build-dir DIR (an
 # existing build: DIR/app/cli/pha, DIR/app/gui/pha-workbench), --project DIR (default: the
 # quickstart in the data directory). Environment: SHOT_RUN (the run shown, default
-# pha-tiny/lr=0.003), SCALING_PROJECT (a trained copy of projects/scaling: compare-scaling.png),
+# pha-tiny/lr=0.01,confirm,seed=10: a replica the claims read), SCALING_PROJECT (a trained copy of projects/scaling: compare-scaling.png),
 # TRAINING_WAIT (seconds before the training picture, default 60).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,7 +74,7 @@ shot() {
   wait $gui 2>/dev/null || true
 }
 # The run shown: pha-tiny at lr 3e-3 (the quickstart trains each variant at 1e-3 and 3e-3).
-RUN=${SHOT_RUN:-pha-tiny/lr=0.003}
+RUN=${SHOT_RUN:-pha-tiny/lr=0.01,confirm,seed=10}
 shot "$OUT/workbench-quickstart.png" --compare --run "$RUN"
 # Each Compare tab with the quickstart's runs (compare-curves.png, compare-mixer.png, ...).
 for tab in Curves Mixer Metrics "Config diff" Pareto Length; do
