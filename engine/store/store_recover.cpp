@@ -70,6 +70,12 @@ std::string step_error(sqlite3* db, int rc) {
   return msg == code ? msg : msg + " (" + code + ")";
 }
 
+// A step that ended on an error (not SQLITE_DONE): one more unreadable stretch, the first error kept.
+void note_unreadable(sqlite3* db, int rc, TableRecovery& out) {
+  ++out.unreadable;
+  if (out.error.empty()) out.error = step_error(db, rc);
+}
+
 // Reads what it can of one key range. `asc` selects the rows with key > ?(n+1) in ascending
 // key order under the fixed prefix ?1..?n; `desc` those with ?(n+1) < key <= ?(n+2), in
 // descending order. Keys are >= 0. `row` gets every row read; `key_col` is the key's column.
@@ -80,10 +86,7 @@ void scan_range(sqlite3* db, Query& asc, Query& desc, const std::vector<std::int
     v.insert(v.end(), tail.begin(), tail.end());
     return v;
   };
-  auto note = [&](int rc) {
-    ++out.unreadable;
-    if (out.error.empty()) out.error = step_error(db, rc);
-  };
+  auto note = [&](int rc) { note_unreadable(db, rc, out); };
   std::int64_t after = -1;
   for (;;) {
     asc.bind_all(with({after}));
@@ -263,10 +266,7 @@ struct Copy {
         else
           copier.reject();
       }
-      if (rc != SQLITE_DONE) {
-        ++t.unreadable;
-        if (t.error.empty()) t.error = step_error(src, rc);
-      }
+      if (rc != SQLITE_DONE) note_unreadable(src, rc, t);
     }
   }
 
@@ -288,10 +288,7 @@ struct Copy {
       else
         copier.reject();
     }
-    if (rc != SQLITE_DONE) {
-      ++t.unreadable;
-      if (t.error.empty()) t.error = step_error(src, rc);
-    }
+    if (rc != SQLITE_DONE) note_unreadable(src, rc, t);
   }
 
   // A per-run WITHOUT ROWID table keyed (prefix..., step): each run (and key) read on its own.
