@@ -91,7 +91,7 @@ void EfficiencyPanel::redraw() {
       if (QString::fromStdString(r.phase) == phase) rows.push_back(r);
     std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.seq_len < b.seq_len; });
     if (rows.empty()) continue;
-    const QColor c = modelColors().color(s.label);
+    const QColor c = modelColor(s.label);
     // Every series here is a profile: "profile: pha-tiny" reads as "pha-tiny" in the legend and table.
     const QString shown = s.label.startsWith(QLatin1String("profile: ")) ? s.label.mid(9) : s.label;
     auto* g1 = m_tps->plot()->addGraph();

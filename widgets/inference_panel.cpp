@@ -254,7 +254,7 @@ void InferencePanel::drawCurves() {
   }
   for (const auto& run : m_runs) {
     const QString model = QString::fromStdString(run.model);
-    const QColor color = modelColors().color(model);
+    const QColor color = modelColor(model);
     for (std::int64_t batch : batches) {
       std::vector<const store::InferencePointResult*> pts;
       for (const auto& p : run.points)
@@ -321,7 +321,7 @@ QString InferencePanel::legendHtml(const std::set<std::int64_t>& batches) const 
   QStringList models;
   for (const auto& run : m_runs) {
     const QString model = QString::fromStdString(run.model);
-    models << swatch(modelColors().color(model), "\u25ac\u25ac") + "&nbsp;" + model.toHtmlEscaped();
+    models << swatch(modelColor(model), "\u25ac\u25ac") + "&nbsp;" + model.toHtmlEscaped();
   }
   QString text = models.join("&nbsp;&nbsp; ");
   if (batches.size() > 1) {
@@ -418,7 +418,7 @@ void InferencePanel::fillTable() {
       };
       // Sorted by the run's place (the order measured), so a sort by model keeps the sweep's order.
       auto* name = new NumberItem(model, static_cast<double>(index));
-      name->setData(Qt::DecorationRole, modelColors().color(model));  // a swatch: yellow text is unreadable
+      name->setData(Qt::DecorationRole, modelColor(model));  // a swatch: yellow text is unreadable
       m_table->setItem(row, Model, name);
       num(Length, QString::number(p->spec.seq_len), double(p->spec.seq_len));
       const double ratio = p->context > 0 ? double(p->spec.seq_len) / p->context : 0.0;

@@ -35,6 +35,32 @@ int StableColors::index(const QString& key) {
 
 QColor StableColors::color(const QString& key) { return seriesColor(index(key)); }
 
+void StableColors::assignInOrder(const QStringList& keys, bool replace) {
+  if (replace) m_index.clear();
+  QSet<int> taken;
+  for (int v : std::as_const(m_index)) taken.insert(v);
+  int next = 0;
+  for (const QString& key : keys) {
+    if (m_index.contains(key)) continue;
+    if (taken.size() >= kPaletteSize) return;  // more models than colours: the rest by index()
+    while (taken.contains(next)) ++next;
+    m_index.insert(key, next);
+    taken.insert(next);
+  }
+}
+
+QString modelFamily(const QString& name) {
+  QString n = name.trimmed();
+  for (const char* prefix : {"profile: ", "inference: "})
+    if (n.startsWith(QLatin1String(prefix))) n = n.mid(static_cast<int>(qstrlen(prefix)));
+  const int slash = n.indexOf('/');
+  if (slash > 0) n = n.left(slash);
+  if (n.endsWith(QLatin1String(",confirm"))) n.chop(8);
+  return n;
+}
+
+QColor modelColor(const QString& name) { return modelColors().color(modelFamily(name)); }
+
 StableColors& modelColors() {
   static StableColors colors;  // GUI thread only
   return colors;

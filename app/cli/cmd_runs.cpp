@@ -19,6 +19,8 @@
 #include "core/error.h"
 #include "core/provenance_fields.h"
 #include "runtime/export.h"
+#include "store/run_times.h"
+#include "core/duration_format.h"
 #include "runtime/job_data.h"
 #include "project/project_files.h"
 #include "runtime/runs_export.h"
@@ -234,12 +236,26 @@ Labels labels_of(store::Store& s, const std::vector<store::RunListEntry>& runs) 
   return {joined(tags, ","), one_line(joined(notes, " | "))};
 }
 
+// The run table's "Train time" (store/run_times.h): the run's own clock at its last step; for a
+// group line, the mean over its replicas.
+std::string training_time_text(store::Store& s, const std::vector<const store::RunListEntry*>& runs) {
+  double sum = 0;
+  int n = 0;
+  for (const auto* e : runs) {
+    const double t = store::run_times(s, e->run).training_s;
+    if (t >= 0) sum += t, ++n;
+  }
+  return n == 0 ? "-" : format_duration(sum / n) + (n > 1 ? " (mean)" : "");
+}
+
 std::vector<std::string> row_of(const std::string& ids, const std::string& name, const store::RunListEntry& e,
-                                const std::string& status, const std::vector<std::string>& values, const Labels& l) {
+                                const std::string& status, const std::vector<std::string>& values, const Labels& l,
+                                const std::string& time) {
   std::vector<std::string> row = {ids, name, e.run.variant, store::to_string(e.run.kind), status,
                                   std::to_string(e.run.n_params)};
   row.insert(row.end(), values.begin(), values.end());
   row.push_back(when(e.run.started_at));
+  row.push_back(time);
   row.push_back(l.tags.empty() ? "-" : l.tags);
   row.push_back(l.notes);
   return row;
@@ -252,7 +268,8 @@ std::vector<std::string> run_values(const store::RunListEntry& e) {
 }
 
 std::vector<std::string> run_row(store::Store& s, const store::RunListEntry& e, const std::string& name) {
-  return row_of(std::to_string(e.run.id), name, e, store::to_string(e.run.status), run_values(e), labels_of(s, {e}));
+  return row_of(std::to_string(e.run.id), name, e, store::to_string(e.run.status), run_values(e), labels_of(s, {e}),
+                training_time_text(s, {&e}));
 }
 
 struct ListOpts {
@@ -272,7 +289,11 @@ void add_group_rows(store::Store& s, const analysis::RunGroup& g, bool expand, s
   std::vector<std::string> values;
   for (size_t k = 0; k < kValueColumns; ++k)
     values.push_back(g.replicas.empty() ? run_values(g.runs.back())[k] : value_text(analysis::replica_stats(g, k)));
-  rows.push_back(row_of(ids_text(g), g.name, g.runs.front(), status_text(g), values, labels_of(s, g.runs)));
+  std::vector<const store::RunListEntry*> replicas;
+  for (std::size_t i : g.replicas) replicas.push_back(&g.runs[i]);
+  if (replicas.empty()) replicas.push_back(&g.runs.back());
+  rows.push_back(row_of(ids_text(g), g.name, g.runs.front(), status_text(g), values, labels_of(s, g.runs),
+                        training_time_text(s, replicas)));
   if (!expand) return;
   for (const auto& e : g.runs)
     rows.push_back(run_row(s, e, "  " + e.run.name + (e.run.seed >= 0 ? " (seed " + std::to_string(e.run.seed) + ")" : "")));
@@ -293,7 +314,7 @@ void list_runs(const ListOpts& o) {
   }
   std::vector<std::vector<std::string>> rows = {{"id", "group / run", "variant", "kind", "status", "params",
                                                  "final train loss", "final val loss", "final val bpb",
-                                                 "final accuracy", "started", "tags", "notes"}};
+                                                 "final accuracy", "started", "train time", "tags", "notes"}};
   for (const analysis::RunGroup& g : analysis::group_runs(entries))
     add_group_rows(s, g, o.replicas || !o.which.group.empty(), rows);
   print_table(rows);
@@ -310,6 +331,9 @@ void show_run(const RunLocator& where, bool json_out) {
               static_cast<long long>(r.id), r.name.c_str(), r.variant.c_str(), r.project.c_str(),
               store::to_string(r.kind), store::to_string(r.status), r.error.empty() ? "" : ": ", r.error.c_str(),
               static_cast<long long>(r.n_params), r.device.c_str(), when(r.started_at).c_str(), when(r.ended_at).c_str());
+  if (const store::RunTimes t = store::run_times(s, r); t.wall_s >= 0)
+    std::printf("  time     %s training, %s wall (%s; %s)\n", format_duration(t.training_s).c_str(),
+                format_duration(t.wall_s).c_str(), store::kTrainingTimeMeaning, store::kWallTimeMeaning);
   if (!r.group.empty())
     std::printf("  group    %s%s\n", r.group.c_str(), r.seed >= 0 ? (" (seed " + std::to_string(r.seed) + ")").c_str() : "");
   if (r.world_size > 1) std::printf("  processes %d (%s, data-parallel)\n", r.world_size, r.backend.c_str());

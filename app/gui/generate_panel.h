@@ -24,6 +24,7 @@ class GeneratePanel : public QWidget {
   void setRun(const QString& storePath, qint64 runId, const QString& runName);
   // No run to sample from (another project opened).
   void clearRun();
+  qint64 runId() const { return m_runId; }
   void generate();
   bool isBusy() const { return m_busy; }
   QString output() const;   // the last continuation

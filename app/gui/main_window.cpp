@@ -19,6 +19,7 @@
 #include <QTimer>
 
 #include "compare_widget.h"
+#include "config_editor.h"
 #include "efficiency_controller.h"
 #include "generate_panel.h"
 #include "inference_tab.h"
@@ -105,6 +106,7 @@ void MainWindow::connectControllers() {
   // When a pass ends, the project's claims are answered: the Report dock comes to the front with
   // their verdicts (the same report `pha report` prints), and the status bar says them in short.
   connect(m_queueControl, &QueueController::queueEnded, this, [this] {
+    followSelection();
     m_reportAfterQueue = true;
     m_report->refresh();
   });
@@ -232,7 +234,10 @@ void MainWindow::runProject() {
 void MainWindow::planThenRun() {
   if (!m_session->isOpen() || !PlanDialog::showBeforeRun() || m_queue->isBusy()) return runProject();
   PlanDialog dialog(m_session->dir(), /*withRun=*/true, this);
-  if (dialog.exec() == QDialog::Accepted) runProject();
+  if (dialog.exec() != QDialog::Accepted) return;
+  // The dialog asked what to train when some runs are already trained: the queue asks nothing more.
+  using Choice = QueueController::RepeatChoice;
+  if (m_queueControl->runProject(*m_session, dialog.onlyRunsToTrain() ? Choice::OnlyNew : Choice::All)) updateActions();
 }
 
 void MainWindow::showPlan() {
@@ -267,22 +272,47 @@ void MainWindow::reloadRuns() {
   }
   // While a run trains, the live plots keep it: do not re-select a stored run under them.
   m_browser->reload(m_session->storePath(), m_monitor->isLive() ? 0 : m_monitor->shownRunId());
+  followSelection();  // a run selected by the reload (the one a queue just finished) is shown everywhere
 }
 
 void MainWindow::onRunChosen(const QString& storePath, qint64 runId, const QString& name) {
+  showRun(storePath, runId, name, /*userChose=*/true);
+}
+
+void MainWindow::showRun(const QString& storePath, qint64 runId, const QString& name, bool userChose) {
   m_lens->setRun(storePath, runId, name, m_browser->selectedRunIds());  // a trained run, also while another trains
   if (m_monitor->isLive()) return;  // the live run keeps the plots while training
-  if (!m_monitor->showStoredRun(storePath, runId)) showError(m_monitor->errorText());
-  m_docks.mixerPanel->setEffectiveShares(widgets::readEffectiveShares(storePath, runId));
-  if (m_monitor->shownRunIsProfile()) {  // its figures are the Efficiency dock's
+  if (m_monitor->shownRunId() != runId || userChose) {
+    if (!m_monitor->showStoredRun(storePath, runId)) showError(m_monitor->errorText());
+    m_docks.mixerPanel->setEffectiveShares(widgets::readEffectiveShares(storePath, runId));
+  }
+  if (userChose && m_monitor->shownRunIsProfile()) {  // its figures are the Efficiency dock's
     m_docks.efficiencyDock->show();
     m_docks.efficiencyDock->raise();
     m_docks.efficiencyTabs->setCurrentWidget(m_monitor->shownRunIsInference()
                                                  ? static_cast<QWidget*>(m_docks.inferenceTab)
                                                  : static_cast<QWidget*>(m_docks.efficiencyPanel));
   }
-  showConfigOf(storePath, runId);
+  showConfigOf(storePath, runId, userChose);
   m_generate->setRun(storePath, runId, name);
+}
+
+void MainWindow::followSelection() {
+  if (!m_session->isOpen() || m_monitor->isLive()) return;
+  const QList<qint64> ids = m_browser->selectedRunIds();
+  if (ids.size() != 1) return;
+  const qint64 id = ids.first();
+  if (m_lens->runId() == id && m_configRunId == id && m_monitor->shownRunId() == id && m_generate->runId() == id) return;
+  const int row = runsModel()->rowOfRun(id);
+  if (row < 0) return;
+  showRun(m_browser->storePath(), id, QString::fromStdString(runsModel()->entry(row)->run.name), /*userChose=*/false);
+}
+
+bool MainWindow::ask(const QString& title, const QString& question, bool offscreenAnswer) {
+  if (m_ask) return m_ask(question);
+  if (QApplication::platformName() == "offscreen") return offscreenAnswer;
+  return QMessageBox::question(this, title, question, QMessageBox::Yes | QMessageBox::No, QMessageBox::No) ==
+         QMessageBox::Yes;
 }
 
 void MainWindow::connectRunActions() {
@@ -434,6 +464,17 @@ void MainWindow::resetLayout() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (m_config->hasUnsavedEdits()) {
+    const QString state = m_config->isValid() && m_config->isTrainingValid()
+                              ? tr("They are in no project.")
+                              : tr("They are not valid (%1) and are in no project.")
+                                    .arg(!m_config->isValid() ? m_config->errorText() : m_config->trainingErrorText());
+    if (!ask(tr("Unsaved configuration"),
+             tr("The Configuration dock has unsaved edits. %1 Quit and lose them?").arg(state), /*offscreenAnswer=*/true)) {
+      event->ignore();
+      return;
+    }
+  }
   if (m_queueControl->isBusy()) {
     if (QApplication::platformName() != "offscreen" &&
         QMessageBox::question(this, tr("PHA Workbench"),

@@ -54,6 +54,11 @@ class MainWindow : public QMainWindow {
   // Opens a project folder; errors are shown in the window (status bar + message), never thrown.
   bool openProject(const QString& path);
   bool openDefaultProject();
+  // The open project's project.json changed (a variant added or promoted, its data located): the
+  // session reads it again and the run table, plan line and report follow; what the user is
+  // studying stays (the selection, Compare's runs, the Lens's results, the curves and unsaved
+  // Configuration edits). openProject() is for another project, and clears them.
+  bool reloadProjectFile();
   // Queues every run of the open project and starts the queue.
   void runProject();
   // Run > Run project: the plan first (PlanDialog, unless turned off there), then runProject().
@@ -97,6 +102,10 @@ class MainWindow : public QMainWindow {
   // Asked before a recovery; default: a Yes/No message box (yes on the offscreen platform).
   void setRecoverConfirm(std::function<bool(const QString&)> confirm) { m_recoverConfirm = std::move(confirm); }
   QString lastError() const { return m_lastError; }
+  // Answers the window's yes/no questions (quit with unsaved Configuration edits, replace them with
+  // a picked run's configuration); default: a message box, and on the offscreen platform the
+  // answer that keeps the old behaviour (quit; replace). Tests record the question and answer.
+  void setAsk(std::function<bool(const QString& question)> ask) { m_ask = std::move(ask); }
 
  signals:
   void errorShown(const QString& message);
@@ -117,6 +126,13 @@ class MainWindow : public QMainWindow {
   void showMessage(const QString& message, int timeoutMs);
   void updateActions();
   void onRunChosen(const QString& storePath, qint64 runId, const QString& name);
+  // Every run view (curves, heatmap, Lens, Configuration, Generate) shows the one selected run;
+  // called when the table's selection was set without a click (a queue ended, the store changed).
+  void followSelection();
+  void showRun(const QString& storePath, qint64 runId, const QString& name, bool userChose);
+  bool ask(const QString& title, const QString& question, bool offscreenAnswer);
+  // The project line of the Project dock (two lines whatever the project).
+  void updateProjectLabel();
   void connectRunActions();
   // The notes field follows the table's selection: one run, its notes; else empty.
   void refreshNotesPanel();
@@ -136,7 +152,10 @@ class MainWindow : public QMainWindow {
   void buildFeatureDocks();
   void newProjectFromTemplate();
   void openProjectDialog();
-  void showConfigOf(const QString& storePath, qint64 runId);
+  // The run's model and training sections in the Configuration dock. Unsaved edits there are
+  // replaced only when the user picked the run and says so (ask); otherwise they stay and the
+  // status bar says so.
+  void showConfigOf(const QString& storePath, qint64 runId, bool userChose);
   void addConfigAsVariant();
   void exportSelectedReport();
   // Run > Search...: the Search dock to the front (its Start runs the search).
@@ -163,6 +182,9 @@ class MainWindow : public QMainWindow {
   ProjectDataBanner* m_dataBanner = nullptr;
   StoreDamageBanner* m_storeBanner = nullptr;
   std::function<bool(const QString&)> m_recoverConfirm;
+  std::function<bool(const QString&)> m_ask;
+  qint64 m_configRunId = 0;
+  QString m_colorsProject;  // the project whose models hold the palette (widgets::modelColors)  // the run whose configuration the Configuration dock loaded (0: the project's)
   QAction* m_runAction = nullptr;
   QAction* m_planAction = nullptr;
   QAction* m_measureAction = nullptr;

@@ -34,6 +34,7 @@
 #include "lens_view.h"
 #include "main_window.h"
 #include "mixer_heatmap.h"
+#include "series_colors.h"
 #include "mixer_panel.h"
 #include "project_data_banner.h"
 #include "project_session.h"
@@ -65,18 +66,7 @@ bool MainWindow::openProject(const QString& path) {
     showError(tr("Cannot open project %1:\n%2").arg(path, m_session->errorText()));
     return false;
   }
-  setWindowTitle(tr("PHA Workbench - %1").arg(m_session->name()));
-  // Two lines whatever the project: a 9-run grid listed every name on four lines and pushed
-  // Compare selected and the notes field out of the dock at 1280 x 720. The tooltip lists all.
-  const QStringList names = m_session->runNames();
-  const QString some = names.size() <= 3 ? names.join(", ")
-                                         : tr("%1 and %2 more").arg(names.mid(0, 2).join(", ")).arg(names.size() - 2);
-  m_docks.projectLabel->setText(tr("<b>%1</b> &nbsp;%2<br>%3 run(s) planned: %4")
-                                    .arg(m_session->name().toHtmlEscaped(), m_session->dir().toHtmlEscaped())
-                                    .arg(names.size())
-                                    .arg(some.toHtmlEscaped()));
-  m_docks.projectLabel->setToolTip(
-      tr("%1\nruns planned (project.json and the tune section's follow-ups):\n%2").arg(m_session->dir(), names.join("\n")));
+  updateProjectLabel();
   // Every view shows the project now open, or says it is empty: nothing of the previous one stays.
   m_compare->clear();
   m_monitor->clear(tr("Pick a run in the run table to see its curves and mixer weights."));
@@ -105,10 +95,52 @@ bool MainWindow::openProject(const QString& path) {
     if (cfg.contains("model")) m_config->setConfigJson(cfg["model"]);
     if (cfg.contains("training")) m_config->setTrainingJson(cfg["training"]);
     m_config->undoStack()->clear();
+    m_configRunId = 0;
   }
   showMessage(m_session->hasLocalData() ? tr("Opened %1").arg(m_session->dir())
                                         : tr("Opened %1 for browsing: %2").arg(m_session->dir(), m_session->missingDataReason()),
               m_session->hasLocalData() ? 5000 : 15000);
+  return true;
+}
+
+void MainWindow::updateProjectLabel() {
+  // One colour per model in every dock: the project's models take the palette in project.json's
+  // order (widgets::modelColor); a model added later takes the next free colour.
+  QStringList families;
+  for (const QString& n : m_session->runNames())
+    if (!families.contains(widgets::modelFamily(n))) families << widgets::modelFamily(n);
+  widgets::modelColors().assignInOrder(families, /*replace=*/m_colorsProject != m_session->dir());
+  m_colorsProject = m_session->dir();
+  setWindowTitle(tr("PHA Workbench - %1").arg(m_session->name()));
+  // Two lines whatever the project: a 9-run grid listed every name on four lines and pushed
+  // Compare selected and the notes field out of the dock at 1280 x 720. The tooltip lists all.
+  const QStringList names = m_session->runNames();
+  const QString some = names.size() <= 3 ? names.join(", ")
+                                         : tr("%1 and %2 more").arg(names.mid(0, 2).join(", ")).arg(names.size() - 2);
+  m_docks.projectLabel->setText(tr("<b>%1</b> &nbsp;%2<br>%3 run(s) planned: %4")
+                                    .arg(m_session->name().toHtmlEscaped(), m_session->dir().toHtmlEscaped())
+                                    .arg(names.size())
+                                    .arg(some.toHtmlEscaped()));
+  m_docks.projectLabel->setToolTip(
+      tr("%1\nruns planned (project.json and the tune section's follow-ups):\n%2").arg(m_session->dir(), names.join("\n")));
+}
+
+bool MainWindow::reloadProjectFile() {
+  if (!m_session->isOpen()) return false;
+  // The running queue trains the plan it read when it started (QueueItem::resolved); the session
+  // may read the file again meanwhile.
+  if (!m_session->open(m_session->dir())) {
+    showError(tr("Cannot read project %1 again:\n%2").arg(m_session->dir(), m_session->errorText()));
+    return false;
+  }
+  updateProjectLabel();
+  m_dataBanner->refresh();
+  m_storeBanner->refresh();
+  if (!m_session->isStoreDamaged()) {
+    reloadRuns();  // keeps the selection
+    m_report->refresh();
+  }
+  updateActions();
   return true;
 }
 
@@ -158,7 +190,9 @@ void MainWindow::newProjectFromTemplate() {
 }
 
 void MainWindow::openProjectDialog() {
-  const QString dir = QFileDialog::getExistingDirectory(this, tr("Open project folder"), ProjectSession::workspaceDir());
+  // Beside the open project (its parent folder, where its siblings are), else the workspace.
+  const QString start = m_session->isOpen() ? QFileInfo(m_session->dir()).absolutePath() : ProjectSession::workspaceDir();
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Open project folder"), start);
   if (!dir.isEmpty()) openProject(dir);
 }
 
@@ -192,7 +226,7 @@ void MainWindow::buildFeatureDocks() {
   if (auto* layout = qobject_cast<QVBoxLayout*>(m_docks.projectLabel->parentWidget()->layout()))
     layout->insertWidget(layout->indexOf(m_docks.projectLabel) + 1, m_dataBanner);
   connect(m_dataBanner, &ProjectDataBanner::errorOccurred, this, &MainWindow::showError);
-  connect(m_dataBanner, &ProjectDataBanner::dataChanged, this, [this] { openProject(m_session->dir()); });
+  connect(m_dataBanner, &ProjectDataBanner::dataChanged, this, [this] { reloadProjectFile(); });
   m_storeBanner = new StoreDamageBanner(m_session, this);
   if (auto* layout = qobject_cast<QVBoxLayout*>(m_docks.projectLabel->parentWidget()->layout()))
     layout->insertWidget(layout->indexOf(m_docks.projectLabel) + 1, m_storeBanner);
@@ -248,7 +282,7 @@ void MainWindow::connectSearchView() {
   connect(m_search, &SearchView::message, this, &MainWindow::showMessage);
   connect(m_search, &SearchView::sectionPresenceChanged, this, &MainWindow::updateActions);
   connect(m_search, &SearchView::projectFileChanged, this, [this](const QString& what) {
-    openProject(m_session->dir());  // the promoted variant appears in the run list and the queue
+    reloadProjectFile();  // the promoted variant appears in the run list and the queue
     showMessage(what, 10000);
   });
 }
@@ -258,7 +292,23 @@ void MainWindow::showSearch() {
   m_docks.searchDock->raise();
 }
 
-void MainWindow::showConfigOf(const QString& storePath, qint64 runId) {
+void MainWindow::showConfigOf(const QString& storePath, qint64 runId, bool userChose) {
+  if (runId == m_configRunId && !userChose) return;
+  if (m_config->hasUnsavedEdits()) {
+    const bool replace =
+        userChose && ask(tr("Unsaved configuration"),
+                         tr("The Configuration dock has unsaved edits (in no project yet). Replace them with run %1's "
+                            "configuration?")
+                             .arg(runId),
+                         /*offscreenAnswer=*/true);
+    if (!replace) {
+      showMessage(tr("The Configuration dock keeps your unsaved edits; it does not show run %1's configuration (add "
+                     "them as a variant or undo them, then pick the run again).")
+                      .arg(runId),
+                  15000);
+      return;
+    }
+  }
   try {
     auto s = store::Store::open(storePath.toStdString(), widgets::windowReadOptions());
     auto run = s.get_run(runId);
@@ -267,6 +317,8 @@ void MainWindow::showConfigOf(const QString& storePath, qint64 runId) {
     if (cfg.is_discarded() || !cfg.is_object()) return;
     if (cfg.contains("model")) m_config->setConfigJson(cfg["model"]);
     if (cfg.contains("training")) m_config->setTrainingJson(cfg["training"]);
+    m_config->undoStack()->clear();
+    m_configRunId = runId;
   } catch (const std::exception& e) {
     showError(QString::fromUtf8(e.what()));
   }
@@ -281,6 +333,12 @@ void MainWindow::addConfigAsVariant() {
     showError(tr("The configuration is not valid: %1").arg(m_config->errorText()));
     return;
   }
+  // An invalid training section is refused too (nothing is written): saving the variant without
+  // it would train the project's default steps, not what the form shows.
+  if (!m_config->isTrainingValid()) {
+    showError(tr("The training section is not valid, so nothing was added: %1").arg(m_config->trainingErrorText()));
+    return;
+  }
   // The engine validates the project with the new variant and writes project.json atomically
   // (runtime::add_variant); here only the name is asked, proposed free.
   const nlohmann::json model = m_config->configJson();
@@ -289,13 +347,13 @@ void MainWindow::addConfigAsVariant() {
   const QString name = QInputDialog::getText(this, tr("Add variant"), tr("Name of the new variant in project.json:"),
                                              QLineEdit::Normal, proposed, &ok);
   if (!ok) return;
-  const nlohmann::json training = m_config->isTrainingValid() ? m_config->trainingJson()
-                                                                                                : nlohmann::json();
+  const nlohmann::json training = m_config->trainingJson();
   if (!m_session->addVariant(name.trimmed(), model, training)) {
     showError(tr("Cannot add the variant: %1").arg(m_session->errorText()));
     return;
   }
-  openProject(m_session->dir());
+  m_config->markSaved();  // the edits are in project.json now
+  reloadProjectFile();    // what the user studies stays: selection, Compare, Lens, curves
   showMessage(tr("Added variant %1 to %2").arg(name.trimmed(), m_session->dir() + "/project.json"), 8000);
 }
 

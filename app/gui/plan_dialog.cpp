@@ -52,7 +52,13 @@ PlanDialog::PlanDialog(const QString& projectDir, bool withRun, QWidget* parent)
     connect(m_beforeRun, &QCheckBox::toggled, this, [](bool on) { setShowBeforeRun(on); });
     layout->addWidget(m_beforeRun);
     m_run = buttons->addButton(tr("Run project"), QDialogButtonBox::AcceptRole);
+    m_run->setObjectName("planRunButton");
     m_run->setEnabled(false);
+    m_runAll = buttons->addButton(tr("Train all again"), QDialogButtonBox::AcceptRole);
+    m_runAll->setObjectName("planRunAllButton");
+    m_runAll->hide();
+    connect(m_run, &QPushButton::clicked, this, [this] { m_onlyToTrain = m_runAll->isVisible(); });
+    connect(m_runAll, &QPushButton::clicked, this, [this] { m_onlyToTrain = false; });
   }
   buttons->addButton(withRun ? QDialogButtonBox::Cancel : QDialogButtonBox::Close);
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -119,6 +125,19 @@ void PlanDialog::fill(const runtime::PlanReport& plan) {
   const std::string text = runtime::render_plan_text(plan);
   const auto blank = text.find("\n\n", text.find("\n\n") + 2);  // after the table
   m_summary->setPlainText(QString::fromStdString(blank == std::string::npos ? text : text.substr(blank + 2)));
+  if (m_run) {
+    const int all = static_cast<int>(plan.runs.size());
+    const int toTrain = static_cast<int>(plan.to_train);
+    if (toTrain < all) {  // the question the queue would ask next, asked here once
+      m_runAll->setText(tr("Train all %1 again").arg(all));
+      m_runAll->setToolTip(tr("Every run trains again as a new run (a new id); with the same seed a finished run "
+                              "trains to the same result"));
+      m_runAll->show();
+      m_run->setText(toTrain == 1 ? tr("Train the 1 run to train") : tr("Train the %1 runs to train").arg(toTrain));
+      m_run->setVisible(toTrain > 0);
+      m_run->setDefault(toTrain > 0);
+    }
+  }
   m_status->setText(tr("%1 of %2 runs to train, estimated %3 on this machine")
                         .arg(plan.to_train)
                         .arg(plan.runs.size())

@@ -3,7 +3,10 @@
 // prints, computed on a worker thread (it may time a few training steps) and shown as a table of
 // runs (steps, training tokens, parameters, tokens per parameter with the early-training mark,
 // estimated time, state), the total, how the time was estimated and what each claim can detect.
-// "Run project" accepts the dialog; the caller starts the queue.
+// "Run project" accepts the dialog; the caller starts the queue. When the store already holds some
+// of the runs (trained with the same configuration: runtime::trained_runs, the rule the plan's
+// State column reads), the dialog itself asks what to train: "Train the N runs to train" or
+// "Train all M again", and the queue asks nothing more.
 #pragma once
 
 #include <QDialog>
@@ -37,6 +40,9 @@ class PlanDialog : public QDialog {
   QTableWidget* table() const { return m_table; }
   QString summaryText() const;
   QPushButton* runButton() const { return m_run; }
+  QPushButton* runAllButton() const { return m_runAll; }
+  // After accept(): whether only the runs still to train were chosen (else all of them).
+  bool onlyRunsToTrain() const { return m_onlyToTrain; }
 
  signals:
   void planReady();
@@ -48,6 +54,8 @@ class PlanDialog : public QDialog {
   QTableWidget* m_table;
   QPlainTextEdit* m_summary;
   QPushButton* m_run = nullptr;
+  QPushButton* m_runAll = nullptr;  // shown when some runs are already trained
+  bool m_onlyToTrain = false;
   QCheckBox* m_beforeRun = nullptr;
   bool m_ready = false;
   QString m_error;

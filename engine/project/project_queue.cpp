@@ -61,6 +61,7 @@ std::vector<TrainedRun> trained_runs(const Project& project) {
   for (const RunPlan& plan : project.runs) plan_names.insert(plan.name);
   for (const RunPlan& plan : project.runs) {
     std::int64_t renamed = 0;
+    std::string renamed_name;
     for (const auto& e : stored) {  // newest first
       if (e.run.status != store::RunStatus::Finished) continue;
       const bool named = e.run.name == plan.name;
@@ -69,12 +70,13 @@ std::vector<TrainedRun> trained_runs(const Project& project) {
       if (config.is_discarded() || !same_run_config(config, plan.config)) continue;
       if (named) {
         renamed = 0;
-        out.push_back({plan.name, e.run.id});
+        out.push_back({plan.name, e.run.id, e.run.name});
         break;
       }
       renamed = e.run.id;  // used only when no run keeps the plan's name
+      renamed_name = e.run.name;
     }
-    if (renamed != 0) out.push_back({plan.name, renamed});
+    if (renamed != 0) out.push_back({plan.name, renamed, renamed_name});
   }
   return out;
 }

@@ -70,8 +70,11 @@ std::vector<QueueItem> project_queue(const Project& project, const QueueOptions&
 struct TrainedRun {
   std::string run;             // the run's name in the project
   std::int64_t run_id = 0;     // its newest finished stored run with that configuration
+  std::string stored_name;     // that run's name in the store (differs when it was renamed)
 };
 // In project order; empty when the store does not exist yet. Reads the store, writes nothing.
+// The one rule for "already trained": the window's confirmation, its plan and `pha plan` all
+// read it (a plan's state is "finished" exactly when this lists it).
 // A plan's run is its newest finished stored run named like it with its configuration; else
 // (renamed in the run table) the newest finished one with its configuration whatever its name,
 // unless that name is another plan's (so two plans never claim one run). The stored config

@@ -19,6 +19,7 @@
 #include "model/flops.h"
 #include "project/project.h"
 #include "project/project_report.h"
+#include "project/project_queue.h"
 #include "project/project_tuning.h"
 #include "runtime/step_bench.h"
 #include "store/store.h"
@@ -99,7 +100,17 @@ std::pair<double, std::string> measure_speed(const RunPlan& p, const PlanOptions
                            o.warmup, b.batch, b.seq_len, r.precision.precision)};
 }
 
-void fill_state(PlannedRun& r, const StoreView& v) {
+// A plan is finished exactly when trained_runs (project_queue.h) lists it: its newest finished
+// stored run with the same configuration, also when that run was renamed in the run table. That
+// is the rule the window's confirmation asks with, so the plan and the queue never disagree.
+void fill_state(PlannedRun& r, const StoreView& v, const std::map<std::string, TrainedRun>& trained) {
+  if (auto t = trained.find(r.name); t != trained.end()) {
+    r.state = t->second.stored_name == r.name
+                  ? fmt::format("finished (run {})", t->second.run_id)
+                  : fmt::format("finished (run {}, renamed {})", t->second.run_id, t->second.stored_name);
+    r.to_train = false;
+    return;
+  }
   auto it = v.newest.find(r.name);
   if (it == v.newest.end()) {
     r.state = "to train";
@@ -108,9 +119,8 @@ void fill_state(PlannedRun& r, const StoreView& v) {
   const store::RunInfo& info = it->second;
   const auto step = v.last_step.count(info.id) ? v.last_step.at(info.id) : 0;
   switch (info.status) {
-    case store::RunStatus::Finished:
-      r.state = fmt::format("finished (run {})", info.id);
-      r.to_train = false;
+    case store::RunStatus::Finished:  // not the plan's configuration (trained_runs did not list it)
+      r.state = fmt::format("to train (run {} finished with another configuration)", info.id);
       return;
     case store::RunStatus::Running: r.state = fmt::format("running (run {}, step {})", info.id, step); return;
     case store::RunStatus::Cancelled:
@@ -276,6 +286,8 @@ PlanReport plan_project(const std::string& project_path, const PlanOptions& o) {
   }
   plan_claims(project, plan.store_path, plan);
   const StoreView v = read_store(project, plan.store_path);
+  std::map<std::string, TrainedRun> trained;
+  for (TrainedRun& t : trained_runs(project)) trained[t.run] = std::move(t);
   std::map<std::string, std::pair<double, std::string>> measured;
   for (const RunPlan& p : project.runs) {
     PlannedRun r;
@@ -289,7 +301,7 @@ PlanReport plan_project(const std::string& project_path, const PlanOptions& o) {
     r.n_params = model::count_parameters(p.model).total;
     r.tokens_per_param = r.n_params > 0 ? static_cast<double>(r.tokens) / static_cast<double>(r.n_params) : 0.0;
     r.early = r.tokens_per_param < plan.early_threshold;
-    fill_state(r, v);
+    fill_state(r, v, trained);
     const std::string key = speed_key(p);
     if (auto it = v.speed.find(key); it != v.speed.end()) {
       std::tie(r.tokens_per_s, r.speed_source) = it->second;

@@ -103,6 +103,8 @@ class Store {
   // The last point of `key` of every run that wrote it, by run id (the run browser's "tokens
   // seen"): one primary-key lookup per run through run_summary.last_step, no scan of metrics.
   std::vector<std::pair<std::int64_t, MetricPoint>> last_points(const std::string& key);
+  // The same for one run (nullopt: it wrote no `key`).
+  std::optional<MetricPoint> last_point(std::int64_t run_id, const std::string& key);
 
   // --- other records ---
   std::vector<std::int64_t> mixer_steps(std::int64_t run_id);

@@ -151,6 +151,20 @@ std::vector<std::pair<std::int64_t, MetricPoint>> Store::last_points(const std::
   return out;
 }
 
+std::optional<MetricPoint> Store::last_point(std::int64_t run_id, const std::string& key) {
+  detail::Db& d = db();
+  const std::int64_t key_id = detail::find_key_id(d, key);
+  if (key_id < 0) return std::nullopt;
+  StmtScope s(d.stmt(
+      "SELECT m.step, m.tokens, m.wall_ms, m.value FROM run_summary s "
+      "CROSS JOIN metrics m ON m.run_id = s.run_id AND m.key_id = s.key_id AND m.step = s.last_step "
+      "WHERE s.run_id = ?1 AND s.key_id = ?2"));
+  s->bind(1, run_id);
+  s->bind(2, key_id);
+  if (!s->step()) return std::nullopt;
+  return MetricPoint{s->i64(0), s->i64(1), s->i64(2), s->f64(3)};
+}
+
 std::optional<MetricSummary> Store::summary(std::int64_t run_id, const std::string& key) {
   detail::Db& d = db();
   std::int64_t key_id = detail::find_key_id(d, key);

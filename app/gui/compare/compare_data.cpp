@@ -132,6 +132,7 @@ LoadedRun loadRun(StoreCache& cache, const RunRef& ref) {
       return run;
     }
     run.info = *info;
+    run.times = store::run_times(*s, *info);
     if (!info->name.empty()) run.label = QString::fromStdString(info->name);
     parseConfig(run);
     readMetrics(*s, run);
@@ -181,8 +182,8 @@ QString colorKey(const LoadedRun& run) {
     for (const char* section : {"profile", "inference"})
       if (run.config.contains(section) && run.config[section].is_object() &&
           run.config[section].value("model", nlohmann::json()).is_string())
-        return QString::fromStdString(run.config[section]["model"].get<std::string>());
-  return QString::fromStdString(run.info.group.empty() ? run.info.name : run.info.group);
+        return widgets::modelFamily(QString::fromStdString(run.config[section]["model"].get<std::string>()));
+  return widgets::modelFamily(QString::fromStdString(run.info.group.empty() ? run.info.name : run.info.group));
 }
 
 QColor modelColor(const LoadedRun& run) { return widgets::modelColors().color(colorKey(run)); }

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/run_times.h"
 #include "store/store.h"
 #include "store/types.h"
 #include "run_ref.h"
@@ -61,6 +62,7 @@ struct LoadedRun {
   QString label;  // what legends, columns and point labels show
   QString error;  // non-empty: the run could not be read at all
   pha::store::RunInfo info;
+  pha::store::RunTimes times;  // training time and wall time (store/run_times.h, the run table's rule)
   nlohmann::json config;  // the parsed config_json (null when it did not parse)
   QString configError;
   std::vector<std::string> keys;

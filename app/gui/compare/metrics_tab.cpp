@@ -35,13 +35,6 @@ constexpr int kBestRole = Qt::UserRole + 12;
 QString valueText(double v) { return std::isnan(v) ? QStringLiteral("NaN") : QString::number(v, 'g', 6); }
 
 // A duration in ms as core/duration_format.h writes it.
-QString durationMsText(double ms) { return QString::fromStdString(format_duration(ms / 1000.0)); }
-
-QString durationText(const store::RunInfo& info) {
-  if (info.started_at <= 0) return QObject::tr("not started");
-  if (info.ended_at <= 0) return QObject::tr("still running");
-  return durationMsText(double(info.ended_at - info.started_at));
-}
 
 int splitRank(const QString& key) {
   if (key.startsWith(QLatin1String("val/"))) return 0;
@@ -304,7 +297,26 @@ void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   addGroup(tr("Run"));
   fieldRow(tr("project"), [](const LoadedRun& r) { return Cell{QString::fromStdString(r.info.project), {}, {}}; });
   fieldRow(tr("variant"), [](const LoadedRun& r) { return Cell{QString::fromStdString(r.info.variant), {}, {}}; });
-  std::vector<Cell> status, seeds, duration;
+  std::vector<Cell> status, seeds, training, wall;
+  // The run table's "Train time" and the wall time, one rule for both (store/run_times.h).
+  const QString trainingTip = QString::fromUtf8(store::kTrainingTimeMeaning);
+  const QString wallTip = QString::fromUtf8(store::kWallTimeMeaning);
+  auto timeCells = [&](const CompareUnit& u, const LoadedRun& r, double (*of)(const LoadedRun&), const QString& tip) {
+    const analysis::Stats d = unitStats(list, u, [of](const LoadedRun& x) {
+      const double v = of(x);
+      return v >= 0 ? v : std::nan("");
+    });
+    if (r.info.started_at <= 0) return Cell{tr("not started"), {}, tip};
+    if (!u.grouped || d.n < 2) {
+      const double v = of(r);
+      return Cell{QString::fromStdString(format_duration(v)) + (r.info.ended_at <= 0 ? tr(" (running)") : QString()),
+                  qint64(std::llround(v * 1000.0)), tip};
+    }
+    return Cell{tr("%1 ± %2 (%3)")
+                    .arg(QString::fromStdString(format_duration(d.mean)), QString::fromStdString(format_duration(d.std)))
+                    .arg(d.n),
+                qint64(std::llround(d.mean * 1000.0)), tip};
+  };
   for (const auto& u : units) {
     const LoadedRun& r = list[u.members.front()];
     QStringList seedList;
@@ -314,15 +326,8 @@ void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
     if (u.grouped) text = tr("%1 replicas, %2").arg(u.members.size()).arg(text);
     status.push_back(r.ok() ? Cell{text, {}, {}} : Cell{r.error, {}, {}});
     seeds.push_back(Cell{seedList.join(", "), {}, {}});
-    const analysis::Stats d = unitStats(list, u, [](const LoadedRun& x) {
-      const bool done = x.info.started_at > 0 && x.info.ended_at > 0;
-      return done ? double(x.info.ended_at - x.info.started_at) : std::nan("");
-    });
-    if (!u.grouped || d.n < 2)
-      duration.push_back(Cell{durationText(r.info), d.n ? QVariant(qint64(d.mean)) : QVariant(), {}});
-    else
-      duration.push_back(Cell{tr("%1 ± %2 (%3)").arg(durationMsText(d.mean), durationMsText(d.std)).arg(d.n),
-                              qint64(d.mean), {}});
+    training.push_back(timeCells(u, r, [](const LoadedRun& x) { return x.times.training_s; }, trainingTip));
+    wall.push_back(timeCells(u, r, [](const LoadedRun& x) { return x.times.wall_s; }, wallTip));
   }
   addRow(tr("status"), status);
   addRow(tr("seed"), seeds);
@@ -331,7 +336,8 @@ void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
                                : Cell{tr("not recorded"), {}, {}};
   });
   fieldRow(tr("device"), [](const LoadedRun& r) { return Cell{QString::fromStdString(r.info.device), {}, {}}; });
-  addRow(tr("duration"), duration);
+  addRow(tr("training time"), training);
+  addRow(tr("wall time"), wall);
   addMetricRows(list, units);
   m_message->setText(tr("Final: the value at the last recorded step. Best: the lowest (loss-like) or highest "
                         "(accuracy-like) value recorded, as the run store ranks the key. A group of seeded replicas "

@@ -162,6 +162,10 @@ bool ConfigEditor::isTrainingValid() const { return m_training->isValid(); }
 
 QString ConfigEditor::trainingErrorText() const { return m_training->errorText(); }
 
+bool ConfigEditor::hasUnsavedEdits() const { return !m_undoStack->isClean(); }
+
+void ConfigEditor::markSaved() { m_undoStack->setClean(); }
+
 bool ConfigEditor::loadPreset(const QString& name) {
   json doc;
   try {

@@ -46,6 +46,11 @@ class ConfigEditor : public QWidget {
   bool isTrainingValid() const;
   QString trainingErrorText() const;
 
+  // Edits since the last load (setConfigJson / setTrainingJson) or markSaved(): the undo stack
+  // is not at its clean index. Valid or not, such edits are in no project until added as a variant.
+  bool hasUnsavedEdits() const;
+  void markSaved();
+
   // Loads a preset as one undoable step; false (and nothing changes) for an unknown name.
   bool loadPreset(const QString& name);
 

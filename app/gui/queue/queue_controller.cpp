@@ -96,7 +96,7 @@ QueueController::RepeatChoice QueueController::askRepeat(const QStringList& repe
   return RepeatChoice::Nothing;
 }
 
-bool QueueController::runProject(const ProjectSession& session) {
+bool QueueController::runProject(const ProjectSession& session, std::optional<RepeatChoice> decided) {
   if (!session.isOpen()) {
     emit errorOccurred(tr("Open a project first (File > Open project)."));
     return false;
@@ -114,7 +114,7 @@ bool QueueController::runProject(const ProjectSession& session) {
   const QStringList repeated = repeatedRuns(project, &fresh);
   QStringList only;  // empty: every run, then the profile when project.json asks for it
   if (!repeated.isEmpty()) {
-    const RepeatChoice choice = askRepeat(repeated, fresh);
+    const RepeatChoice choice = decided ? *decided : askRepeat(repeated, fresh);
     if (choice == RepeatChoice::Nothing || (choice == RepeatChoice::OnlyNew && fresh.isEmpty())) {
       m_status->setText(tr("Not started: %1 already trained with this configuration").arg(repeated.join(", ")));
       return false;

@@ -13,6 +13,7 @@
 #include <QString>
 #include <QStringList>
 #include <functional>
+#include <optional>
 
 class QLabel;
 class QProgressBar;
@@ -40,7 +41,9 @@ class QueueController : public QObject {
 
   // Each returns false with errorOccurred() when it cannot start (no project, queue busy, ...).
   // runProject also returns false when the user declines to train again runs that exist.
-  bool runProject(const ProjectSession& session);
+  // `decided`: the answer the plan dialog already gave (then nothing is asked).
+  enum class RepeatChoice { OnlyNew, All, Nothing };
+  bool runProject(const ProjectSession& session, std::optional<RepeatChoice> decided = std::nullopt);
   bool measureEfficiency(const ProjectSession& session);
   // Evaluates a stored run again from its last checkpoint (runtime::evaluate_run, as `pha eval`).
   bool evaluateRun(const QString& storePath, qint64 runId);
@@ -59,7 +62,6 @@ class QueueController : public QObject {
   // not trained yet (`newRuns`, offered when there are any), all of them again as new runs (new
   // ids), or nothing. Default: a message box with those buttons in a real window; on the
   // offscreen platform, all again.
-  enum class RepeatChoice { OnlyNew, All, Nothing };
   using Confirm = std::function<RepeatChoice(const QString& question, const QStringList& newRuns)>;
   void setConfirm(Confirm confirm) { m_confirm = std::move(confirm); }
   // "pha-tiny (run 3), transformer-tiny (run 4)": the project's runs already trained with this

@@ -15,6 +15,7 @@
 #include "runs_model_internal.h"
 #include "window_store.h"
 #include "core/duration_format.h"
+#include "store/run_times.h"
 #include "core/metric_table.h"
 #include "core/provenance_fields.h"
 #include "store/search_store.h"
@@ -31,12 +32,6 @@ const std::optional<store::MetricSummary>& summaryAt(const store::RunListEntry& 
 
 QString valText(double v, bool accuracy) {
   return accuracy ? QString::number(100.0 * v, 'f', 2) + " %" : QString::number(v, 'f', 4);
-}
-
-double durationSeconds(const store::RunInfo& r) {
-  if (r.started_at <= 0) return -1;
-  const qint64 end = r.ended_at > 0 ? r.ended_at : (r.heartbeat_at > 0 ? r.heartbeat_at : r.started_at);
-  return (end - r.started_at) / 1000.0;
 }
 
 // Compact: "42.1 s", "1m 40s", "2h 05m" (pha::format_duration, the one formatter).
@@ -259,8 +254,10 @@ bool RunsModel::updateRuns(const QString& storePath, const QSet<qint64>& ids) {
 
 double RunsModel::runSeconds(int row) const {
   const size_t r = static_cast<size_t>(row);
-  if (r < m_trainSeconds.size() && m_trainSeconds[r] > 0) return m_trainSeconds[r];
-  return r < m_runs.size() ? durationSeconds(m_runs[r].run) : -1.0;
+  if (r >= m_runs.size()) return -1.0;
+  // The one rule (store/run_times.h): Compare's Metrics and `pha runs list` show the same figure.
+  const double last = r < m_trainSeconds.size() ? m_trainSeconds[r] : -1.0;
+  return store::run_times(m_runs[r].run, last > 0 ? static_cast<std::int64_t>(std::llround(last * 1000.0)) : 0).training_s;
 }
 
 const store::RunListEntry* RunsModel::entry(int row) const {
@@ -470,8 +467,10 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
       case LastVal: return tr("Last validation metric (val/loss or val/accuracy)");
       case FinalTrainLoss: return tr("Last train/loss (one batch, not smoothed)");
       case TokensSeen: return tr("Training tokens seen");
-      case Duration: return tr("Training time: the run's own clock at its last step (pauses, and the time between an "
-                               "interruption and its resume, left out); start to end when it recorded no step");
+      case Duration: return tr("Training time: the run's own clock at its last training step (pauses, and the time "
+                               "between an interruption and its resume, left out); start to end when it recorded no "
+                               "step. Compare's Metrics shows it and the wall time (start to end: setup, the final "
+                               "evaluation and checkpoint included); pha runs list prints it.");
       case Started: return tr("Start time: hours:minutes today, else the day (the tooltip has the full time)");
       case Processes: return tr("Data-parallel processes that trained the run (the store's world_size) and their "
                                 "collective backend; 1: one process");
@@ -495,7 +494,7 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
     case LastVal: return tr("Last val");
     case FinalTrainLoss: return tr("Train loss");
     case TokensSeen: return tr("Tokens");
-    case Duration: return tr("Time");
+    case Duration: return tr("Train time");
     case Started: return tr("Started");
     case Created: return tr("Created");
     case Kind: return tr("Kind");
