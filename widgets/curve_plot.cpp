@@ -121,6 +121,12 @@ CurvePlot::Data& CurvePlot::ensure(const QString& name, QColor color) {
   d.label->setPadding(QMargins(4, 2, 4, 2));
   d.label->setSelectable(false);
   d.label->setVisible(false);
+  // Above every curve (graphs added later would be drawn over it on the main layer), on a
+  // background that keeps its digits readable where it crosses a curve or the grid.
+  d.label->setLayer(m_plot->layer("legend"));
+  QColor bg = palette().color(QPalette::Base);
+  bg.setAlpha(215);
+  d.label->setBrush(QBrush(bg));
   styleSeries(d);
   m_message->hide();
   m_order << name;
@@ -301,6 +307,7 @@ void CurvePlot::replotLater() {
 // entries (nine runs compared, each with train and validation curves) it would cover the
 // curves: it goes under the plot, in as many columns as its widest entry allows.
 constexpr int kInsetLegendItems = 6;
+constexpr int kShortPlot = 260;
 
 bool CurvePlot::legendOutside() const {
   return !m_plot->axisRect()->insetLayout()->elements(false).contains(m_plot->legend);
@@ -311,7 +318,9 @@ void CurvePlot::placeLegend() {
   QCPLayoutInset* inset = m_plot->axisRect()->insetLayout();
   int entries = 0;  // itemCount() counts the empty cells of a grid laid out in columns too
   for (int i = 0; i < legend->itemCount(); ++i) entries += legend->item(i) ? 1 : 0;
-  const bool outside = entries > kInsetLegendItems;
+  // A short plot (the live view: ~110-130 px at 1600 x 1000 and 1280 x 720) has no corner the
+  // box would not cover: its legend goes under it, in one row.
+  const bool outside = entries > kInsetLegendItems || m_plot->height() < kShortPlot;
   if (outside && !legendOutside()) {
     inset->take(legend);
     inset->simplify();
@@ -337,9 +346,7 @@ void CurvePlot::placeLegend() {
     }
     return;
   }
-  // Inside a short plot (the live view at 1280 x 720: ~110 px) the entries go side by side, so
-  // the box covers one line of the curves, not half of them.
-  const auto order = m_plot->height() < 260 ? QCPLayoutGrid::foColumnsFirst : QCPLayoutGrid::foRowsFirst;
+  const auto order = QCPLayoutGrid::foRowsFirst;
   if (legend->wrap() != 0 || legend->fillOrder() != order) {
     legend->setWrap(0);
     legend->setFillOrder(order, true);

@@ -1,5 +1,7 @@
 #include "inference_panel.h"
 
+#include <cmath>
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -36,7 +38,13 @@ class NumberItem : public QTableWidgetItem {
 QString fixed(double v, int decimals) { return QString::number(v, 'f', decimals); }
 
 // ms with three significant figures at least: 0.412, 4.12, 41.2, 412
-QString msText(double v) { return v >= 100 ? fixed(v, 0) : v >= 10 ? fixed(v, 1) : v >= 1 ? fixed(v, 2) : fixed(v, 3); }
+// Three significant digits, the decimals chosen after rounding: 0.9996 reads "1.00" beside 1.0004's
+// "1.00" (choosing them before gave "1.000" beside "1.00").
+QString msText(double v) {
+  const auto at = [v](int decimals) { return std::round(std::abs(v) * std::pow(10.0, decimals)) / std::pow(10.0, decimals); };
+  const int decimals = at(1) >= 100 ? 0 : at(2) >= 10 ? 1 : at(3) >= 1 ? 2 : 3;
+  return fixed(v, decimals);
+}
 
 bool ok(const store::InferencePointResult& p) { return p.error.empty(); }
 

@@ -167,7 +167,7 @@ void MainWindow::applyDefaultSizes() {
   const int w = width();
   // The project column is wide enough for the run table's default columns (docs/gui.md), the
   // mixer column for its heatmap and its readout's lines.
-  resizeDocks({d.projectDock, d.curvesDock, d.mixerDock}, {w * 38 / 100, w * 37 / 100, w * 25 / 100}, Qt::Horizontal);
+  resizeDocks({d.projectDock, d.curvesDock, d.mixerDock}, {w * 42 / 100, w * 34 / 100, w * 24 / 100}, Qt::Horizontal);
   // Compare gets the larger share when it already shows runs (pha-workbench PROJECT --compare).
   if (m_compare->runs().isEmpty())
     resizeDocks({d.curvesDock, d.compareDock}, {height() * 52 / 100, height() * 40 / 100}, Qt::Vertical);
@@ -175,7 +175,7 @@ void MainWindow::applyDefaultSizes() {
     resizeDocks({d.curvesDock, d.compareDock}, {height() * 34 / 100, height() * 58 / 100}, Qt::Vertical);
   // A short window gives the run table half the column: at 40% it showed one row at 700 px. At
   // 1000 px, 40% left the Notes panel below the table scrolled out of view; 46% shows it.
-  const int projectShare = height() < 900 ? 55 : 46;
+  const int projectShare = height() < 900 ? 60 : 46;
   resizeDocks({d.projectDock, d.configDock}, {height() * projectShare / 100, height() * (100 - projectShare) / 100},
               Qt::Vertical);
 }
@@ -445,7 +445,21 @@ bool MainWindow::restoreSettings() {
   s.beginGroup("mainWindow");
   bool ok = true;
   if (s.contains("geometry")) ok = restoreGeometry(s.value("geometry").toByteArray()) && ok;
-  if (s.contains("state")) {
+  // A window saved on a larger screen (1600 x 1000, now 1280 x 720) is brought inside this one;
+  // its dock sizes, made for the larger window, give way to the default shares of this size.
+  bool shrunk = false;
+  if (const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen()) {
+    const QRect avail = screen->availableGeometry();
+    const QRect frame = frameGeometry();
+    if (!avail.contains(frame)) {
+      const QSize extra = frame.size() - size();  // the window manager's frame
+      const QSize fit(std::min(width(), avail.width() - extra.width()), std::min(height(), avail.height() - extra.height()));
+      shrunk = fit != size();
+      resize(fit.expandedTo(minimumSize()));
+      move(avail.topLeft());
+    }
+  }
+  if (s.contains("state") && !shrunk) {
     ok = restoreState(s.value("state").toByteArray()) && ok;
     m_restored = ok;
   }

@@ -144,6 +144,9 @@ void RunMonitor::endLive(const QString& status, const QString& reason) {
   if (!m_afterEnd.isEmpty()) text += "; " + m_afterEnd;
   m_afterEnd.clear();
   m_readout->setText(text);
+  m_endedRunId = m_runId;
+  m_endedStatus = status;
+  m_endedName = m_runName;
 }
 
 void RunMonitor::addEvalPoint(widgets::CurvePlot* plot, const QString& name, std::int64_t step, double value) {
@@ -261,7 +264,13 @@ bool RunMonitor::showStoredRun(const QString& storePath, qint64 runId) {
       m_mixer->clear(tr("%1 has no mixer snapshots (its variant may have no mixer).").arg(run->name.c_str()));
     else
       m_mixer->setFrames(std::move(frames));
-    m_readout->setText(tr("%1 (run %2, %3)%4")
+    // The run that just ended live keeps its end line ("pha-tiny cancelled at step 57 of 150 ...;
+    // dropped from the queue: ..."): the store's watcher re-reads the run when its status reaches
+    // the store, a moment after the queue said it, and the line must not depend on which comes last.
+    const bool justEnded = runId == m_endedRunId && QString::fromStdString(run->name) == m_endedName &&
+                           QString(store::to_string(run->status)) == m_endedStatus;
+    if (!justEnded)
+      m_readout->setText(tr("%1 (run %2, %3)%4")
                            .arg(QString::fromStdString(run->name))
                            .arg(runId)
                            .arg(store::to_string(run->status),

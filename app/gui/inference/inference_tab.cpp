@@ -36,16 +36,17 @@ InferenceTab::InferenceTab(QWidget* parent) : QWidget(parent) {
   m_status = new QLabel(this);
   m_status->setObjectName("inferenceStatus");
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  // A long line is cut at the dock's edge (the whole of it in the tooltip), never widening the
-  // row past the Prefill / Memory choices.
+  // Its own line under the buttons, wrapped: in the buttons' row it was cut by the Prefill box
+  // ("4 rur") at 1280 x 720.
+  m_status->setWordWrap(true);
   m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-  m_status->setMinimumWidth(80);
   // The buttons and the progress go first in the panel's row, its choices stay on the right.
   QHBoxLayout* row = m_panel->toolRow();
   row->insertWidget(0, m_measure);
   row->insertWidget(1, m_cancel);
   row->insertWidget(2, m_progress);
-  row->insertWidget(3, m_status, 1);
+  row->insertStretch(3, 1);
+  layout->addWidget(m_status);
   layout->addWidget(m_panel, 1);
   m_job = new InferenceJob(this);
   connect(m_measure, &QPushButton::clicked, this, &InferenceTab::measureWithDialog);
@@ -141,6 +142,7 @@ void InferenceTab::updateButtons() {
 void InferenceTab::setStatus(const QString& text) {
   m_status->setText(text);
   m_status->setToolTip(text);
+  m_status->setVisible(!text.isEmpty());
 }
 
 void InferenceTab::fail(const QString& message) {

@@ -9,6 +9,7 @@
 #include <QMessageBox>
 #include <QApplication>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QToolButton>
@@ -88,14 +89,16 @@ LensTokensTab::LensTokensTab(QWidget* parent) : QWidget(parent) {
   m_compare = new QComboBox(this);
   m_compare->setObjectName("lensCompareWith");
   m_compare->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  m_compare->setMinimumContentsLength(18);
+  m_compare->setMinimumContentsLength(24);
   m_compare->setToolTip(tr("Colour each token by the difference of two runs' losses (a - b, this run first), or of "
                            "two groups of seeded replicas (each token's loss averaged over the group's runs), on the "
                            "same tokens"));
-  row->addWidget(m_compare);
+  // The chosen run or group is read whole ("run 23: transformerpp-tiny/lr=0.003,confirm,seed=10"):
+  // the box takes the row, the figures go on the line under it.
+  m_compare->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  row->addWidget(m_compare, 1);
   m_status = new QLabel(this);
   m_status->setWordWrap(true);
-  row->addWidget(m_status, 1);
   m_export = new QToolButton(this);
   m_export->setText(tr("Export…"));
   m_export->setToolTip(tr("The coloured text as PNG or SVG, or every token's numbers as CSV"));
@@ -106,7 +109,9 @@ LensTokensTab::LensTokensTab(QWidget* parent) : QWidget(parent) {
   m_export->setMenu(menu);
   row->addWidget(m_export);
   layout->addLayout(row);
+  layout->addWidget(m_status);
   auto* split = new QSplitter(Qt::Horizontal, this);  // the text beside its bins
+  m_split = split;
   auto* scroll = new QScrollArea(split);
   scroll->setObjectName("lensTokensScroll");
   scroll->setWidgetResizable(true);
@@ -228,6 +233,7 @@ void LensTokensTab::showSingle() {
     const int lo = 1 << k, hi = std::min((2 << k) - 1, w.T);
     add(lo == hi ? tr("position %1").arg(lo) : tr("positions %1-%2").arg(lo).arg(hi), a);
   }
+  fitBinsWidth();
 }
 
 void LensTokensTab::setComparison(const runtime::TokenComparison& c) {
@@ -269,23 +275,37 @@ void LensTokensTab::showComparison() {
                         .arg(c.seconds, 0, 'f', 2));
   m_bins->clear();
   m_bins->setColumnCount(6);
-  m_bins->setHorizontalHeaderLabels({tr("bin"), tr("tokens"), tr("mean a"), tr("mean b"), tr("a - b"), tr("95% interval")});
+  // The answer first: a - b and its interval beside the bin, the means after them.
+  m_bins->setHorizontalHeaderLabels({tr("bin"), tr("a - b"), tr("95% interval"), tr("tokens"), tr("mean a"), tr("mean b")});
   m_bins->setRowCount(0);
   auto add = [&](const QString& prefix, const runtime::TokenComparison::Bin& b) {
     const int r = m_bins->rowCount();
     m_bins->insertRow(r);
     m_bins->setItem(r, 0, cell(prefix + QString::fromStdString(b.label), false));
-    m_bins->setItem(r, 1, cell(QString::number(b.tokens), true));
-    m_bins->setItem(r, 2, cell(QString::number(b.mean_a, 'f', 4), true));
-    m_bins->setItem(r, 3, cell(QString::number(b.mean_b, 'f', 4), true));
-    m_bins->setItem(r, 4, cell(QString::asprintf("%+.4f", b.mean_diff), true));
-    m_bins->setItem(r, 5, cell(QString("[%1, %2]").arg(b.lo, 0, 'f', 4).arg(b.hi, 0, 'f', 4), true));
+    m_bins->setItem(r, 1, cell(QString::asprintf("%+.4f", b.mean_diff), true));
+    m_bins->setItem(r, 2, cell(QString("[%1, %2]").arg(b.lo, 0, 'f', 4).arg(b.hi, 0, 'f', 4), true));
+    m_bins->setItem(r, 3, cell(QString::number(b.tokens), true));
+    m_bins->setItem(r, 4, cell(QString::number(b.mean_a, 'f', 4), true));
+    m_bins->setItem(r, 5, cell(QString::number(b.mean_b, 'f', 4), true));
     // An interval that excludes 0 is a difference the bootstrap supports.
-    if (b.lo > 0 || b.hi < 0) m_bins->item(r, 4)->setFont([&] { QFont f = font(); f.setBold(true); return f; }());
+    if (b.lo > 0 || b.hi < 0) m_bins->item(r, 1)->setFont([&] { QFont f = font(); f.setBold(true); return f; }());
   };
   add(QString(), c.overall);
   for (const auto& b : c.by_class) add(tr("class "), b);
   for (const auto& b : c.by_position) add(tr("positions "), b);
+  fitBinsWidth();
+}
+
+void LensTokensTab::fitBinsWidth() {
+  // The bins table gets the width of its columns up to a, b and the interval (no sideways
+  // scroll for the answer); the text keeps the rest, at least its minimum.
+  m_bins->resizeColumnsToContents();
+  int need = 2 * m_bins->frameWidth() + m_bins->verticalScrollBar()->sizeHint().width() + 4;
+  for (int c = 0; c < m_bins->columnCount(); ++c) need += m_bins->horizontalHeader()->sectionSize(c);
+  const int total = m_split->width();
+  if (total <= 0) return;
+  const int text = std::max(m_split->widget(0)->minimumWidth(), total - need);
+  m_split->setSizes({text, std::max(0, total - text)});
 }
 
 bool LensTokensTab::writeCsv(const QString& path, QString* error) const {

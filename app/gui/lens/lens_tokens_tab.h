@@ -16,6 +16,7 @@
 class QComboBox;
 class QLabel;
 class QTableWidget;
+class QSplitter;
 class QToolButton;
 
 namespace pha::widgets {
@@ -63,7 +64,9 @@ class LensTokensTab : public QWidget {
   QLabel* m_status = nullptr;
   QToolButton* m_export = nullptr;
   widgets::TokenTextView* m_view = nullptr;
+  void fitBinsWidth();
   QTableWidget* m_bins = nullptr;
+  QSplitter* m_split = nullptr;
   QList<CompareChoice> m_choices;
   std::optional<runtime::TokenLosses> m_tokens;
   std::optional<runtime::TokenComparison> m_comparison;

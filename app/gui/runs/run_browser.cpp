@@ -143,6 +143,33 @@ void RunBrowser::resetColumns() {
 
 void RunBrowser::saveHeaderLater() { m_saveTimer->start(); }
 
+int RunBrowser::longestNameWidth() const {
+  // Measured from the text (the name delegate's size hint is its elided text). Group rows are
+  // bold and carry an arrow; the first 500 rows shown are enough for a width.
+  QFont bold = m_table->font();
+  bold.setBold(true);
+  const QFontMetrics fm(bold);
+  int widest = 0;
+  for (int r = 0; r < std::min(500, m_proxy->rowCount()); ++r)
+    widest = std::max(widest, fm.horizontalAdvance(m_proxy->index(r, RunsModel::Name).data().toString()));
+  return widest + fm.height() + 16;  // the arrow and the cell's margins
+}
+
+void RunBrowser::fitColumnsToContents() {
+  QHeaderView* header = m_table->horizontalHeader();
+  const QFontMetrics hfm(header->font());
+  const int cap = std::max(120, m_table->viewport()->width() * 2 / 5);
+  m_fittingName = true;  // the Name column is fitted once, below
+  for (int c = 0; c < header->count(); ++c) {
+    if (c == RunsModel::Name || header->isSectionHidden(c)) continue;
+    const QString title = m_model->headerData(c, Qt::Horizontal).toString();
+    const int need = std::min(cap, std::max(static_cast<QAbstractItemView*>(m_table)->sizeHintForColumn(c), hfm.horizontalAdvance(title) + 14));
+    if (need > header->sectionSize(c)) header->resizeSection(c, need);
+  }
+  m_fittingName = false;
+  fitNameColumn();
+}
+
 void RunBrowser::fitNameColumn() {
   if (m_fittingName) return;
   m_fittingName = true;
@@ -150,7 +177,9 @@ void RunBrowser::fitNameColumn() {
   int others = 0;
   for (int c = 0; c < header->count(); ++c)
     if (c != RunsModel::Name && !header->isSectionHidden(c)) others += header->sectionSize(c);
-  const int least = m_table->fontMetrics().horizontalAdvance(RunsModel::widthSample(RunsModel::Name)) + 12;
+  // At least the longest run name shown (the table scrolls sideways when the others leave less).
+  const int least = std::max(m_table->fontMetrics().horizontalAdvance(RunsModel::widthSample(RunsModel::Name)) + 12,
+                             std::min(longestNameWidth(), m_table->viewport()->width() * 3 / 5));
   const int want = std::max(least, m_table->viewport()->width() - others);
   if (!header->isSectionHidden(RunsModel::Name) && header->sectionSize(RunsModel::Name) != want)
     header->resizeSection(RunsModel::Name, want);
@@ -280,6 +309,7 @@ bool RunBrowser::reload(const QString& storePath, qint64 keepSelected) {
   // The proxy does not re-sort by itself after a model reset: keep the user's sort.
   const QHeaderView* header = m_table->horizontalHeader();
   m_proxy->sort(header->sortIndicatorSection(), header->sortIndicatorOrder());
+  fitColumnsToContents();
   const int row = m_model->rowOfRun(keepSelected);
   if (row >= 0) {
     QSignalBlocker block(m_table->selectionModel());

@@ -97,6 +97,10 @@ class RunBrowser : public QObject {
   void restoreHeader();
   void saveHeaderLater();
   void fitNameColumn();
+  // Widens each shown column whose cells or title no longer fit (never narrows one the user
+  // widened): a group's "2.4098 ± 0.0305 (3)", "4 finished" and a tag are read whole.
+  void fitColumnsToContents();
+  int longestNameWidth() const;
   bool eventFilter(QObject* watched, QEvent* event) override;
   void showHeaderMenu(const QPoint& pos);
   void setupKindFilter();
