@@ -24,6 +24,7 @@
 #include "generate_panel.h"
 #include "inference_tab.h"
 #include "lens_rows.h"
+#include "lens_tokens_tab.h"
 #include "lens_view.h"
 #include "project_session.h"
 #include "queue_controller.h"
@@ -122,6 +123,7 @@ void MainWindow::connectControllers() {
       verdicts << QString::fromStdString((c.claim.title.empty() ? c.statement : c.claim.title) + ": " + c.summary);
     showMessage(tr("Claims: %1 (Report dock)").arg(verdicts.join(QStringLiteral("; "))), 30000);
   });
+  connect(m_report, &ReportView::evidenceRequested, this, &MainWindow::showEvidence);
   connect(m_queueControl, &QueueController::profileStarted, this, [this] {
     m_docks.efficiencyDock->show();
     m_docks.efficiencyDock->raise();
@@ -424,6 +426,41 @@ void MainWindow::showCompare(const QList<qint64>& ids) {
   if (!m_docks.compareDock->isFloating() && m_docks.compareDock->height() < height() / 2 &&
       dockWidgetArea(m_docks.compareDock) == dockWidgetArea(m_docks.curvesDock))
     resizeDocks({m_docks.curvesDock, m_docks.compareDock}, {height() * 34 / 100, height() * 58 / 100}, Qt::Vertical);
+}
+
+void MainWindow::showEvidence(const QStringList& groups, const QString& view) {
+  QList<qint64> ids;
+  QHash<QString, QList<qint64>> byGroup;
+  for (int r = 0; r < runsModel()->runCount(); ++r) {
+    const store::RunInfo& run = runsModel()->entry(r)->run;
+    const QString group = QString::fromStdString(run.group.empty() ? run.name : run.group);
+    if (run.kind != store::RunKind::Train || run.status != store::RunStatus::Finished || !groups.contains(group)) continue;
+    byGroup[group] << run.id;
+  }
+  for (const QString& g : groups) {
+    std::sort(byGroup[g].begin(), byGroup[g].end());
+    ids << byGroup[g];
+  }
+  if (ids.isEmpty()) return showError(tr("No finished runs of %1 in the run table.").arg(groups.join(", ")));
+  m_browser->selectRuns(ids);
+  if (view == QLatin1String("lens")) {
+    const QList<qint64>& first = byGroup[groups.first()];
+    if (first.isEmpty()) return showError(tr("No finished run of %1.").arg(groups.first()));
+    const int row = runsModel()->rowOfRun(first.first());
+    m_lens->setRun(m_browser->storePath(), first.first(), QString::fromStdString(runsModel()->entry(row)->run.name), first);
+    if (groups.size() > 1) m_lens->setCompareWithGroup(groups[1]);
+    m_docks.lensDock->show();
+    m_docks.lensDock->raise();
+    m_lens->tabs()->setCurrentWidget(m_lens->tokensTab());
+    m_lens->run();
+    showMessage(tr("Lens: %1 against %2 on the same tokens (Tokens tab)")
+                    .arg(groups.first(), groups.size() > 1 ? groups[1] : tr("nothing")),
+                10000);
+    return;
+  }
+  showCompare(ids);
+  for (int i = 0; i < m_compare->tabs()->count(); ++i)
+    if (m_compare->tabs()->tabText(i) == tr("Metrics")) m_compare->tabs()->setCurrentIndex(i);
 }
 
 bool MainWindow::selectRunByName(const QString& name) {

@@ -141,6 +141,10 @@ class MainWindow : public QMainWindow {
   // Deletes the runs hidden by Delete... from their store (the window closes or switches project).
   void commitDeletes();
   void showCompare(const QList<qint64>& ids);
+  // A verdict's link in the Report dock: its groups' finished runs selected in the run table and
+  // shown in Compare (its Metrics tab), or the first group's first run in the Lens's Tokens tab
+  // compared with the second group, measured at once.
+  void showEvidence(const QStringList& groups, const QString& view);
   // main_window_menus.cpp
   void buildMenus();
   void buildRunMenu();

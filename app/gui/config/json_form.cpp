@@ -11,6 +11,9 @@
 #include <QPainter>
 #include <QPointer>
 #include <QSpinBox>
+#include <QValidator>
+#include <algorithm>
+#include <limits>
 #include <algorithm>
 
 namespace pha::gui {
@@ -111,10 +114,50 @@ JsonForm::Field& JsonForm::add(const QString& key, const QString& label, Kind ki
   return m_fields.back();
 }
 
+namespace {
+// An integer field that shows what was typed or loaded, in range or not: "-64" stays "-64" (a
+// QSpinBox with minimum 1 swallowed the minus and made it 64) and a JSON value outside the range
+// is shown as it is (it read "1" in a red frame), so the validation error names what is shown.
+// The arrows and the wheel stay inside the allowed range; `zeroText` stands for 0.
+class FieldSpinBox : public QSpinBox {
+ public:
+  FieldSpinBox(int min, int max, QString zeroText, QWidget* parent)
+      : QSpinBox(parent), m_min(min), m_max(max), m_zeroText(std::move(zeroText)) {
+    setRange(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+    setValue(std::clamp(0, min, max));
+  }
+  void stepBy(int steps) override {
+    const long long next = static_cast<long long>(value()) + steps;
+    setValue(static_cast<int>(std::clamp<long long>(next, m_min, m_max)));
+  }
+
+ protected:
+  StepEnabled stepEnabled() const override {
+    StepEnabled e = StepNone;
+    if (value() < m_max) e |= StepUpEnabled;
+    if (value() > m_min) e |= StepDownEnabled;
+    return e;
+  }
+  QString textFromValue(int v) const override {
+    return v == 0 && !m_zeroText.isEmpty() ? m_zeroText : QSpinBox::textFromValue(v);
+  }
+  int valueFromText(const QString& text) const override {
+    return !m_zeroText.isEmpty() && text == m_zeroText ? 0 : QSpinBox::valueFromText(text);
+  }
+  QValidator::State validate(QString& text, int& pos) const override {
+    if (!m_zeroText.isEmpty() && m_zeroText.startsWith(text)) return text == m_zeroText ? QValidator::Acceptable
+                                                                                           : QValidator::Intermediate;
+    return QSpinBox::validate(text, pos);
+  }
+
+ private:
+  int m_min, m_max;
+  QString m_zeroText;
+};
+}  // namespace
+
 QSpinBox* JsonForm::addInt(const QString& key, const QString& label, int min, int max, const QString& zeroText) {
-  auto* spin = new QSpinBox(this);
-  spin->setRange(min, max);
-  if (!zeroText.isEmpty() && min == 0) spin->setSpecialValueText(zeroText);
+  auto* spin = new FieldSpinBox(min, max, min == 0 ? zeroText : QString(), this);
   spin->setToolTip(QStringLiteral("%1 (%2 to %3)").arg(key).arg(min).arg(max));
   add(key, label, Kind::Int, spin);
   connect(spin, &QSpinBox::valueChanged, this, [this, key](int v) { emitEdit(key, v); });
@@ -205,7 +248,7 @@ void JsonForm::show(const Field& field, const json& value) {
       auto* spin = static_cast<QSpinBox*>(field.widget);
       if (value.is_number_integer() && spin->value() != value.get<int64_t>()) {
         const int64_t v = value.get<int64_t>();
-        spin->setValue(static_cast<int>(std::clamp<int64_t>(v, spin->minimum(), spin->maximum())));
+        spin->setValue(static_cast<int>(std::clamp<int64_t>(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max())));
       }
       break;
     }

@@ -28,6 +28,7 @@ namespace pha::gui {
 struct CompareChoice {
   QString label;
   std::vector<int64_t> a, b;  // run ids of each side
+  QString group;              // b's group of seeded replicas ("" when b is one run)
 };
 
 class LensTokensTab : public QWidget {

@@ -227,7 +227,7 @@ void LensView::setRun(const QString& storePath, qint64 runId, const QString& nam
                                                         .arg(group).arg(mine.size())
                                                         .arg(QString::fromStdString(g)).arg(ids.size())
                                                   : tr("group %1 (%2 runs)").arg(QString::fromStdString(g)).arg(ids.size()),
-                                 mine, ids};
+                                 mine, ids, QString::fromStdString(g)};
     // The seeds whose stored knock-outs give the spread: the selected replicas of this run's
     // group, else every replica of it in the store.
     for (qint64 id : selected)
@@ -245,6 +245,16 @@ void LensView::setRun(const QString& storePath, qint64 runId, const QString& nam
                           .arg(runId)
                           .arg(group.isEmpty() ? QString() : tr(", group %1").arg(group.toHtmlEscaped())));
   updateButtons();
+}
+
+bool LensView::setCompareWithGroup(const QString& group) {
+  const QList<CompareChoice>& choices = m_tokens->compareChoices();
+  for (int i = 0; i < choices.size(); ++i)
+    if (choices[i].group == group) {
+      m_tokens->setCompareIndex(i);
+      return true;
+    }
+  return false;
 }
 
 void LensView::clearRun(const QString& message) {

@@ -41,6 +41,8 @@ class LensView : public QWidget {
   // it can be compared with.
   void setRun(const QString& storePath, qint64 runId, const QString& name, const QList<qint64>& selected = {});
   void clearRun(const QString& message = {});
+  // The Tokens tab's "Compare with" set to that group of seeded replicas (false: not offered).
+  bool setCompareWithGroup(const QString& group);
   qint64 runId() const { return m_runId; }
 
   // Source: the validation window (tokens for text runs, examples for task runs) or a text.

@@ -15,10 +15,6 @@ namespace pha::gui {
 
 namespace an = pha::analysis;
 
-namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-
 // Green for holds, red for does not hold, amber for inconclusive and mixed, blue for too few
 // replicas (no verdict given), reddish purple for equivalent / smaller than the effect of
 // interest (a bound, not a difference) (Okabe-Ito hues), as a light background.
@@ -34,7 +30,6 @@ QColor verdictColor(an::Verdict v) {
   }
   return QColor(230, 159, 0, 55);
 }
-const QColor kWarn(230, 159, 0, 55);
 
 // The colour over white, for rich text (which takes no alpha).
 QString solid(const QColor& c) {
@@ -42,6 +37,12 @@ QString solid(const QColor& c) {
   auto mix = [a](int v) { return int(v * a + 255 * (1 - a) + 0.5); };
   return QColor(mix(c.red()), mix(c.green()), mix(c.blue())).name();
 }
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+const QColor kWarn(230, 159, 0, 55);
 
 QString richText(const an::Spans& spans) {
   QString s;

@@ -6,6 +6,7 @@
 // HTML renderers lay out, so the dock shows every section, table, row and reason they do.
 #pragma once
 
+#include <QColor>
 #include <QList>
 #include <QString>
 #include <QWidget>
@@ -16,6 +17,11 @@ class QTableWidget;
 class QVBoxLayout;
 
 namespace pha::gui {
+
+// A verdict's colour (light, with alpha) and a colour as rich text takes it (over white): the
+// report's tables and the Report dock's verdict lines use the same.
+QColor verdictColor(analysis::Verdict verdict);
+QString solid(const QColor& color);
 
 class ReportPage : public QWidget {
  public:

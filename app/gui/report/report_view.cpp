@@ -10,6 +10,7 @@
 #include <QTableWidget>
 #include <QThread>
 #include <QVBoxLayout>
+#include <cmath>
 #include <exception>
 #include <utility>
 
@@ -55,6 +56,13 @@ ReportView::ReportView(QWidget* parent) : QWidget(parent) {
   m_message->setWordWrap(true);
   m_message->hide();
   outer->addWidget(m_message);
+  m_verdicts = new QWidget(this);
+  m_verdicts->setObjectName("reportVerdicts");
+  auto* verdicts = new QVBoxLayout(m_verdicts);
+  verdicts->setContentsMargins(4, 2, 4, 4);
+  verdicts->setSpacing(2);
+  m_verdicts->hide();
+  outer->addWidget(m_verdicts);
 
   auto* scroll = new QScrollArea(this);
   scroll->setObjectName("reportScroll");
@@ -104,6 +112,81 @@ void ReportView::setUnavailable(const QString& projectDir, const QString& why) {
 void ReportView::clearContent() {
   m_document.reset();
   m_page->clear();
+  showVerdicts();
+}
+
+int ReportView::verdictLineCount() const { return m_verdicts->findChildren<QLabel*>("reportVerdictLine").size(); }
+
+QStringList ReportView::claimGroups(const an::ClaimReport& claim) {
+  QStringList groups;
+  auto add = [&](const std::string& g) {
+    if (!g.empty() && !groups.contains(qs(g))) groups << qs(g);
+  };
+  for (const auto& row : claim.rows) {
+    add(row.better);
+    add(row.than);
+  }
+  if (groups.isEmpty())
+    for (const auto& row : claim.rows)
+      for (const auto& m : row.measured) add(m.label);
+  return groups;
+}
+
+void ReportView::requestEvidence(int claimIndex, const QString& view) {
+  if (!m_report || claimIndex < 0 || claimIndex >= static_cast<int>(m_report->claims.size())) return;
+  const QStringList groups = claimGroups(m_report->claims[static_cast<std::size_t>(claimIndex)]);
+  if (!groups.isEmpty()) emit evidenceRequested(groups, view);
+}
+
+void ReportView::showVerdicts() {
+  for (QWidget* w : m_verdicts->findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly)) delete w;
+  auto* layout = static_cast<QVBoxLayout*>(m_verdicts->layout());
+  if (!m_report || m_report->claims.empty()) {
+    m_verdicts->hide();
+    return;
+  }
+  auto* title = new QLabel(tr("<b>Verdicts</b> (Holm over the design's family; each table below gives the test, "
+                              "budget and seeds)"), m_verdicts);
+  title->setWordWrap(true);
+  layout->addWidget(title);
+  for (std::size_t i = 0; i < m_report->claims.size(); ++i) {
+    const an::ClaimReport& c = m_report->claims[i];
+    const QString verdict = qs(an::verdict_text(c.claim, c.verdict));
+    const QString what = qs(c.claim.title.empty() ? c.statement : c.claim.title);
+    auto* line = new QLabel(m_verdicts);
+    line->setObjectName("reportVerdictLine");
+    line->setWordWrap(true);
+    line->setTextFormat(Qt::RichText);
+    // What was measured, in short: the first row's effect with its interval and adjusted p
+    // (the table below has every row); else the summary when it says more than the verdict.
+    QString figures;
+    if (!c.rows.empty() && std::isfinite(c.rows.front().effect)) {
+      const an::ClaimRow& r = c.rows.front();
+      figures = tr("%1 = %2 [%3, %4]")
+                    .arg(qs(r.effect_label.empty() ? r.label : r.effect_label))
+                    .arg(r.effect, 0, 'f', 3)
+                    .arg(r.effect_low, 0, 'f', 3)
+                    .arg(r.effect_high, 0, 'f', 3);
+      if (std::isfinite(r.p_adjusted)) figures += tr(", adjusted p %1").arg(QString::number(r.p_adjusted, 'g', 2));
+      if (!r.measured.empty()) figures += tr(", n = %1").arg(r.measured.front().stats.n);
+      if (c.rows.size() > 1) figures += tr("; %1 rows").arg(c.rows.size());
+    } else if (qs(c.summary) != verdict) {
+      figures = qs(c.summary);
+    }
+    line->setText(tr("%1. <span style=\"background-color:%2; font-weight:600\">&nbsp;%3&nbsp;</span> %4%5 "
+                     "&nbsp;<a href=\"compare:%6\">runs in Compare</a> · <a href=\"lens:%6\">tokens in the Lens</a>")
+                      .arg(i + 1)
+                      .arg(solid(verdictColor(c.verdict)), verdict.toHtmlEscaped(), what.toHtmlEscaped(),
+                           figures.isEmpty() ? QString() : QStringLiteral(": ") + figures.toHtmlEscaped())
+                      .arg(i));
+    line->setToolTip(tr("Groups: %1").arg(claimGroups(c).join(", ")));
+    connect(line, &QLabel::linkActivated, this, [this](const QString& link) {
+      const int colon = link.indexOf(':');
+      requestEvidence(link.mid(colon + 1).toInt(), link.left(colon));
+    });
+    layout->addWidget(line);
+  }
+  m_verdicts->show();
 }
 
 QTableWidget* ReportView::table(const QString& id) const { return m_page->table(id); }
@@ -201,6 +284,7 @@ void ReportView::showBuilt() {
                           .arg(qs(m_report->project).toHtmlEscaped())
                           .arg(m_buildMs));
     m_page->showDocument(*m_document);
+    showVerdicts();
   }
   m_export->setEnabled(m_report != nullptr);
   emit reportReady();

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <QList>
+#include <QStringList>
 #include <QString>
 #include <QWidget>
 #include <memory>
@@ -57,8 +58,22 @@ class ReportView : public QWidget {
   // The metrics per group; while no report is shown, an empty hidden table (never null).
   QTableWidget* groupsTable() const;
 
+  // The verdicts first: one line per claim over the report (its verdict on its colour, what it
+  // says, the summary) with two links, "runs in Compare" and "tokens in the Lens", that open
+  // the runs behind it (evidenceRequested). Empty while the report has no claims.
+  QWidget* verdictsBox() const { return m_verdicts; }
+  int verdictLineCount() const;
+  // The groups a claim compares (its rows' better and than, else their measured groups), first
+  // the side it says is better.
+  static QStringList claimGroups(const analysis::ClaimReport& claim);
+  // What a verdict line's link does (the tests press it): "compare" or "lens".
+  void requestEvidence(int claimIndex, const QString& view);
+
  signals:
   void reportReady();  // a build ended: a report is shown, or message() says why not
+  // A verdict line's link: show these groups' runs ("compare": in Compare; "lens": the first
+  // group's first run in the Lens's Tokens tab, compared with the second group).
+  void evidenceRequested(const QStringList& groups, const QString& view);
 
  private:
   void startBuild();
@@ -87,6 +102,8 @@ class ReportView : public QWidget {
   QPushButton* m_refresh = nullptr;
   QPushButton* m_export = nullptr;
   ReportPage* m_page = nullptr;
+  QWidget* m_verdicts = nullptr;
+  void showVerdicts();
   QTableWidget* m_noGroups = nullptr;  // groupsTable() without a report
 };
 
