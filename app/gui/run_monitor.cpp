@@ -147,6 +147,7 @@ void RunMonitor::endLive(const QString& status, const QString& reason) {
   m_endedRunId = m_runId;
   m_endedStatus = status;
   m_endedName = m_runName;
+  m_endedText = text;
 }
 
 void RunMonitor::addEvalPoint(widgets::CurvePlot* plot, const QString& name, std::int64_t step, double value) {
@@ -269,7 +270,9 @@ bool RunMonitor::showStoredRun(const QString& storePath, qint64 runId) {
     // the store, a moment after the queue said it, and the line must not depend on which comes last.
     const bool justEnded = runId == m_endedRunId && QString::fromStdString(run->name) == m_endedName &&
                            QString(store::to_string(run->status)) == m_endedStatus;
-    if (!justEnded)
+    if (justEnded)
+      m_readout->setText(m_endedText);
+    else
       m_readout->setText(tr("%1 (run %2, %3)%4")
                            .arg(QString::fromStdString(run->name))
                            .arg(runId)

@@ -70,7 +70,7 @@ class RunMonitor : public QObject {
   bool m_profile = false;
   bool m_inference = false;
   qint64 m_endedRunId = 0;  // the run endLive() last reported, with its status and name
-  QString m_endedStatus, m_endedName;
+  QString m_endedStatus, m_endedName, m_endedText;
   QString m_afterEnd;
   qint64 m_runId = 0;
   qint64 m_lastStep = 0;

@@ -14,6 +14,9 @@
 #include <gtest/gtest.h>
 
 #include "compare_widget.h"
+#include "config_editor.h"
+#include "lens_view.h"
+#include "run_browser.h"
 #include "report_view.h"
 #include "config_diff_view.h"
 #include "curve_plot.h"
@@ -76,6 +79,8 @@ TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
   ASSERT_NE(w.reportView()->report(), nullptr) << w.reportView()->message().toStdString();
   for (const auto& g : w.reportView()->report()->groups) EXPECT_EQ(g.replicas.size(), 0u) << "not trained yet";
 
+  // The Configuration shows another run's settings (150 steps) before the queue starts.
+  w.configEditor()->setTrainingJson(nlohmann::json{{"steps", 150}, {"batch_size", 2}, {"seq_len", 32}});
   QSignalSpy ended(w.queue(), &RunQueue::runEnded);
   QSignalSpy profiled(w.queue(), &RunQueue::profileEnded);
   w.runProject();
@@ -91,6 +96,14 @@ TEST(WorkbenchEndToEnd, QuickstartTrainsAndEveryViewHoldsTheRuns) {
   ASSERT_NE(w.reportView()->report(), nullptr) << w.reportView()->message().toStdString();
   ASSERT_EQ(w.reportView()->report()->groups.size(), 3u);
   for (const auto& g : w.reportView()->report()->groups) EXPECT_EQ(g.replicas.size(), 1u) << g.group;
+
+  // When the queue ends, every run view follows the run the table selected, as a click would:
+  // the Lens and the Configuration too (they kept "Pick a trained run" and 150 steps).
+  const QList<qint64> selected = w.runBrowser()->selectedRunIds();
+  ASSERT_EQ(selected.size(), 1);
+  EXPECT_EQ(w.monitor()->shownRunId(), selected.first());
+  EXPECT_EQ(w.lensView()->runId(), selected.first()) << w.lensView()->status().toStdString();
+  EXPECT_EQ(w.configEditor()->trainingJson().value("steps", 0), 6) << w.configEditor()->trainingJson().dump();
 
   ASSERT_EQ(profiled.count(), 1);
   EXPECT_EQ(profiled.at(0).at(0).toString(), "finished") << profiled.at(0).at(1).toString().toStdString();
@@ -241,6 +254,12 @@ TEST(WorkbenchEndToEnd, CancelMidRunLeavesItCancelledAndTheStoreConsistent) {
   auto list = store.list_runs();
   ASSERT_EQ(list.size(), 1u);
   EXPECT_EQ(list[0].run.status, pha::store::RunStatus::Cancelled);
+  // The cause of the flaky readout: the store's watcher re-reads the shown run when its status
+  // reaches the store (after the queue said it), and the stored run's line replaced the end line
+  // whenever that came last. Re-read now, as the watcher would: the end line stays.
+  ASSERT_TRUE(w.monitor()->showStoredRun(QString::fromStdString(tp.store()), list[0].run.id));
+  EXPECT_TRUE(w.docks().liveReadout->text().startsWith("pha-tiny cancelled at step"))
+      << w.docks().liveReadout->text().toStdString();
   EXPECT_FALSE(store.checkpoints(list[0].run.id).empty()) << "cancel writes a checkpoint";
   EXPECT_GE(store.read_metric_full(list[0].run.id, "train/loss").size(), 3u);
 }
