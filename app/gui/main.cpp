@@ -20,6 +20,8 @@
 #include "main_window.h"
 #include "project_session.h"
 #include "responsiveness_bench.h"
+#include "report_view.h"
+#include "run_browser.h"
 #include "self_test.h"
 #include "theme.h"
 
@@ -39,6 +41,8 @@ struct StartRequest {
   QStringList args;
   QString runName, dockName, compareTab;
   bool compare = false, start = false, profile = false;
+  QString compareRuns;  // "4,5,6": these run ids, selected and compared
+  QString evidence;     // "1:lens": the runs behind the report's claim 1, in the Lens (or "compare")
 };
 
 // Brings the Compare dock's tab titled `title` (case-insensitive, e.g. "config diff") to the
@@ -71,6 +75,23 @@ void openOnStart(pha::gui::MainWindow& window, const StartRequest& r) {
   }
   if (!opened) return;
   if (r.compare) window.compareFinishedRuns();
+  if (!r.compareRuns.isEmpty()) {
+    QList<qint64> ids;
+    for (const QString& part : r.compareRuns.split(',', Qt::SkipEmptyParts)) {
+      bool ok = false;
+      const qint64 id = part.trimmed().toLongLong(&ok);
+      if (!ok) {
+        std::fprintf(stderr, "pha-workbench: --compare-runs: \"%s\" is not a run id (allowed: ids separated by commas, "
+                             "e.g. 4,5,6)\n", qPrintable(part));
+        return;
+      }
+      ids << id;
+    }
+    if (!window.runBrowser()->selectRuns(ids))
+      std::fprintf(stderr, "pha-workbench: --compare-runs: not every id is a run of this project\n");
+    else
+      window.compareSelected();
+  }
   if (!r.runName.isEmpty()) window.selectRunByName(r.runName);
   if (r.start) window.runProject();
   else if (r.profile) window.measureEfficiency();
@@ -79,6 +100,28 @@ void openOnStart(pha::gui::MainWindow& window, const StartRequest& r) {
     dock->raise();
   }
   if (!r.compareTab.isEmpty()) showCompareTab(window, r.compareTab);
+  if (!r.evidence.isEmpty()) {
+    const int claim = r.evidence.section(':', 0, 0).toInt();
+    const QString view = r.evidence.section(':', 1);
+    if (claim < 1 || (view != "compare" && view != "lens")) {
+      std::fprintf(stderr, "pha-workbench: --evidence: \"%s\" is not CLAIM:VIEW (allowed: a claim number from 1 and "
+                           "compare or lens, e.g. 1:lens)\n", qPrintable(r.evidence));
+      return;
+    }
+    // Once the report is built (in the background): what the verdict's link opens.
+    pha::gui::ReportView* report = window.reportView();
+    auto* once = new QObject(&window);
+    auto open = [report, claim, view, once] {
+      if (report->isBuilding() || !report->report()) return;
+      if (claim > static_cast<int>(report->report()->claims.size()))
+        std::fprintf(stderr, "pha-workbench: --evidence: the report has %zu claim(s)\n", report->report()->claims.size());
+      else
+        report->requestEvidence(claim - 1, view);
+      once->deleteLater();
+    };
+    QObject::connect(report, &pha::gui::ReportView::reportReady, once, open);
+    if (!report->isBuilding() && report->report()) open();
+  }
 }
 
 // The program's command-line reference: every option, in one place.
@@ -87,6 +130,10 @@ struct Options {
   QCommandLineOption showRun{"run", "Show this run of the project (by name; the newest when several)", "name"};
   QCommandLineOption compareAll{"compare", "Compare the project's finished runs on start"};
   QCommandLineOption startRuns{"start", "Start training the project's runs on start"};
+  QCommandLineOption evidence{"evidence", "Open the runs behind the report's claim N in Compare or in the Lens's Tokens "
+                                          "tab (the verdict's links), e.g. 1:lens", "claim:view"};
+  QCommandLineOption compareRuns{"compare-runs", "Select and compare these runs of the project on start (ids, e.g. 4,5,6)",
+                                 "ids"};
   QCommandLineOption compareTab{"compare-tab", "With --compare: show this Compare tab (Curves, Mixer, Metrics, Config diff, "
                                                "Pareto, Length)", "title"};
   QCommandLineOption raiseDock{"show-dock", "Bring this dock to the front (objectName, e.g. dock.efficiency)", "name"};
@@ -105,7 +152,7 @@ struct Options {
     cli.setApplicationDescription("PHA Workbench: build, train, measure and compare hybrid GSS + attention models");
     cli.addHelpOption();
     cli.addVersionOption();
-    for (const auto* o : {&selfTest, &showRun, &compareAll, &startRuns, &compareTab, &raiseDock, &measure, &bench,
+    for (const auto* o : {&selfTest, &showRun, &compareAll, &compareRuns, &evidence, &startRuns, &compareTab, &raiseDock, &measure, &bench,
                           &benchSteps, &benchProbe, &benchNoProfile, &benchSearch})
       cli.addOption(*o);
     cli.addPositionalArgument("project", "Project folder to open (default: the last one, else the quickstart)", "[project]");
@@ -194,7 +241,8 @@ int main(int argc, char** argv) {
   window.show();
   // Open after the event loop starts so the window paints first.
   const StartRequest request{cli.positionalArguments(), cli.value(showRun), cli.value(raiseDock), cli.value(compareTab),
-                             cli.isSet(compareAll), cli.isSet(startRuns), cli.isSet(measure)};
+                             cli.isSet(compareAll), cli.isSet(startRuns), cli.isSet(measure),
+                             cli.value(options.compareRuns), cli.value(options.evidence)};
   QTimer::singleShot(0, &window, [&window, request] { openOnStart(window, request); });
   return app.exec();
 }

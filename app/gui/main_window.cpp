@@ -190,6 +190,7 @@ void MainWindow::showEvent(QShowEvent* event) {
         applyDefaultSizes();
         m_defaultState = saveState();
       });
+    else if (m_refitDocks) QTimer::singleShot(0, this, [this] { applyDefaultSizes(); });
   }
 }
 
@@ -483,7 +484,7 @@ bool MainWindow::restoreSettings() {
   bool ok = true;
   if (s.contains("geometry")) ok = restoreGeometry(s.value("geometry").toByteArray()) && ok;
   // A window saved on a larger screen (1600 x 1000, now 1280 x 720) is brought inside this one;
-  // its dock sizes, made for the larger window, give way to the default shares of this size.
+  // its docks keep where they are and whether they show, and take the default shares of this size.
   bool shrunk = false;
   if (const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen()) {
     const QRect avail = screen->availableGeometry();
@@ -496,10 +497,11 @@ bool MainWindow::restoreSettings() {
       move(avail.topLeft());
     }
   }
-  if (s.contains("state") && !shrunk) {
+  if (s.contains("state")) {
     ok = restoreState(s.value("state").toByteArray()) && ok;
     m_restored = ok;
   }
+  m_refitDocks = shrunk;  // which docks show stays; their sizes are this window's defaults
   s.endGroup();
   return ok;
 }

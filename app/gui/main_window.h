@@ -205,6 +205,7 @@ class MainWindow : public QMainWindow {
   bool m_sized = false;
   bool m_reportAfterQueue = false;  // the queue ended: show the claims' verdicts once the report is built
   bool m_restored = false;
+  bool m_refitDocks = false;  // restored into a smaller screen than it was saved on
 };
 
 }  // namespace pha::gui

@@ -259,14 +259,16 @@ void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
   const LoadedRuns empty;
   const LoadedRuns& list = runs ? *runs : empty;
   const std::vector<CompareUnit> units = compareUnits(list);
-  // Column headers keep the part of a name that differs between runs: "pha-tiny/lr=0.003" is
-  // written on two lines, the setting whole under the family, and no column is narrower than its
-  // setting (the table scrolls sideways instead); the family is cut on the right to that width.
+  // Column headers are read whole: "pha-tiny/lr=0.003" is written on two lines, the family over
+  // its setting, and no column is narrower than either line (the table scrolls sideways instead;
+  // "transfor…/lr=0.003" hid which model a column was). Only a line over 260 px is cut.
   const QFontMetrics fm(m_table->horizontalHeader()->font());
   int columnWidth = 60;
   for (const auto& u : units) {
     const int slash = u.label.lastIndexOf('/');
-    columnWidth = std::max(columnWidth, fm.horizontalAdvance(slash > 0 ? u.label.mid(slash) : u.label.left(12)) + 18);
+    const int widest = slash > 0 ? std::max(fm.horizontalAdvance(u.label.left(slash + 1)), fm.horizontalAdvance(u.label.mid(slash + 1)))
+                                 : fm.horizontalAdvance(u.label);
+    columnWidth = std::max(columnWidth, std::min(widest, 260) + 18);
   }
   QStringList labels;
   for (const auto& u : units) {

@@ -20,7 +20,7 @@ using nlohmann::json;
 namespace {
 
 // Below this width form and JSON stack vertically.
-constexpr int kSideBySideWidth = 640;
+constexpr int kSideBySideWidth = 760;  // the form beside its JSON only when it gets ~340 px
 
 QString shortValue(const json& value) {
   QString text = QString::fromStdString(value.dump());
