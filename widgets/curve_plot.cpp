@@ -301,12 +301,12 @@ void CurvePlot::replotLater() {
   m_throttle->request();
 }
 
-// Up to kInsetLegendItems entries the legend sits inside the plot, in a left corner (the right
+// Up to kInsetLegendItems entries (and in a plot 260 px high or more) the legend sits inside the plot, in a left corner (the right
 // edge holds the final-value labels): the upper one unless more of the drawn points lie in the
 // upper left quarter (rising curves, accuracy), else the lower one (falling losses). With more
 // entries (nine runs compared, each with train and validation curves) it would cover the
 // curves: it goes under the plot, in as many columns as its widest entry allows.
-constexpr int kInsetLegendItems = 6;
+constexpr int kInsetLegendItems = 3;
 constexpr int kShortPlot = 260;
 
 bool CurvePlot::legendOutside() const {
@@ -333,6 +333,10 @@ void CurvePlot::placeLegend() {
     inset->addElement(legend, Qt::AlignTop | Qt::AlignLeft);
   }
   if (outside) {
+    // Compact rows under the plot: the default icon (32 x 18) made each entry 21 px high, and six
+    // runs' legend took more of a 1280 x 720 Compare dock than their curves.
+    legend->setIconSize(22, 10);
+    legend->setRowSpacing(0);
     int widest = 0;
     const QFontMetrics fm(legend->font());
     for (int i = 0; i < legend->itemCount(); ++i)

@@ -83,10 +83,25 @@ QString TokenTextView::shown(const TokenSpan& t) const {
   return s.isEmpty() ? QStringLiteral(" ") : s;
 }
 
+QFont TokenTextView::legendFont() const {
+  QFont small = font();
+  small.setPointSizeF(std::max(7.0, font().pointSizeF() * 0.85));
+  return small;
+}
+
+// The legend's text beside the colour ramp wraps over as many lines as it needs (a comparison of
+// two groups names both: it was cut at two lines); at least kLegendHeight.
+QRect TokenTextView::legendTextRect(int width) const {
+  const int left = kPad + std::min(220, width / 3) + 10;
+  const int w = std::max(40, width - left - 4);
+  const QRect need = QFontMetrics(legendFont()).boundingRect(QRect(0, 0, w, 10000), Qt::TextWordWrap, m_legend);
+  return QRect(left, 2, w, std::max(kLegendHeight - 4, need.height() + 2));
+}
+
 int TokenTextView::layoutTokens(int width, std::vector<QRect>* rects) const {
   const QFontMetrics fm(font());
   const int lineH = fm.height() + 4;
-  int x = kPad, y = kLegendHeight + kPad;
+  int x = kPad, y = legendTextRect(width).bottom() + 4 + kPad;
   if (rects) rects->assign(m_tokens.size(), QRect());
   for (size_t i = 0; i < m_tokens.size(); ++i) {
     const TokenSpan& t = m_tokens[i];
@@ -167,16 +182,13 @@ void TokenTextView::paintEvent(QPaintEvent*) {
   }
   p.fillRect(bar, g);
   p.drawRect(bar);
-  QFont small = font();
-  small.setPointSizeF(std::max(7.0, font().pointSizeF() * 0.85));
-  p.setFont(small);
+  p.setFont(legendFont());
   const QString lo = m_scale == Scale::Sequential ? QStringLiteral("0") : QString::number(-m_hi, 'g', 2);
   const QString hi = QString::number(m_hi, 'g', 2);
   p.drawText(QRect(bar.left(), bar.bottom() + 1, bar.width(), 14), Qt::AlignLeft, lo);
   p.drawText(QRect(bar.left(), bar.bottom() + 1, bar.width(), 14), Qt::AlignRight, hi);
   if (m_scale == Scale::Diverging) p.drawText(QRect(bar.left(), bar.bottom() + 1, bar.width(), 14), Qt::AlignHCenter, "0");
-  p.drawText(QRect(bar.right() + 10, 2, width() - bar.right() - 14, kLegendHeight - 4),
-             Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, m_legend);
+  p.drawText(legendTextRect(width()), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, m_legend);
   p.setFont(font());
   for (size_t i = 0; i < m_tokens.size() && i < m_rects.size(); ++i) {
     const TokenSpan& t = m_tokens[i];

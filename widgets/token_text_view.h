@@ -53,6 +53,8 @@ class TokenTextView : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  QFont legendFont() const;
+  QRect legendTextRect(int width) const;
   int layoutTokens(int width, std::vector<QRect>* rects) const;
   QString shown(const TokenSpan& t) const;
 

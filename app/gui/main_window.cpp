@@ -118,6 +118,7 @@ void MainWindow::connectControllers() {
     if (!r || r->claims.empty()) return;
     m_docks.reportDock->show();
     m_docks.reportDock->raise();
+    growBottomDock(m_docks.reportDock);
     QStringList verdicts;
     for (const auto& c : r->claims)
       verdicts << QString::fromStdString((c.claim.title.empty() ? c.statement : c.claim.title) + ": " + c.summary);
@@ -421,12 +422,16 @@ void MainWindow::showCompare(const QList<qint64>& ids) {
   emit compareRequested(m_browser->storePath(), ids);
   m_docks.compareDock->show();
   m_docks.compareDock->raise();
-  // Comparing is what the user looks at now: a Compare dock shorter than half the window (the
-  // default gives Live curves the upper half) grows to 58% of it, so nine runs' legend, labels
-  // and heatmaps have room; a dock the user made taller or floated is left as it is.
-  if (!m_docks.compareDock->isFloating() && m_docks.compareDock->height() < height() / 2 &&
-      dockWidgetArea(m_docks.compareDock) == dockWidgetArea(m_docks.curvesDock))
-    resizeDocks({m_docks.curvesDock, m_docks.compareDock}, {height() * 34 / 100, height() * 58 / 100}, Qt::Vertical);
+  growBottomDock(m_docks.compareDock);
+}
+
+void MainWindow::growBottomDock(QDockWidget* dock) {
+  // What the user looks at now (Compare, or the Lens opened from a verdict): a dock of the bottom
+  // area shorter than half the window (the default gives Live curves the upper half) grows to 58%
+  // of it, so nine runs' legend, labels and heatmaps, or the Lens's tokens and bins, have room; a
+  // dock the user made taller or floated is left as it is.
+  if (!dock->isFloating() && dock->height() < height() / 2 && dockWidgetArea(dock) == dockWidgetArea(m_docks.curvesDock))
+    resizeDocks({m_docks.curvesDock, dock}, {height() * 34 / 100, height() * 58 / 100}, Qt::Vertical);
 }
 
 void MainWindow::showEvidence(const QStringList& groups, const QString& view) {
@@ -452,6 +457,7 @@ void MainWindow::showEvidence(const QStringList& groups, const QString& view) {
     if (groups.size() > 1) m_lens->setCompareWithGroup(groups[1]);
     m_docks.lensDock->show();
     m_docks.lensDock->raise();
+    growBottomDock(m_docks.lensDock);
     m_lens->tabs()->setCurrentWidget(m_lens->tokensTab());
     m_lens->run();
     showMessage(tr("Lens: %1 against %2 on the same tokens (Tokens tab)")

@@ -14,6 +14,7 @@
 #include "docks.h"
 
 class QAction;
+class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -141,6 +142,7 @@ class MainWindow : public QMainWindow {
   // Deletes the runs hidden by Delete... from their store (the window closes or switches project).
   void commitDeletes();
   void showCompare(const QList<qint64>& ids);
+  void growBottomDock(QDockWidget* dock);
   // A verdict's link in the Report dock: its groups' finished runs selected in the run table and
   // shown in Compare (its Metrics tab), or the first group's first run in the Lens's Tokens tab
   // compared with the second group, measured at once.
