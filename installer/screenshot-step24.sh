@@ -8,25 +8,8 @@
 # `pha quickstart`; its checkpoints are read where the store says they are).
 # Options: --build-dir DIR (default build/default), --project DIR, --out DIR (default docs/images).
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD="$ROOT/build/default"
-OUT="$ROOT/docs/images"
-DATA=${PHA_DATA_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/pha-workbench}
-PROJECT="$DATA/projects/quickstart"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build-dir) BUILD=$(cd "$2" && pwd); shift 2 ;;
-    --project) PROJECT=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
-    *) echo "screenshot-step24.sh: unknown option $1 (allowed: --build-dir DIR, --project DIR, --out DIR)" >&2; exit 2 ;;
-  esac
-done
-GUI="$BUILD/app/gui/pha-workbench"
-for tool in Xvfb xdotool import; do
-  command -v "$tool" >/dev/null || { echo "screenshot-step24.sh: needs $tool (xvfb, xdotool, imagemagick)" >&2; exit 1; }
-done
-[ -f "$PROJECT/runs.sqlite" ] || { echo "screenshot-step24.sh: $PROJECT has no runs (run pha quickstart first)" >&2; exit 1; }
-mkdir -p "$OUT"
+. "$(dirname "$0")/screenshot-common.sh"
+screenshot_setup screenshot-step24.sh "$@"
 work=$(mktemp -d)
 export DISPLAY=:95
 xvfb=

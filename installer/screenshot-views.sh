@@ -8,26 +8,8 @@
 # `pha quickstart`); the store of 2026-12-02 comes from tests/engine/store/data.
 # Options: --build-dir DIR (default build/default), --project DIR, --out DIR (default docs/images).
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD="$ROOT/build/default"
-OUT="$ROOT/docs/images"
-DATA=${PHA_DATA_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/pha-workbench}
-PROJECT="$DATA/projects/quickstart"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build-dir) BUILD=$(cd "$2" && pwd); shift 2 ;;
-    --project) PROJECT=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
-    *) echo "screenshot-views.sh: unknown option $1 (allowed: --build-dir DIR, --project DIR, --out DIR)" >&2; exit 2 ;;
-  esac
-done
-PHA="$BUILD/app/cli/pha"
-GUI="$BUILD/app/gui/pha-workbench"
-for tool in Xvfb xdotool import; do
-  command -v "$tool" >/dev/null || { echo "screenshot-views.sh: needs $tool (xvfb, xdotool, imagemagick)" >&2; exit 1; }
-done
-[ -f "$PROJECT/runs.sqlite" ] || { echo "screenshot-views.sh: $PROJECT has no runs (run pha quickstart first)" >&2; exit 1; }
-mkdir -p "$OUT"
+. "$(dirname "$0")/screenshot-common.sh"
+screenshot_setup screenshot-views.sh "$@"
 work=$(mktemp -d)
 export DISPLAY=:96
 export XDG_CONFIG_HOME="$work/config"  # no saved layout of the user's

@@ -513,13 +513,7 @@ RunPlan patched_run(const Project& project, const RunPlan& base, const json& pat
   json model = base.config.value("model", json::object());
   json training = base.training.used;
   if (patch.contains("model")) model.merge_patch(patch["model"]);
-  if (patch.contains("training")) {
-    const json& t = patch["training"];
-    // mixer_lr defaults to lr: when base left it at that default, a patched lr moves it too.
-    if (t.contains("lr") && !t.contains("mixer_lr") && training.value("mixer_lr", -1.0) == training.value("lr", -2.0))
-      training.erase("mixer_lr");
-    training.merge_patch(t);
-  }
+  if (patch.contains("training")) merge_training_patch(training, patch["training"]);
   RunPlan plan = resolve_run(project, model, training, name, where + ".model", where + ".training", base.data,
                              base.model.vocab_size);
   plan.group = name;

@@ -1,4 +1,4 @@
-// The "training" and "profile" sections of project.json (project.h): TrainingConfig and
+// The "training" and "profile" sections of project.json (training_config.h, project.h): TrainingConfig and
 // ProfileSettings read through ConfigReader (unknown keys rejected, types and ranges checked,
 // errors naming the field), early stopping, the work limits and the WSD schedule's stable end.
 #include <algorithm>
@@ -10,12 +10,21 @@
 #include "core/error.h"
 #include "core/limits.h"
 #include "core/metric_table.h"
+#include "project/training_config.h"
+
 #include "project/project.h"
 #include "search/rung_schedule.h"
 
 namespace pha::runtime {
 
 using nlohmann::json;
+
+void merge_training_patch(json& training, const json& patch) {
+  if (!patch.is_object()) return;
+  if (patch.contains("lr") && !patch.contains("mixer_lr") && training.value("mixer_lr", -1.0) == training.value("lr", -2.0))
+    training.erase("mixer_lr");
+  training.merge_patch(patch);
+}
 
 // The work a training asks for as a whole (each field has its own limit too); checked again
 // once a task has set seq_len.

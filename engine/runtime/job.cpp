@@ -157,11 +157,7 @@ class JobRunner {
 void JobRunner::apply_training_overrides() {
   if (spec_.training_overrides.is_null() || spec_.training_overrides.empty()) return;
   json t = plan_.training.used;
-  // mixer_lr defaults to lr: when it was left at that default, an override of lr moves it too.
-  if (spec_.training_overrides.contains("lr") && !spec_.training_overrides.contains("mixer_lr") &&
-      t.value("mixer_lr", -1.0) == t.value("lr", -2.0))
-    t.erase("mixer_lr");
-  t.merge_patch(spec_.training_overrides);
+  merge_training_patch(t, spec_.training_overrides);  // mixer_lr follows lr (training_config.h)
   plan_.training = TrainingConfig::from_json(t, "training");
   plan_.config["training"] = plan_.training.used;
 }

@@ -15,22 +15,14 @@
 #include "main_window.h"
 #include "project_session.h"
 #include "project/project_files.h"
+#include "window_project.h"
 
 using namespace pha::gui;
 using nlohmann::json;
 
 namespace {
 
-// The quickstart template with its data pointed at a small corpus made by the test.
-void writeQuickstartCopy(const pha::test::TempProject& tp) {
-  std::ifstream in(pha::runtime::project_file_in(pha::runtime::find_template("quickstart")));
-  json j = json::parse(in);
-  j["data"] = {{"kind", "file"}, {"path", tp.write_corpus()}, {"cache", false}, {"tokenizer", {{"kind", "byte"}}}};
-  j.erase("tune");  // one run per variant: no tuning, no seeds, no claims
-  j.erase("seeds");
-  j.erase("claims");
-  tp.write_project(j);
-}
+using pha::test::writeQuickstartCopy;
 
 std::string fileText(const std::string& path) {
   std::ifstream in(path);

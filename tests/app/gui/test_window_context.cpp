@@ -21,6 +21,7 @@
 #include <QTest>
 #include <QTimer>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 #include <sstream>
@@ -34,6 +35,7 @@
 #include "lens_tokens_tab.h"
 #include "lens_view.h"
 #include "main_window.h"
+#include "window_project.h"
 #include "model/model_config.h"
 #include "model/presets.h"
 #include "plan_dialog.h"
@@ -55,16 +57,7 @@ using nlohmann::json;
 
 namespace {
 
-// The quickstart template, data pointed at a small corpus, one run per variant.
-void writeQuickstartCopy(const pha::test::TempProject& tp) {
-  std::ifstream in(pha::runtime::project_file_in(pha::runtime::find_template("quickstart")));
-  json j = json::parse(in);
-  j["data"] = {{"kind", "file"}, {"path", tp.write_corpus()}, {"cache", false}, {"tokenizer", {{"kind", "byte"}}}};
-  j.erase("tune");
-  j.erase("seeds");
-  j.erase("claims");
-  tp.write_project(j);
-}
+using pha::test::writeQuickstartCopy;
 
 std::string fileText(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -74,7 +67,8 @@ std::string fileText(const std::filesystem::path& path) {
 }
 
 // Every plan of the project stored as a finished run with the plan's own configuration (what
-// training it would have written), with a short train/loss curve whose last step is at `wallMs`.
+// training it would have written), its group and seed, a short train/loss curve whose last step
+// is at `wallMs`, and a final val/loss of 2.40 for pha models, 2.60 for the others, + 0.01 x seed.
 std::vector<std::int64_t> storeTrainedPlans(const pha::test::TempProject& tp, std::int64_t wallMs = 7300) {
   const pha::runtime::Project p = pha::runtime::load_project(tp.dir().string());
   auto s = pha::store::Store::open(tp.store());
@@ -85,15 +79,40 @@ std::vector<std::int64_t> storeTrainedPlans(const pha::test::TempProject& tp, st
     nr.name = plan.name;
     nr.variant = plan.variant;
     nr.group = plan.group;
+    nr.seed = static_cast<std::int64_t>(plan.seed);
     nr.config_json = plan.config.dump();
     ids.push_back(s.create_run(nr));
     pha::store::RunWriter w(s, ids.back());
     for (int step = 1; step <= 10; ++step) w.metric("train/loss", step, step * 64, wallMs * step / 10, 5.0 - 0.1 * step);
-    w.metric("val/loss", 10, 640, wallMs + 900, 3.9);
+    const double base = plan.group.rfind("pha", 0) == 0 ? 2.40 : 2.60;
+    w.metric("val/loss", 10, 640, wallMs + 900, base + 0.01 * static_cast<double>(plan.seed));
     w.finish(pha::store::RunStatus::Finished);
   }
   return ids;
 }
+
+// A quickstart copy (edited by `edit` first) whose store holds every plan trained, opened in a
+// shown window.
+struct TrainedQuickstart {
+  pha::test::TempProject tp;
+  std::vector<std::int64_t> ids;
+  explicit TrainedQuickstart(std::int64_t wallMs = 7300, const std::function<void(json&)>& edit = {}) {
+    writeQuickstartCopy(tp);
+    if (edit) {
+      std::ifstream in(tp.dir() / "project.json");
+      json j = json::parse(in);
+      edit(j);
+      tp.write_project(j);
+    }
+    ids = storeTrainedPlans(tp, wallMs);
+  }
+  QString dir() const { return QString::fromStdString(tp.dir().string()); }
+  ::testing::AssertionResult open(MainWindow& w) const {
+    w.show();
+    if (w.openProject(dir())) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << w.lastError().toStdString();
+  }
+};
 
 // Presses "Add to project as variant..." and answers the name dialog (when one opens).
 void pressAddVariant(MainWindow& w, const QString& name) {
@@ -197,12 +216,10 @@ TEST(WindowContext, PlanAndConfirmationAgreeAfterARenameAndThePlanAsksOnce) {
 // 4. Adding a variant keeps what is studied: the selected run, Compare's runs, the Lens's run
 // and the curves (it used to reopen the project and clear them all).
 TEST(WindowContext, AddingAVariantKeepsTheSelectionCompareLensAndCurves) {
-  pha::test::TempProject tp;
-  writeQuickstartCopy(tp);
-  const std::vector<std::int64_t> ids = storeTrainedPlans(tp);
+  const TrainedQuickstart q;
+  const std::vector<std::int64_t>& ids = q.ids;
   MainWindow w;
-  w.show();
-  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  ASSERT_TRUE(q.open(w));
   ASSERT_TRUE(w.runBrowser()->selectRuns({ids[0], ids[1]}));
   w.compareSelected();
   ASSERT_TRUE(QTest::qWaitFor([&] { return w.compareWidget()->loadedRuns().size() == 2; }, 10000));
@@ -225,11 +242,10 @@ TEST(WindowContext, AddingAVariantKeepsTheSelectionCompareLensAndCurves) {
 // 5. One duration rule: the run table's "Train time" and Compare's "training time" are the same
 // figure (the run's clock at its last step); Compare adds the wall time, start to end.
 TEST(WindowContext, TheRunTableAndCompareShowOneTrainingTimeAndCompareAddsTheWallTime) {
-  pha::test::TempProject tp;
-  writeQuickstartCopy(tp);
-  const std::vector<std::int64_t> ids = storeTrainedPlans(tp, 15700);
+  const TrainedQuickstart q(15700);
+  const std::vector<std::int64_t>& ids = q.ids;
   MainWindow w;
-  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  ASSERT_TRUE(q.open(w));
   RunsModel* m = w.runsModel();
   const int row = m->rowOfRun(ids[0]);
   ASSERT_GE(row, 0);
@@ -259,12 +275,10 @@ TEST(WindowContext, TheRunTableAndCompareShowOneTrainingTimeAndCompareAddsTheWal
 // 6. One colour per model in every dock: Compare's curves (two comparisons in different order),
 // the Efficiency dock's profile and the Inference tab's model, in project.json's order.
 TEST(WindowContext, AModelHasOneColourInCompareEfficiencyAndInference) {
-  pha::test::TempProject tp;
-  writeQuickstartCopy(tp);
-  const std::vector<std::int64_t> ids = storeTrainedPlans(tp);
+  const TrainedQuickstart q;
+  const std::vector<std::int64_t>& ids = q.ids;
   MainWindow w;
-  w.show();
-  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  ASSERT_TRUE(q.open(w));
   // The project's models hold the palette in their order.
   EXPECT_EQ(pha::widgets::modelColors().index("pha-tiny"), 0);
   EXPECT_EQ(pha::widgets::modelColors().index("transformerpp-tiny"), 1);
@@ -406,35 +420,13 @@ TEST(WindowContext, IntegerFieldsKeepWhatIsTypedAndQuittingWithUnsavedEditsAsks)
 // 11. The Report dock leads with the verdicts; a verdict's links open its runs in Compare and its
 // tokens in the Lens, group against group.
 TEST(WindowContext, AVerdictOpensItsRunsInCompareAndTheLens) {
-  pha::test::TempProject tp;
-  writeQuickstartCopy(tp);
-  json j = json::parse(fileText(tp.dir() / "project.json"));
-  j["seeds"] = {0, 1, 2};
-  j["claims"] = {{{"claim", "lower_is_better"}, {"metric", "val/loss"}, {"better", "pha-tiny"},
-                  {"than", "transformerpp-tiny"}, {"title", "PHA beats Transformer++"}}};
-  tp.write_project(j);
-  const pha::runtime::Project p = pha::runtime::load_project(tp.dir().string());
-  {
-    auto s = pha::store::Store::open(tp.store());
-    for (const auto& plan : p.runs) {
-      pha::store::NewRun nr;
-      nr.project = p.name;
-      nr.name = plan.name;
-      nr.variant = plan.variant;
-      nr.group = plan.group;
-      nr.seed = static_cast<std::int64_t>(plan.seed);
-      nr.config_json = plan.config.dump();
-      const auto id = s.create_run(nr);
-      pha::store::RunWriter writer(s, id);
-      const double base = plan.group.rfind("pha", 0) == 0 ? 2.40 : 2.60;
-      writer.metric("train/loss", 10, 640, 1000, base + 0.1);
-      writer.metric("val/loss", 10, 640, 1100, base + 0.01 * static_cast<double>(plan.seed));
-      writer.finish(pha::store::RunStatus::Finished);
-    }
-  }
+  const TrainedQuickstart q(7300, [](json& j) {
+    j["seeds"] = {0, 1, 2};
+    j["claims"] = {{{"claim", "lower_is_better"}, {"metric", "val/loss"}, {"better", "pha-tiny"},
+                    {"than", "transformerpp-tiny"}, {"title", "PHA beats Transformer++"}}};
+  });
   MainWindow w;
-  w.show();
-  ASSERT_TRUE(w.openProject(QString::fromStdString(tp.dir().string()))) << w.lastError().toStdString();
+  ASSERT_TRUE(q.open(w));
   ASSERT_TRUE(waitReport(w)) << w.reportView()->message().toStdString();
   ASSERT_EQ(w.reportView()->verdictLineCount(), 1);
   auto* line = w.reportView()->verdictsBox()->findChild<QLabel*>("reportVerdictLine");

@@ -6,11 +6,26 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include <fstream>
+
 #include "engine/runtime/runtime_test_util.h"
+#include "project/project_files.h"
 #include "store/run_writer.h"
 #include "store/store.h"
 
 namespace pha::test {
+
+// The quickstart template with its data pointed at a small corpus made by the test, one run per
+// variant (no tuning, seeds or claims).
+inline void writeQuickstartCopy(const TempProject& tp) {
+  std::ifstream in(pha::runtime::project_file_in(pha::runtime::find_template("quickstart")));
+  nlohmann::json j = nlohmann::json::parse(in);
+  j["data"] = {{"kind", "file"}, {"path", tp.write_corpus()}, {"cache", false}, {"tokenizer", {{"kind", "byte"}}}};
+  j.erase("tune");
+  j.erase("seeds");
+  j.erase("claims");
+  tp.write_project(j);
+}
 
 struct WindowProject {
   TempProject tp;

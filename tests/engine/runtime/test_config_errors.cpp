@@ -265,3 +265,21 @@ TEST(ConfigErrors, ANumberBeyondDoubleRangeIsAnErrorNamingTheFile) {
     EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
   }
 }
+
+// The one patching rule (training_config.h): mixer_lr follows a patched lr while it was left at
+// its default, and keeps a value of its own.
+TEST(TrainingPatch, MixerLrFollowsAPatchedLrOnlyWhileItIsAtItsDefault) {
+  json following = TrainingConfig::from_json(json{{"lr", 3e-3}}).used;
+  ASSERT_DOUBLE_EQ(following.at("mixer_lr").get<double>(), 3e-3);
+  pha::runtime::merge_training_patch(following, json{{"lr", 1e-2}});
+  EXPECT_DOUBLE_EQ(TrainingConfig::from_json(following).mixer_lr, 1e-2) << "left at its default: it follows";
+
+  json own = TrainingConfig::from_json(json{{"lr", 3e-3}, {"mixer_lr", 5e-2}}).used;
+  pha::runtime::merge_training_patch(own, json{{"lr", 1e-2}});
+  EXPECT_DOUBLE_EQ(TrainingConfig::from_json(own).mixer_lr, 5e-2) << "a value of its own stays";
+
+  json both = TrainingConfig::from_json(json{{"lr", 3e-3}}).used;
+  pha::runtime::merge_training_patch(both, json{{"lr", 1e-2}, {"mixer_lr", 2e-2}});
+  EXPECT_DOUBLE_EQ(TrainingConfig::from_json(both).mixer_lr, 2e-2) << "the patch's own mixer_lr wins";
+  EXPECT_DOUBLE_EQ(TrainingConfig::from_json(both).lr, 1e-2);
+}
