@@ -71,3 +71,31 @@ if(PHA_FUZZ)
   # docs/environment.md). The vptr check stays on for the engine, kernels and CLI.
   list(APPEND PHA_QT_VISIBILITY -fno-sanitize=vptr)
 endif()
+
+# pha_add_library(<name> SOURCES ... [PUBLIC libs...] [PRIVATE libs...] [INCLUDE_DIR dir]
+#                 [AUTOMOC]): every library of ours has one shape, written here once: a static
+# library pha_<name> with the alias pha::<name>, its include root (default engine/, so that
+# includes read "store/store.h"; a window library gives its own folder), its links, our
+# warnings, and Qt's moc for a window library (AUTOMOC).
+function(pha_add_library name)
+  cmake_parse_arguments(L "AUTOMOC" "INCLUDE_DIR" "SOURCES;PUBLIC;PRIVATE" ${ARGN})
+  if(L_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "pha_add_library(${name}): unknown arguments ${L_UNPARSED_ARGUMENTS}")
+  endif()
+  add_library(pha_${name} STATIC ${L_SOURCES})
+  add_library(pha::${name} ALIAS pha_${name})
+  if(NOT L_INCLUDE_DIR)
+    set(L_INCLUDE_DIR ${PROJECT_SOURCE_DIR}/engine)
+  endif()
+  target_include_directories(pha_${name} PUBLIC ${L_INCLUDE_DIR})
+  if(L_PUBLIC)
+    target_link_libraries(pha_${name} PUBLIC ${L_PUBLIC})
+  endif()
+  if(L_PRIVATE)
+    target_link_libraries(pha_${name} PRIVATE ${L_PRIVATE})
+  endif()
+  if(L_AUTOMOC)
+    set_target_properties(pha_${name} PROPERTIES AUTOMOC ON)
+  endif()
+  pha_set_warnings(pha_${name})
+endfunction()

@@ -85,24 +85,9 @@ InferencePointResult measure_inference_point(const InferencePointSpec& spec) {
 
 InferencePointResult measure_inference_in_worker(const std::string& exe, const InferencePointSpec& spec, int timeout_s,
                                                  const RunControl* control) {
-  InferencePointResult r;
-  r.spec = spec;
-  const WorkerAnswer a = run_json_worker(exe, {"__inference-point", "--spec", to_json(spec).dump()}, timeout_s, control);
-  r.started_ms = a.started_ms;
-  r.ended_ms = a.ended_ms;
-  if (!a.error.empty()) {
-    r.error = a.error;
-    return r;
-  }
-  try {
-    InferencePointResult got = inference_result_from_json(json::parse(a.json_line));
-    got.started_ms = r.started_ms;
-    got.ended_ms = r.ended_ms;
-    return got;
-  } catch (const std::exception& e) {
-    r.error = std::string("the worker's answer is not an inference point: ") + e.what();
-    return r;
-  }
+  return measure_in_worker<InferencePointResult>(
+      exe, "__inference-point", spec, to_json(spec).dump(), timeout_s, control, "an inference point",
+      [](const std::string& line) { return inference_result_from_json(json::parse(line)); });
 }
 
 void validate_inference_sweep(const InferenceSweep& s) {

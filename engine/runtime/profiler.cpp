@@ -102,27 +102,13 @@ ProfilePointResult measure_point(const ProfilePointSpec& spec) {
 
 ProfilePointResult measure_point_in_worker(const std::string& exe, const ProfilePointSpec& spec, int timeout_s,
                                            const RunControl* control) {
-  ProfilePointResult r;
-  r.spec = spec;
-  const WorkerAnswer a = run_json_worker(exe, {"__profile-point", "--spec", to_json(spec).dump()}, timeout_s, control);
-  r.started_ms = a.started_ms;
-  r.ended_ms = a.ended_ms;
-  if (!a.error.empty()) {
-    r.error = a.error;
-    return r;
-  }
-  try {
-    ProfilePointResult got = profile_result_from_json(json::parse(a.json_line));
-    got.started_ms = r.started_ms;
-    got.ended_ms = r.ended_ms;
-    // An older worker ignores an inline config and would measure the preset of that name.
-    if (!spec.model_config.is_null() && got.spec.model_config.is_null() && got.error.empty())
-      got.error = exe + " does not understand inline model configs (an older pha?); rebuild or reinstall it";
-    return got;
-  } catch (const std::exception& e) {
-    r.error = std::string("the worker's answer is not a profile point: ") + e.what();
-    return r;
-  }
+  ProfilePointResult got = measure_in_worker<ProfilePointResult>(
+      exe, "__profile-point", spec, to_json(spec).dump(), timeout_s, control, "a profile point",
+      [](const std::string& line) { return profile_result_from_json(json::parse(line)); });
+  // An older worker ignores an inline config and would measure the preset of that name.
+  if (!spec.model_config.is_null() && got.spec.model_config.is_null() && got.error.empty())
+    got.error = exe + " does not understand inline model configs (an older pha?); rebuild or reinstall it";
+  return got;
 }
 
 std::vector<ProfilePointResult> profile_sweep(const std::string& exe, const ProfileSweep& sweep, RunObserver& observer,

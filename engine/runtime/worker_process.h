@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,33 @@ struct WorkerAnswer {
 // is killed and the error is "cancelled".
 WorkerAnswer run_json_worker(const std::string& exe, const std::vector<std::string>& args, int timeout_s,
                              const RunControl* control);
+
+// One point measured in a worker: `exe <command> --spec <spec as JSON>`, its answer parsed by
+// `parse` into a Result (a struct with `spec`, `error`, `started_ms` and `ended_ms`); the worker's
+// start and end times are the answer's. A worker that failed, or an answer that does not parse,
+// gives a Result with `spec` and `error` set ("the worker's answer is not <what>: ..."). The
+// profiler's and the inference benchmark's points both go through here.
+template <class Result, class Spec, class Parse>
+Result measure_in_worker(const std::string& exe, const char* command, const Spec& spec, const std::string& spec_json,
+                         int timeout_s, const RunControl* control, const char* what, Parse parse) {
+  Result r;
+  r.spec = spec;
+  const WorkerAnswer a = run_json_worker(exe, {command, "--spec", spec_json}, timeout_s, control);
+  r.started_ms = a.started_ms;
+  r.ended_ms = a.ended_ms;
+  if (!a.error.empty()) {
+    r.error = a.error;
+    return r;
+  }
+  try {
+    Result got = parse(a.json_line);
+    got.started_ms = r.started_ms;
+    got.ended_ms = r.ended_ms;
+    return got;
+  } catch (const std::exception& e) {
+    r.error = std::string("the worker's answer is not ") + what + ": " + e.what();
+    return r;
+  }
+}
 
 }  // namespace pha::runtime

@@ -21,15 +21,6 @@ bool sameTrial(const SearchTrialState& a, const SearchTrialState& b) {
   return a.search == b.search && a.bracket == b.bracket && a.trial == b.trial;
 }
 
-int stateOrder(const std::string& state) {
-  if (state == "finished") return 0;
-  if (state == "promoted" || state == "trained" || state == "running" || state == "cancelled" ||
-      state == "interrupted" || state == "pending")
-    return 1;
-  if (state == "stopped") return 2;
-  return 3;
-}
-
 QString number(double v) {
   // Four decimals, as `pha search --status` rounds them; trailing zeros dropped.
   QString s = QString::number(std::round(v * 1e4) / 1e4, 'f', 4);
@@ -101,7 +92,6 @@ bool markSearchRunStarted(SearchSummary& summary, const QString& job) {
 
 std::vector<int> searchLeaderboardOrder(const SearchSummary& s) {
   std::vector<int> out;
-  const MetricGoal goal = s.objectives.empty() ? MetricGoal::Minimize : metric_goal(s.objectives.front());
   std::map<std::string, int> searchIndex;
   for (std::size_t i = 0; i < s.searches.size(); ++i) searchIndex[s.searches[i]] = static_cast<int>(i);
   const auto indexOf = [&](const std::string& name) {
@@ -109,16 +99,12 @@ std::vector<int> searchLeaderboardOrder(const SearchSummary& s) {
     return it == searchIndex.end() ? static_cast<int>(searchIndex.size()) : it->second;
   };
   for (std::size_t i = 0; i < s.trials.size(); ++i) out.push_back(static_cast<int>(i));
+  // By search (in the project's order), then the engine's leaderboard order (no copy of it here).
   std::stable_sort(out.begin(), out.end(), [&](int ia, int ib) {
     const SearchTrialState& a = s.trials[static_cast<std::size_t>(ia)];
     const SearchTrialState& b = s.trials[static_cast<std::size_t>(ib)];
     if (indexOf(a.search) != indexOf(b.search)) return indexOf(a.search) < indexOf(b.search);
-    if (stateOrder(a.state) != stateOrder(b.state)) return stateOrder(a.state) < stateOrder(b.state);
-    if (a.rung != b.rung) return a.rung > b.rung;
-    const double x = a.mean.empty() ? NAN : a.mean[0], y = b.mean.empty() ? NAN : b.mean[0];
-    if (std::isfinite(x) != std::isfinite(y)) return std::isfinite(x);
-    if (std::isfinite(x) && x != y) return goal == MetricGoal::Maximize ? x > y : x < y;
-    return std::tie(a.bracket, a.trial) < std::tie(b.bracket, b.trial);
+    return leaderboard_before(s, a, b);
   });
   return out;
 }

@@ -93,6 +93,13 @@ struct SearchSummary {
   bool complete = false;                       // every bracket's last rung is decided
 };
 
+// The leaderboard's one order of a search's trials (`pha search --status`, the report and the
+// Search dock): finished trials first, then undecided ones (promoted, trained, running, cancelled,
+// interrupted, pending), then stopped ones, failed last; within a state by the rung reached
+// (higher first), then by the first objective's value (measured first, best first by `summary`'s
+// first objective's goal), then by bracket and trial.
+bool leaderboard_before(const SearchSummary& summary, const SearchTrialState& a, const SearchTrialState& b);
+
 class SearchObserver : public RunObserver {
  public:
   // A rung run starts (`index` of `planned` rung runs known so far; the rung runs found finished

@@ -26,12 +26,19 @@ std::string mean_text(const SearchTrialState& t, size_t k) {
   return s;
 }
 
-// Finished trials first (by their rank in the final rung), then by the rung reached, then stopped
-// ones by their value, failed last.
+// One search's trials in the leaderboard's order (leaderboard_before, search_job.h).
 std::vector<const SearchTrialState*> leaderboard(const SearchSummary& s, const std::string& search) {
   std::vector<const SearchTrialState*> out;
   for (const auto& t : s.trials)
     if (t.search == search) out.push_back(&t);
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const SearchTrialState* a, const SearchTrialState* b) { return leaderboard_before(s, *a, *b); });
+  return out;
+}
+
+}  // namespace
+
+bool leaderboard_before(const SearchSummary& s, const SearchTrialState& a, const SearchTrialState& b) {
   const auto order = [](const std::string& state) {
     if (state == "finished") return 0;
     if (state == "promoted" || state == "trained" || state == "running" || state == "cancelled" ||
@@ -41,18 +48,13 @@ std::vector<const SearchTrialState*> leaderboard(const SearchSummary& s, const s
     return 3;
   };
   const MetricGoal goal = s.objectives.empty() ? MetricGoal::Minimize : metric_goal(s.objectives.front());
-  std::stable_sort(out.begin(), out.end(), [&](const SearchTrialState* a, const SearchTrialState* b) {
-    if (order(a->state) != order(b->state)) return order(a->state) < order(b->state);
-    if (a->rung != b->rung) return a->rung > b->rung;
-    const double x = a->mean.empty() ? NAN : a->mean[0], y = b->mean.empty() ? NAN : b->mean[0];
-    if (std::isfinite(x) != std::isfinite(y)) return std::isfinite(x);
-    if (std::isfinite(x) && x != y) return goal == MetricGoal::Maximize ? x > y : x < y;
-    return std::tie(a->bracket, a->trial) < std::tie(b->bracket, b->trial);
-  });
-  return out;
+  if (order(a.state) != order(b.state)) return order(a.state) < order(b.state);
+  if (a.rung != b.rung) return a.rung > b.rung;
+  const double x = a.mean.empty() ? NAN : a.mean[0], y = b.mean.empty() ? NAN : b.mean[0];
+  if (std::isfinite(x) != std::isfinite(y)) return std::isfinite(x);
+  if (std::isfinite(x) && x != y) return goal == MetricGoal::Maximize ? x > y : x < y;
+  return std::tie(a.bracket, a.trial) < std::tie(b.bracket, b.trial);
 }
-
-}  // namespace
 
 std::string search_report(const SearchSummary& s, const std::string& format) {
   if (format == "json") {
