@@ -90,9 +90,9 @@ LensTokensTab::LensTokensTab(QWidget* parent) : QWidget(parent) {
   m_compare->setObjectName("lensCompareWith");
   m_compare->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   m_compare->setMinimumContentsLength(24);
-  m_compare->setToolTip(tr("Colour each token by the difference of two runs' losses (a - b, this run first), or of "
-                           "two groups of seeded replicas (each token's loss averaged over the group's runs), on the "
-                           "same tokens"));
+  m_compareTip = tr("Colour each token by the difference of two runs' losses (a - b, this run first), or of two "
+                    "groups of seeded replicas (each token's loss averaged over the group's runs), on the same tokens");
+  m_compare->setToolTip(m_compareTip);
   // The chosen run or group is read whole ("run 23: transformerpp-tiny/lr=0.003,confirm,seed=10"):
   // the box takes the row, the figures go on the line under it.
   m_compare->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
@@ -135,6 +135,8 @@ LensTokensTab::LensTokensTab(QWidget* parent) : QWidget(parent) {
   split->setChildrenCollapsible(false);
   layout->addWidget(split, 1);
   connect(m_compare, &QComboBox::currentIndexChanged, this, [this](int i) {
+    // A narrow dock may cut the chosen entry's end: the tooltip gives it whole.
+    m_compare->setToolTip(i > 0 ? m_compare->itemText(i) : m_compareTip);
     if (i <= 0) {
       m_comparison.reset();
       showSingle();

@@ -68,6 +68,7 @@ class LensTokensTab : public QWidget {
   void fitBinsWidth();
   QTableWidget* m_bins = nullptr;
   QSplitter* m_split = nullptr;
+  QString m_compareTip;  // what the box does (its tooltip while no comparison is chosen)
   QList<CompareChoice> m_choices;
   std::optional<runtime::TokenLosses> m_tokens;
   std::optional<runtime::TokenComparison> m_comparison;

@@ -6,6 +6,7 @@
 // step-24 walk, pressed as a user would where a widget can be pressed.
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -340,6 +341,13 @@ TEST(WindowContext, LensTokensBinsLeadWithTheDifferenceAndShowItWhole) {
   const int right = bins->horizontalHeader()->sectionViewportPosition(2) + bins->horizontalHeader()->sectionSize(2);
   EXPECT_LE(right, bins->viewport()->width()) << "the interval needs a sideways scroll";
   EXPECT_EQ(bins->horizontalScrollBar()->value(), 0);
+  // The chosen comparison reads whole in the box's tooltip where a narrow dock cuts its end.
+  const QString label = "group pha-tiny/lr=0.01,confirm (4 runs) vs group transformerpp-tiny/lr=0.003,confirm (4 runs)";
+  tab.setCompareChoices({CompareChoice{label, {19, 20, 21, 22}, {23, 24, 25, 26}, "transformerpp-tiny/lr=0.003,confirm"}});
+  tab.setCompareIndex(0);
+  auto* box = tab.findChild<QComboBox*>("lensCompareWith");
+  ASSERT_NE(box, nullptr);
+  EXPECT_EQ(box->toolTip(), label);
 }
 
 // 8. At 1280 x 720 the run table shows at least 6 rows; a window saved at 1600 x 1000 comes back
