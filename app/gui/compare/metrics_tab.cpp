@@ -34,8 +34,6 @@ constexpr int kBestRole = Qt::UserRole + 12;
 
 QString valueText(double v) { return std::isnan(v) ? QStringLiteral("NaN") : QString::number(v, 'g', 6); }
 
-// A duration in ms as core/duration_format.h writes it.
-
 int splitRank(const QString& key) {
   if (key.startsWith(QLatin1String("val/"))) return 0;
   if (key.startsWith(QLatin1String("test/"))) return 1;
