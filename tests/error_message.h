@@ -1,4 +1,4 @@
-// The message of the pha::Error a call throws, or "(no error)": for tests that compare error
+// The message of the core::Error a call throws, or "(no error)": for tests that compare error
 // texts verbatim.
 #pragma once
 
@@ -12,7 +12,7 @@ template <typename Fn>
 std::string error_message(Fn&& fn) {
   try {
     fn();
-  } catch (const pha::Error& e) {
+  } catch (const core::Error& e) {
     return e.what();
   }
   return "(no error)";

@@ -30,9 +30,9 @@ QString csvNumber(float value) {
 
 bool writeBytesFile(const QString& path, const QByteArray& bytes, QString* error) {
   try {
-    pha::write_file_atomic(path.toStdString(), {std::string_view(bytes.constData(), std::size_t(bytes.size()))});
+    core::write_file_atomic(path.toStdString(), {std::string_view(bytes.constData(), std::size_t(bytes.size()))});
     return true;
-  } catch (const std::exception& e) {  // pha::Error naming the file; bad_alloc
+  } catch (const std::exception& e) {  // core::Error naming the file; bad_alloc
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }

@@ -135,10 +135,10 @@ QColor sequentialColor(double t) {
   return QColor(mix(0), mix(1), mix(2));
 }
 
-double metricQuality(const ParallelAxis& metric, MetricGoal goal, double value) {
+double metricQuality(const ParallelAxis& metric, core::MetricGoal goal, double value) {
   const double p = metric.positionOf(value);
   if (!std::isfinite(p)) return kNaN;
-  return goal == MetricGoal::Minimize ? 1.0 - p : p;
+  return goal == core::MetricGoal::Minimize ? 1.0 - p : p;
 }
 
 }  // namespace pha::widgets

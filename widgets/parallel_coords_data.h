@@ -49,7 +49,7 @@ struct ParallelData {
   QList<RunRef> refs;              // per run
   QStringList labels;              // per run
   QString metricKey;               // empty: no metric axis
-  MetricGoal goal = MetricGoal::None;
+  core::MetricGoal goal = core::MetricGoal::None;
   QString emptyMessage;  // non-empty: nothing to draw, and what to do
   QString skipped;       // runs left out (not readable, config not JSON), named
 };
@@ -70,6 +70,6 @@ std::vector<bool> brushedRuns(const ParallelData& data, const QHash<QString, Axi
 // 1 for the best value among them (lowest when the metric is minimized, highest when maximized;
 // a metric with no better end: highest), 0 for the worst.
 QColor sequentialColor(double t);
-double metricQuality(const ParallelAxis& metric, MetricGoal goal, double value);
+double metricQuality(const ParallelAxis& metric, core::MetricGoal goal, double value);
 
 }  // namespace pha::widgets

@@ -428,14 +428,14 @@ void ParallelCoordsView::paintColorBar(QPainter& p, const Frame& f) const {
   QLinearGradient g(bar.bottomLeft(), bar.topLeft());  // stop 0 = bottom = the axis's low end
   for (int i = 0; i <= 16; ++i) {
     const double pos = i / 16.0;
-    g.setColorAt(pos, sequentialColor(m_data.goal == MetricGoal::Minimize ? 1.0 - pos : pos));
+    g.setColorAt(pos, sequentialColor(m_data.goal == core::MetricGoal::Minimize ? 1.0 - pos : pos));
   }
   p.setPen(QPen(palette().color(QPalette::Text), 0.8));
   p.setBrush(g);
   p.drawRect(bar);
   p.setBrush(Qt::NoBrush);
-  const bool bestLow = m_data.goal == MetricGoal::Minimize;
-  const bool marked = m_data.goal != MetricGoal::None;
+  const bool bestLow = m_data.goal == core::MetricGoal::Minimize;
+  const bool marked = m_data.goal != core::MetricGoal::None;
   const double lx = bar.right() + 4, lw = 50;
   QFont bold = font();
   bold.setBold(true);

@@ -36,7 +36,7 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 int run_store_bench(const std::string& args) {
-  const fs::path exe_dir = fs::path(pha::self_executable()).parent_path();
+  const fs::path exe_dir = fs::path(core::self_executable()).parent_path();
   for (const fs::path& p : {exe_dir / "../../engine/store/pha-store-bench", exe_dir / "pha-store-bench"}) {
     if (!fs::exists(p)) continue;
     std::fflush(stdout);
@@ -109,11 +109,11 @@ void run_bench(BenchOpts& o, bool models_given, int threads) {
     try {
       o.sweep.seq_lens.push_back(std::stoi(t));
     } catch (const std::exception&) {
-      throw Error("--seq-lens", "\"" + t + "\" is not an integer");
+      throw core::Error("--seq-lens", "\"" + t + "\" is not an integer");
     }
   }
   for (const auto& p : o.sweep.phases)
-    if (p != "forward" && p != "train") throw Error("--phases", "entries must be forward or train, got \"" + p + "\"");
+    if (p != "forward" && p != "train") throw core::Error("--phases", "entries must be forward or train, got \"" + p + "\"");
   if (!o.project_dir.empty() && !models_given) o.sweep.models.clear();  // the project's own
   o.sweep.threads = threads;
   runtime::RunControl control;
@@ -121,7 +121,7 @@ void run_bench(BenchOpts& o, bool models_given, int threads) {
   std::vector<runtime::ProfilePointResult> rows;
   if (o.project_dir.empty()) {
     ProgressPrinter printer("bench");
-    rows = runtime::profile_sweep(pha::self_executable(), o.sweep, printer, control);
+    rows = runtime::profile_sweep(core::self_executable(), o.sweep, printer, control);
     print_profile_table(rows);
   } else {
     runtime::ProfileJobSpec spec;

@@ -20,7 +20,7 @@ namespace pha::cli {
 void print_profile_table(const std::vector<runtime::ProfilePointResult>& rows);
 
 // Runs the project's profile and prints it; returns the job's result (points, recorded runs).
-// Bad input throws pha::Error before anything is measured.
+// Bad input throws core::Error before anything is measured.
 // The profile's header line (points, models x lengths x phases) and its table with where it was recorded.
 void print_profile_header(const runtime::ProfileSweep& sweep);
 void print_profile_result(const runtime::ProfileJobResult& r);

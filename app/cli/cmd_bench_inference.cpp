@@ -36,7 +36,7 @@ std::vector<T> parse_list(const std::string& s, const char* option) {
         if (used != item.size()) throw std::invalid_argument(item);
         out.push_back(static_cast<T>(v));
       } catch (const std::exception&) {
-        throw Error(option, "\"" + item + "\" is not an integer");
+        throw core::Error(option, "\"" + item + "\" is not an integer");
       }
     }
   }
@@ -163,7 +163,7 @@ void add_bench_inference_command(CLI::App& bench, GlobalOptions& global) {
       total = runtime::inference_point_count(sweep);
       std::printf("inference benchmark: %zu points, each in a fresh worker process\n", total);
       std::fflush(stdout);
-      rows = runtime::inference_sweep(pha::self_executable(), sweep, on_point, control);
+      rows = runtime::inference_sweep(core::self_executable(), sweep, on_point, control);
       print_inference_table(rows);
     } else {
       runtime::InferenceJobSpec spec;

@@ -55,11 +55,11 @@ void add_source_options(CLI::App* cmd, DataOptions& o) {
 
 json read_json_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw pha::Error(path, "cannot open");
+  if (!in) throw core::Error(path, "cannot open");
   try {
     return json::parse(in);
   } catch (const json::exception& e) {
-    throw pha::Error(path, std::string("not valid JSON: ") + e.what());
+    throw core::Error(path, std::string("not valid JSON: ") + e.what());
   }
 }
 
@@ -71,13 +71,13 @@ json resolve(const DataOptions& o) {
     if (j.contains("task") && j["task"].is_string()) return {{"task", j}};
     if (j.contains("data")) return {{"data", j["data"]}};
     if (j.contains("kind")) return {{"data", j}};
-    throw pha::Error(o.config_file, "has neither a \"data\" nor a \"task\" section");
+    throw core::Error(o.config_file, "has neither a \"data\" nor a \"task\" section");
   }
   if (!o.task.empty()) {
     json cfg = {{"task", o.task}};
     for (const auto& p : o.params) {
       auto eq = p.find('=');
-      if (eq == std::string::npos || eq == 0) throw pha::Error("--param", "expected key=value, got \"" + p + "\"");
+      if (eq == std::string::npos || eq == 0) throw core::Error("--param", "expected key=value, got \"" + p + "\"");
       std::string key = p.substr(0, eq), value = p.substr(eq + 1);
       json v = json::parse(value, nullptr, false);
       cfg[key] = v.is_discarded() ? json(value) : v;
@@ -146,10 +146,10 @@ void dump(const DataOptions& o, const json& resolved) {
   std::ofstream file;
   if (!o.output.empty()) {
     file.open(o.output);
-    if (!file) throw pha::Error(o.output, "cannot write");
+    if (!file) throw core::Error(o.output, "cannot write");
   }
   std::ostream& out = o.output.empty() ? std::cout : file;
-  if (o.format != "jsonl") throw pha::Error("--format", "only jsonl is supported");
+  if (o.format != "jsonl") throw core::Error("--format", "only jsonl is supported");
   auto write_row = [&](const int32_t* in, const int32_t* tg, int T) {
     out << json{{"inputs", std::vector<int32_t>(in, in + T)}, {"targets", std::vector<int32_t>(tg, tg + T)}}.dump() << '\n';
   };
@@ -279,11 +279,11 @@ void install(const DataInstallOptions& o) {
   std::vector<pha::data::DataPackage> table;
   try {
     table = o.table.empty() ? pha::data::data_packages() : pha::data::read_package_table(o.table);
-  } catch (const pha::Error& e) {
+  } catch (const core::Error& e) {
     install_error(o, nullptr, e.what());
     throw ExitWith(kBadInput);
   }
-  const std::filesystem::path dir = pha::data_dir();
+  const std::filesystem::path dir = core::data_dir();
   if (!o.progress_json) std::printf("data directory: %s\n", dir.c_str());
   if (o.list) {
     for (const auto& p : table) {
@@ -311,7 +311,7 @@ void install(const DataInstallOptions& o) {
         chosen.push_back(&pha::data::data_package(id, table));
       }
     }
-  } catch (const pha::Error& e) {
+  } catch (const core::Error& e) {
     install_error(o, nullptr, e.what());
     throw ExitWith(kUsage);
   }
@@ -348,7 +348,7 @@ void install(const DataInstallOptions& o) {
                       p->version.c_str(), where.c_str());
         }
       }
-    } catch (const pha::Error& e) {
+    } catch (const core::Error& e) {
       install_error(o, p, e.what());
       throw ExitWith(kFailure);
     }

@@ -164,7 +164,7 @@ void add_eval_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--no-record", o->no_record, "Print only; write nothing to the store");
   cmd->add_flag("--json", o->json_out, "Print the results as JSON");
   cmd->callback([o, &global] {
-    pha::configure_threads(global.threads);
+    device::configure_threads(global.threads);
     const runtime::RunEvalOptions options = engine_options(*o);  // bad command line: exit 2, before any work
     RunLocator where;
     where.project = o->project;

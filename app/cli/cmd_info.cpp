@@ -23,20 +23,20 @@ void add_info_command(CLI::App& app, GlobalOptions& global) {
                 "Measure what bf16 gains over fp32 here (interleaved paired GEMM rounds, their median ratio): advice "
                 "for training.precision \"bf16\"; auto never follows it (a fixed rule, nn/precision.h)");
   cmd->callback([&global, no_gemm, calibrate] {
-    configure_threads(global.threads);
-    auto info = collect_system_info(!*no_gemm);
-    std::fputs(format_system_info(info).c_str(), stdout);
-    std::printf("  allocator       %s\n", allocator_policy_text().c_str());
-    std::printf("  BLAS kernels    %s\n", blas_core_policy_text().c_str());
+    device::configure_threads(global.threads);
+    auto info = device::collect_system_info(!*no_gemm);
+    std::fputs(device::format_system_info(info).c_str(), stdout);
+    std::printf("  allocator       %s\n", core::allocator_policy_text().c_str());
+    std::printf("  BLAS kernels    %s\n", core::blas_core_policy_text().c_str());
     std::printf("  model kernels   %s (--kernels / PHA_KERNELS: fused, reference, reference:<op>,...)\n",
                 kernels::kernel_selection().c_str());
     const std::string device = runtime::Trainer::resolve_device("auto");
-    std::printf("  program         %s, commit %s (%s, %s)\n", build_info().version, build_info().commit,
-                build_info().build_type, build_info().compiler);
-    std::printf("  CPU             %s (%s)\n", cpu_model_name().c_str(), cpu_kernel_flags().c_str());
+    std::printf("  program         %s, commit %s (%s, %s)\n", core::build_info().version, core::build_info().commit,
+                core::build_info().build_type, core::build_info().compiler);
+    std::printf("  CPU             %s (%s)\n", device::cpu_model_name().c_str(), device::cpu_kernel_flags().c_str());
     if (*calibrate) {
       // Advice only: auto is a fixed rule, never decided by this figure (nn/precision.h).
-      const model::Bf16Speedup b = model::measure_bf16_speedup(9, 1024, device);
+      const nn::Bf16Speedup b = nn::measure_bf16_speedup(9, 1024, device);
       std::printf("  bf16 speed-up   %s\n", b.text().c_str());
       std::printf("                  %s\n",
                   b.worth() ? "at or above 1.25x: training.precision \"bf16\" is likely to train faster here (asked "
@@ -49,9 +49,9 @@ void add_info_command(CLI::App& app, GlobalOptions& global) {
                     b.others_busy_cores);
     }
     std::printf("  precision       training.precision auto on %s: %s\n", device.c_str(),
-                model::resolve_precision("auto", device).text().c_str());
+                nn::resolve_precision("auto", device).text().c_str());
     if (!*no_gemm && device == "cpu")
-      std::printf("  bf16 GEMM       %.1f GFLOP/s (2048x2048, best of 5)\n", model::measure_gemm_gflops_as("bf16"));
+      std::printf("  bf16 GEMM       %.1f GFLOP/s (2048x2048, best of 5)\n", nn::measure_gemm_gflops_as("bf16"));
   });
 }
 

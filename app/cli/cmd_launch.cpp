@@ -49,7 +49,7 @@ std::vector<std::string> own_arguments() {
       cur += c;
     }
   }
-  if (args.empty()) throw Error("/proc/self/cmdline", "could not read this program's arguments");
+  if (args.empty()) throw core::Error("/proc/self/cmdline", "could not read this program's arguments");
   return args;
 }
 
@@ -58,9 +58,9 @@ std::vector<std::string> own_arguments() {
 // The fault policy (who ended, who gets how long, who is killed) reads
 // best as one loop over the worker set.
 int launch_workers(const LaunchOptions& o) {
-  if (o.nproc < 1) throw Error("--nproc", "must be at least 1");
+  if (o.nproc < 1) throw core::Error("--nproc", "must be at least 1");
   if (o.nnodes < 1 || o.node_rank < 0 || o.node_rank >= o.nnodes)
-    throw Error("--node-rank", std::to_string(o.node_rank) + " is not in 0 .. --nnodes - 1 (" +
+    throw core::Error("--node-rank", std::to_string(o.node_rank) + " is not in 0 .. --nnodes - 1 (" +
                                    std::to_string(o.nnodes - 1) + ")");
   const int world = o.nproc * o.nnodes;
   const int port =

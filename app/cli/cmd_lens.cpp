@@ -38,7 +38,7 @@ struct LensOpts {
 std::string read_text(const std::string& path) {
   if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, "cannot be read (--text)");
+  if (!in) throw core::Error(path, "cannot be read (--text)");
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
@@ -51,7 +51,7 @@ std::vector<int64_t> resolve_runs(store::Store& s, const std::string& spec, cons
     q.newest_first = false;
     for (const auto& e : s.list_runs(q))
       if (e.run.status == store::RunStatus::Finished) out.push_back(e.run.id);
-    if (out.empty()) throw Error(argument, "the store has no finished training run");
+    if (out.empty()) throw core::Error(argument, "the store has no finished training run");
     return out;
   }
   if (spec.rfind("group:", 0) == 0) {
@@ -59,7 +59,7 @@ std::vector<int64_t> resolve_runs(store::Store& s, const std::string& spec, cons
     q.group = spec.substr(6);
     for (const auto& e : s.list_runs(q))
       if (e.run.status == store::RunStatus::Finished) out.push_back(e.run.id);
-    if (out.empty()) throw Error(argument, "no finished run in group \"" + spec.substr(6) + "\"");
+    if (out.empty()) throw core::Error(argument, "no finished run in group \"" + spec.substr(6) + "\"");
     std::sort(out.begin(), out.end());
     return out;
   }
@@ -67,13 +67,13 @@ std::vector<int64_t> resolve_runs(store::Store& s, const std::string& spec, cons
   std::string item;
   while (std::getline(ss, item, ','))
     if (!item.empty()) out.push_back(resolve_run(s, item, argument));
-  if (out.empty()) throw Error(argument, "names no run");
+  if (out.empty()) throw core::Error(argument, "names no run");
   return out;
 }
 
 void write_csv(const std::string& path, const std::string& body) {
   if (path.empty()) return;
-  write_file_atomic(path, {body});
+  core::write_file_atomic(path, {body});
   std::printf("wrote %s\n", path.c_str());
 }
 
@@ -189,7 +189,7 @@ void print_bins(const char* what, const std::vector<runtime::TokenComparison::Bi
 void run_tokens(const LensOpts& o, const std::string& store_path, const std::vector<int64_t>& a,
                 const std::vector<int64_t>& b) {
   if (b.empty()) {
-    if (a.size() > 1) throw Error("--run", "give one run without --compare (a group is for comparisons)");
+    if (a.size() > 1) throw core::Error("--run", "give one run without --compare (a group is for comparisons)");
     runtime::Lens lens(store_path, a.front(), o.engine);
     const auto t = lens.token_losses(lens.windows(o.source));
     if (o.json_out) {
@@ -309,7 +309,7 @@ void add_lens_command(CLI::App& app, GlobalOptions& global) {
     cmd->add_flag("--json", o->json_out, "Print the result as JSON");
     fn(cmd, o);
     cmd->callback([o, &global, fn_name = std::string(name)] {
-      pha::configure_threads(global.threads);
+      device::configure_threads(global.threads);
       const std::string store_path = o->where.store_path();
       std::vector<int64_t> a, b;
       {
@@ -319,8 +319,8 @@ void add_lens_command(CLI::App& app, GlobalOptions& global) {
       }
       if (!o->text_file.empty()) o->source.text = read_text(o->text_file);
       const bool many = fn_name == "weights" || fn_name == "knockout";
-      if (!many && fn_name != "tokens" && a.size() > 1) throw Error("--run", "give one run");
-      if (many && a.size() > 1 && !o->csv.empty()) throw Error("--csv", "is for one run; give one --run");
+      if (!many && fn_name != "tokens" && a.size() > 1) throw core::Error("--run", "give one run");
+      if (many && a.size() > 1 && !o->csv.empty()) throw core::Error("--csv", "is for one run; give one --run");
       if (fn_name == "weights") {
         for (int64_t id : a) run_weights(*o, store_path, id);
       } else if (fn_name == "knockout") {

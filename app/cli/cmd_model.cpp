@@ -56,7 +56,7 @@ struct ModelOptions {
 };
 
 ModelConfig resolve_config(const std::string& preset_name, const std::string& config_file) {
-  if (!preset_name.empty() && !config_file.empty()) throw Error("--preset/--config", "give one, not both");
+  if (!preset_name.empty() && !config_file.empty()) throw core::Error("--preset/--config", "give one, not both");
   if (!config_file.empty()) return load_model_config(config_file);
   return preset(preset_name.empty() ? "pha-tiny" : preset_name);
 }
@@ -204,7 +204,7 @@ struct GemmRates {
 };
 
 GemmRates measure_rates(int n, const std::string& device) {
-  return {measure_gemm_gflops_as("fp32", n, 5, device), measure_gemm_gflops_as("bf16", n, 5, device)};
+  return {nn::measure_gemm_gflops_as("fp32", n, 5, device), nn::measure_gemm_gflops_as("bf16", n, 5, device)};
 }
 
 struct BenchResult {
@@ -246,8 +246,8 @@ BenchResult bench_one(const ModelConfig& c, int t, const BenchOptions& o, const 
 std::string resolve_bench_device(const std::string& setting) {
   try {
     return runtime::Trainer::resolve_device(setting);
-  } catch (const Error&) {
-    throw Error("--device", "\"cuda\" was asked for but no usable CUDA GPU was found (this build's LibTorch "
+  } catch (const core::Error&) {
+    throw core::Error("--device", "\"cuda\" was asked for but no usable CUDA GPU was found (this build's LibTorch "
                             "or this machine has none; `pha info` shows the CUDA line); use --device cpu");
   }
 }
@@ -273,8 +273,8 @@ json row_json(const BenchResult& r) {
           {"peak_rss_bytes", st.peak_bytes}};
 }
 
-void print_bench_header(const BenchOptions& o, int threads, const std::string& device, const PrecisionChoice& p) {
-  std::printf("threads %d, BLAS %s, device %s, precision %s\n", threads, blas_library().c_str(), device.c_str(),
+void print_bench_header(const BenchOptions& o, int threads, const std::string& device, const nn::PrecisionChoice& p) {
+  std::printf("threads %d, BLAS %s, device %s, precision %s\n", threads, device::blas_library().c_str(), device.c_str(),
               p.text().c_str());
   std::printf("MFU = training FLOPs/token x tokens/s / the %dx%d GEMM rate on %s measured just before the row, "
               "in fp32 (MFU32) and in bf16 (MFU16)\n",
@@ -299,7 +299,7 @@ void print_bench_row(const BenchResult& r) {
 }
 
 void run_bench(const BenchOptions& o, const GlobalOptions& global) {
-  if (o.steps < 1) throw Error("--steps", "must be >= 1");
+  if (o.steps < 1) throw core::Error("--steps", "must be >= 1");
   std::vector<ModelConfig> configs;
   if (!o.config.empty()) {
     configs.push_back(load_model_config(o.config));
@@ -307,8 +307,8 @@ void run_bench(const BenchOptions& o, const GlobalOptions& global) {
     for (const auto& p : o.presets) configs.push_back(preset(p));
   }
   const std::string device = resolve_bench_device(o.device);
-  const PrecisionChoice precision = resolve_precision(o.precision, device);
-  const int threads = configure_threads(global.threads);
+  const nn::PrecisionChoice precision = nn::resolve_precision(o.precision, device);
+  const int threads = device::configure_threads(global.threads);
   if (!o.json) print_bench_header(o, threads, device, precision);
   json results = json::array();
   for (const auto& c : configs) {
@@ -322,7 +322,7 @@ void run_bench(const BenchOptions& o, const GlobalOptions& global) {
     }
   }
   if (o.json) {
-    std::printf("%s\n", json{{"threads", threads}, {"blas", blas_library()}, {"gemm_size", o.gemm_size},
+    std::printf("%s\n", json{{"threads", threads}, {"blas", device::blas_library()}, {"gemm_size", o.gemm_size},
                              {"steps", o.steps}, {"warmup", o.warmup}, {"device", device},
                              {"precision_setting", o.precision}, {"precision", precision.precision},
                              {"precision_reason", precision.reason}, {"results", results}}

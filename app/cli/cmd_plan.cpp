@@ -25,7 +25,7 @@ void add_plan_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--no-measure", o->no_measure,
                 "Do not time training steps here: runs whose speed the store has not measured get no time");
   cmd->callback([o, &global] {
-    configure_threads(global.threads);
+    device::configure_threads(global.threads);
     runtime::PlanOptions po;
     po.store_path = o->store;
     po.measure = !o->no_measure;

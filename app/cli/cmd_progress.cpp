@@ -41,7 +41,7 @@ void ProgressPrinter::on_step(const runtime::StepMetrics& m) {
   if (quiet_) return;
   const auto now = std::chrono::steady_clock::now();
   const bool last = m.step == m.total_steps;
-  const std::string known_eta = format_duration(m.eta_s);
+  const std::string known_eta = core::format_duration(m.eta_s);
   const std::string eta = known_eta.empty() ? "?" : known_eta;  // not measured yet
   char line[256];
   std::snprintf(line, sizeof(line), "[%s] step %lld/%lld  loss %.4f  ppl %.2f  lr %.2e  |g| %.3f  %.0f tok/s  %s  ETA %s",

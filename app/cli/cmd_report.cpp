@@ -23,7 +23,7 @@ void add_report_command(CLI::App& app, GlobalOptions&) {
   cmd->add_option("--output,-o", o->output, "Write the report to this file (default: stdout)");
   cmd->add_option("--store", o->store, "Run store file (default: the project's runs.sqlite)");
   cmd->callback([o] {
-    const analysis::Report report = runtime::project_report(o->project, o->store);
+    const analysis::Report report = project::project_report(o->project, o->store);
     const std::string text = analysis::render_report(report, o->format);
     if (o->output.empty()) {
       std::cout << text;

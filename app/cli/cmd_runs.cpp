@@ -31,9 +31,9 @@ namespace pha::cli {
 namespace fs = std::filesystem;
 
 std::string RunLocator::store_path() const {
-  std::string p = !store.empty() ? store : !project.empty() ? runtime::store_path_in(project) : "";
-  if (p.empty()) throw Error("--project", "give --project DIR or --store FILE");
-  if (!fs::exists(p)) throw Error(p, "no run store here yet (train something first)");
+  std::string p = !store.empty() ? store : !project.empty() ? project::store_path_in(project) : "";
+  if (p.empty()) throw core::Error("--project", "give --project DIR or --store FILE");
+  if (!fs::exists(p)) throw core::Error(p, "no run store here yet (train something first)");
   return p;
 }
 
@@ -46,26 +46,26 @@ void add_locator_options(CLI::App* cmd, RunLocator& where, bool needs_run) {
 
 store::RunInfo require_run(store::Store& s, int64_t id) {
   auto r = s.get_run(id);
-  if (!r) throw Error(s.path(), "no run with id " + std::to_string(id) + " (see `pha runs list`)");
+  if (!r) throw core::Error(s.path(), "no run with id " + std::to_string(id) + " (see `pha runs list`)");
   return *r;
 }
 
 int64_t resolve_run(store::Store& s, const std::string& ref, const std::string& arg) {
-  if (ref.empty()) throw Error(arg, "give a run id or name (see `pha runs list`)");
+  if (ref.empty()) throw core::Error(arg, "give a run id or name (see `pha runs list`)");
   if (ref.find_first_not_of("0123456789") == std::string::npos && ref.size() < 18) {
     const int64_t id = std::stoll(ref);
-    if (!s.get_run(id)) throw Error(arg, "no run with id " + ref + " in " + s.path() + " (see `pha runs list`)");
+    if (!s.get_run(id)) throw core::Error(arg, "no run with id " + ref + " in " + s.path() + " (see `pha runs list`)");
     return id;
   }
   std::vector<int64_t> ids;
   for (const auto& e : s.list_runs())
     if (e.run.name == ref) ids.push_back(e.run.id);
-  if (ids.empty()) throw Error(arg, "no run named \"" + ref + "\" in " + s.path() + " (see `pha runs list`)");
+  if (ids.empty()) throw core::Error(arg, "no run named \"" + ref + "\" in " + s.path() + " (see `pha runs list`)");
   if (ids.size() > 1) {
     std::sort(ids.begin(), ids.end());
     std::string list;
     for (int64_t id : ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
-    throw Error(arg, std::to_string(ids.size()) + " runs are named \"" + ref + "\" (ids " + list + "): give the id");
+    throw core::Error(arg, std::to_string(ids.size()) + " runs are named \"" + ref + "\" (ids " + list + "): give the id");
   }
   return ids.front();
 }
@@ -108,7 +108,7 @@ std::map<std::string, std::string> held_out_labels_of(const store::RunInfo& r) {
 // when the model has no mixer at all (transformer, sequential, gss-only).
 // The run's provenance (docs/store.md "Provenance"): the keys that change numbers first.
 void print_provenance(const std::string& env_json) {
-  const auto fields = provenance_fields(env_json);
+  const auto fields = core::provenance_fields(env_json);
   if (fields.empty()) {
     std::printf("  produced by  not recorded (a run of a program older than store schema 7)\n");
     return;
@@ -120,7 +120,7 @@ void print_provenance(const std::string& env_json) {
     if (it == fields.end() || !shown.insert(k).second) return;
     std::printf("    %-18s %s\n", k.c_str(), it->second.c_str());
   };
-  for (const auto& k : provenance_summary_keys()) line(k);
+  for (const auto& k : core::provenance_summary_keys()) line(k);
   for (const auto& [k, v] : fields) line(k);
 }
 
@@ -245,7 +245,7 @@ std::string training_time_text(store::Store& s, const std::vector<const store::R
     const double t = store::run_times(s, e->run).training_s;
     if (t >= 0) sum += t, ++n;
   }
-  return n == 0 ? "-" : format_duration(sum / n) + (n > 1 ? " (mean)" : "");
+  return n == 0 ? "-" : core::format_duration(sum / n) + (n > 1 ? " (mean)" : "");
 }
 
 std::vector<std::string> row_of(const std::string& ids, const std::string& name, const store::RunListEntry& e,
@@ -332,8 +332,8 @@ void show_run(const RunLocator& where, bool json_out) {
               store::to_string(r.kind), store::to_string(r.status), r.error.empty() ? "" : ": ", r.error.c_str(),
               static_cast<long long>(r.n_params), r.device.c_str(), when(r.started_at).c_str(), when(r.ended_at).c_str());
   if (const store::RunTimes t = store::run_times(s, r); t.wall_s >= 0)
-    std::printf("  time     %s training, %s wall (%s; %s)\n", format_duration(t.training_s).c_str(),
-                format_duration(t.wall_s).c_str(), store::kTrainingTimeMeaning, store::kWallTimeMeaning);
+    std::printf("  time     %s training, %s wall (%s; %s)\n", core::format_duration(t.training_s).c_str(),
+                core::format_duration(t.wall_s).c_str(), store::kTrainingTimeMeaning, store::kWallTimeMeaning);
   if (!r.group.empty())
     std::printf("  group    %s%s\n", r.group.c_str(), r.seed >= 0 ? (" (seed " + std::to_string(r.seed) + ")").c_str() : "");
   if (r.world_size > 1) std::printf("  processes %d (%s, data-parallel)\n", r.world_size, r.backend.c_str());
@@ -460,7 +460,7 @@ void add_runs_commands(CLI::App& app, GlobalOptions&) {
     if (!e->weights.empty()) {
       std::string ckpt;
       for (const auto& c : s.checkpoints(r.id)) ckpt = c.path;
-      if (ckpt.empty()) throw Error(s.path(), "run " + std::to_string(r.id) + " has no checkpoint to export weights from");
+      if (ckpt.empty()) throw core::Error(s.path(), "run " + std::to_string(r.id) + " has no checkpoint to export weights from");
       runtime::export_checkpoint_weights(ckpt, e->weights);
       std::fprintf(stderr, "weights of %s written to %s\n", ckpt.c_str(), e->weights.c_str());
     }

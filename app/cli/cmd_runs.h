@@ -16,13 +16,13 @@ struct RunLocator {
   std::string project;  // project folder: its runs.sqlite
   std::string store;    // or the store file itself
   int64_t run = 0;
-  std::string store_path() const;  // pha::Error when neither is given or the store is missing
+  std::string store_path() const;  // core::Error when neither is given or the store is missing
 };
 
 void add_locator_options(CLI::App* cmd, RunLocator& where, bool needs_run);
 store::RunInfo require_run(store::Store& store, int64_t run_id);
 // "12" -> run 12 (which must exist); otherwise a run name, which must name exactly one run of
-// the store. pha::Error naming `argument` otherwise (listing the ids when the name is ambiguous).
+// the store. core::Error naming `argument` otherwise (listing the ids when the name is ambiguous).
 int64_t resolve_run(store::Store& store, const std::string& id_or_name, const std::string& argument = "--run");
 
 // --kind, --status, --group, --tag (repeatable): which runs `pha runs list` and `export` take.

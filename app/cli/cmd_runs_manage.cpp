@@ -51,7 +51,7 @@ void tag_runs(const ManageOpts& o, bool add) {
   for (const auto& t : o.tags) {  // every tag checked before the first is written
     if (add) store::check_tag(t);
     else if (std::find(had.begin(), had.end(), t) == had.end())
-      throw Error("TAG", "run " + label(r) + " has no tag \"" + t + "\" (its tags: " + tags_line(s, r.id) + ")");
+      throw core::Error("TAG", "run " + label(r) + " has no tag \"" + t + "\" (its tags: " + tags_line(s, r.id) + ")");
   }
   for (const auto& t : o.tags) {
     if (add) s.add_tag(r.id, t);
@@ -69,7 +69,7 @@ void note_run(const ManageOpts& o) {
 
 void rename_run(const ManageOpts& o) {
   if (o.text.find_first_not_of("0123456789") == std::string::npos && !o.text.empty())
-    throw Error("NAME", "\"" + o.text + "\" would read as a run id wherever a run is named: give a name with a letter");
+    throw core::Error("NAME", "\"" + o.text + "\" would read as a run id wherever a run is named: give a name with a letter");
   auto s = store::Store::open(o.where.store_path());
   const store::RunInfo r = require_run(s, resolve_run(s, o.id, "ID"));
   s.rename_run(r.id, o.text);

@@ -11,7 +11,7 @@
 #include "commands.h"
 #include "core/config_reader.h"
 #include "core/error.h"
-#include "search/runner/search_job.h"
+#include "search_runner/search_job.h"
 #include "queue/work_queue.h"
 
 namespace pha::cli {
@@ -30,30 +30,30 @@ struct SearchCliOptions {
 
 // The live table: one line per rung run started (with an ETA from the runs done so far) and one
 // per trial whose decision changed; the running run's progress below it unless --quiet.
-class SearchPrinter : public runtime::SearchObserver {
+class SearchPrinter : public search_runner::SearchObserver {
  public:
   explicit SearchPrinter(bool quiet) : quiet_(quiet), progress_("", true) {}
   void on_step(const runtime::StepMetrics& m) override { if (!quiet_) progress_.on_step(m); }
   void on_log(const runtime::LogEvent& e) override {
     if (e.level != runtime::LogEvent::Level::Info) progress_.on_log(e);
   }
-  void on_search_run(const runtime::SearchJobId& id, const std::string& label, int index, int planned) override {
+  void on_search_run(const search_runner::SearchJobId& id, const std::string& label, int index, int planned) override {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     std::string eta;
-    if (trained_ > 0) eta = ", ETA " + format_duration(elapsed / trained_ * (planned - index + 1)) + " (at most)";
+    if (trained_ > 0) eta = ", ETA " + core::format_duration(elapsed / trained_ * (planned - index + 1)) + " (at most)";
     ++trained_;  // rung runs started by this call (the ones found finished took no time)
     std::printf("[%d/%d%s] %s t%d rung %d seed %llu: %s\n", index, planned, eta.c_str(), id.search.c_str(), id.trial,
                 id.rung, static_cast<unsigned long long>(id.seed), label.c_str());
     std::fflush(stdout);
   }
-  void on_search_decided(const runtime::SearchSummary& s) override {
+  void on_search_decided(const search_runner::SearchSummary& s) override {
     for (const auto& t : s.trials) {
       const std::string key = t.search + ":" + std::to_string(t.bracket) + ":" + std::to_string(t.trial);
       const std::string line = t.state + "@" + std::to_string(t.rung);
       if (seen_[key] == line) continue;
       seen_[key] = line;
       std::printf("  %s b%d:t%d rung %d (%s %s): %-8s %s\n", t.search.c_str(), t.bracket, t.trial, t.rung,
-                  pha::format_number(t.resource).c_str(), s.resource.c_str(), t.state.c_str(),
+                  core::format_number(t.resource).c_str(), s.resource.c_str(), t.state.c_str(),
                   t.why.c_str());
     }
     std::fflush(stdout);
@@ -73,13 +73,13 @@ void write_out(const std::string& text, const std::string& out) {
     return;
   }
   std::ofstream f(out);
-  if (!f || !(f << text)) throw Error(out, "cannot be written");
+  if (!f || !(f << text)) throw core::Error(out, "cannot be written");
   std::printf("wrote %s\n", out.c_str());
 }
 
 int run(const SearchCliOptions& o) {
   if (!o.promote.empty()) {
-    const std::string n = runtime::promote_search_trial(o.project, o.promote, o.name);
+    const std::string n = search_runner::promote_search_trial(o.project, o.promote, o.name);
     std::printf("added variant \"%s\" (trial %s) to %s/project.json\n", n.c_str(), o.promote.c_str(), o.project.c_str());
     return kOk;
   }
@@ -87,57 +87,57 @@ int run(const SearchCliOptions& o) {
     runtime::RunControl control;
     CancelOnSignal signals(control);
     SearchPrinter printer(true);
-    runtime::SearchRepeatOptions ro;
+    search_runner::SearchRepeatOptions ro;
     ro.repeats = o.repeat;
     ro.searches = o.variants;
-    const runtime::SearchRepeatResult r = runtime::run_search_repeats(o.project, ro, printer, control);
+    const search_runner::SearchRepeatResult r = search_runner::run_search_repeats(o.project, ro, printer, control);
     if (r.cancelled) {
       std::printf("repeats cancelled; rerun the same command to continue (finished rung runs are reused)\n");
       return kCancelled;
     }
-    write_out(runtime::search_repeats_report(r, o.format), o.out);
+    write_out(search_runner::search_repeats_report(r, o.format), o.out);
     return kOk;
   }
   if (o.status || o.report) {
-    const runtime::SearchSummary s = runtime::search_status(o.project);
-    write_out(runtime::search_report(s, o.report ? o.format : "md"), o.out);
+    const search_runner::SearchSummary s = search_runner::search_status(o.project);
+    write_out(search_runner::search_report(s, o.report ? o.format : "md"), o.out);
     return kOk;
   }
   runtime::RunControl control;
   CancelOnSignal signals(control);
   SearchPrinter printer(o.quiet || o.jobs > 1);
   if (o.plan) {  // the commands of the next runnable rung runs; nothing runs
-    runtime::SearchOptions so;
+    search_runner::SearchOptions so;
     so.plan = true;
     so.jobs = o.jobs;
     so.nproc = o.nproc;
     so.searches = o.variants;
-    const runtime::SearchResult r = runtime::run_search(o.project, so, printer, control);
+    const search_runner::SearchResult r = search_runner::run_search(o.project, so, printer, control);
     for (const auto& line : r.plan) std::printf("%s\n", line.c_str());
     if (r.plan.empty()) std::fprintf(stderr, "nothing to run: the search is complete (pha search --report)\n");
     return kOk;
   }
   // The search (or one rung run of it) as an item of the engine's queue, as the window runs it.
-  runtime::QueueItem item;
-  item.kind = o.only.empty() ? runtime::QueueItemKind::Search : runtime::QueueItemKind::SearchTrial;
+  project::QueueItem item;
+  item.kind = o.only.empty() ? project::QueueItemKind::Search : project::QueueItemKind::SearchTrial;
   item.project = o.project;
   item.run = o.only;
   item.search_jobs = o.jobs;
-  runtime::QueueSettings settings;
+  queue::QueueSettings settings;
   settings.searches = o.variants;
   settings.processes = o.nproc;
-  const runtime::QueueItemResult done = runtime::run_queue_item(item, settings, printer, control);
+  const queue::QueueItemResult done = queue::run_queue_item(item, settings, printer, control);
   if (done.error) std::rethrow_exception(done.error);  // bad input: the command's error
-  const runtime::SearchResult& r = *done.search;
+  const search_runner::SearchResult& r = *done.search;
   if (!o.only.empty()) return r.cancelled || control.cancel_requested() ? kCancelled : kOk;
   if (r.cancelled) {
     std::printf("search cancelled; rerun `pha search %s` to continue\n", o.project.c_str());
     return kCancelled;
   }
-  std::printf("\n%s", runtime::search_report(r.summary, "md").c_str());
+  std::printf("\n%s", search_runner::search_report(r.summary, "md").c_str());
   std::printf("\n%lld rung run(s) trained now, %lld found finished in the store; %s steps over the whole search\n",
               static_cast<long long>(r.summary.runs_trained), static_cast<long long>(r.summary.runs_reused),
-              pha::format_number(r.summary.steps_total).c_str());
+              core::format_number(r.summary.steps_total).c_str());
   return kOk;
 }
 

@@ -30,8 +30,9 @@
 #include "project/project_tuning.h"
 #include "project/project_report.h"
 #include "runtime/trainer.h"
+#include "queue/pass_plan.h"
 #include "queue/work_queue.h"
-#include "search/runner/search_job.h"
+#include "search_runner/search_job.h"
 #include "store/store.h"
 
 namespace pha::cli {
@@ -50,6 +51,7 @@ struct TrainOptions {
   bool quiet = false;
   bool profile = true;  // run the project's efficiency profile after its runs (project.json "profile")
   bool only_new = false;  // leave out the runs the store holds finished with the same configuration
+  bool print_queue = false;  // print the pass's items (queue::queue_item_json) and train nothing
   LaunchOptions launch;  // --nproc etc. (cmd_launch.h)
   std::shared_ptr<distributed::ProcessGroup> group;  // this worker's, when data-parallel
   bool lead() const { return !group || group->rank() == 0; }
@@ -65,7 +67,7 @@ int exit_code_for(runtime::JobStatus s) {
   }
 }
 
-runtime::JobStatus status_of(const runtime::QueueItemResult& r) {
+runtime::JobStatus status_of(const queue::QueueItemResult& r) {
   for (auto st : {runtime::JobStatus::Finished, runtime::JobStatus::Failed, runtime::JobStatus::Diverged,
                   runtime::JobStatus::Cancelled, runtime::JobStatus::Interrupted})
     if (r.status == runtime::job_status_name(st)) return st;
@@ -73,7 +75,7 @@ runtime::JobStatus status_of(const runtime::QueueItemResult& r) {
 }
 
 // The queue's printing observer: ProgressPrinter per item (its label changes with the item).
-class QueuePrinter : public runtime::SearchObserver {
+class QueuePrinter : public search_runner::SearchObserver {
  public:
   QueuePrinter(std::string label, bool quiet) : printer_(std::move(label), quiet) {}
   void on_step(const runtime::StepMetrics& m) override { printer_.on_step(m); }
@@ -90,33 +92,26 @@ class QueuePrinter : public runtime::SearchObserver {
 // runs, then the efficiency profile when the whole project was trained and every run finished,
 // as in the window); returns the exit code of the worst outcome.
 int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_ids) {
-  // Bad input: before any run. The tune section's follow-up runs that the store's results already
-  // plan (project/project_tuning.h) are part of the project from the start.
-  runtime::TuningPlan tuning = runtime::plan_tuning_followups(runtime::load_project(o.project));
-  for (const auto& note : tuning.notes) std::printf("%s\n", note.c_str());
-  const runtime::Project project = std::move(tuning.project);
-  runtime::QueueOptions qo;
-  qo.runs = o.runs;
-  qo.resume_run_id = o.resume;
-  qo.profile = o.profile && !o.group;  // the efficiency profile is one process's measurement
-  if (o.only_new) {  // the window's "Train only the new runs": the engine's repeated-run lookup
-    std::vector<std::string> wanted = o.runs;
-    if (wanted.empty())
-      for (const auto& r : project.runs) wanted.push_back(r.name);
-    for (const auto& t : runtime::trained_runs(project)) {
-      if (std::find(wanted.begin(), wanted.end(), t.run) == wanted.end()) continue;
-      wanted.erase(std::remove(wanted.begin(), wanted.end(), t.run), wanted.end());
-      if (o.lead()) std::printf("%s: already trained with this configuration (run %lld), left out\n", t.run.c_str(),
-                                static_cast<long long>(t.run_id));
-    }
-    if (wanted.empty()) {
-      if (o.lead()) std::printf("every run is already trained with this configuration; nothing to train\n");
-      return kOk;
-    }
-    qo.runs = wanted;
-    qo.tuning_followups = true;
+  // Bad input: before any run. The pass is planned once, as the window plans it
+  // (queue/pass_plan.h): the project with the tune follow-ups its store already plans, the runs
+  // to train, then the profile.
+  const queue::PassPlan plan = queue::read_pass(o.project);
+  for (const auto& note : plan.notes) std::printf("%s\n", note.c_str());
+  queue::PassRequest request;
+  request.runs = o.runs;
+  request.resume_run_id = o.resume;
+  request.profile = o.profile && !o.group;  // the efficiency profile is one process's measurement
+  request.only_new = o.only_new;            // the window's "Train only the new runs"
+  const std::vector<project::QueueItem> items = queue::pass_items(plan, request);
+  if (o.lead())
+    for (const auto& t : queue::left_out(plan, request))
+      std::printf("%s: already trained with this configuration (run %lld), left out\n", t.run.c_str(),
+                  static_cast<long long>(t.run_id));
+  if (items.empty()) {
+    if (o.lead()) std::printf("every run is already trained with this configuration; nothing to train\n");
+    return kOk;
   }
-  runtime::QueueSettings settings;
+  queue::QueueSettings settings;
   settings.threads = threads;
   settings.device = o.device;
   settings.steps = o.steps;
@@ -131,20 +126,26 @@ int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_
       std::printf("\n");
       std::fflush(stdout);
     };
-  runtime::WorkQueue queue(settings);
-  queue.add_project(project, qo);
+  queue::WorkQueue queue(settings);
+  queue.add(items, plan.project.get());
+  if (o.print_queue) {  // what the pass would train, as the window would queue it; nothing runs
+    json out = json::array();
+    for (const auto& item : queue.position().next) out.push_back(queue::queue_item_json(item));
+    std::printf("%s\n", out.dump(2).c_str());
+    return kOk;
+  }
   runtime::RunControl control;
   CancelOnSignal signals(control);
   int worst = kOk;
-  std::vector<std::pair<runtime::QueueItem, std::string>> skipped;
+  std::vector<std::pair<project::QueueItem, std::string>> skipped;
   while (!control.cancel_requested()) {
     const auto item = queue.next(&skipped);
     for (const auto& [what, why] : skipped) std::printf("efficiency profile skipped: %s\n", why.c_str());
     skipped.clear();
     if (!item) break;
-    const bool profile = item->kind == runtime::QueueItemKind::Profile;
+    const bool profile = item->kind == project::QueueItemKind::Profile;
     QueuePrinter printer(profile ? "profile" : item->run, o.quiet || !o.lead());
-    const runtime::QueueItemResult r = runtime::run_queue_item(*item, queue.settings(), printer, control);
+    const queue::QueueItemResult r = queue::run_queue_item(*item, queue.settings(), printer, control);
     queue.ended(*item, r);
     // Bad input found when the item started (a run's data, a resume id): the command's error, as
     // before any run.
@@ -172,7 +173,7 @@ int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_
 // A data-parallel worker: validate the project first (every rank fails alike on bad input),
 // then join the group.
 std::shared_ptr<distributed::ProcessGroup> connect_worker(const TrainOptions& o, const distributed::DistConfig& env) {
-  const runtime::Project project = runtime::load_project(o.project);
+  const project::Project project = project::load_project(o.project);
   const std::string device =
       runtime::Trainer::resolve_device(o.device.empty() ? project.runs.front().training.device : o.device);
   return distributed::ProcessGroup::connect(env, device);
@@ -238,8 +239,8 @@ void print_quickstart_summary(const std::string& store_path, const std::vector<i
 void print_tuning_choice(const std::string& project_dir) {
   analysis::Report report;
   try {
-    report = runtime::project_report(project_dir, "");
-  } catch (const Error& e) {
+    report = project::project_report(project_dir, "");
+  } catch (const core::Error& e) {
     std::fprintf(stderr, "quickstart: no tuning summary: %s\n", e.what());
     return;
   }
@@ -261,8 +262,8 @@ void print_tuning_choice(const std::string& project_dir) {
 void print_claim_verdicts(const std::string& project_dir) {
   analysis::Report report;
   try {
-    report = runtime::project_report(project_dir, "");
-  } catch (const Error& e) {
+    report = project::project_report(project_dir, "");
+  } catch (const core::Error& e) {
     std::fprintf(stderr, "quickstart: no report: %s\n", e.what());
     return;
   }
@@ -303,6 +304,9 @@ void add_train(CLI::App& app, GlobalOptions& global) {
                 "Leave out the runs the store already holds finished with the same name and configuration");
   cmd->add_flag("--no-profile", [o](std::int64_t) { o->profile = false; },
                 "Skip the efficiency profile that project.json's \"profile\" section asks for after all runs");
+  cmd->add_flag("--print-queue", o->print_queue,
+                "Print the pass's queue (each item's run, planned steps and training overrides, as JSON) and train "
+                "nothing: what the window's Run would queue for the same project");
   cmd->add_option("--nproc", o->launch.nproc, "Data-parallel worker processes on this machine (docs/distributed.md)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--nnodes", o->launch.nnodes, "Machines taking part (with --node-rank, --master-addr)")
@@ -337,14 +341,14 @@ void add_train_rank(CLI::App& app) {
   cmd->callback([text] {
     const auto env = distributed::config_from_env();
     if (!env || env->world_size < 2 || env->rank == 0)
-      throw Error("pha __train-rank", "is started by pha-workbench as a rank > 0, with RANK and WORLD_SIZE set");
+      throw core::Error("pha __train-rank", "is started by pha-workbench as a rank > 0, with RANK and WORLD_SIZE set");
     const json j = json::parse(*text, nullptr, false);
-    if (j.is_discarded()) throw Error("pha __train-rank", "the job spec is not JSON");
+    if (j.is_discarded()) throw core::Error("pha __train-rank", "the job spec is not JSON");
     runtime::JobSpec spec = runtime::job_spec_from_json(j);
     // A search's rung run is no run of project.json: rebuilt from the search section, as rank 0
     // built it (run_job checks on every rank that the plans agree).
     if (!spec.search_run.empty())
-      spec.plan = std::make_shared<runtime::RunPlan>(runtime::search_rung_plan(spec.project, spec.search_run));
+      spec.plan = std::make_shared<project::RunPlan>(search_runner::search_rung_plan(spec.project, spec.search_run));
     TrainOptions o;
     o.project = spec.project;
     o.device = spec.device;
@@ -371,15 +375,15 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
   auto no_profile = std::make_shared<bool>(false);
   cmd->add_flag("--no-profile", *no_profile, "Skip the efficiency profile after the runs");
   cmd->callback([dir, steps, no_profile, &global] {
-    const fs::path work = dir->empty() ? pha::data_dir() / "projects" / "quickstart" : fs::path(*dir);
+    const fs::path work = dir->empty() ? core::data_dir() / "projects" / "quickstart" : fs::path(*dir);
     // The default copy follows the template (an untrained copy of an older one is replaced); a
     // folder the user names is theirs: copied into when empty, else trained as it is.
     std::string note;
     if (dir->empty()) {
-      runtime::template_working_copy("quickstart", work.string(), &note);
-    } else if (!fs::exists(runtime::project_file_in(work.string()))) {
-      runtime::copy_template("quickstart", work.string());
-      note = "copied the template " + runtime::find_template("quickstart") + " to " + work.string();
+      project::template_working_copy("quickstart", work.string(), &note);
+    } else if (!fs::exists(project::project_file_in(work.string()))) {
+      project::copy_template("quickstart", work.string());
+      note = "copied the template " + project::find_template("quickstart") + " to " + work.string();
     }
     if (!note.empty()) std::fprintf(stderr, "quickstart: %s\n", note.c_str());
     TrainOptions o;
@@ -388,7 +392,7 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
     o.profile = !*no_profile;
     std::vector<int64_t> ids;
     const int code = train_project(o, global.threads, &ids);
-    print_quickstart_summary(runtime::store_path_in(work.string()), ids);
+    print_quickstart_summary(project::store_path_in(work.string()), ids);
     print_tuning_choice(work.string());
     print_claim_verdicts(work.string());
     if (code != kOk) throw ExitWith(code);
@@ -413,7 +417,7 @@ void add_generate(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--top-p", o->sampling.top_p, "Nucleus top-p (1: off)");
   cmd->add_option("--seed", o->sampling.seed, "Sampling seed");
   cmd->callback([o, &global] {
-    pha::configure_threads(global.threads);
+    device::configure_threads(global.threads);
     std::int64_t run_id = 0;
     {
       auto s = store::Store::open(o->where.store_path());

@@ -12,8 +12,8 @@
 #include "common/kernel_select.h"
 
 int main(int argc, char** argv) {
-  pha::apply_blas_core_policy_at_startup(argv);  // may re-run the program with OPENBLAS_CORETYPE set
-  pha::apply_allocator_policy_at_startup();  // before the first large allocation
+  pha::core::apply_blas_core_policy_at_startup(argv);  // may re-run the program with OPENBLAS_CORETYPE set
+  pha::core::apply_allocator_policy_at_startup();  // before the first large allocation
   CLI::App app{"pha: PHA Workbench headless engine (train, evaluate, benchmark, inspect)"};
   app.require_subcommand(1);
   pha::cli::GlobalOptions global;
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : pha::cli::kUsage;
   } catch (const pha::cli::ExitWith& e) {
     return e.code;
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     std::fprintf(stderr, "pha: error: %s\n", e.what());
     return pha::cli::kBadInput;
   } catch (const std::exception& e) {

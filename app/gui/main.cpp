@@ -199,8 +199,8 @@ int main(int argc, char** argv) {
                  "set QT_QPA_PLATFORM (e.g. offscreen), or use the headless program `pha` (pha --help)\n");
     return 2;
   }
-  pha::apply_blas_core_policy_at_startup(argv);  // may re-run the program with OPENBLAS_CORETYPE set
-  pha::apply_allocator_policy_at_startup();  // before the first large allocation
+  pha::core::apply_blas_core_policy_at_startup(argv);  // may re-run the program with OPENBLAS_CORETYPE set
+  pha::core::apply_allocator_policy_at_startup();  // before the first large allocation
   ensureRuntimeDir();
   QApplication app(argc, argv);
   Q_INIT_RESOURCE(pha);
@@ -227,13 +227,13 @@ int main(int argc, char** argv) {
     o.probeMs = std::max(1, cli.value(benchProbe).toInt());
     o.profile = !cli.isSet(benchNoProfile);
     o.search = cli.isSet(benchSearch);
-    pha::configure_threads(0);
+    pha::device::configure_threads(0);
     pha::widgets::applyTheme(pha::widgets::Theme::Light);
     return pha::gui::runResponsivenessBench(o);
   }
 
   QSettings settings;
-  pha::configure_threads(settings.value("engine/threads", 0).toInt());
+  pha::device::configure_threads(settings.value("engine/threads", 0).toInt());
   pha::widgets::applyTheme(pha::widgets::themeFromName(settings.value("ui/theme", "light").toString()));
 
   pha::gui::MainWindow window;

@@ -139,7 +139,7 @@ void MainWindow::refreshRecentMenu() {
 }
 
 void MainWindow::showAbout() {
-  const SystemInfo info = collect_system_info(/*measure_gemm=*/false);
+  const device::SystemInfo info = device::collect_system_info(/*measure_gemm=*/false);
   QMessageBox::about(
       this, tr("About PHA Workbench"),
       tr("<h3>PHA Workbench %1</h3>"

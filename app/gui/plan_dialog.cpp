@@ -115,7 +115,7 @@ void PlanDialog::fill(const runtime::PlanReport& plan) {
     set(2, QString::number(r.tokens));
     set(3, QString::number(r.n_params));
     set(4, QString::number(r.tokens_per_param, 'f', 2) + (r.early ? "*" : ""));
-    set(5, !r.to_train ? QString("-") : r.seconds >= 0 ? QString::fromStdString(format_duration(r.seconds)) : "?");
+    set(5, !r.to_train ? QString("-") : r.seconds >= 0 ? QString::fromStdString(core::format_duration(r.seconds)) : "?");
     set(6, QString::fromStdString(r.state), false);
     m_table->item(row, 5)->setToolTip(QString::fromStdString(r.speed_source));
     ++row;
@@ -141,7 +141,7 @@ void PlanDialog::fill(const runtime::PlanReport& plan) {
   m_status->setText(tr("%1 of %2 runs to train, estimated %3 on this machine")
                         .arg(plan.to_train)
                         .arg(plan.runs.size())
-                        .arg(QString::fromStdString(format_duration(plan.seconds))));
+                        .arg(QString::fromStdString(core::format_duration(plan.seconds))));
 }
 
 }  // namespace pha::gui

@@ -22,28 +22,28 @@ QString qstr(const std::string& s) { return QString::fromStdString(s); }
 ProjectSession::ProjectSession(QObject* parent) : QObject(parent) {}
 
 QString ProjectSession::templatesDir() {
-  const auto dirs = runtime::template_dirs();
+  const auto dirs = project::template_dirs();
   return dirs.empty() ? tr("$PHA_PROJECTS_DIR or <program folder>/../share/pha-workbench/projects") : qstr(dirs.front());
 }
 
 QStringList ProjectSession::templateNames() {
   QStringList names;
-  for (const auto& n : runtime::template_names()) names << qstr(n);
+  for (const auto& n : project::template_names()) names << qstr(n);
   return names;
 }
 
-QString ProjectSession::workspaceDir() { return qstr((pha::data_dir() / "projects").string()); }
+QString ProjectSession::workspaceDir() { return qstr((core::data_dir() / "projects").string()); }
 
 QString ProjectSession::storePath() const {
-  return m_dir.isEmpty() ? QString() : qstr(runtime::store_path_in(m_dir.toStdString()));
+  return m_dir.isEmpty() ? QString() : qstr(project::store_path_in(m_dir.toStdString()));
 }
 
 bool ProjectSession::open(const QString& path) {
   try {
-    runtime::LoadOptions options;
+    project::LoadOptions options;
     options.require_data = false;  // browsing needs the store, not the corpus
     // With the tune section's follow-up runs the store's results already plan (project_tuning.h).
-    const runtime::Project p = runtime::plan_tuning_followups(runtime::load_project(path.toStdString(), options)).project;
+    const project::Project p = project::plan_tuning_followups(project::load_project(path.toStdString(), options)).project;
     m_dir = QDir(QString::fromStdString(p.dir)).absolutePath();
     m_name = QString::fromStdString(p.name.empty() ? QFileInfo(m_dir).fileName().toStdString() : p.name);
     m_runs.clear();
@@ -70,7 +70,7 @@ QString ProjectSession::defaultProjectPath(QString* error) const {
   // untrained copy of an older template is replaced, one with runs kept.
   try {
     std::string note;
-    const QString dest = qstr(runtime::template_working_copy("quickstart", (workspaceDir() + "/quickstart").toStdString(), &note));
+    const QString dest = qstr(project::template_working_copy("quickstart", (workspaceDir() + "/quickstart").toStdString(), &note));
     if (!note.empty()) qInfo("pha-workbench: %s", note.c_str());
     return dest;
   } catch (const std::exception& e) {
@@ -81,7 +81,7 @@ QString ProjectSession::defaultProjectPath(QString* error) const {
 
 QString ProjectSession::createFromTemplate(const QString& name, const QString& destination, QString* error) const {
   try {
-    return qstr(runtime::copy_template(name.toStdString(), destination.toStdString()));
+    return qstr(project::copy_template(name.toStdString(), destination.toStdString()));
   } catch (const std::exception& e) {
     if (error) *error = QString::fromUtf8(e.what());
     return {};
@@ -90,7 +90,7 @@ QString ProjectSession::createFromTemplate(const QString& name, const QString& d
 
 QString ProjectSession::createFromTextFile(const QString& textFile, QString* error) const {
   try {
-    return qstr(runtime::create_project_from_text(textFile.toStdString(), workspaceDir().toStdString()));
+    return qstr(project::create_project_from_text(textFile.toStdString(), workspaceDir().toStdString()));
   } catch (const std::exception& e) {
     if (error) *error = QString::fromUtf8(e.what());
     return {};
@@ -99,7 +99,7 @@ QString ProjectSession::createFromTextFile(const QString& textFile, QString* err
 
 QString ProjectSession::suggestVariantName(const QString& base) const {
   try {
-    return qstr(runtime::unique_variant_name(m_dir.toStdString(), base.toStdString()));
+    return qstr(project::unique_variant_name(m_dir.toStdString(), base.toStdString()));
   } catch (const std::exception&) {
     return base;  // the project file cannot be read: addVariant reports why
   }
@@ -107,7 +107,7 @@ QString ProjectSession::suggestVariantName(const QString& base) const {
 
 bool ProjectSession::addVariant(const QString& name, const nlohmann::json& model, const nlohmann::json& training) {
   try {
-    runtime::add_variant(m_dir.toStdString(), name.toStdString(), model, training);
+    project::add_variant(m_dir.toStdString(), name.toStdString(), model, training);
   } catch (const std::exception& e) {
     m_error = QString::fromUtf8(e.what());
     return false;
@@ -131,7 +131,7 @@ QStringList ProjectSession::missingPackages() const {
 
 bool ProjectSession::relocateData(const QString& field, const QString& path) {
   try {
-    runtime::relocate_data(m_dir.toStdString(), field.toStdString(), path.toStdString());
+    project::relocate_data(m_dir.toStdString(), field.toStdString(), path.toStdString());
   } catch (const std::exception& e) {
     m_error = QString::fromUtf8(e.what());
     return false;
@@ -179,7 +179,7 @@ bool ProjectSession::recoverStore(QString* report) {
 
 QStringList ProjectSession::recentProjects() const {
   QStringList list = QSettings().value("projects/recent").toStringList();
-  list.erase(std::remove_if(list.begin(), list.end(), [](const QString& d) { return !QFile::exists(qstr(runtime::project_file_in(d.toStdString()))); }),
+  list.erase(std::remove_if(list.begin(), list.end(), [](const QString& d) { return !QFile::exists(qstr(project::project_file_in(d.toStdString()))); }),
              list.end());
   return list;
 }

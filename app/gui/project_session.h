@@ -54,10 +54,10 @@ class ProjectSession : public QObject {
   nlohmann::json runConfig(const QString& run) const;
   QString errorText() const { return m_error; }
   // The project's "profile" section (defaults, present == false, when it has none).
-  const pha::runtime::ProfileSettings& profileSettings() const { return m_profile; }
+  const project::ProfileSettings& profileSettings() const { return m_profile; }
 
   // Data the open project names that is not on this machine (empty: it can train).
-  const std::vector<pha::runtime::MissingData>& missingData() const { return m_missing; }
+  const std::vector<project::MissingData>& missingData() const { return m_missing; }
   bool hasLocalData() const { return m_missing.empty(); }
   // One sentence for tooltips and the status bar: why training and evaluation cannot start.
   QString missingDataReason() const;
@@ -90,8 +90,8 @@ class ProjectSession : public QObject {
   QString m_name;
   QStringList m_runs;
   std::map<QString, nlohmann::json> m_configs;
-  pha::runtime::ProfileSettings m_profile;
-  std::vector<pha::runtime::MissingData> m_missing;
+  project::ProfileSettings m_profile;
+  std::vector<project::MissingData> m_missing;
   QStringList m_storeProblems;
   QString m_error;
 };

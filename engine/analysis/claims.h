@@ -100,7 +100,7 @@ struct ClaimContext {
   std::string first_test_set = "test";  // "accuracy" means test/<this>/accuracy
 };
 
-// Reads the "claims" list. Throws pha::Error naming the field ("claims[1].than: ...").
+// Reads the "claims" list. Throws core::Error naming the field ("claims[1].than: ...").
 std::vector<Claim> read_claims(const nlohmann::json& section, const std::string& where, const ClaimContext& context);
 
 // "at layer 3", "in every layer" (layer -1) of a knock-out.

@@ -1,12 +1,12 @@
 // The IsoFLOP view: budgets by compute, a parabola per budget, N* against C. Method: the header.
-#include "analysis/isoflop.h"
+#include "analysis/internal/isoflop.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 
-#include "analysis/report_format.h"
+#include "analysis/internal/report_format.h"
 #include "core/error.h"
 
 namespace pha::analysis {
@@ -76,7 +76,7 @@ void fit_parabola(IsoFlopBudget& b) {
 
 IsoFlopFit isoflop_fit(const std::vector<IsoFlopPoint>& points, const IsoFlopOptions& options) {
   if (!(options.tolerance > 0.0 && options.tolerance <= 2.0))
-    throw Error("tolerance", "must be in (0, 2] decades of FLOPs, got " + sci(options.tolerance));
+    throw core::Error("tolerance", "must be in (0, 2] decades of FLOPs, got " + sci(options.tolerance));
   std::vector<IsoFlopPoint> pts;
   for (const IsoFlopPoint& p : points)
     if (std::isfinite(p.n) && std::isfinite(p.c) && std::isfinite(p.y) && p.n > 0 && p.c > 0 && p.y > 0) pts.push_back(p);

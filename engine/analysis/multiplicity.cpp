@@ -1,7 +1,7 @@
 // Holm's step-down adjustment and Dunnett's many-to-one comparisons (Monte Carlo of the
 // multivariate t with a seeded generator of our own, so the draws do not depend on the
 // standard library's distributions).
-#include "analysis/multiplicity.h"
+#include "analysis/internal/multiplicity.h"
 
 #include <algorithm>
 #include <cmath>

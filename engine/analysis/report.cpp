@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "analysis/report_internal.h"
+#include "analysis/internal/report_internal.h"
 #include "core/error.h"
 #include "store/store.h"
 

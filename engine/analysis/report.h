@@ -16,10 +16,10 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/claims.h"
-#include "analysis/report_format.h"  // the figures' formats, shared by every view of a report
-#include "analysis/isoflop.h"
+#include "analysis/internal/report_format.h"  // the figures' formats, shared by every view of a report
+#include "analysis/internal/isoflop.h"
 #include "analysis/scaling_fit.h"
-#include "analysis/scaling_identify.h"
+#include "analysis/internal/scaling_identify.h"
 #include "analysis/stats.h"
 
 namespace pha::store {
@@ -491,7 +491,7 @@ std::vector<std::string> claim_changes(const Study& study, store::Store& store, 
 std::string render_markdown(const Report& report);
 std::string render_html(const Report& report);
 nlohmann::json report_json(const Report& report);
-// "md", "html" or "json"; pha::Error naming `--format` otherwise.
+// "md", "html" or "json"; core::Error naming `--format` otherwise.
 std::string render_report(const Report& report, const std::string& format);
 const std::vector<std::string>& report_formats();
 

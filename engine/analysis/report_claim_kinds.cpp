@@ -10,7 +10,7 @@
 #include <set>
 
 #include "analysis/report.h"
-#include "analysis/report_internal.h"
+#include "analysis/internal/report_internal.h"
 #include "core/config_reader.h"
 #include "store/store.h"
 
@@ -235,7 +235,7 @@ ClaimRow params_row(const Claim& c, const Report& report, store::Store& store) {
     row.reason = "the verdict waits for the tuning of " + waiting;
     return row;
   }
-  const std::string t = format_number(c.threshold);
+  const std::string t = core::format_number(c.threshold);
   if (row.measured.empty()) {
     row.verdict = Verdict::Inconclusive;
     row.reason = "no " + c.family + " model with at most " + std::to_string(c.max_params) + " parameters has a finished run";

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "analysis/report.h"
-#include "analysis/report_internal.h"
+#include "analysis/internal/report_internal.h"
 #include "analysis/scaling_fit.h"
 #include "core/config_reader.h"
 #include "store/store.h"
@@ -197,7 +197,7 @@ ClaimRow compare_row(const Claim& c, const GroupReport& a, const GroupReport& b,
   ClaimRow row;
   row.label = a.grid_point.empty() || a.grid_point != b.grid_point ? a.group + " vs " + b.group : a.grid_point;
   if (!std::isnan(budget))
-    row.label = format_number(budget) + " " + c.budget_axis + (a.grid_point.empty() ? "" : ", " + a.grid_point);
+    row.label = core::format_number(budget) + " " + c.budget_axis + (a.grid_point.empty() ? "" : ", " + a.grid_point);
   row.better = a.group;
   row.than = b.group;
   row.at_budget = budget;

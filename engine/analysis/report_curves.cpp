@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "analysis/report.h"
-#include "analysis/report_internal.h"
+#include "analysis/internal/report_internal.h"
 #include "analysis/scaling_fit.h"
 #include "store/store.h"
 

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "analysis/report.h"
-#include "analysis/report_internal.h"
+#include "analysis/internal/report_internal.h"
 #include "core/config_reader.h"
 #include "store/registration_store.h"
 
@@ -115,7 +115,7 @@ const char* to_string(Verdict v) {
 std::string verdict_text(const Claim& c, Verdict v) {
   std::string s;
   switch (v) {
-    case Verdict::Equivalent: s = "equivalent within ± " + format_number(c.smallest_effect); break;
+    case Verdict::Equivalent: s = "equivalent within ± " + core::format_number(c.smallest_effect); break;
     case Verdict::SmallerThanEffect: s = "smaller than " + margin_words(c); break;
     default: s = to_string(v);
   }
@@ -153,7 +153,7 @@ DesignPower design_power(const Study& study, const Claim& c, std::size_t m) {
   const bool corrected = study.settings.correction != Correction::None;
   const double level = corrected ? alpha / static_cast<double>(m) : alpha;
   const std::string level_words =
-      corrected ? "alpha / m = " + p_text(level) + " (Holm's first step, m = " + std::to_string(m) + ")" : "alpha = " + format_number(alpha);
+      corrected ? "alpha / m = " + p_text(level) + " (Holm's first step, m = " + std::to_string(m) + ")" : "alpha = " + core::format_number(alpha);
   if (c.kind == ClaimKind::AccuracyAtParams) {
     // The seeds of each model the claim reads (its family at most max_params), all on one side:
     // the smallest score p a row can have.
@@ -212,7 +212,7 @@ DesignPower design_power(const Study& study, const Claim& c, std::size_t m) {
   const double k = (student_t_quantile(1.0 - level / 2.0, df) + student_t_quantile(study.settings.power, df)) /
                    std::sqrt(static_cast<double>(n));
   out.note = "with " + plural(n, "seed", "seeds") + " it detects (at " + level_words + ", " +
-             format_number(100.0 * study.settings.power) + "% power) an effect of " + num(k) +
+             core::format_number(100.0 * study.settings.power) + "% power) an effect of " + num(k) +
              " standard deviations of the per-seed difference";
   if (c.smallest_effect > 0.0)
     out.note += "; " + margin_words(c) + " is detectable when that standard deviation is at most " + num(c.smallest_effect / k);
@@ -247,7 +247,7 @@ std::vector<ShapeWarning> baseline_checks(const Study& study) {
         if (apart <= 0.03 || !pairs.insert(a->entry + "|" + b->entry).second) continue;
         out.push_back({{a->entry, b->entry},
                        a->entry + " (" + std::to_string(a->n_params) + " parameters) and " + b->entry + " (" +
-                           std::to_string(b->n_params) + ") are " + format_number(std::round(1000.0 * apart) / 10.0) +
+                           std::to_string(b->n_params) + ") are " + core::format_number(std::round(1000.0 * apart) / 10.0) +
                            "% apart, more than 3%: a comparison at \"equal parameters\" needs them within 3% "
                            "(adjust d_ff or the GSS widths of the smaller one)"});
       }

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "analysis/report.h"
-#include "analysis/report_internal.h"
+#include "analysis/internal/report_internal.h"
 #include "core/config_reader.h"
 
 namespace pha::analysis {
@@ -159,7 +159,7 @@ void claim_blocks(const Report& report, const ClaimReport& c, size_t i, std::vec
   if (c.claim.smallest_effect > 0.0)
     facts.push_back({plain("smallest effect of interest: " +
                            std::string(c.claim.smallest_effect_from_paper ? "the paper's effect, " : "") +
-                           format_number(c.claim.smallest_effect) +
+                           core::format_number(c.claim.smallest_effect) +
                            " on the claimed side; tested by two one-sided tests (TOST) inside the correction")});
   facts.push_back({{"verdict: " + c.summary, SpanStyle::Strong, c.verdict}});
   if (!c.tuning.empty()) facts.back().push_back(styled(" (" + c.tuning + ")", SpanStyle::Secondary));
@@ -271,7 +271,7 @@ Block scaling_checks(const ScalingAxis& ax) {
           (h.predicted_ci.valid() ? " " + interval(h.predicted_ci.low, h.predicted_ci.high) : "") + " vs " + num(h.measured) +
           (std::isfinite(h.measured_sd) ? " ± " + num(h.measured_sd) : "") + " (n=" + std::to_string(h.n_points) + "): " +
           percent_text(h.rel_error) + (h.within ? " (within " : " (not within ") +
-          format_number(100.0 * kPredictionTolerance) + "%)" + inside));
+          core::format_number(100.0 * kPredictionTolerance) + "%)" + inside));
       beyond.warn = beyond.warn || !h.within;
     }
     if (beyond.spans.empty()) beyond.spans.push_back(styled("none trained", SpanStyle::Warning));
@@ -476,7 +476,7 @@ void sweep_blocks(const SweepTable& s, const std::string& id, std::vector<Block>
   out.push_back(heading(2, s.title));
   out.push_back(paragraph({plain("Accuracy at the run's last evaluation, mean ± std (n).")}, true));
   std::vector<std::string> columns = {"group"};
-  for (double x : s.xs) columns.push_back(s.x_label + "=" + format_number(x));
+  for (double x : s.xs) columns.push_back(s.x_label + "=" + core::format_number(x));
   Block t = table(id, columns);
   const bool log_x = s.x_label == "T";
   detail::Chart chart{s.title, log_x ? "T (log scale)" : s.x_label, "accuracy", log_x, 0.0, 1.0, s.xs, {}};

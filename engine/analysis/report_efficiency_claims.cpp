@@ -13,7 +13,7 @@
 #include <cstdio>
 
 #include "analysis/report.h"
-#include "analysis/report_internal.h"
+#include "analysis/internal/report_internal.h"
 #include "core/config_reader.h"
 #include "core/metric_table.h"
 #include "store/inference_store.h"
@@ -65,7 +65,7 @@ double phase_rate(const store::InferencePointResult& p, const std::string& phase
 
 // Loss-like metrics improve downwards; accuracies upwards (core/metric_table.h).
 bool lower_is_better(const MetricRef& m) {
-  return !is_metric_kind(m.source == MetricRef::Source::Eval ? m.metric : m.key, MetricKind::Accuracy);
+  return !core::is_metric_kind(m.source == MetricRef::Source::Eval ? m.metric : m.key, core::MetricKind::Accuracy);
 }
 
 std::string where_text(const Claim& c) {
@@ -213,7 +213,7 @@ std::string no_match_text(const Claim& c, double h, const std::vector<BaselineRu
     if (std::fabs(r.value - h) < std::fabs(nearest->value - h)) nearest = &r;
     lo = std::min(lo, r.value), hi = std::max(hi, r.value);
   }
-  std::string s = "no baseline run within " + format_number(c.tolerance) + " of " + m + " " + num(h) + " (nearest: " +
+  std::string s = "no baseline run within " + core::format_number(c.tolerance) + " of " + m + " " + num(h) + " (nearest: " +
                   nearest->group->group + " seed " + std::to_string(nearest->seed) + " at " + num(nearest->value) + ")";
   const bool lower = lower_is_better(c.metric);
   const bool better_than_all = lower ? h < lo : h > hi, worse_than_all = lower ? h > hi : h < lo;
@@ -346,7 +346,7 @@ std::string component_text(const Component& k) {
   if (std::isfinite(k.low)) ci = " " + interval(std::min(ratio(k.low), ratio(k.high)), std::max(ratio(k.low), ratio(k.high)));
   return k.name + ": geometric mean " + num(ratio(k.mean)) + ci + " over " + std::to_string(k.timings) + " timing" +
          (k.timings == 1 ? "" : "s") + " x " + std::to_string(k.replicas) + " replicas, claimed " +
-         (k.at_least ? "at least " : "at most ") + format_number(k.threshold);
+         (k.at_least ? "at least " : "at most ") + core::format_number(k.threshold);
 }
 
 Measured measured(std::string label, std::vector<double> values, const std::vector<int64_t>& seeds) {

@@ -53,7 +53,7 @@ std::string eval_se_text(const ClaimRow& r) {
 }
 
 std::string early_text(double tokens_per_param, double threshold) {
-  return "early training (" + sci(tokens_per_param) + " tokens/parameter < " + format_number(threshold) + ")";
+  return "early training (" + sci(tokens_per_param) + " tokens/parameter < " + core::format_number(threshold) + ")";
 }
 
 std::string budget_text(const RowBudget& b, double early_threshold) {

@@ -7,7 +7,7 @@
 
 #include "analysis/report.h"
 #include "analysis/report_document.h"
-#include "analysis/report_internal.h"
+#include "analysis/internal/report_internal.h"
 #include "core/config_reader.h"
 
 namespace pha::analysis {

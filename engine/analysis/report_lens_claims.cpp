@@ -9,7 +9,7 @@
 #include <set>
 
 #include "analysis/report.h"
-#include "analysis/report_internal.h"
+#include "analysis/internal/report_internal.h"
 #include "store/lens_store.h"
 #include "store/store.h"
 

@@ -12,7 +12,7 @@
 #include <set>
 
 #include "analysis/report.h"
-#include "analysis/report_internal.h"
+#include "analysis/internal/report_internal.h"
 #include "core/config_reader.h"
 #include "store/store.h"
 
@@ -144,7 +144,7 @@ void predict_sizes(const Study& study, store::Store& store, const std::string& a
   else if (within < beyond)
     s.check.flags.push_back(std::to_string(beyond - within) + " of " + std::to_string(beyond) +
                             " sizes beyond the fit predicted off by more than " +
-                            format_number(100.0 * kPredictionTolerance) + "%");
+                            core::format_number(100.0 * kPredictionTolerance) + "%");
   else if (unfinished > 0)
     s.check.flags.push_back(std::to_string(unfinished) + " size(s) held out for prediction not trained yet");
 }

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <map>
 
-#include "analysis/multiplicity.h"
+#include "analysis/internal/multiplicity.h"
 #include "analysis/report.h"
 #include "core/config_reader.h"
 
@@ -90,7 +90,7 @@ std::vector<ClaimRow*> dunnett_rows(std::vector<FamilyRow>& family, const Report
       r.effect_low = sign > 0 ? d.low[i] : -d.high[i];
       r.effect_high = sign > 0 ? d.high[i] : -d.low[i];
       r.test.text = "Dunnett against " + s.control_group + ", pooled variance over " +
-                    count(s.treatments.size() + 1, "group", "groups") + ", df " + format_number(d.df);
+                    count(s.treatments.size() + 1, "group", "groups") + ", df " + core::format_number(d.df);
       r.test.df = d.df;
       r.test.se = d.se[i];
       r.test.spread = {TTest::Pooled, d.pooled_sd, 0.0, s.treatments.size() + 1};
@@ -159,7 +159,7 @@ void decide(ClaimRow& r, const Claim& c, const ReportSettings& s, bool corrected
               : below && above                      ? Verdict::Equivalent
               : below                               ? Verdict::SmallerThanEffect
                                                     : Verdict::Inconclusive;
-  const std::string level = format_number(s.alpha);
+  const std::string level = core::format_number(s.alpha);
   std::string why = (corrected ? "adjusted p " : "p ") + p_text(r.p_adjusted) + (significant ? " < " : " >= ") + level;
   if (r.test.compare) {
     const std::string side = r.effect < 0 ? "below 0" : r.effect > 0 ? "above 0" : "0";
@@ -169,14 +169,14 @@ void decide(ClaimRow& r, const Claim& c, const ReportSettings& s, bool corrected
     why += " (raw p " + p_text(r.p) + " would pass alone, not after the correction)";
   if (significant && r.test.direction == 0 && !r.test.compare) why += ", but the rule is not met";
   if (margin) {
-    const std::string m = format_number(claimed_sign(c) * c.smallest_effect);
+    const std::string m = core::format_number(claimed_sign(c) * c.smallest_effect);
     const std::string tests = "one-sided p against " + margin_words(c) + " " + p_text(r.p_margin_hi) + " / " +
                               p_text(r.p_margin_hi_adjusted) + ", against its opposite " + p_text(r.p_margin_lo) + " / " +
                               p_text(r.p_margin_lo_adjusted) + " (raw / adjusted)";
-    const std::string ci = "the " + format_number(100.0 * (1.0 - 2.0 * s.alpha)) + "% interval " + tost_interval(r);
+    const std::string ci = "the " + core::format_number(100.0 * (1.0 - 2.0 * s.alpha)) + "% interval " + tost_interval(r);
     if (r.verdict == Verdict::Equivalent)
-      why += "; " + ci + " lies inside ± " + format_number(c.smallest_effect) + ": equivalent within ± " +
-             format_number(c.smallest_effect) + " (" + tests + ")";
+      why += "; " + ci + " lies inside ± " + core::format_number(c.smallest_effect) + ": equivalent within ± " +
+             core::format_number(c.smallest_effect) + " (" + tests + ")";
     else if (below)
       why += "; " + ci + " does not reach " + m + ": the effect is smaller than " + margin_words(c) + " (" + tests + ")";
     else if (claimed_sign(c) * (claimed_sign(c) > 0 ? r.tost_low : r.tost_high) > c.smallest_effect)
@@ -229,8 +229,8 @@ void overall(ClaimReport& out, const std::string& unit) {
 
 std::string statistics_line(const Report& r, std::size_t against) {
   const ReportSettings& s = r.settings;
-  const std::string m = std::to_string(r.family_size), alpha = format_number(s.alpha);
-  const std::string power = format_number(100.0 * s.power) + "% power";
+  const std::string m = std::to_string(r.family_size), alpha = core::format_number(s.alpha);
+  const std::string power = core::format_number(100.0 * s.power) + "% power";
   const std::string mde =
       s.correction == Correction::None
           ? "minimum detectable effects at " + power + " and level " + alpha

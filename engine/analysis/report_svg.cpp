@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "analysis/report_document.h"
-#include "analysis/report_internal.h"
+#include "analysis/internal/report_internal.h"
 #include "core/config_reader.h"
 
 namespace pha::analysis::detail {
@@ -23,8 +23,8 @@ std::string f(double v) {
 }
 
 std::string tick_label(double v) {
-  if (std::fabs(v) >= 1e6) return format_number(v / 1e6) + "M";
-  if (std::fabs(v) >= 1e4) return format_number(v / 1e3) + "k";
+  if (std::fabs(v) >= 1e6) return core::format_number(v / 1e6) + "M";
+  if (std::fabs(v) >= 1e4) return core::format_number(v / 1e3) + "k";
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%g", v);
   return buf;

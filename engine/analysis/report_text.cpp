@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <sstream>
 
-#include "analysis/multiplicity.h"
+#include "analysis/internal/multiplicity.h"
 #include "analysis/report.h"
 #include "analysis/report_document.h"
-#include "analysis/report_internal.h"
+#include "analysis/internal/report_internal.h"
 #include "core/config_reader.h"
 #include "core/error.h"
 
@@ -368,7 +368,7 @@ std::string render_report(const Report& r, const std::string& format) {
   if (format == "md") return render_markdown(r);
   if (format == "html") return render_html(r);
   if (format == "json") return report_json(r).dump(2) + "\n";
-  throw Error("--format", "\"" + format + "\" is not allowed; allowed: " + quoted_list(report_formats()));
+  throw core::Error("--format", "\"" + format + "\" is not allowed; allowed: " + core::quoted_list(report_formats()));
 }
 
 }  // namespace pha::analysis

@@ -305,9 +305,9 @@ double PowerLawFit::at(double x) const { return params().at(x); }
 
 PowerLawFit fit_power_law(const std::vector<ScalingPoint>& points, const FitOptions& options) {
   if (!(options.level > 0.0 && options.level < 1.0))
-    throw Error("level", "must be in (0, 1) (0.95 for a 95% interval), got " + num(options.level));
+    throw core::Error("level", "must be in (0, 1) (0.95 for a 95% interval), got " + num(options.level));
   for (double x : options.band_x)
-    if (!(std::isfinite(x) && x > 0.0)) throw Error("band_x", "every query x must be finite and > 0, got " + num(x));
+    if (!(std::isfinite(x) && x > 0.0)) throw core::Error("band_x", "every query x must be finite and > 0, got " + num(x));
 
   PowerLawFit fit;
   fit.level = options.level;
@@ -451,10 +451,10 @@ PowerLawFit fit_power_law(const std::vector<ScalingPoint>& points, const FitOpti
 }
 
 Crossover crossover(const PowerLawFit& a, const PowerLawFit& b, double x_lo, double x_hi, double level) {
-  if (!(std::isfinite(x_lo) && x_lo > 0.0)) throw Error("x_lo", "must be finite and > 0, got " + num(x_lo));
+  if (!(std::isfinite(x_lo) && x_lo > 0.0)) throw core::Error("x_lo", "must be finite and > 0, got " + num(x_lo));
   if (!(std::isfinite(x_hi) && x_hi > x_lo))
-    throw Error("x_hi", "must be finite and > x_lo (" + num(x_lo) + "), got " + num(x_hi));
-  if (!(level > 0.0 && level < 1.0)) throw Error("level", "must be in (0, 1), got " + num(level));
+    throw core::Error("x_hi", "must be finite and > x_lo (" + num(x_lo) + "), got " + num(x_hi));
+  if (!(level > 0.0 && level < 1.0)) throw core::Error("level", "must be in (0, 1), got " + num(level));
   Crossover c;
   c.x_lo = x_lo;
   c.x_hi = x_hi;
@@ -519,7 +519,7 @@ std::vector<double> curve_crossings(const std::vector<std::pair<double, double>>
     for (const auto& p : c) {
       if (!std::isfinite(p.first) || !std::isfinite(p.second)) continue;
       if (!out.empty() && !(p.first > out.back().first))
-        throw Error(name, "x must be strictly ascending; x = " + num(p.first) + " follows x = " +
+        throw core::Error(name, "x must be strictly ascending; x = " + num(p.first) + " follows x = " +
                               num(out.back().first));
       out.push_back(p);
     }

@@ -27,7 +27,7 @@
 // Input rules. A point with a non-finite x or y is dropped and counted in `dropped` (residual NaN).
 // The fit needs at least 3 distinct x (three parameters) and every x > 0; otherwise ok = false and
 // `message` says why (no exception: the data, not the caller, are at fault). Invalid options throw
-// pha::Error naming the option.
+// core::Error naming the option.
 //
 // Bootstrap (n_boot replicas, default 1000; 0 = none). Each replica resamples the fitted points
 // with replacement and is refitted by the same method; a replica that cannot be fitted (fewer
@@ -185,7 +185,7 @@ struct Crossover {
 };
 
 // a and b must be ok fits (otherwise found = false and the message says which failed);
-// 0 < x_lo < x_hi, finite, and level in (0, 1), else pha::Error naming "x_lo", "x_hi" or "level".
+// 0 < x_lo < x_hi, finite, and level in (0, 1), else core::Error naming "x_lo", "x_hi" or "level".
 Crossover crossover(const PowerLawFit& a, const PowerLawFit& b, double x_lo, double x_hi, double level = 0.95);
 
 // The x where two piecewise-linear curves (points (x, y), x strictly ascending; e.g. loss against
@@ -196,7 +196,7 @@ Crossover crossover(const PowerLawFit& a, const PowerLawFit& b, double x_lo, dou
 // such x is reported (where the curves meet); a touch (d reaches 0 and keeps its sign) and a
 // start or end at d = 0 are not crossings. Points with a non-finite x or y are dropped; a curve
 // with fewer than 2 points, or no common range, gives no crossings. A decreasing or repeated x
-// throws pha::Error ("a" or "b").
+// throws core::Error ("a" or "b").
 std::vector<double> curve_crossings(const std::vector<std::pair<double, double>>& a,
                                     const std::vector<std::pair<double, double>>& b);
 

@@ -1,12 +1,12 @@
 // The identifiability checks of a scaling-law fit: design, bounds, interval widths and
 // leave-one-out refits. Rules: the header.
-#include "analysis/scaling_identify.h"
+#include "analysis/internal/scaling_identify.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "analysis/report_format.h"
+#include "analysis/internal/report_format.h"
 
 namespace pha::analysis {
 

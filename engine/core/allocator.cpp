@@ -17,7 +17,7 @@
 #endif
 #endif
 
-namespace pha {
+namespace pha::core {
 namespace {
 
 // The malloc in use: a preloaded jemalloc or tcmalloc shows up as a mapped shared object.
@@ -76,4 +76,4 @@ std::string allocator_policy_text() {
   return "glibc malloc, defaults or GLIBC_TUNABLES (PHA_ALLOCATOR=system)";
 }
 
-}  // namespace pha
+}  // namespace pha::core

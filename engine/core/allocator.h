@@ -18,7 +18,7 @@
 
 #include <string>
 
-namespace pha {
+namespace pha::core {
 
 struct AllocatorPolicy {
   std::string policy;     // "tuned" or "system"
@@ -44,4 +44,4 @@ void apply_allocator_policy_at_startup();
 // (PHA_ALLOCATOR=tuned; PHA_ALLOCATOR=system for glibc's defaults)".
 std::string allocator_policy_text();
 
-}  // namespace pha
+}  // namespace pha::core

@@ -12,7 +12,7 @@
 
 namespace fs = std::filesystem;
 
-namespace pha {
+namespace pha::core {
 
 namespace {
 
@@ -74,4 +74,4 @@ void write_file_atomic(const fs::path& path, std::initializer_list<std::string_v
   out.commit();
 }
 
-}  // namespace pha
+}  // namespace pha::core

@@ -10,12 +10,12 @@
 #include <string>
 #include <string_view>
 
-namespace pha {
+namespace pha::core {
 
 // Streams data to a temporary file beside `path` (`<path>.tmp-<pid>-<n>`); commit() fsyncs it,
 // renames it over `path` and fsyncs the folder. Destroyed without commit() (an exception
 // mid-write), it removes the temporary file and `path` is untouched. Every failure is a
-// pha::Error naming `path`. The folder must exist.
+// core::Error naming `path`. The folder must exist.
 class AtomicFileWriter {
  public:
   explicit AtomicFileWriter(std::string path);
@@ -41,4 +41,4 @@ class AtomicFileWriter {
 // and commits. write_file_atomic(path, {text}) for one string.
 void write_file_atomic(const std::filesystem::path& path, std::initializer_list<std::string_view> parts);
 
-}  // namespace pha
+}  // namespace pha::core

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace pha {
+namespace pha::core {
 namespace {
 
 constexpr const char* kDetectedVar = "PHA_BLAS_CORE_DETECTED";
@@ -151,4 +151,4 @@ std::string blas_core_policy_text() {
   return p.core + " (OpenBLAS's choice, CPU with " + cpu + ")";
 }
 
-}  // namespace pha
+}  // namespace pha::core

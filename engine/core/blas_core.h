@@ -23,7 +23,7 @@
 
 #include <string>
 
-namespace pha {
+namespace pha::core {
 
 // What the CPU supports, as the kernels need it.
 enum class CpuVectorLevel { Sse = 0, Avx = 1, Avx2 = 2, Avx512 = 3 };
@@ -65,4 +65,4 @@ const BlasCorePolicy& blas_core_policy();
 // PHA_BLAS_CORE=system keeps OpenBLAS's choice)".
 std::string blas_core_policy_text();
 
-}  // namespace pha
+}  // namespace pha::core

@@ -3,7 +3,7 @@
 // their provenance (device/provenance.h); `pha info` prints it. Plain C++.
 #pragma once
 
-namespace pha {
+namespace pha::core {
 
 struct BuildInfo {
   const char* version;     // the CMake project version, "0.1.0"
@@ -15,4 +15,4 @@ struct BuildInfo {
 
 const BuildInfo& build_info();
 
-}  // namespace pha
+}  // namespace pha::core

@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 
-namespace pha {
+namespace pha::core {
 
 using nlohmann::json;
 
@@ -297,4 +297,4 @@ void ConfigReader::finish() const {
     if (std::find(known_.begin(), known_.end(), it.key()) == known_.end()) unknown(it.key());
 }
 
-}  // namespace pha
+}  // namespace pha::core

@@ -1,5 +1,5 @@
 // The one reader of JSON config sections (model, data, tokenizer, task, training, profile, the
-// project's top level). Every error is a pha::Error whose `where` is the full field path
+// project's top level). Every error is a core::Error whose `where` is the full field path
 // ("variants[1].training.lr") and whose message says what was found and what is allowed:
 //   model.n_layers: 0 is out of range; allowed: 1 to 1024
 //   training.lr: expected a number, got a string ("fast")
@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace pha {
+namespace pha::core {
 
 // "a string (\"128\")", "an integer (3)", "an array", ...: what a config value is, for messages.
 std::string describe_json(const nlohmann::json& value);
@@ -88,4 +88,4 @@ class ConfigReader {
   nlohmann::json used_ = nlohmann::json::object();
 };
 
-}  // namespace pha
+}  // namespace pha::core

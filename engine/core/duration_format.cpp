@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace pha {
+namespace pha::core {
 
 std::string format_duration(double seconds) {
   // Infinite or past 10^18 s (what long long holds) is no measured time either.
@@ -20,4 +20,4 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
-}  // namespace pha
+}  // namespace pha::core

@@ -4,10 +4,10 @@
 
 #include <string>
 
-namespace pha {
+namespace pha::core {
 
 // "" for a negative, NaN or infinite duration (unknown: each caller says so its own way, "?" or
 // "—").
 std::string format_duration(double seconds);
 
-}  // namespace pha
+}  // namespace pha::core

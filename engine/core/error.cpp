@@ -1,6 +1,6 @@
 #include "core/error.h"
 
-namespace pha {
+namespace pha::core {
 
 Error::Error(std::string where, const std::string& message)
     : std::runtime_error(where.empty() ? message : where + ": " + message), where_(std::move(where)) {}
@@ -21,4 +21,4 @@ void rethrow_under(const Error& e, const std::string& generic, const std::string
   throw Error(where, message_of(e));
 }
 
-}  // namespace pha
+}  // namespace pha::core

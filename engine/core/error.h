@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace pha {
+namespace pha::core {
 
 class Error : public std::runtime_error {
  public:
@@ -27,4 +27,4 @@ std::string message_of(const Error& e);
 // an error with no field gets `actual`.
 [[noreturn]] void rethrow_under(const Error& e, const std::string& generic, const std::string& actual);
 
-}  // namespace pha
+}  // namespace pha::core

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-namespace pha {
+namespace pha::core {
 
 namespace {
 
@@ -69,4 +69,4 @@ JsonSyntaxError describe_json_syntax_error(const std::string& text, const nlohma
   return out;
 }
 
-}  // namespace pha
+}  // namespace pha::core

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace pha {
+namespace pha::core {
 
 struct JsonSyntaxError {
   int line = 1;
@@ -21,4 +21,4 @@ struct JsonSyntaxError {
 // `e` came from parsing `text`.
 JsonSyntaxError describe_json_syntax_error(const std::string& text, const nlohmann::json::parse_error& e);
 
-}  // namespace pha
+}  // namespace pha::core

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace pha::limits {
+namespace pha::core::limits {
 
 // Appended to the out-of-range message of every limit below.
 inline constexpr const char* kNote = "a limit on work: docs/project-format.md, Limits";
@@ -41,4 +41,4 @@ inline constexpr int64_t kMaxProfileLengths = 32;                    // entries 
 inline constexpr int64_t kMaxProfileSteps = 100;                     // warmup, repeats
 inline constexpr int64_t kMaxProfileTokensPerBatch = int64_t{1} << 24;
 
-}  // namespace pha::limits
+}  // namespace pha::core::limits

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-namespace pha {
+namespace pha::core {
 
 const std::vector<MetricInfo>& metric_table() {
   using G = MetricGoal;
@@ -53,4 +53,4 @@ bool metric_better(MetricGoal goal, double a, double b) {
   return false;
 }
 
-}  // namespace pha
+}  // namespace pha::core

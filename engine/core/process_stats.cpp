@@ -8,7 +8,7 @@
 
 #include "core/error.h"
 
-namespace pha {
+namespace pha::core {
 
 namespace {
 int64_t status_kb(const char* key) {
@@ -39,4 +39,4 @@ std::string self_executable() {
   return std::string(buf, static_cast<size_t>(n));
 }
 
-}  // namespace pha
+}  // namespace pha::core

@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <string>
 
-namespace pha {
+namespace pha::core {
 
 int64_t peak_rss_bytes();     // VmHWM: the high-water mark of resident memory
 int64_t current_rss_bytes();  // VmRSS
 
-// Path of the running executable (/proc/self/exe); pha::Error when it cannot be read.
+// Path of the running executable (/proc/self/exe); core::Error when it cannot be read.
 std::string self_executable();
 
-}  // namespace pha
+}  // namespace pha::core

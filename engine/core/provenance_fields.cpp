@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace pha {
+namespace pha::core {
 
 bool provenance_key_changes_numbers(const std::string& key) {
   static const std::set<std::string> keys = {"precision", "kernels", "threads.intra_op", "threads.blas",
@@ -29,4 +29,4 @@ const std::vector<std::string>& provenance_summary_keys() {
   return keys;
 }
 
-}  // namespace pha
+}  // namespace pha::core

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace pha {
+namespace pha::core {
 
 // The keys whose values change a run's numbers (precision, kernels, threads, BLAS core,
 // LibTorch, program commit, device, world size): a difference in one of them between two runs
@@ -20,4 +20,4 @@ std::map<std::string, std::string> provenance_fields(const std::string& env_json
 // The keys a short view shows first (the rest follow in key order).
 const std::vector<std::string>& provenance_summary_keys();
 
-}  // namespace pha
+}  // namespace pha::core

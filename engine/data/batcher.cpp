@@ -9,10 +9,10 @@ namespace pha::data {
 
 TrainBatcher::TrainBatcher(TokenArray tokens, int B, int T, uint64_t seed)
     : tokens_(std::move(tokens)), B_(B), T_(T), seed_(seed) {
-  if (B <= 0) throw Error("train.batch_size", "must be positive");
-  if (T <= 0) throw Error("model.seq_len", "must be positive");
+  if (B <= 0) throw core::Error("train.batch_size", "must be positive");
+  if (T <= 0) throw core::Error("model.seq_len", "must be positive");
   if (tokens_.size() < static_cast<size_t>(T) + 1)
-    throw Error("data", "the training split has " + std::to_string(tokens_.size()) + " tokens, fewer than seq_len + 1 = " +
+    throw core::Error("data", "the training split has " + std::to_string(tokens_.size()) + " tokens, fewer than seq_len + 1 = " +
                             std::to_string(T + 1));
 }
 
@@ -35,14 +35,14 @@ Batch TrainBatcher::batch(uint64_t step) const {
 
 EvalBatcher::EvalBatcher(TokenArray tokens, int B, int T, int32_t pad_id)
     : tokens_(std::move(tokens)), B_(B), T_(T), pad_id_(pad_id) {
-  if (B <= 0) throw Error("eval.batch_size", "must be positive");
-  if (T <= 0) throw Error("model.seq_len", "must be positive");
-  if (tokens_.size() < 2) throw Error("data", "the evaluation split has fewer than 2 tokens");
+  if (B <= 0) throw core::Error("eval.batch_size", "must be positive");
+  if (T <= 0) throw core::Error("model.seq_len", "must be positive");
+  if (tokens_.size() < 2) throw core::Error("data", "the evaluation split has fewer than 2 tokens");
   windows_ = (tokens_.size() - 1 + static_cast<size_t>(T) - 1) / static_cast<size_t>(T);
 }
 
 Batch EvalBatcher::batch(size_t i) const {
-  if (i >= num_batches()) throw Error("eval", "batch " + std::to_string(i) + " out of range");
+  if (i >= num_batches()) throw core::Error("eval", "batch " + std::to_string(i) + " out of range");
   const size_t first = i * static_cast<size_t>(B_);
   const size_t rows = std::min(static_cast<size_t>(B_), windows_ - first);
   const size_t T = static_cast<size_t>(T_);

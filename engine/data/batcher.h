@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "data/batch.h"
-#include "data/token_array.h"
+#include "data/internal/token_array.h"
 
 namespace pha::data {
 

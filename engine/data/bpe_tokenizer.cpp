@@ -9,7 +9,7 @@
 #include "data/file_io.h"
 #include "data/hash.h"
 #include "data/pretokenizer.h"
-#include "data/utf8.h"
+#include "data/internal/utf8.h"
 
 namespace fs = std::filesystem;
 
@@ -150,12 +150,12 @@ std::vector<std::tuple<int32_t, int32_t, int32_t>> parse_merges(
     auto where = [&] { return bpe_path.string() + ":" + std::to_string(line_no); };
     size_t sp = line.find(' ');
     if (sp == std::string_view::npos || sp == 0 || sp + 1 >= line.size() || line.find(' ', sp + 1) != std::string_view::npos)
-      throw Error(where(), "expected \"left right\"");
+      throw core::Error(where(), "expected \"left right\"");
     if (!gpt2_unicode_to_bytes(line.substr(0, sp), left) || !gpt2_unicode_to_bytes(line.substr(sp + 1), right))
-      throw Error(where(), "has a character outside GPT-2's byte alphabet");
+      throw core::Error(where(), "has a character outside GPT-2's byte alphabet");
     auto a = by_bytes.find(left), b = by_bytes.find(right), m = by_bytes.find(left + right);
     if (a == by_bytes.end() || b == by_bytes.end() || m == by_bytes.end())
-      throw Error(where(), "merge uses or makes a token missing from encoder.json");
+      throw core::Error(where(), "merge uses or makes a token missing from encoder.json");
     merges.emplace_back(a->second, b->second, m->second);
     produced[static_cast<size_t>(m->second)] = true;
   }
@@ -192,18 +192,18 @@ std::unique_ptr<BpeTokenizer> BpeTokenizer::load(const fs::path& dir, const std:
   try {
     enc = nlohmann::json::parse(enc_text);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(enc_path.string(), std::string("not valid JSON: ") + e.what());
+    throw core::Error(enc_path.string(), std::string("not valid JSON: ") + e.what());
   }
-  if (!enc.is_object() || enc.empty()) throw Error(enc_path.string(), "must be a JSON object {token: id}");
+  if (!enc.is_object() || enc.empty()) throw core::Error(enc_path.string(), "must be a JSON object {token: id}");
   std::unordered_map<std::string, int32_t> by_bytes;
   t->token_bytes_.assign(enc.size(), std::string());
   std::vector<bool> seen(enc.size(), false);
   std::string bytes;
   for (auto it = enc.begin(); it != enc.end(); ++it) {
-    if (!it->is_number_integer()) throw Error(enc_path.string(), "id of token " + it.key() + " is not an integer");
+    if (!it->is_number_integer()) throw core::Error(enc_path.string(), "id of token " + it.key() + " is not an integer");
     int64_t id = it->get<int64_t>();
     if (id < 0 || id >= static_cast<int64_t>(enc.size()) || seen[static_cast<size_t>(id)])
-      throw Error(enc_path.string(), "ids must be 0..N-1 without gaps or repeats; bad id " + std::to_string(id));
+      throw core::Error(enc_path.string(), "ids must be 0..N-1 without gaps or repeats; bad id " + std::to_string(id));
     seen[static_cast<size_t>(id)] = true;
     if (!gpt2_unicode_to_bytes(it.key(), bytes)) bytes = it.key();  // not a byte string: a special token name
     t->token_bytes_[static_cast<size_t>(id)] = bytes;
@@ -211,7 +211,7 @@ std::unique_ptr<BpeTokenizer> BpeTokenizer::load(const fs::path& dir, const std:
   }
   for (int b = 0; b < 256; ++b) {
     auto it = by_bytes.find(std::string(1, static_cast<char>(b)));
-    if (it == by_bytes.end()) throw Error(enc_path.string(), "has no token for byte " + std::to_string(b));
+    if (it == by_bytes.end()) throw core::Error(enc_path.string(), "has no token for byte " + std::to_string(b));
     t->byte_id_[b] = it->second;
   }
 
@@ -303,7 +303,7 @@ std::string BpeTokenizer::decode(const int32_t* ids, size_t n) const {
   const int32_t v = vocab_size();
   for (size_t i = 0; i < n; ++i) {
     if (ids[i] < 0 || ids[i] >= v)
-      throw Error("tokenizer", "id " + std::to_string(ids[i]) + " is outside the vocabulary [0, " + std::to_string(v) + ")");
+      throw core::Error("tokenizer", "id " + std::to_string(ids[i]) + " is outside the vocabulary [0, " + std::to_string(v) + ")");
     out += token_bytes_[static_cast<size_t>(ids[i])];
   }
   return out;

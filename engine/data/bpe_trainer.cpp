@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "data/file_io.h"
 #include "data/pretokenizer.h"
-#include "data/utf8.h"
+#include "data/internal/utf8.h"
 
 namespace pha::data {
 
@@ -121,8 +121,8 @@ MergeState learn(std::vector<Word>& words, int target_tokens, int min_frequency)
 BpeTrainer::BpeTrainer(BpeTrainerOptions options) : options_(std::move(options)) {
   const int min_vocab = 256 + static_cast<int>(options_.specials.size());
   if (options_.vocab_size < min_vocab)
-    throw Error("tokenizer.vocab_size", "must be at least 256 + specials = " + std::to_string(min_vocab));
-  if (options_.min_frequency < 1) throw Error("tokenizer.min_frequency", "must be >= 1");
+    throw core::Error("tokenizer.vocab_size", "must be at least 256 + specials = " + std::to_string(min_vocab));
+  if (options_.min_frequency < 1) throw core::Error("tokenizer.min_frequency", "must be >= 1");
 }
 
 void BpeTrainer::add_text(std::string_view text) {
@@ -159,7 +159,7 @@ BpeTrainResult BpeTrainer::train_and_write(const std::filesystem::path& dir) con
   for (int b : byte_order) enc[gpt2_bytes_to_unicode(st.token_bytes[static_cast<size_t>(b)])] = next_id++;
   for (size_t t = 256; t < st.token_bytes.size(); ++t) enc[gpt2_bytes_to_unicode(st.token_bytes[t])] = next_id++;
   for (const auto& s : options_.specials) {
-    if (enc.contains(s)) throw Error("tokenizer.specials", "special token " + s + " collides with a learned token");
+    if (enc.contains(s)) throw core::Error("tokenizer.specials", "special token " + s + " collides with a learned token");
     enc[s] = next_id++;
   }
   std::string merges_text = "#version: 0.2\n";
@@ -170,8 +170,8 @@ BpeTrainResult BpeTrainer::train_and_write(const std::filesystem::path& dir) con
     merges_text += '\n';
   }
   const std::string enc_text = enc.dump();
-  write_file_atomic(dir / "encoder.json", {enc_text});
-  write_file_atomic(dir / "vocab.bpe", {merges_text});
+  core::write_file_atomic(dir / "encoder.json", {enc_text});
+  core::write_file_atomic(dir / "vocab.bpe", {merges_text});
 
   BpeTrainResult r;
   r.vocab_size = next_id;

@@ -1,4 +1,4 @@
-#include "data/byte_tokenizer.h"
+#include "data/internal/byte_tokenizer.h"
 
 #include "core/error.h"
 
@@ -6,9 +6,9 @@ namespace pha::data {
 
 ByteTokenizer::ByteTokenizer(std::vector<std::string> specials) : specials_(std::move(specials)) {
   for (size_t i = 0; i < specials_.size(); ++i) {
-    if (specials_[i].empty()) throw Error("tokenizer.specials", "special token names must not be empty");
+    if (specials_[i].empty()) throw core::Error("tokenizer.specials", "special token names must not be empty");
     for (size_t j = 0; j < i; ++j)
-      if (specials_[j] == specials_[i]) throw Error("tokenizer.specials", "duplicate special token " + specials_[i]);
+      if (specials_[j] == specials_[i]) throw core::Error("tokenizer.specials", "duplicate special token " + specials_[i]);
     if (specials_[i] == "<|endoftext|>") eot_ = 256 + static_cast<int32_t>(i);
   }
 }
@@ -29,7 +29,7 @@ std::string ByteTokenizer::decode(const int32_t* ids, size_t n) const {
     } else if (id >= 256 && id < vocab_size()) {
       out += specials_[id - 256];
     } else {
-      throw Error("tokenizer", "id " + std::to_string(id) + " is outside the byte vocabulary [0, " +
+      throw core::Error("tokenizer", "id " + std::to_string(id) + " is outside the byte vocabulary [0, " +
                                    std::to_string(vocab_size()) + ")");
     }
   }

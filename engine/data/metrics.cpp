@@ -14,10 +14,10 @@ namespace pha::data {
 namespace {
 void check_sizes(const std::vector<int32_t>& p, const std::vector<int32_t>& t, int T) {
   if (p.size() != t.size())
-    throw Error("metrics", "predictions (" + std::to_string(p.size()) + ") and targets (" + std::to_string(t.size()) +
+    throw core::Error("metrics", "predictions (" + std::to_string(p.size()) + ") and targets (" + std::to_string(t.size()) +
                                ") differ in size");
   if (T <= 0 || t.size() % static_cast<size_t>(T) != 0)
-    throw Error("metrics", "size " + std::to_string(t.size()) + " is not a multiple of T = " + std::to_string(T));
+    throw core::Error("metrics", "size " + std::to_string(t.size()) + " is not a multiple of T = " + std::to_string(T));
 }
 }  // namespace
 

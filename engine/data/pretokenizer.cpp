@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "data/utf8.h"
+#include "data/internal/utf8.h"
 
 namespace pha::data {
 
@@ -61,7 +61,7 @@ Gpt2PreTokenizer::Gpt2PreTokenizer() {
   if (!code) {
     PCRE2_UCHAR msg[256];
     pcre2_get_error_message(err, msg, sizeof(msg));
-    throw Error("GPT-2 pre-tokenizer regex", std::string("PCRE2 compile failed: ") + reinterpret_cast<char*>(msg));
+    throw core::Error("GPT-2 pre-tokenizer regex", std::string("PCRE2 compile failed: ") + reinterpret_cast<char*>(msg));
   }
   jit_ = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
   code_ = code;
@@ -81,15 +81,15 @@ void Gpt2PreTokenizer::split_valid(const char* base, size_t begin, size_t end, s
       if (rc == PCRE2_ERROR_NOMATCH) break;
       PCRE2_UCHAR msg[256];
       pcre2_get_error_message(rc, msg, sizeof(msg));
-      throw Error("GPT-2 pre-tokenizer", std::string("PCRE2 match failed: ") + reinterpret_cast<char*>(msg));
+      throw core::Error("GPT-2 pre-tokenizer", std::string("PCRE2 match failed: ") + reinterpret_cast<char*>(msg));
     }
     // The pattern covers every character (\s+ or [^\s\p{L}\p{N}]+ or the letter/number classes),
     // so matches are contiguous; a gap would mean the pattern changed.
-    if (ov[0] != pos || ov[1] <= ov[0]) throw Error("GPT-2 pre-tokenizer", "regex left a gap in the text");
+    if (ov[0] != pos || ov[1] <= ov[0]) throw core::Error("GPT-2 pre-tokenizer", "regex left a gap in the text");
     pieces.push_back({begin + ov[0], ov[1] - ov[0]});
     pos = ov[1];
   }
-  if (pos < length) throw Error("GPT-2 pre-tokenizer", "regex did not cover the end of the text");
+  if (pos < length) throw core::Error("GPT-2 pre-tokenizer", "regex did not cover the end of the text");
 }
 
 void Gpt2PreTokenizer::split(std::string_view text, std::vector<Piece>& pieces) const {

@@ -86,14 +86,14 @@ class Sha256 {
 
 std::string sha256_file(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw Error(path, "cannot be opened to compute its SHA-256");
+  if (!f) throw core::Error(path, "cannot be opened to compute its SHA-256");
   Sha256 s;
   std::vector<unsigned char> buf(1 << 20);
   size_t n;
   while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) s.update(buf.data(), n);
   const bool failed = std::ferror(f) != 0;
   std::fclose(f);
-  if (failed) throw Error(path, "read error while computing its SHA-256");
+  if (failed) throw core::Error(path, "read error while computing its SHA-256");
   return s.hex();
 }
 

@@ -6,7 +6,7 @@
 
 namespace pha::data {
 
-// Lower-case hex digest; throws pha::Error naming the file when it cannot be read.
+// Lower-case hex digest; throws core::Error naming the file when it cannot be read.
 std::string sha256_file(const std::string& path);
 // Lower-case hex digest of a string's bytes.
 std::string sha256_hex(const std::string& bytes);

@@ -68,7 +68,7 @@ TextDataset TextDataset::load(const SourceConfig& config) {
   });
   for (int s = 0; s < 3; ++s) {
     if (ids[s].size() < 2)
-      throw Error("data.split", std::string("the ") + split_name(static_cast<Split>(s)) +
+      throw core::Error("data.split", std::string("the ") + split_name(static_cast<Split>(s)) +
                                     " split is empty (" + std::to_string(ids[s].size()) +
                                     " tokens): change the split fractions or file lists");
     if (config.cache) {

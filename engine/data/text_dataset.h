@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/text_source.h"
-#include "data/token_array.h"
+#include "data/internal/token_array.h"
 #include "data/tokenizer.h"
 
 namespace pha::data {

@@ -8,7 +8,7 @@
 #include "core/config_reader.h"
 #include "data/file_io.h"
 #include "data/hash.h"
-#include "data/utf8.h"
+#include "data/internal/utf8.h"
 
 namespace fs = std::filesystem;
 
@@ -27,35 +27,35 @@ Split parse_split(const std::string& name, const std::string& where) {
   if (name == "train") return Split::Train;
   if (name == "valid" || name == "validation") return Split::Valid;
   if (name == "test") return Split::Test;
-  throw Error(where, "must be \"train\", \"valid\" or \"test\", got \"" + name + "\"");
+  throw core::Error(where, "must be \"train\", \"valid\" or \"test\", got \"" + name + "\"");
 }
 
 SourceConfig SourceConfig::from_json(const nlohmann::json& section, const std::string& where) {
-  ConfigReader r(section, where);
+  core::ConfigReader r(section, where);
   SourceConfig c;
   c.kind = r.get_choice("kind", "gutenberg", {"wikitext", "folder", "file", "gutenberg"});
-  if (c.kind == "gutenberg") c.path = r.get_string("path", gutenberg_dir().string());
+  if (c.kind == "gutenberg") c.path = r.get_string("path", core::gutenberg_dir().string());
   else c.path = r.require_string("path");
   c.tokenizer = r.has("tokenizer") ? r.get_object("tokenizer") : nlohmann::json{{"kind", "byte"}};
   c.eot_between_files = r.get_bool("eot_between_files", true);
   c.cache = r.get_bool("cache", true);
-  c.cache_dir = r.get_string("cache_dir", pha::cache_dir().string());
+  c.cache_dir = r.get_string("cache_dir", core::cache_dir().string());
 
-  ConfigReader s = r.object("split");
+  core::ConfigReader s = r.object("split");
   const std::string default_rule = c.kind == "wikitext" ? "wikitext" : c.kind == "gutenberg" ? "files" : "hash";
   c.split.rule = s.get_choice("rule", default_rule, {"wikitext", "files", "hash"});
   if (c.split.rule == "wikitext" && c.kind != "wikitext")
-    throw Error(s.field("rule"), "\"wikitext\" needs data.kind \"wikitext\"");
+    throw core::Error(s.field("rule"), "\"wikitext\" needs data.kind \"wikitext\"");
   if (c.kind == "wikitext" && c.split.rule != "wikitext")
-    throw Error(s.field("rule"), "WikiText comes split; only \"wikitext\" is allowed");
+    throw core::Error(s.field("rule"), "WikiText comes split; only \"wikitext\" is allowed");
   if (c.split.rule == "files" && c.kind == "file")
-    throw Error(s.field("rule"), "a single file can only be split by \"hash\"");
+    throw core::Error(s.field("rule"), "a single file can only be split by \"hash\"");
   if (c.split.rule == "hash") {
     c.split.valid = s.get_double("valid", 0.05, 0.0, 1.0);
     c.split.test = s.get_double("test", 0.05, 0.0, 1.0);
     if (c.split.valid + c.split.test >= 1.0)
-      throw Error(s.field("test"), format_number(c.split.test) + " with " + s.field("valid") + " = " +
-                                       format_number(c.split.valid) + " leaves no training text; allowed: valid + test below 1");
+      throw core::Error(s.field("test"), core::format_number(c.split.test) + " with " + s.field("valid") + " = " +
+                                       core::format_number(c.split.valid) + " leaves no training text; allowed: valid + test below 1");
     c.split.unit = c.kind == "file" ? "paragraph" : s.get_choice("unit", "file", {"file", "paragraph"});
   } else if (c.split.rule == "files") {
     const bool books = c.kind == "gutenberg";  // the installed corpus has a documented default split
@@ -65,7 +65,7 @@ SourceConfig SourceConfig::from_json(const nlohmann::json& section, const std::s
                                                                : std::vector<std::string>{});
     for (const auto& v : c.split.valid_files)
       if (std::find(c.split.test_files.begin(), c.split.test_files.end(), v) != c.split.test_files.end())
-        throw Error(s.field("test_files"), "\"" + v + "\" is also in valid_files");
+        throw core::Error(s.field("test_files"), "\"" + v + "\" is also in valid_files");
   }
   s.finish();
   r.finish();
@@ -91,14 +91,14 @@ namespace {
 
 SourceFile stat_file(const fs::path& path, const std::string& relative) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw Error(path.string(), "file not found");
-  if (!fs::is_regular_file(path, ec)) throw Error(path.string(), "not a regular file");
+  if (!fs::exists(path, ec)) throw core::Error(path.string(), "file not found");
+  if (!fs::is_regular_file(path, ec)) throw core::Error(path.string(), "not a regular file");
   SourceFile f;
   f.path = path;
   f.relative = relative;
   f.size = fs::file_size(path, ec);
-  if (ec) throw Error(path.string(), "cannot read the size: " + ec.message());
-  if (f.size == 0) throw Error(path.string(), "file is empty");
+  if (ec) throw core::Error(path.string(), "cannot read the size: " + ec.message());
+  if (f.size == 0) throw core::Error(path.string(), "file is empty");
   f.mtime_ns = static_cast<int64_t>(fs::last_write_time(path, ec).time_since_epoch().count());
   return f;
 }
@@ -112,23 +112,23 @@ TextSource::TextSource(SourceConfig config) : config_(std::move(config)) {
     files_.push_back(stat_file(root, root.filename().string()));
     return;
   }
-  if (!fs::is_directory(root, ec)) throw Error(root.string(), "folder not found (data.path)");
+  if (!fs::is_directory(root, ec)) throw core::Error(root.string(), "folder not found (data.path)");
   if (config_.kind == "wikitext") {
     for (const char* name : {"wiki.train.raw", "wiki.valid.raw", "wiki.test.raw"}) files_.push_back(stat_file(root / name, name));
     return;
   }
   for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) throw Error(root.string(), "cannot list the folder: " + ec.message());
+    if (ec) throw core::Error(root.string(), "cannot list the folder: " + ec.message());
     if (it->is_regular_file() && it->path().extension() == ".txt")
       files_.push_back(stat_file(it->path(), fs::relative(it->path(), root).generic_string()));
   }
-  if (files_.empty()) throw Error(root.string(), "no .txt files in this folder");
+  if (files_.empty()) throw core::Error(root.string(), "no .txt files in this folder");
   std::sort(files_.begin(), files_.end(), [](const SourceFile& a, const SourceFile& b) { return a.relative < b.relative; });
   if (config_.split.rule == "files") {
     for (const auto* list : {&config_.split.valid_files, &config_.split.test_files})
       for (const auto& name : *list)
         if (std::none_of(files_.begin(), files_.end(), [&](const SourceFile& f) { return f.relative == name; }))
-          throw Error((root / name).string(), "named in data.split but not found");
+          throw core::Error((root / name).string(), "named in data.split but not found");
   }
 }
 
@@ -207,9 +207,9 @@ std::vector<FileReadReport> TextSource::read(const Sink& sink) const {
   std::vector<FileReadReport> reports;
   for (const auto& f : files_) {
     std::string raw = read_file(f.path);
-    if (raw.empty()) throw Error(f.path.string(), "file is empty");
+    if (raw.empty()) throw core::Error(f.path.string(), "file is empty");
     if (std::memchr(raw.data(), '\0', raw.size()) != nullptr)
-      throw Error(f.path.string(), "contains NUL bytes: not a text file");
+      throw core::Error(f.path.string(), "contains NUL bytes: not a text file");
     DecodedText decoded = decode_utf8_latin1(raw);
     reports.push_back({f.relative, raw.size(), decoded.latin1_fallback});
     raw.clear();

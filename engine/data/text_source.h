@@ -63,7 +63,7 @@ struct FileReadReport {
 
 class TextSource {
  public:
-  // Lists the files and checks they exist and are not empty (pha::Error naming the file).
+  // Lists the files and checks they exist and are not empty (core::Error naming the file).
   explicit TextSource(SourceConfig config);
 
   const SourceConfig& config() const { return config_; }

@@ -109,7 +109,7 @@ CachedSplit TokenCache::write(const fs::path& file, const nlohmann::json& key, c
   const int width = token_width_for(vocab_size);
   std::string data(ids.size() * static_cast<size_t>(width), '\0');
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] < 0 || ids[i] >= vocab_size) throw Error(file.string(), "token id out of range while caching");
+    if (ids[i] < 0 || ids[i] >= vocab_size) throw core::Error(file.string(), "token id out of range while caching");
     if (width == 2) {
       uint16_t x = static_cast<uint16_t>(ids[i]);
       std::memcpy(&data[2 * i], &x, 2);
@@ -128,10 +128,10 @@ CachedSplit TokenCache::write(const fs::path& file, const nlohmann::json& key, c
   h.data_offset = (sizeof(Header) + key_text.size() + 7) / 8 * 8;
   h.checksum = file_checksum(h, key_text.data(), key_text.size(), data.data(), data.size());
   const std::string pad(h.data_offset - sizeof(Header) - key_text.size(), '\0');
-  write_file_atomic(file, {std::string_view(reinterpret_cast<const char*>(&h), sizeof(h)), key_text, pad, data});
+  core::write_file_atomic(file, {std::string_view(reinterpret_cast<const char*>(&h), sizeof(h)), key_text, pad, data});
   std::string why;
   auto opened = open(file, key, &why);
-  if (!opened) throw Error(file.string(), "token cache written but cannot be read back: " + why);
+  if (!opened) throw core::Error(file.string(), "token cache written but cannot be read back: " + why);
   return *opened;
 }
 

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data/token_array.h"
+#include "data/internal/token_array.h"
 
 namespace pha::data {
 

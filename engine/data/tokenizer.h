@@ -26,7 +26,7 @@ class Tokenizer {
     return out;
   }
 
-  // Bytes of the ids (special tokens decode to their names). Throws pha::Error on an id outside
+  // Bytes of the ids (special tokens decode to their names). Throws core::Error on an id outside
   // [0, vocab_size).
   virtual std::string decode(const int32_t* ids, size_t n) const = 0;
   std::string decode(const std::vector<int32_t>& ids) const { return decode(ids.data(), ids.size()); }

@@ -1,4 +1,4 @@
-#include "data/utf8.h"
+#include "data/internal/utf8.h"
 
 #include <unordered_map>
 

@@ -22,7 +22,7 @@
 #include "core/build_info.h"
 #include "device/system_info.h"
 
-namespace pha {
+namespace pha::device {
 
 namespace {
 
@@ -96,7 +96,7 @@ std::string cpu_kernel_flags() {
 }
 
 nlohmann::json collect_provenance(const ProvenanceInputs& in) {
-  const BuildInfo& b = build_info();
+  const core::BuildInfo& b = core::build_info();
   nlohmann::json j = nlohmann::json::object();
   j["program.version"] = b.version;
   j["program.commit"] = b.commit;
@@ -109,7 +109,7 @@ nlohmann::json collect_provenance(const ProvenanceInputs& in) {
   j["threads.blas"] = blas_threads() > 0 ? std::to_string(blas_threads()) : std::string("unknown");
   j["threads.policy"] = thread_policy_text();
   j["blas.library"] = blas_library();
-  const BlasCorePolicy& core = blas_core_policy();
+  const core::BlasCorePolicy& core = core::blas_core_policy();
   j["blas.core"] = core.core.empty() ? std::string("-") : core.core + " (chosen by " + core.chosen_by + ")";
   j["torch.version"] = fmt::format("{}.{}.{}", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
   j["torch.build"] = torch_build_settings();
@@ -128,4 +128,4 @@ nlohmann::json collect_provenance(const ProvenanceInputs& in) {
   return j;
 }
 
-}  // namespace pha
+}  // namespace pha::device

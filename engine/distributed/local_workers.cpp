@@ -29,7 +29,7 @@ int free_loopback_port(const std::string& what) {
   if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
       getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
     if (fd >= 0) close(fd);
-    throw Error(what, "no free port on 127.0.0.1; pass one");
+    throw core::Error(what, "no free port on 127.0.0.1; pass one");
   }
   close(fd);
   return ntohs(a.sin_port);
@@ -71,7 +71,7 @@ pid_t spawn_worker(const std::string& program, const std::vector<std::string>& a
 
   const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid < 0) throw Error(program, std::string("fork of a worker failed: ") + std::strerror(errno));
+  if (pid < 0) throw core::Error(program, std::string("fork of a worker failed: ") + std::strerror(errno));
   if (pid > 0) return pid;
   setpgid(0, 0);
   prctl(PR_SET_PDEATHSIG, SIGTERM);

@@ -34,7 +34,7 @@ int threads_per_rank(int nproc);
 // forwards one signal) and SIGTERM when the thread that started it ends (a killed launcher
 // leaves no worker behind). argv and envp are built before fork: between fork and exec the
 // child calls only async-signal-safe functions, since the caller may be multi-threaded (the
-// window). Throws pha::Error when fork fails; a failed exec exits the child with 127.
+// window). Throws core::Error when fork fails; a failed exec exits the child with 127.
 pid_t spawn_worker(const std::string& program, const std::vector<std::string>& args, const Environment& env);
 
 // A waitpid status as an exit code: the code, or 128 + the signal that ended it.

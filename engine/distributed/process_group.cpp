@@ -1,5 +1,5 @@
 // ProcessGroup: the torchrun environment, the c10d::TCPStore rendezvous and the Gloo process
-// group, with every c10d failure turned into a pha::Error that names the rank.
+// group, with every c10d failure turned into a core::Error that names the rank.
 #include "distributed/process_group.h"
 
 #include <chrono>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "core/error.h"
-#include "distributed/process_group_impl.h"
+#include "distributed/internal/process_group_impl.h"
 
 namespace pha::distributed {
 
@@ -19,7 +19,7 @@ int env_int(const char* name, int fallback, int lo, int hi) {
   char* end = nullptr;
   const long x = std::strtol(v, &end, 10);
   if (*end != '\0' || x < lo || x > hi)
-    throw Error(name, std::string("is \"") + v + "\"; expected an integer from " + std::to_string(lo) + " to " +
+    throw core::Error(name, std::string("is \"") + v + "\"; expected an integer from " + std::to_string(lo) + " to " +
                           std::to_string(hi));
   return static_cast<int>(x);
 }
@@ -65,8 +65,8 @@ std::string resolve_backend(const std::string& setting, const std::string& devic
   const std::string b = setting == "auto" ? (device == "cpu" ? "gloo" : "nccl") : setting;
   if (b == "gloo") return b;
   if (b == "nccl")
-    throw Error("PHA_DIST_BACKEND", "NCCL is not in this LibTorch (a CPU build); use gloo, or a CUDA LibTorch");
-  throw Error("PHA_DIST_BACKEND", "is \"" + setting + "\"; allowed: auto, gloo, nccl");
+    throw core::Error("PHA_DIST_BACKEND", "NCCL is not in this LibTorch (a CPU build); use gloo, or a CUDA LibTorch");
+  throw core::Error("PHA_DIST_BACKEND", "is \"" + setting + "\"; allowed: auto, gloo, nccl");
 }
 
 ProcessGroup::ProcessGroup() : impl_(std::make_unique<Impl>()) {}
@@ -90,7 +90,7 @@ std::shared_ptr<ProcessGroup> ProcessGroup::connect(const DistConfig& cfg, const
     opts->devices.push_back(gloo_device(cfg));
     m.pg = c10::make_intrusive<c10d::ProcessGroupGloo>(m.store, cfg.rank, cfg.world_size, opts);
   } catch (const std::exception& e) {
-    throw Error("distributed", rank_prefix(cfg) + ": rendezvous at " + cfg.master_addr + ":" +
+    throw core::Error("distributed", rank_prefix(cfg) + ": rendezvous at " + cfg.master_addr + ":" +
                                    std::to_string(cfg.master_port) + " failed (" + std::to_string(cfg.timeout_s) +
                                    " s timeout): " + e.what());
   }
@@ -101,7 +101,7 @@ void ProcessGroup::Impl::wait(const c10::intrusive_ptr<c10d::Work>& work, const 
   try {
     work->wait();
   } catch (const std::exception& e) {
-    throw Error("distributed", rank_prefix(cfg) + ": " + what + " failed (a peer died, hung past the " +
+    throw core::Error("distributed", rank_prefix(cfg) + ": " + what + " failed (a peer died, hung past the " +
                                    std::to_string(static_cast<int>(cfg.timeout_s)) + " s timeout, or left): " + e.what());
   }
 }
@@ -118,7 +118,7 @@ void ProcessGroup::allreduce_sum(std::vector<double>& values) {
   try {
     work = impl_->pg->allreduce(t);
   } catch (const std::exception& e) {
-    throw Error("distributed", rank_prefix(impl_->cfg) + ": allreduce could not start: " + e.what());
+    throw core::Error("distributed", rank_prefix(impl_->cfg) + ": allreduce could not start: " + e.what());
   }
   impl_->wait(work, "allreduce");
 }

@@ -27,17 +27,17 @@ struct DistConfig {
 
 // The torchrun environment: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT, plus
 // PHA_DIST_TIMEOUT (seconds) and PHA_DIST_BACKEND. nullopt when WORLD_SIZE is not set; a
-// malformed or inconsistent value is a pha::Error naming the variable.
+// malformed or inconsistent value is a core::Error naming the variable.
 std::optional<DistConfig> config_from_env();
 
 // "auto" -> "nccl" for CUDA tensors, "gloo" otherwise; an unknown or unavailable backend is a
-// pha::Error naming PHA_DIST_BACKEND.
+// core::Error naming PHA_DIST_BACKEND.
 std::string resolve_backend(const std::string& setting, const std::string& device);
 
 class ProcessGroup {
  public:
   // Rendezvous (rank 0 serves the TCPStore at master_addr:master_port) and the backend's
-  // process group. Blocks until every rank joined or the timeout passed (pha::Error).
+  // process group. Blocks until every rank joined or the timeout passed (core::Error).
   static std::shared_ptr<ProcessGroup> connect(const DistConfig& cfg, const std::string& device);
   ~ProcessGroup();
   ProcessGroup(const ProcessGroup&) = delete;
@@ -49,7 +49,7 @@ class ProcessGroup {
   double timeout_s() const;
 
   // Element-wise sum over the ranks, in place (float64). Collective: every rank calls it in
-  // the same order. A failed or timed-out peer: pha::Error naming this rank.
+  // the same order. A failed or timed-out peer: core::Error naming this rank.
   void allreduce_sum(std::vector<double>& values);
   // True on every rank when any rank passed true (agreeing on cancellation).
   bool any(bool flag);

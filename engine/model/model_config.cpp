@@ -30,11 +30,11 @@ std::string join(const std::vector<std::string>& items, const std::string& sep =
 }
 
 // Reads an int field into `out`, keeping its value when the key is absent.
-void read_int(ConfigReader& r, const std::string& key, int& out, int64_t min, int64_t max) {
+void read_int(core::ConfigReader& r, const std::string& key, int& out, int64_t min, int64_t max) {
   out = static_cast<int>(r.get_int(key, out, min, max));
 }
 
-void read_double(ConfigReader& r, const std::string& key, double& out, double min, double max, bool min_open = false) {
+void read_double(core::ConfigReader& r, const std::string& key, double& out, double min, double max, bool min_open = false) {
   out = r.get_double(key, out, min, max, min_open);
 }
 
@@ -82,18 +82,18 @@ bool same_layers(const std::vector<LayerSpec>& a, const std::vector<LayerSpec>& 
 
 SubLayer read_sublayer(const json& j, const std::string& path) {
   if (!j.is_array() || j.empty()) {
-    throw Error(path,
-                "expected a non-empty array of branch names (" + quoted_list(branch_names()) + "), got " + describe_json(j));
+    throw core::Error(path,
+                "expected a non-empty array of branch names (" + core::quoted_list(branch_names()) + "), got " + core::describe_json(j));
   }
   SubLayer s;
   for (size_t b = 0; b < j.size(); ++b) {
     std::string p = path + "[" + std::to_string(b) + "]";
-    if (!j[b].is_string()) throw Error(p, "expected a branch name, got " + describe_json(j[b]));
+    if (!j[b].is_string()) throw core::Error(p, "expected a branch name, got " + core::describe_json(j[b]));
     auto name = j[b].get<std::string>();
     const auto& names = branch_names();
     auto it = std::find(names.begin(), names.end(), name);
     if (it == names.end()) {
-      throw Error(p, "\"" + name + "\" is not a branch; allowed: " + quoted_list(names));
+      throw core::Error(p, "\"" + name + "\" is not a branch; allowed: " + core::quoted_list(names));
     }
     s.branches.push_back(static_cast<Branch>(it - names.begin()));
   }
@@ -105,21 +105,21 @@ LayerSpec read_layer(const json& j, const std::string& path) {
     auto name = j.get<std::string>();
     const auto& kinds = block_kind_names();
     if (std::find(kinds.begin(), kinds.end(), name) == kinds.end()) {
-      throw Error(path, "\"" + name + "\" is not a block kind; allowed: " + quoted_list(kinds) +
+      throw core::Error(path, "\"" + name + "\" is not a block kind; allowed: " + core::quoted_list(kinds) +
                             " (or an object {\"kind\", \"sublayers\"})");
     }
     return expand_block_kind(block_kind_from(name));
   }
   if (!j.is_object()) {
-    throw Error(path, "expected a block kind name or an object {\"kind\", \"sublayers\"}, got " + describe_json(j));
+    throw core::Error(path, "expected a block kind name or an object {\"kind\", \"sublayers\"}, got " + core::describe_json(j));
   }
-  ConfigReader r(j, path, {"kind", "sublayers"});
+  core::ConfigReader r(j, path, {"kind", "sublayers"});
   LayerSpec layer;
   layer.kind = block_kind_from(r.get_choice("kind", "parallel", block_kind_names()));
   if (!r.has("sublayers")) return expand_block_kind(layer.kind);
   const json& subs = r.at("sublayers");
   if (!subs.is_array() || subs.empty()) {
-    throw Error(r.field("sublayers"), "expected a non-empty array of branch lists, got " + describe_json(subs));
+    throw core::Error(r.field("sublayers"), "expected a non-empty array of branch lists, got " + core::describe_json(subs));
   }
   for (size_t s = 0; s < subs.size(); ++s) {
     layer.sublayers.push_back(read_sublayer(subs[s], r.field("sublayers") + "[" + std::to_string(s) + "]"));
@@ -149,15 +149,15 @@ bool uses(const ModelConfig& c, Branch branch) {
 
 void validate_layers(const ModelConfig& c, const std::string& path) {
   if (static_cast<int>(c.layers.size()) != c.n_layers) {
-    throw Error(path + ".layers", "has " + std::to_string(c.layers.size()) + " entries; it must have " + path +
+    throw core::Error(path + ".layers", "has " + std::to_string(c.layers.size()) + " entries; it must have " + path +
                                       ".n_layers = " + std::to_string(c.n_layers));
   }
   for (size_t i = 0; i < c.layers.size(); ++i) {
     const auto& layer = c.layers[i];
     std::string lp = path + ".layers[" + std::to_string(i) + "]";
-    if (layer.sublayers.empty()) throw Error(lp, "has no sublayers; a layer needs at least one");
+    if (layer.sublayers.empty()) throw core::Error(lp, "has no sublayers; a layer needs at least one");
     if (layer.kind == BlockKind::Parallel && layer.sublayers.size() != 1) {
-      throw Error(lp + ".sublayers",
+      throw core::Error(lp + ".sublayers",
                   "a \"parallel\" block has exactly one sublayer (a set of "
                   "branches mixed in parallel), got " +
                       std::to_string(layer.sublayers.size()));
@@ -165,14 +165,14 @@ void validate_layers(const ModelConfig& c, const std::string& path) {
     for (size_t s = 0; s < layer.sublayers.size(); ++s) {
       const auto& br = layer.sublayers[s].branches;
       std::string sp = lp + ".sublayers[" + std::to_string(s) + "]";
-      if (br.empty()) throw Error(sp, "has no branches; allowed: a non-empty subset of \"gss\", \"attn\", \"ffn\"");
+      if (br.empty()) throw core::Error(sp, "has no branches; allowed: a non-empty subset of \"gss\", \"attn\", \"ffn\"");
       if (layer.kind != BlockKind::Parallel && br.size() != 1) {
-        throw Error(sp, std::string("a \"") + block_kind_name(layer.kind) +
+        throw core::Error(sp, std::string("a \"") + block_kind_name(layer.kind) +
                             "\" block applies one branch per sublayer, got " + std::to_string(br.size()));
       }
       for (size_t b = 1; b < br.size(); ++b) {
         if (static_cast<int>(br[b]) <= static_cast<int>(br[b - 1])) {
-          throw Error(sp, "branches must be distinct and in the order \"gss\", \"attn\", \"ffn\"");
+          throw core::Error(sp, "branches must be distinct and in the order \"gss\", \"attn\", \"ffn\"");
         }
       }
     }
@@ -189,11 +189,11 @@ void validate_attention(const ModelConfig& c, const std::string& path) {
     for (int g = 1; g <= a.heads; ++g) {
       if (a.heads % g == 0) divisors.push_back(std::to_string(g));
     }
-    throw Error(ap + ".kv_heads", std::to_string(a.kv_heads) + " must divide " + int_field(ap + ".heads", a.heads) +
+    throw core::Error(ap + ".kv_heads", std::to_string(a.kv_heads) + " must divide " + int_field(ap + ".heads", a.heads) +
                                       "; allowed: " + join(divisors));
   }
   if (a.head_dim == 0 && c.d_model % a.heads != 0) {
-    throw Error(ap + ".heads", std::to_string(a.heads) + " must divide " + int_field(path + ".d_model", c.d_model) +
+    throw core::Error(ap + ".heads", std::to_string(a.heads) + " must divide " + int_field(path + ".d_model", c.d_model) +
                                    " when " + ap +
                                    ".head_dim = 0 (head_dim = d_model / heads); "
                                    "set head_dim explicitly or choose a divisor");
@@ -202,12 +202,12 @@ void validate_attention(const ModelConfig& c, const std::string& path) {
   if (hd % 2 != 0) {
     std::string which = a.head_dim > 0 ? ap + ".head_dim = " + std::to_string(hd)
                                        : "head_dim = " + path + ".d_model / " + ap + ".heads = " + std::to_string(hd);
-    throw Error(a.head_dim > 0 ? ap + ".head_dim" : ap + ".heads",
+    throw core::Error(a.head_dim > 0 ? ap + ".head_dim" : ap + ".heads",
                 which + " must be even: RoPE rotates pairs of dimensions");
   }
   if (a.scale_init > a.scale_max) {
-    throw Error(ap + ".scale_init", format_number(a.scale_init) + " must be <= " + ap +
-                                        ".scale_max = " + format_number(a.scale_max) + " (the clamp)");
+    throw core::Error(ap + ".scale_init", core::format_number(a.scale_init) + " must be <= " + ap +
+                                        ".scale_max = " + core::format_number(a.scale_max) + " (the clamp)");
   }
 }
 
@@ -218,7 +218,7 @@ constexpr int kSelectiveMaxState = 256, kSelectiveMaxExpand = 16, kSelectiveMaxC
 void validate_selective(const SelectiveConfig& s, const std::string& sp) {
   auto in_range = [&](const std::string& key, int v, int lo, int hi) {
     if (v < lo || v > hi)
-      throw Error(sp + "." + key, std::to_string(v) + " is out of range; allowed: " + std::to_string(lo) + " to " +
+      throw core::Error(sp + "." + key, std::to_string(v) + " is out of range; allowed: " + std::to_string(lo) + " to " +
                                       std::to_string(hi));
   };
   in_range("state", s.state, 1, kSelectiveMaxState);
@@ -226,10 +226,10 @@ void validate_selective(const SelectiveConfig& s, const std::string& sp) {
   in_range("conv", s.conv, 1, kSelectiveMaxConv);
   in_range("dt_rank", s.dt_rank, 0, kSelectiveMaxRank);
   if (!(s.dt_min > 0.0) || !(s.dt_max <= 10.0))
-    throw Error(sp + (s.dt_min > 0.0 ? ".dt_max" : ".dt_min"),
-                format_number(s.dt_min > 0.0 ? s.dt_max : s.dt_min) + " is out of range; allowed: above 0 up to 10");
+    throw core::Error(sp + (s.dt_min > 0.0 ? ".dt_max" : ".dt_min"),
+                core::format_number(s.dt_min > 0.0 ? s.dt_max : s.dt_min) + " is out of range; allowed: above 0 up to 10");
   if (s.dt_min > s.dt_max)
-    throw Error(sp + ".dt_min", format_number(s.dt_min) + " must be <= " + sp + ".dt_max = " + format_number(s.dt_max));
+    throw core::Error(sp + ".dt_min", core::format_number(s.dt_min) + " must be <= " + sp + ".dt_max = " + core::format_number(s.dt_max));
 }
 
 }  // namespace
@@ -302,7 +302,7 @@ json canonical_model_json(json model_json) {
 
 void validate_model_config(const ModelConfig& c, const std::string& path) {
   auto positive = [&](const std::string& key, int v) {
-    if (v < 1) throw Error(path + "." + key, std::to_string(v) + " must be >= 1");
+    if (v < 1) throw core::Error(path + "." + key, std::to_string(v) + " must be >= 1");
   };
   positive("vocab_size", c.vocab_size);
   positive("d_model", c.d_model);
@@ -311,14 +311,14 @@ void validate_model_config(const ModelConfig& c, const std::string& path) {
   validate_layers(c, path);
   const auto& variants = variant_names();
   if (std::find(variants.begin(), variants.end(), c.variant) == variants.end()) {
-    throw Error(path + ".variant", "\"" + c.variant + "\" is not allowed; allowed: " + quoted_list(variants));
+    throw core::Error(path + ".variant", "\"" + c.variant + "\" is not allowed; allowed: " + core::quoted_list(variants));
   }
   if (c.variant != "pattern" && !same_layers(c.layers, expand_variant(c.variant, c.n_layers))) {
-    throw Error(path + ".layers", "differ from what " + path + ".variant = \"" + c.variant +
+    throw core::Error(path + ".layers", "differ from what " + path + ".variant = \"" + c.variant +
                                       "\" gives; set the variant to \"pattern\" for a custom layer list");
   }
   if (c.variant == "pha-uniform" && c.mixer != MixerMode::Uniform) {
-    throw Error(path + ".mixer", "\"learned\" contradicts " + path +
+    throw core::Error(path + ".mixer", "\"learned\" contradicts " + path +
                                      ".variant = \"pha-uniform\"; "
                                      "allowed: \"uniform\"");
   }
@@ -332,15 +332,15 @@ void validate_model_config(const ModelConfig& c, const std::string& path) {
     positive("gss.state", c.gss.state);
   }
   if (selective_variant(c.variant) && !c.selective_ssm())
-    throw Error(path + ".ssm", "\"" + c.ssm + "\" contradicts " + path + ".variant = \"" + c.variant +
+    throw core::Error(path + ".ssm", "\"" + c.ssm + "\" contradicts " + path + ".variant = \"" + c.variant +
                                    "\"; allowed: \"s6\"");
   if (c.ssm != "gss" && c.ssm != "s6")
-    throw Error(path + ".ssm", "\"" + c.ssm + "\" is not allowed; allowed: \"gss\", \"s6\"");
+    throw core::Error(path + ".ssm", "\"" + c.ssm + "\" is not allowed; allowed: \"gss\", \"s6\"");
   if (c.selective_ssm()) validate_selective(c.selective, path + ".selective");
   if (uses(c, Branch::Ffn) && c.d_ff() < 1) positive("ffn.d_ff", c.d_ff());
   auto choice = [&](const std::string& key, const std::string& v, const std::vector<std::string>& allowed) {
     if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
-      throw Error(path + "." + key, "\"" + v + "\" is not allowed; allowed: " + quoted_list(allowed));
+      throw core::Error(path + "." + key, "\"" + v + "\" is not allowed; allowed: " + core::quoted_list(allowed));
   };
   choice("norm_placement", c.norm_placement, {"post", "pre"});
   choice("norm", c.norm, {"layernorm", "rmsnorm"});
@@ -352,7 +352,7 @@ void validate_model_config(const ModelConfig& c, const std::string& path) {
 }
 
 ModelConfig model_config_from_json(const json& j, const std::string& path) {
-  ConfigReader r(j, path,
+  core::ConfigReader r(j, path,
                  {"name", "variant", "vocab_size", "d_model", "n_layers", "context", "layers", "mixer", "gss",
                   "attention", "ffn", "norm_eps", "tie_embeddings", "deepnorm", "embed_scale", "branch_norm", "norm_placement", "norm",
                   "positions", "ssm", "selective"});
@@ -362,10 +362,10 @@ ModelConfig model_config_from_json(const json& j, const std::string& path) {
     const std::string v = r.at("variant").get<std::string>();
     const auto& names = variant_names();
     const std::string near = std::find(names.begin(), names.end(), v) == names.end()
-                                 ? nearest_name(v, names, /*max_edits=*/2) : "";
+                                 ? core::nearest_name(v, names, /*max_edits=*/2) : "";
     if (!near.empty())
-      throw Error(r.field("variant"), "\"" + v + "\" is not allowed; did you mean \"" + near + "\"? allowed: " +
-                                          quoted_list(names));
+      throw core::Error(r.field("variant"), "\"" + v + "\" is not allowed; did you mean \"" + near + "\"? allowed: " +
+                                          core::quoted_list(names));
   }
   c.variant = r.get_choice("variant", c.variant, variant_names());
   apply_variant_defaults(c);  // transformerpp, gpt2: their norm, attention and FFN kinds; keys below override
@@ -376,20 +376,20 @@ ModelConfig model_config_from_json(const json& j, const std::string& path) {
   std::string mixer_default = variant_mixer(c.variant) == MixerMode::Uniform ? "uniform" : "learned";
   c.mixer = r.get_choice("mixer", mixer_default, {"learned", "uniform"}) == "uniform" ? MixerMode::Uniform
                                                                                       : MixerMode::Learned;
-  ConfigReader g = r.object("gss", {"expanded", "reduced", "state", "inner_norm"});
+  core::ConfigReader g = r.object("gss", {"expanded", "reduced", "state", "inner_norm"});
   read_int(g, "expanded", c.gss.expanded, 0, 1 << 20);
   read_int(g, "reduced", c.gss.reduced, 1, 1 << 16);
   read_int(g, "state", c.gss.state, 1, 1 << 16);
   c.gss.inner_norm = g.get_bool("inner_norm", c.gss.inner_norm);
   c.ssm = r.get_choice("ssm", c.ssm, {"gss", "s6"});
-  ConfigReader sel = r.object("selective", {"state", "expand", "conv", "dt_rank", "dt_min", "dt_max"});
+  core::ConfigReader sel = r.object("selective", {"state", "expand", "conv", "dt_rank", "dt_min", "dt_max"});
   read_int(sel, "state", c.selective.state, 1, kSelectiveMaxState);
   read_int(sel, "expand", c.selective.expand, 1, kSelectiveMaxExpand);
   read_int(sel, "conv", c.selective.conv, 1, kSelectiveMaxConv);
   read_int(sel, "dt_rank", c.selective.dt_rank, 0, kSelectiveMaxRank);
   read_double(sel, "dt_min", c.selective.dt_min, 0.0, 10.0, /*min_open=*/true);
   read_double(sel, "dt_max", c.selective.dt_max, 0.0, 10.0, /*min_open=*/true);
-  ConfigReader a = r.object("attention", {"heads", "kv_heads", "head_dim", "rope_theta", "scale_init", "scale_max",
+  core::ConfigReader a = r.object("attention", {"heads", "kv_heads", "head_dim", "rope_theta", "scale_init", "scale_max",
                                           "kind", "bias"});
   read_int(a, "heads", c.attention.heads, 1, 1024);
   read_int(a, "kv_heads", c.attention.kv_heads, 1, 1024);
@@ -399,7 +399,7 @@ ModelConfig model_config_from_json(const json& j, const std::string& path) {
   read_double(a, "scale_max", c.attention.scale_max, -20.0, 20.0);
   c.attention.kind = a.get_choice("kind", c.attention.kind, {"cosine", "softmax"});
   c.attention.bias = a.get_bool("bias", c.attention.bias);
-  ConfigReader f = r.object("ffn", {"d_ff", "aux_ratio", "kind", "bias"});
+  core::ConfigReader f = r.object("ffn", {"d_ff", "aux_ratio", "kind", "bias"});
   read_int(f, "d_ff", c.ffn.d_ff, 0, 1 << 20);
   read_double(f, "aux_ratio", c.ffn.aux_ratio, 0.0, 1.0);
   c.ffn.kind = f.get_choice("kind", c.ffn.kind, {"gelu", "swiglu"});
@@ -416,11 +416,11 @@ ModelConfig model_config_from_json(const json& j, const std::string& path) {
   if (r.has("layers")) {
     const json& layers = r.at("layers");
     if (!layers.is_array()) {
-      throw Error(r.field("layers"), "expected an array of " + int_field(path + ".n_layers", c.n_layers) +
-                                         " block kinds, got " + describe_json(layers));
+      throw core::Error(r.field("layers"), "expected an array of " + int_field(path + ".n_layers", c.n_layers) +
+                                         " block kinds, got " + core::describe_json(layers));
     }
     if (static_cast<int>(layers.size()) != c.n_layers) {
-      throw Error(r.field("layers"), "has " + std::to_string(layers.size()) + " entries; it must have " +
+      throw core::Error(r.field("layers"), "has " + std::to_string(layers.size()) + " entries; it must have " +
                                          int_field(path + ".n_layers", c.n_layers));
     }
     for (size_t i = 0; i < layers.size(); ++i) {
@@ -428,7 +428,7 @@ ModelConfig model_config_from_json(const json& j, const std::string& path) {
     }
   } else {
     if (c.variant == "pattern") {
-      throw Error(r.field("layers"), "is required when " + path + ".variant = \"pattern\"");
+      throw core::Error(r.field("layers"), "is required when " + path + ".variant = \"pattern\"");
     }
     c.layers = expand_variant(c.variant, c.n_layers);
   }
@@ -482,25 +482,25 @@ json to_json(const ModelConfig& c) {
 
 ModelConfig load_model_config(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(file, "cannot open the model config file");
+  if (!in) throw core::Error(file, "cannot open the model config file");
   json j;
   try {
     j = json::parse(in);
   } catch (const json::exception& e) {  // syntax, or a number beyond double range (out_of_range 406)
-    throw Error(file, std::string("not valid JSON: ") + e.what());
+    throw core::Error(file, std::string("not valid JSON: ") + e.what());
   }
   try {
     return model_config_from_json(j.is_object() && j.contains("model") ? j.at("model") : j, "model");
-  } catch (const Error& e) {
-    throw Error(file, e.what());
+  } catch (const core::Error& e) {
+    throw core::Error(file, e.what());
   }
 }
 
 void save_model_config(const std::string& file, const ModelConfig& config) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(file, "cannot write the model config file");
+  if (!out) throw core::Error(file, "cannot write the model config file");
   out << to_json(config).dump(2) << "\n";
-  if (!out) throw Error(file, "write failed");
+  if (!out) throw core::Error(file, "write failed");
 }
 
 }  // namespace pha::model

@@ -161,7 +161,7 @@ nlohmann::json to_json(const ModelConfig& config);  // layers written only when 
 // A model config read back from a checkpoint or a stored run: fields added after it was saved
 // get the value that reproduces what it was trained with (embed_scale "none" when absent).
 void apply_saved_model_defaults(nlohmann::json& model_json);
-// Checks a config built in code (presets, GUI edits); throws pha::Error naming the field.
+// Checks a config built in code (presets, GUI edits); throws core::Error naming the field.
 void validate_model_config(const ModelConfig& config, const std::string& path = "model");
 // Files: the config object itself, or any object with a "model" section (a project file);
 // errors name the file.

@@ -140,8 +140,8 @@ ModelConfig preset(const std::string& name) {
   if (!p) {
     std::string list;
     for (const auto& n : preset_names()) list += (list.empty() ? "" : ", ") + n;
-    const std::string near = nearest_name(name, preset_names(), /*max_edits=*/2);
-    throw Error("preset", "unknown preset \"" + name + "\"; " + (near.empty() ? "" : "did you mean \"" + near + "\"? ") +
+    const std::string near = core::nearest_name(name, preset_names(), /*max_edits=*/2);
+    throw core::Error("preset", "unknown preset \"" + name + "\"; " + (near.empty() ? "" : "did you mean \"" + near + "\"? ") +
                               "allowed: " + list);
   }
   ModelConfig c;
@@ -192,7 +192,7 @@ int preset_dimension(const ModelConfig& c, const std::string& dimension) {
   if (dimension == "GSS F") return c.gss_expanded();
   if (dimension == "GSS N") return c.gss.state;
   if (dimension == "KV heads") return c.attention.kv_heads;
-  throw Error("preset budget",
+  throw core::Error("preset budget",
               "unknown dimension \"" + dimension + "\"; allowed: depth, d_ff, GSS F, GSS N, KV heads");
 }
 

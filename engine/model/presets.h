@@ -20,7 +20,7 @@ constexpr int kGpt2VocabSize = 50257;
 // Every preset name, paper scale first, then the tiny family.
 std::vector<std::string> preset_names();
 
-// The preset's config, layers expanded and validated. Unknown name: pha::Error listing them.
+// The preset's config, layers expanded and validated. Unknown name: core::Error listing them.
 ModelConfig preset(const std::string& name);
 
 // One line on what the preset is for ("PHA, 10 x d=768, ...").

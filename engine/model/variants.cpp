@@ -54,11 +54,11 @@ BlockKind parse_block_kind(const std::string& name, const std::string& field) {
   if (name == "sequential") return BlockKind::Sequential;
   if (name == "attn") return BlockKind::Transformer;
   if (name == "gss") return BlockKind::GssOnly;
-  throw Error(field, "unknown block kind '" + name + "'; allowed: parallel, sequential, attn, gss");
+  throw core::Error(field, "unknown block kind '" + name + "'; allowed: parallel, sequential, attn, gss");
 }
 
 std::vector<LayerSpec> expand_variant(const std::string& variant, int n_layers) {
-  if (n_layers < 1) throw Error("model.n_layers", "must be >= 1, got " + std::to_string(n_layers));
+  if (n_layers < 1) throw core::Error("model.n_layers", "must be >= 1, got " + std::to_string(n_layers));
   LayerSpec spec;
   if (variant == "pha" || variant == "pha-uniform" || variant == "pha-s6") {
     spec = expand_block_kind(BlockKind::Parallel);
@@ -78,8 +78,8 @@ std::vector<LayerSpec> expand_variant(const std::string& variant, int n_layers) 
   } else {
     std::vector<std::string> names = known_variants();
     names.push_back("pattern");
-    const std::string near = nearest_name(variant, names, /*max_edits=*/2);
-    throw Error("model.variant", "unknown variant '" + variant + "'; " +
+    const std::string near = core::nearest_name(variant, names, /*max_edits=*/2);
+    throw core::Error("model.variant", "unknown variant '" + variant + "'; " +
                                      (near.empty() ? "" : "did you mean \"" + near + "\"? ") + "allowed: " +
                                      join(known_variants()) + ", pattern");
   }
@@ -87,7 +87,7 @@ std::vector<LayerSpec> expand_variant(const std::string& variant, int n_layers) 
 }
 
 std::vector<LayerSpec> expand_pattern(const std::vector<std::string>& kinds) {
-  if (kinds.empty()) throw Error("model.layers", "a layer pattern needs at least one entry");
+  if (kinds.empty()) throw core::Error("model.layers", "a layer pattern needs at least one entry");
   std::vector<LayerSpec> layers;
   for (size_t i = 0; i < kinds.size(); ++i) {
     layers.push_back(expand_block_kind(parse_block_kind(kinds[i], "model.layers[" + std::to_string(i) + "]")));
@@ -123,7 +123,7 @@ void apply_variant_defaults(ModelConfig& cfg) {
 
 void apply_variant(ModelConfig& cfg) {
   if (cfg.variant == "pattern") {
-    if (cfg.layers.empty()) throw Error("model.layers", "variant 'pattern' needs a non-empty layer list");
+    if (cfg.layers.empty()) throw core::Error("model.layers", "variant 'pattern' needs a non-empty layer list");
     cfg.n_layers = static_cast<int>(cfg.layers.size());
     return;
   }

@@ -26,11 +26,11 @@ const std::vector<std::string>& known_variants();
 // The layer structure of one block kind (Parallel: all three branches).
 LayerSpec expand_block_kind(BlockKind kind);
 
-// BlockKind from a pattern entry ("parallel", "sequential", "attn", "gss"); throws pha::Error
+// BlockKind from a pattern entry ("parallel", "sequential", "attn", "gss"); throws core::Error
 // naming `field` and the allowed names otherwise.
 BlockKind parse_block_kind(const std::string& name, const std::string& field = "model.layers");
 
-// n_layers copies of the variant's layer; throws pha::Error(field "model.variant") for an
+// n_layers copies of the variant's layer; throws core::Error(field "model.variant") for an
 // unknown name or n_layers < 1.
 std::vector<LayerSpec> expand_variant(const std::string& variant, int n_layers);
 

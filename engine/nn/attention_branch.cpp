@@ -1,4 +1,4 @@
-#include "nn/attention_branch.h"
+#include "nn/internal/attention_branch.h"
 
 #include <cmath>
 #include <limits>
@@ -9,11 +9,11 @@
 
 #include "attention/attention.h"
 #include "core/error.h"
-#include "nn/cast_linear.h"
+#include "nn/internal/cast_linear.h"
 
-namespace pha::model {
+namespace pha::nn {
 
-AttentionBranchImpl::AttentionBranchImpl(const ModelConfig& cfg)
+AttentionBranchImpl::AttentionBranchImpl(const model::ModelConfig& cfg)
     : d_(cfg.d_model),
       Hq_(cfg.attention.heads),
       G_(cfg.attention.kv_heads),
@@ -22,13 +22,13 @@ AttentionBranchImpl::AttentionBranchImpl(const ModelConfig& cfg)
       scale_max_(cfg.attention.scale_max),
       softmax_(cfg.attention.kind == "softmax"),
       rope_(cfg.positions == "rope") {
-  if (Hq_ < 1) throw Error("model.attention.heads", "must be >= 1, got " + std::to_string(Hq_));
+  if (Hq_ < 1) throw core::Error("model.attention.heads", "must be >= 1, got " + std::to_string(Hq_));
   if (G_ < 1 || Hq_ % G_ != 0) {
-    throw Error("model.attention.kv_heads", "must divide attention.heads (" + std::to_string(Hq_) +
+    throw core::Error("model.attention.kv_heads", "must divide attention.heads (" + std::to_string(Hq_) +
                                                 "), got " + std::to_string(G_));
   }
   if (hd_ < 2 || hd_ % 2 != 0) {
-    throw Error("model.attention.head_dim", "must be even and >= 2 (RoPE pairs), got " + std::to_string(hd_));
+    throw core::Error("model.attention.head_dim", "must be even and >= 2 (RoPE pairs), got " + std::to_string(hd_));
   }
   const bool bias = cfg.attention.bias;
   w_qkv = register_module(
@@ -116,4 +116,4 @@ std::vector<WeightSlice> AttentionBranchImpl::weight_slices() const {
   };
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

@@ -10,9 +10,9 @@
 #include <type_traits>
 
 #include "core/error.h"
-#include "nn/optimizer_state_key.h"
+#include "nn/internal/optimizer_state_key.h"
 
-namespace pha::model {
+namespace pha::nn {
 
 namespace {
 
@@ -65,13 +65,13 @@ void load_module_state(torch::nn::Module& module, const TensorMap& state, const 
   for (const auto& [name, t] : state) {
     if (!targets.count(name)) unexpected.push_back(name);
   }
-  if (!missing.empty()) throw Error(source, "model tensors missing from the file: " + list_some(missing));
-  if (!unexpected.empty()) throw Error(source, "tensors the model does not have: " + list_some(unexpected));
+  if (!missing.empty()) throw core::Error(source, "model tensors missing from the file: " + list_some(missing));
+  if (!unexpected.empty()) throw core::Error(source, "tensors the model does not have: " + list_some(unexpected));
   torch::NoGradGuard no_grad;
   for (auto& [name, target] : targets) {
     const at::Tensor& src = state.at(name);
     if (!src.sizes().equals(target.sizes())) {
-      throw Error(source, "tensor \"" + name + "\" has shape " + shape_str(src.sizes()) + ", the model needs " +
+      throw core::Error(source, "tensor \"" + name + "\" has shape " + shape_str(src.sizes()) + ", the model needs " +
                               shape_str(target.sizes()));
     }
     target.copy_(src);
@@ -87,7 +87,7 @@ TensorMap adamw_state(const torch::optim::AdamW& optimizer, const torch::nn::Mod
       auto it = states.find(optimizer_state_key(states, p));
       if (it == states.end()) continue;  // no step taken for this parameter yet
       auto name_it = names.find(p.unsafeGetTensorImpl());
-      if (name_it == names.end()) throw Error("optimizer state: a parameter of the optimizer is not in the module");
+      if (name_it == names.end()) throw core::Error("optimizer state: a parameter of the optimizer is not in the module");
       const auto& s = static_cast<const torch::optim::AdamWParamState&>(*it->second);
       const std::string& n = name_it->second;
       out[n + ".exp_avg"] = s.exp_avg().detach();
@@ -108,7 +108,7 @@ void load_adamw_state(torch::optim::AdamW& optimizer, const torch::nn::Module& m
   for (const auto& group : optimizer.param_groups()) {
     for (const auto& p : group.params()) {
       auto name_it = names.find(p.unsafeGetTensorImpl());
-      if (name_it == names.end()) throw Error(source, "a parameter of the optimizer is not in the module");
+      if (name_it == names.end()) throw core::Error(source, "a parameter of the optimizer is not in the module");
       const std::string& n = name_it->second;
       auto get = [&](const std::string& suffix) -> at::Tensor {
         auto it = state.find(n + suffix);
@@ -121,15 +121,15 @@ void load_adamw_state(torch::optim::AdamW& optimizer, const torch::nn::Module& m
       // Parameter never stepped. A lone .max_exp_avg_sq is not that: it was once dropped silently.
       if (!step.defined() && !avg.defined() && !avg_sq.defined() && !max_sq.defined()) continue;
       if (!step.defined() || !avg.defined() || !avg_sq.defined()) {
-        throw Error(source, "optimizer state of \"" + n + "\" is incomplete (needs .step, .exp_avg, .exp_avg_sq)");
+        throw core::Error(source, "optimizer state of \"" + n + "\" is incomplete (needs .step, .exp_avg, .exp_avg_sq)");
       }
       for (const at::Tensor* t : {&avg, &avg_sq, &max_sq}) {
         if (t->defined() && !t->sizes().equals(p.sizes())) {
-          throw Error(source, "optimizer state of \"" + n + "\" has shape " + shape_str(t->sizes()) +
+          throw core::Error(source, "optimizer state of \"" + n + "\" has shape " + shape_str(t->sizes()) +
                                   ", the parameter has " + shape_str(p.sizes()));
         }
       }
-      if (step.numel() != 1) throw Error(source, "optimizer state \"" + n + ".step\" must be a scalar");
+      if (step.numel() != 1) throw core::Error(source, "optimizer state \"" + n + ".step\" must be a scalar");
       auto s = std::make_unique<torch::optim::AdamWParamState>();
       s->step(step.to(at::kLong).item<int64_t>());
       s->exp_avg(avg.to(p.options()).clone());
@@ -149,7 +149,7 @@ void load_adamw_state(torch::optim::AdamW& optimizer, const torch::nn::Module& m
       }
       if (!known) extra.push_back(name);
     }
-    throw Error(source, "optimizer state for tensors the optimizer does not hold: " + list_some(extra));
+    throw core::Error(source, "optimizer state for tensors the optimizer does not hold: " + list_some(extra));
   }
 }
 
@@ -165,7 +165,7 @@ void set_default_rng_state(const at::Tensor& state) {
   try {
     gen.set_state(state);
   } catch (const c10::Error& e) {
-    throw Error("rng state", std::string("not a CPU generator state: ") + e.what_without_backtrace());
+    throw core::Error("rng state", std::string("not a CPU generator state: ") + e.what_without_backtrace());
   }
 }
 
@@ -189,11 +189,11 @@ TrainingCheckpoint load_checkpoint(const std::string& path) {
   SafetensorsFile file = load_safetensors(path);
   auto meta = [&](const std::string& key) -> const std::string& {
     auto it = file.metadata.find(key);
-    if (it == file.metadata.end()) throw Error(path, "not a PHA checkpoint: metadata \"" + key + "\" is missing");
+    if (it == file.metadata.end()) throw core::Error(path, "not a PHA checkpoint: metadata \"" + key + "\" is missing");
     return it->second;
   };
   if (meta("pha.format") != kCheckpointFormat) {
-    throw Error(path, "checkpoint format \"" + meta("pha.format") + "\" is not supported; allowed: \"" +
+    throw core::Error(path, "checkpoint format \"" + meta("pha.format") + "\" is not supported; allowed: \"" +
                           kCheckpointFormat + "\"");
   }
   TrainingCheckpoint ck;
@@ -203,13 +203,13 @@ TrainingCheckpoint load_checkpoint(const std::string& path) {
     ck.step = std::stoll(step, &used);
     if (used != step.size()) throw std::invalid_argument("trailing characters");
   } catch (const std::exception&) {
-    throw Error(path, "checkpoint metadata pha.step = \"" + step + "\" is not an integer");
+    throw core::Error(path, "checkpoint metadata pha.step = \"" + step + "\" is not an integer");
   }
   try {
     ck.config = nlohmann::json::parse(meta("pha.config"));
-    if (ck.config.is_object() && ck.config.contains("model")) apply_saved_model_defaults(ck.config["model"]);
+    if (ck.config.is_object() && ck.config.contains("model")) model::apply_saved_model_defaults(ck.config["model"]);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(path, std::string("checkpoint metadata pha.config is not valid JSON: ") + e.what());
+    throw core::Error(path, std::string("checkpoint metadata pha.config is not valid JSON: ") + e.what());
   }
   for (const auto& [key, value] : file.metadata) {
     if (starts_with(key, kMetaPrefix)) ck.metadata[key.substr(std::string(kMetaPrefix).size())] = value;
@@ -220,21 +220,21 @@ TrainingCheckpoint load_checkpoint(const std::string& path) {
     } else if (starts_with(name, kOptimizerPrefix)) {
       ck.optimizer[name.substr(std::string(kOptimizerPrefix).size())] = t;
     } else if (name == kRngName) {
-      if (t.scalar_type() != at::kByte || t.dim() != 1) throw Error(path, "rng.cpu must be a 1-D U8 tensor");
+      if (t.scalar_type() != at::kByte || t.dim() != 1) throw core::Error(path, "rng.cpu must be a 1-D U8 tensor");
       // torch validates a state only when it is set; try it on a scratch generator, so that a bad
       // state is this file's error now rather than torch's when the run resumes (found by fuzzing).
       try {
         at::detail::createCPUGenerator().set_state(t);
       } catch (const c10::Error& e) {
-        throw Error(path, std::string("rng.cpu is not a CPU generator state: ") + e.what_without_backtrace());
+        throw core::Error(path, std::string("rng.cpu is not a CPU generator state: ") + e.what_without_backtrace());
       }
       ck.rng_state = t;
     } else {
-      throw Error(path,
+      throw core::Error(path,
                   "unexpected tensor \"" + name + "\" in a checkpoint; allowed prefixes: model., optimizer., rng.cpu");
     }
   }
   return ck;
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

@@ -19,7 +19,7 @@
 
 #include "nn/safetensors.h"
 
-namespace pha::model {
+namespace pha::nn {
 
 constexpr const char* kCheckpointFormat = "pha-checkpoint/1";
 
@@ -54,4 +54,4 @@ void load_adamw_state(torch::optim::AdamW& optimizer, const torch::nn::Module& m
 at::Tensor default_rng_state();
 void set_default_rng_state(const at::Tensor& state);
 
-}  // namespace pha::model
+}  // namespace pha::nn

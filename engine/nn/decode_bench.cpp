@@ -9,7 +9,7 @@
 #include "nn/checkpoint.h"
 #include "nn/pha_model.h"
 
-namespace pha::model {
+namespace pha::nn {
 
 namespace {
 
@@ -17,13 +17,13 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string describe_path(const ModelConfig& c) {
+std::string describe_path(const model::ModelConfig& c) {
   bool gss = false, attn = false;
   for (const auto& layer : c.layers)
     for (const auto& sub : layer.sublayers)
-      for (Branch b : sub.branches) {
-        gss = gss || b == Branch::Gss;
-        attn = attn || b == Branch::Attention;
+      for (model::Branch b : sub.branches) {
+        gss = gss || b == model::Branch::Gss;
+        attn = attn || b == model::Branch::Attention;
       }
   std::string s;
   if (gss)
@@ -47,15 +47,15 @@ double median(std::vector<double> v) {
 }  // namespace
 
 DecodeBenchResult bench_decode(const DecodeBenchSpec& spec) {
-  if (spec.prompt < 1) throw Error("seq_len", "the prompt needs at least 1 token");
-  if (spec.batch < 1) throw Error("batch", "must be >= 1");
-  if (spec.generate < 1) throw Error("generate", "must be >= 1");
+  if (spec.prompt < 1) throw core::Error("seq_len", "the prompt needs at least 1 token");
+  if (spec.batch < 1) throw core::Error("batch", "must be >= 1");
+  if (spec.generate < 1) throw core::Error("generate", "must be >= 1");
   if (spec.decode_timed < 1 || spec.decode_warmup < 0 || spec.decode_warmup + spec.decode_timed > spec.generate - 1)
-    throw Error("decode_timed", "warm-up (" + std::to_string(spec.decode_warmup) + ") + timed (" +
+    throw core::Error("decode_timed", "warm-up (" + std::to_string(spec.decode_warmup) + ") + timed (" +
                                     std::to_string(spec.decode_timed) + ") decode steps must fit in generate - 1 = " +
                                     std::to_string(spec.generate - 1));
   if (spec.model.positions == "learned" && spec.prompt + spec.generate > spec.model.context)
-    throw Error("seq_len", std::to_string(spec.prompt) + " + " + std::to_string(spec.generate) +
+    throw core::Error("seq_len", std::to_string(spec.prompt) + " + " + std::to_string(spec.generate) +
                                " tokens exceed the learned positions of " + spec.model.name + " (context " +
                                std::to_string(spec.model.context) + ")");
   torch::NoGradGuard no_grad;
@@ -101,4 +101,4 @@ DecodeBenchResult bench_decode(const DecodeBenchSpec& spec) {
   return r;
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

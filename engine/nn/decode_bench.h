@@ -12,10 +12,10 @@
 
 #include "model/model_config.h"
 
-namespace pha::model {
+namespace pha::nn {
 
 struct DecodeBenchSpec {
-  ModelConfig model;
+  model::ModelConfig model;
   std::string checkpoint;  // "": the model as its seed initialises it (timing does not depend on weights)
   int64_t prompt = 1024;   // L: prompt tokens (the depth at which decode is timed)
   int64_t batch = 1;
@@ -38,7 +38,7 @@ struct DecodeBenchResult {
   std::string decode_path;          // which code ran, in words
 };
 
-// Throws pha::Error for a bad spec or an unreadable checkpoint.
+// Throws core::Error for a bad spec or an unreadable checkpoint.
 DecodeBenchResult bench_decode(const DecodeBenchSpec& spec);
 
-}  // namespace pha::model
+}  // namespace pha::nn

@@ -4,7 +4,7 @@
 
 #include <c10/util/Exception.h>
 
-namespace pha::model {
+namespace pha::nn {
 
 void KvCache::append(const at::Tensor& k_new, const at::Tensor& v_new) {
   TORCH_CHECK(k_new.dim() == 4 && v_new.sizes() == k_new.sizes(),
@@ -60,4 +60,4 @@ void DecodeState::reset() {
   }
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

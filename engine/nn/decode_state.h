@@ -9,7 +9,7 @@
 
 #include <ATen/ATen.h>
 
-namespace pha::model {
+namespace pha::nn {
 
 struct GssState {
   at::Tensor s_re, s_im;  // (B, H, N); undefined before the first token
@@ -57,4 +57,4 @@ struct DecodeState {
   void reset();  // back to position 0, states and caches dropped
 };
 
-}  // namespace pha::model
+}  // namespace pha::nn

@@ -1,4 +1,4 @@
-#include "nn/deepnorm_init.h"
+#include "nn/internal/deepnorm_init.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <torch/nn/init.h>
 #include <torch/types.h>
 
-namespace pha::model {
+namespace pha::nn {
 namespace {
 
 void add_slices(std::vector<InitEntry>& plan, const std::string& prefix,
@@ -68,7 +68,7 @@ std::vector<std::string> deepnorm_beta_weights(const PhaModelImpl& model) {
 
 void apply_deepnorm_init(PhaModelImpl& model) {
   torch::NoGradGuard no_grad;
-  const ModelConfig& cfg = model.config();
+  const model::ModelConfig& cfg = model.config();
   // Defaults first: biases 0, norm gains 1, DSS ~ N(0, 1), log-scale ln 10, mixer p 0.
   for (auto& p : model.named_parameters()) {
     const std::string& n = p.key();
@@ -118,4 +118,4 @@ void apply_deepnorm_init(PhaModelImpl& model) {
   }
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

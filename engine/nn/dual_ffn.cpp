@@ -1,16 +1,16 @@
-#include "nn/dual_ffn.h"
+#include "nn/internal/dual_ffn.h"
 
 #include <c10/util/Exception.h>
 
 #include "core/error.h"
-#include "nn/cast_linear.h"
+#include "nn/internal/cast_linear.h"
 
-namespace pha::model {
+namespace pha::nn {
 
-DualFfnImpl::DualFfnImpl(const ModelConfig& cfg)
+DualFfnImpl::DualFfnImpl(const model::ModelConfig& cfg)
     : d_(cfg.d_model), d_ff_(cfg.d_ff()), d_aux_(cfg.d_aux()), swiglu_(cfg.ffn.kind == "swiglu") {
-  if (d_ff_ < 1) throw Error("model.ffn.d_ff", "must be >= 1, got " + std::to_string(d_ff_));
-  if (d_aux_ < 0) throw Error("model.ffn.aux_ratio", "must be >= 0");
+  if (d_ff_ < 1) throw core::Error("model.ffn.d_ff", "must be >= 1, got " + std::to_string(d_ff_));
+  if (d_aux_ < 0) throw core::Error("model.ffn.aux_ratio", "must be >= 0");
   const int64_t width = d_ff_ + d_aux_;
   const bool bias = cfg.ffn.bias;
   up = register_module("up", torch::nn::Linear(torch::nn::LinearOptions(d_, swiglu_ ? 2 * width : width).bias(bias)));
@@ -45,4 +45,4 @@ std::vector<WeightSlice> DualFfnImpl::weight_slices() const {
   return s;
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

@@ -5,9 +5,9 @@
 #include <torch/types.h>
 
 #include "adamw/adamw.h"
-#include "nn/optimizer_state_key.h"
+#include "nn/internal/optimizer_state_key.h"
 
-namespace pha::model {
+namespace pha::nn {
 
 void fused_adamw_step(torch::optim::AdamW& optimizer) {
   bool own_step = false;
@@ -49,4 +49,4 @@ void fused_adamw_step(torch::optim::AdamW& optimizer) {
   }
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

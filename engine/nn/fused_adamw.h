@@ -6,8 +6,8 @@
 
 #include <torch/optim/adamw.h>
 
-namespace pha::model {
+namespace pha::nn {
 
 void fused_adamw_step(torch::optim::AdamW& optimizer);
 
-}  // namespace pha::model
+}  // namespace pha::nn

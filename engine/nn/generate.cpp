@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 
-namespace pha::model {
+namespace pha::nn {
 
 at::Generator make_sampling_generator(uint64_t seed) {
   return at::make_generator<at::CPUGeneratorImpl>(seed);
@@ -17,8 +17,8 @@ at::Generator make_sampling_generator(uint64_t seed) {
 
 at::Tensor sample_next(const at::Tensor& logits, const SamplingOptions& opts, at::Generator& gen) {
   TORCH_CHECK(logits.dim() == 2, "sample_next: logits must be (B, V), got ", logits.sizes());
-  if (opts.top_p <= 0.0 || opts.top_p > 1.0) throw Error("sampling.top_p", "must be in (0, 1]");
-  if (opts.top_k < 0) throw Error("sampling.top_k", "must be >= 0");
+  if (opts.top_p <= 0.0 || opts.top_p > 1.0) throw core::Error("sampling.top_p", "must be in (0, 1]");
+  if (opts.top_k < 0) throw core::Error("sampling.top_k", "must be >= 0");
   // The byte presets have V = 260 for a 257-id tokenizer: ids it cannot decode are never drawn.
   const at::Tensor usable = opts.vocab_limit > 0 && opts.vocab_limit < logits.size(1) ? logits.narrow(1, 0, opts.vocab_limit)
                                                                                      : logits;  // (B, V')
@@ -42,11 +42,11 @@ at::Tensor sample_next(const at::Tensor& logits, const SamplingOptions& opts, at
 
 std::vector<int64_t> generate(PhaModelImpl& model, const std::vector<int64_t>& prompt_ids,
                               int max_new, const SamplingOptions& opts) {
-  if (prompt_ids.empty()) throw Error("prompt", "needs at least one token");
-  if (max_new < 0) throw Error("max_new", "must be >= 0");
+  if (prompt_ids.empty()) throw core::Error("prompt", "needs at least one token");
+  if (max_new < 0) throw core::Error("max_new", "must be >= 0");
   const int64_t V = model.config().vocab_size;
   for (int64_t id : prompt_ids) {
-    if (id < 0 || id >= V) throw Error("prompt", "token id " + std::to_string(id) + " outside [0, " + std::to_string(V) + ")");
+    if (id < 0 || id >= V) throw core::Error("prompt", "token id " + std::to_string(id) + " outside [0, " + std::to_string(V) + ")");
   }
   torch::NoGradGuard no_grad;
   const bool was_training = model.is_training();
@@ -68,4 +68,4 @@ std::vector<int64_t> generate(PhaModelImpl& model, const std::vector<int64_t>& p
   return out;
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

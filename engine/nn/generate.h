@@ -9,7 +9,7 @@
 
 #include "nn/pha_model.h"
 
-namespace pha::model {
+namespace pha::nn {
 
 struct SamplingOptions {
   double temperature = 1.0;  // <= 0: greedy (argmax)
@@ -31,4 +31,4 @@ at::Tensor sample_next(const at::Tensor& logits, const SamplingOptions& opts, at
 std::vector<int64_t> generate(PhaModelImpl& model, const std::vector<int64_t>& prompt_ids,
                               int max_new, const SamplingOptions& opts);
 
-}  // namespace pha::model
+}  // namespace pha::nn

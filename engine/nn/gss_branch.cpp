@@ -1,19 +1,19 @@
-#include "nn/gss_branch.h"
+#include "nn/internal/gss_branch.h"
 
 #include <c10/util/Exception.h>
 #include <torch/nn/init.h>
 
 #include "core/error.h"
 #include "gss_conv/gss_conv.h"
-#include "nn/cast_linear.h"
+#include "nn/internal/cast_linear.h"
 
-namespace pha::model {
+namespace pha::nn {
 
-GssBranchImpl::GssBranchImpl(const ModelConfig& cfg)
+GssBranchImpl::GssBranchImpl(const model::ModelConfig& cfg)
     : E_(cfg.d_model), F_(cfg.gss_expanded()), H_(cfg.gss.reduced), N_(cfg.gss.state) {
-  if (F_ < 1) throw Error("model.gss.expanded", "must be >= 1 (or 0 for 4 * d_model)");
-  if (H_ < 1) throw Error("model.gss.reduced", "must be >= 1, got " + std::to_string(H_));
-  if (N_ < 1) throw Error("model.gss.state", "must be >= 1, got " + std::to_string(N_));
+  if (F_ < 1) throw core::Error("model.gss.expanded", "must be >= 1 (or 0 for 4 * d_model)");
+  if (H_ < 1) throw core::Error("model.gss.reduced", "must be >= 1, got " + std::to_string(H_));
+  if (N_ < 1) throw core::Error("model.gss.state", "must be >= 1, got " + std::to_string(N_));
   w_uv = register_module("w_uv", torch::nn::Linear(torch::nn::LinearOptions(E_, F_ + H_).bias(false)));
   w_g = register_module("w_g", torch::nn::Linear(torch::nn::LinearOptions(H_, F_).bias(false)));
   w_o = register_module("w_o", torch::nn::Linear(torch::nn::LinearOptions(F_, E_).bias(true)));
@@ -101,4 +101,4 @@ std::vector<WeightSlice> GssBranchImpl::weight_slices() const {
   };
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

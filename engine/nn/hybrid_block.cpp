@@ -1,15 +1,15 @@
-#include "nn/hybrid_block.h"
+#include "nn/internal/hybrid_block.h"
 
 #include <c10/util/Exception.h>
 
 #include "core/error.h"
 
-namespace pha::model {
+namespace pha::nn {
 
-HybridBlockImpl::HybridBlockImpl(const ModelConfig& cfg, const LayerSpec& spec) : kind_(spec.kind) {
-  if (spec.sublayers.empty()) throw Error("model.layers", "a layer needs at least one sublayer");
+HybridBlockImpl::HybridBlockImpl(const model::ModelConfig& cfg, const model::LayerSpec& spec) : kind_(spec.kind) {
+  if (spec.sublayers.empty()) throw core::Error("model.layers", "a layer needs at least one sublayer");
   sub_ = register_module("sub", torch::nn::ModuleList());
-  for (const SubLayer& s : spec.sublayers) {
+  for (const model::SubLayer& s : spec.sublayers) {
     sublayers_.emplace_back(cfg, s);
     sub_->push_back(sublayers_.back());
   }
@@ -37,4 +37,4 @@ at::Tensor HybridBlockImpl::step(const at::Tensor& x, std::vector<SublayerState>
   return h;
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

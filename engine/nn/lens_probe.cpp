@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "gss_conv/gss_conv.h"
 
-namespace pha::model {
+namespace pha::nn {
 
 namespace {
 
@@ -38,9 +38,9 @@ LensPassResult lens_pass(PhaModelImpl& model, const at::Tensor& tokens, const at
   const int L = static_cast<int>(blocks.size());
   for (const auto& [layer, branch] : request.knockouts) {
     if (layer < -1 || layer >= L)
-      throw Error("--layer", "layer " + std::to_string(layer) + " does not exist (the model has " + std::to_string(L) +
+      throw core::Error("--layer", "layer " + std::to_string(layer) + " does not exist (the model has " + std::to_string(L) +
                                  " layers, 0-" + std::to_string(L - 1) + ")");
-    if (branch < 0 || branch >= kNumBranches) throw Error("--branch", "must be gss, attn or ffn");
+    if (branch < 0 || branch >= model::kNumBranches) throw core::Error("--branch", "must be gss, attn or ffn");
   }
   // One SublayerLens per sublayer, in block order.
   std::vector<std::vector<SublayerLens>> hooks(static_cast<size_t>(L));
@@ -52,22 +52,22 @@ LensPassResult lens_pass(PhaModelImpl& model, const at::Tensor& tokens, const at
       SublayerLens& h = hooks[static_cast<size_t>(l)][i];
       h.probe = request.probe;
       for (const auto& [layer, branch] : request.knockouts)
-        if ((layer == -1 || layer == l) && subs[i]->has(static_cast<Branch>(branch))) h.knockout[branch] = true;
+        if ((layer == -1 || layer == l) && subs[i]->has(static_cast<model::Branch>(branch))) h.knockout[branch] = true;
       subs[i].ptr()->set_lens(&h);
     }
   }
   if (request.attention_layer >= 0) {
     if (request.attention_layer >= L)
-      throw Error("--layer", "layer " + std::to_string(request.attention_layer) + " does not exist (the model has " +
+      throw core::Error("--layer", "layer " + std::to_string(request.attention_layer) + " does not exist (the model has " +
                                  std::to_string(L) + " layers)");
     AttentionBranchImpl* attn = nullptr;
     for (const auto& s : blocks[static_cast<size_t>(request.attention_layer)]->sublayers())
       if (s->attn && !attn) attn = s.ptr()->attn.get();
     if (!attn)
-      throw Error("--layer", "layer " + std::to_string(request.attention_layer) +
+      throw core::Error("--layer", "layer " + std::to_string(request.attention_layer) +
                                  " has no attention branch, so it has no attention map");
     if (request.attention_head < 0 || request.attention_head >= attn->heads())
-      throw Error("--head", "head " + std::to_string(request.attention_head) + " does not exist (layer " +
+      throw core::Error("--head", "head " + std::to_string(request.attention_head) + " does not exist (layer " +
                                 std::to_string(request.attention_layer) + " has " + std::to_string(attn->heads()) +
                                 " query heads, 0-" + std::to_string(attn->heads() - 1) + ")");
     attn->set_capture_head(request.attention_head);
@@ -94,7 +94,7 @@ LensPassResult lens_pass(PhaModelImpl& model, const at::Tensor& tokens, const at
     out.normed_ms.resize(static_cast<size_t>(L));
     for (int l = 0; l < L; ++l) {
       for (const SublayerLens& h : hooks[static_cast<size_t>(l)]) {
-        for (int b = 0; b < kNumBranches; ++b) {
+        for (int b = 0; b < model::kNumBranches; ++b) {
           if (!h.contribution[b].defined()) continue;
           out.contribution[static_cast<size_t>(l)][b] = to_floats(h.contribution[b]);
           out.normed_ms[static_cast<size_t>(l)][b] = to_floats(h.normed_ms[b]);
@@ -133,4 +133,4 @@ std::vector<FloatMatrix> gss_impulse_responses(const PhaModelImpl& model, int64_
   return out;
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

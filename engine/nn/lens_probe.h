@@ -11,10 +11,10 @@
 #include "nn/lens_types.h"
 #include "nn/pha_model.h"
 
-namespace pha::model {
+namespace pha::nn {
 
 // tokens, targets (B, T) int64 on the model's device (targets: data::kIgnore where not
-// counted). Throws pha::Error naming the layer, branch or head that the model does not have.
+// counted). Throws core::Error naming the layer, branch or head that the model does not have.
 LensPassResult lens_pass(PhaModelImpl& model, const at::Tensor& tokens, const at::Tensor& targets,
                          const LensPassRequest& request);
 
@@ -23,4 +23,4 @@ LensPassResult lens_pass(PhaModelImpl& model, const at::Tensor& tokens, const at
 // matrix (rows 0) for a layer without GSS.
 std::vector<FloatMatrix> gss_impulse_responses(const PhaModelImpl& model, int64_t T);
 
-}  // namespace pha::model
+}  // namespace pha::nn

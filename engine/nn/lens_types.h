@@ -10,7 +10,7 @@
 
 #include "nn/model_introspection.h"
 
-namespace pha::model {
+namespace pha::nn {
 
 struct LensPassRequest {
   // Branches removed for this pass: (layer, branch) with branch 0 gss, 1 attn, 2 ffn; layer -1
@@ -30,4 +30,4 @@ struct LensPassResult {
   std::vector<float> attention;  // (B, T, T) row = query, column = key; empty unless asked
 };
 
-}  // namespace pha::model
+}  // namespace pha::nn

@@ -7,10 +7,10 @@
 #include <torch/types.h>
 
 #include "core/error.h"
-#include "nn/cast_linear.h"
-#include "nn/deepnorm_init.h"
+#include "nn/internal/cast_linear.h"
+#include "nn/internal/deepnorm_init.h"
 
-namespace pha::model {
+namespace pha::nn {
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -31,9 +31,9 @@ ParamRole role_of(const std::string& name) {
 }
 
 int branch_index_of(const std::string& local_name) {  // "sub.0.gss.w_g.weight" -> 0
-  if (local_name.find(".s6.") != std::string::npos) return static_cast<int>(Branch::Gss);  // the SSM slot
-  for (int b = 0; b < kNumBranches; ++b) {
-    const std::string tag = std::string(".") + branch_name(static_cast<Branch>(b)) + ".";
+  if (local_name.find(".s6.") != std::string::npos) return static_cast<int>(model::Branch::Gss);  // the SSM slot
+  for (int b = 0; b < model::kNumBranches; ++b) {
+    const std::string tag = std::string(".") + model::branch_name(static_cast<model::Branch>(b)) + ".";
     if (local_name.find(tag) != std::string::npos) return b;
   }
   return -1;
@@ -54,17 +54,17 @@ const char* param_role_name(ParamRole r) {
   return "?";
 }
 
-PhaModelImpl::PhaModelImpl(ModelConfig cfg) : cfg_(std::move(cfg)) {
-  if (cfg_.vocab_size < 1) throw Error("model.vocab_size", "must be >= 1");
-  if (cfg_.d_model < 1) throw Error("model.d_model", "must be >= 1");
-  if (cfg_.layers.empty()) throw Error("model.layers", "is empty: expand the variant first (apply_variant)");
+PhaModelImpl::PhaModelImpl(model::ModelConfig cfg) : cfg_(std::move(cfg)) {
+  if (cfg_.vocab_size < 1) throw core::Error("model.vocab_size", "must be >= 1");
+  if (cfg_.d_model < 1) throw core::Error("model.d_model", "must be >= 1");
+  if (cfg_.layers.empty()) throw core::Error("model.layers", "is empty: expand the variant first (apply_variant)");
   if (static_cast<int>(cfg_.layers.size()) != cfg_.n_layers) {
-    throw Error("model.layers", "has " + std::to_string(cfg_.layers.size()) + " entries, n_layers is " +
+    throw core::Error("model.layers", "has " + std::to_string(cfg_.layers.size()) + " entries, n_layers is " +
                                     std::to_string(cfg_.n_layers));
   }
   embed = register_module("embed", torch::nn::Embedding(cfg_.vocab_size, cfg_.d_model));
   layers_ = register_module("layers", torch::nn::ModuleList());
-  for (const LayerSpec& spec : cfg_.layers) {
+  for (const model::LayerSpec& spec : cfg_.layers) {
     blocks_.emplace_back(cfg_, spec);
     layers_->push_back(blocks_.back());
   }
@@ -100,7 +100,7 @@ at::Tensor PhaModelImpl::embed_tokens(const at::Tensor& tokens, int64_t pos0) {
   if (pos_embed) {
     const int64_t T = tokens.size(-1);
     if (pos0 + T > cfg_.context)
-      throw Error("model.context", "positions " + std::to_string(pos0) + ".." + std::to_string(pos0 + T - 1) +
+      throw core::Error("model.context", "positions " + std::to_string(pos0) + ".." + std::to_string(pos0 + T - 1) +
                                        " are beyond the learned position embedding of " +
                                        std::to_string(cfg_.context) +
                                        " positions (model.positions \"learned\"); use sequences of at most " +
@@ -182,16 +182,16 @@ ModelIntrospection PhaModelImpl::introspect() const {
   const int L = static_cast<int>(blocks_.size());
   const float nan = std::numeric_limits<float>::quiet_NaN();
   out.branch_names = {"gss", "attn", "ffn"};
-  out.mixer_weights = {L, kNumBranches, std::vector<float>(static_cast<size_t>(L) * kNumBranches, nan)};
-  out.branch_rms = {L, kNumBranches, std::vector<float>(static_cast<size_t>(L) * kNumBranches, nan)};
+  out.mixer_weights = {L, model::kNumBranches, std::vector<float>(static_cast<size_t>(L) * model::kNumBranches, nan)};
+  out.branch_rms = {L, model::kNumBranches, std::vector<float>(static_cast<size_t>(L) * model::kNumBranches, nan)};
   for (int l = 0; l < L; ++l) {
     for (const auto& s : blocks_[l]->sublayers()) {
       if (s->mixed()) {
         const at::Tensor w = s->mixer_weights_canonical().to(at::kFloat).contiguous();
-        for (int b = 0; b < kNumBranches; ++b) out.mixer_weights.values[l * kNumBranches + b] = w[b].item<float>();
+        for (int b = 0; b < model::kNumBranches; ++b) out.mixer_weights.values[l * model::kNumBranches + b] = w[b].item<float>();
       }
-      for (int b = 0; b < kNumBranches; ++b) {
-        if (s->last_rms()[b].defined()) out.branch_rms.values[l * kNumBranches + b] = s->last_rms()[b].item<float>();
+      for (int b = 0; b < model::kNumBranches; ++b) {
+        if (s->last_rms()[b].defined()) out.branch_rms.values[l * model::kNumBranches + b] = s->last_rms()[b].item<float>();
       }
     }
     LayerParamCount count;
@@ -230,4 +230,4 @@ int64_t PhaModelImpl::num_parameters() const {
   return n;
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

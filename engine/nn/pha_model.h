@@ -26,12 +26,12 @@
 #include <torch/nn/pimpl.h>
 
 #include "nn/decode_state.h"
-#include "nn/hybrid_block.h"
+#include "nn/internal/hybrid_block.h"
 #include "model/model_config.h"
 #include "nn/model_introspection.h"
-#include "nn/rms_norm.h"
+#include "nn/internal/rms_norm.h"
 
-namespace pha::model {
+namespace pha::nn {
 
 // What a parameter is, for optimizer groups: weight decay applies to Matrix and Embedding only
 // (spec §7: none for norms, biases, mixer p, DSS kernel parameters; the attention log-scale is a
@@ -49,14 +49,14 @@ struct ParamInfo {
 
 class PhaModelImpl : public torch::nn::Module {
  public:
-  explicit PhaModelImpl(ModelConfig cfg);
+  explicit PhaModelImpl(model::ModelConfig cfg);
 
   // tokens (B, T) int64 in [0, V) -> logits (B, T, V), in the parameters' dtype
   at::Tensor forward(const at::Tensor& tokens);
   // tokens (B, T) -> final hidden states after the final LayerNorm (B, T, d)
   at::Tensor hidden(const at::Tensor& tokens);
   // embedding x embed_multiplier(), plus the learned positions pos0 .. pos0 + T - 1 (positions
-  // "learned"; beyond model.context: pha::Error)
+  // "learned"; beyond model.context: core::Error)
   at::Tensor embed_tokens(const at::Tensor& tokens, int64_t pos0);
   at::Tensor apply_final_norm(const at::Tensor& h);
   at::Tensor logits_from_hidden(const at::Tensor& h);  // (B, T, d) -> (B, T, V)
@@ -83,7 +83,7 @@ class PhaModelImpl : public torch::nn::Module {
   // Re-initialises every parameter (DeepNorm init, see deepnorm_init.h); the constructor calls it.
   void reset_parameters();
 
-  const ModelConfig& config() const { return cfg_; }
+  const model::ModelConfig& config() const { return cfg_; }
   const std::vector<HybridBlock>& blocks() const { return blocks_; }
 
   torch::nn::Embedding embed{nullptr};
@@ -95,11 +95,11 @@ class PhaModelImpl : public torch::nn::Module {
  private:
   at::Tensor check_tokens(const at::Tensor& tokens, int64_t dims) const;
 
-  ModelConfig cfg_;
+  model::ModelConfig cfg_;
   std::optional<at::ScalarType> compute_;
   torch::nn::ModuleList layers_{nullptr};
   std::vector<HybridBlock> blocks_;
 };
 TORCH_MODULE(PhaModel);
 
-}  // namespace pha::model
+}  // namespace pha::nn

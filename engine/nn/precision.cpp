@@ -22,7 +22,7 @@
 
 #include "core/error.h"
 
-namespace pha::model {
+namespace pha::nn {
 namespace {
 
 // Compute capability major of CUDA device 0, 0 when unknown (a CPU-only LibTorch).
@@ -55,7 +55,7 @@ std::string cpu_bf16_flags() {
 
 PrecisionChoice resolve_precision(const std::string& setting, const std::string& device) {
   if (setting != "auto" && setting != "fp32" && setting != "bf16")
-    throw Error("training.precision", "must be auto, fp32 or bf16, got \"" + setting + "\"");
+    throw core::Error("training.precision", "must be auto, fp32 or bf16, got \"" + setting + "\"");
   PrecisionChoice c;
   c.setting = setting;
   const bool cuda = device.rfind("cuda", 0) == 0;
@@ -178,7 +178,7 @@ Bf16Speedup measure_bf16_speedup(int rounds, int n, const std::string& device) {
 }
 
 double measure_gemm_gflops_as(const std::string& dtype, int n, int repeats, const std::string& device) {
-  if (dtype != "fp32" && dtype != "bf16") throw Error("dtype", "must be fp32 or bf16, got \"" + dtype + "\"");
+  if (dtype != "fp32" && dtype != "bf16") throw core::Error("dtype", "must be fp32 or bf16, got \"" + dtype + "\"");
   const bool gpu = device != "cpu";
   const at::TensorOptions opt =
       at::TensorOptions().dtype(dtype == "bf16" ? at::kBFloat16 : at::kFloat).device(at::Device(device));
@@ -196,4 +196,4 @@ double measure_gemm_gflops_as(const std::string& dtype, int n, int repeats, cons
   return best;
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

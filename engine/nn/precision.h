@@ -19,7 +19,7 @@
 
 #include <string>
 
-namespace pha::model {
+namespace pha::nn {
 
 struct PrecisionChoice {
   std::string precision;  // "bf16" or "fp32": what trains
@@ -51,7 +51,7 @@ struct Bf16Speedup {
 };
 Bf16Speedup measure_bf16_speedup(int rounds = 9, int n = 1024, const std::string& device = "cpu");
 
-// setting: auto | fp32 | bf16; device: a resolved device ("cpu" or "cuda"). Throws pha::Error
+// setting: auto | fp32 | bf16; device: a resolved device ("cpu" or "cuda"). Throws core::Error
 // (field training.precision) for another setting.
 PrecisionChoice resolve_precision(const std::string& setting, const std::string& device);
 
@@ -61,8 +61,8 @@ std::string cpu_bf16_flags();
 // n x n GEMM rate in GFLOP/s for dtype "fp32" or "bf16" on `device` ("cpu" or "cuda", as
 // Trainer::resolve_device gives it): best of `repeats` timed products after one warm-up, the
 // GPU synchronised around each (the bf16 figure is what bf16 MFU divides by). Throws
-// pha::Error for another dtype.
+// core::Error for another dtype.
 double measure_gemm_gflops_as(const std::string& dtype, int n = 2048, int repeats = 5,
                               const std::string& device = "cpu");
 
-}  // namespace pha::model
+}  // namespace pha::nn

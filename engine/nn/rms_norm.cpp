@@ -1,8 +1,8 @@
-#include "nn/rms_norm.h"
+#include "nn/internal/rms_norm.h"
 
 #include <c10/util/Exception.h>
 
-namespace pha::model {
+namespace pha::nn {
 
 RMSNormImpl::RMSNormImpl(int64_t dim, double eps) : dim_(dim), eps_(eps) {
   TORCH_CHECK(dim >= 1, "RMSNorm: dim must be >= 1, got ", dim);
@@ -14,4 +14,4 @@ at::Tensor RMSNormImpl::forward(const at::Tensor& x) {
   return x * at::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps_) * weight.to(x.scalar_type());  // (..., dim)
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

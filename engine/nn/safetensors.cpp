@@ -14,7 +14,7 @@
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "safetensors stores little-endian data; this writer copies memory as it is");
 
-namespace pha::model {
+namespace pha::nn {
 
 using nlohmann::json;
 
@@ -49,22 +49,22 @@ json parse_header(const std::string& text, const std::string& file) {
     if (event == json::parse_event_t::object_start) keys.emplace_back();
     if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
     if (event == json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second) {
-      throw Error(file, "corrupt safetensors header: duplicate key \"" + parsed.get<std::string>() + "\"");
+      throw core::Error(file, "corrupt safetensors header: duplicate key \"" + parsed.get<std::string>() + "\"");
     }
     return true;
   };
   try {
     return json::parse(text, callback);
   } catch (const json::exception& e) {
-    throw Error(file, std::string("corrupt safetensors header: not valid JSON (") + e.what() + ")");
+    throw core::Error(file, std::string("corrupt safetensors header: not valid JSON (") + e.what() + ")");
   }
 }
 
 SafetensorsEntry parse_entry(const std::string& name, const json& v, const std::string& file) {
   auto bad = [&](const std::string& what) {
-    return Error(file, "corrupt safetensors header: tensor \"" + name + "\": " + what);
+    return core::Error(file, "corrupt safetensors header: tensor \"" + name + "\": " + what);
   };
-  if (name.empty()) throw Error(file, "corrupt safetensors header: empty tensor name");
+  if (name.empty()) throw core::Error(file, "corrupt safetensors header: empty tensor name");
   if (!v.is_object()) throw bad("expected an object {dtype, shape, data_offsets}");
   for (const auto& item : v.items()) {
     if (item.key() != "dtype" && item.key() != "shape" && item.key() != "data_offsets") {
@@ -112,7 +112,7 @@ SafetensorsHeader parse_and_check(std::ifstream& in, const std::string& file) {
   const uint64_t file_size = static_cast<uint64_t>(in.tellg());
   in.seekg(0);
   if (file_size < 8) {
-    throw Error(file, "truncated safetensors file: " + std::to_string(file_size) +
+    throw core::Error(file, "truncated safetensors file: " + std::to_string(file_size) +
                           " bytes, shorter than the 8-byte header length");
   }
   unsigned char len_bytes[8];
@@ -120,24 +120,24 @@ SafetensorsHeader parse_and_check(std::ifstream& in, const std::string& file) {
   SafetensorsHeader h;
   h.header_size = read_le64(len_bytes);
   if (h.header_size < 2 || h.header_size > kMaxHeaderSize) {
-    throw Error(file, "corrupt safetensors file: header length " + std::to_string(h.header_size) + " is outside 2 to " +
+    throw core::Error(file, "corrupt safetensors file: header length " + std::to_string(h.header_size) + " is outside 2 to " +
                           std::to_string(kMaxHeaderSize));
   }
   if (h.header_size > file_size - 8) {
-    throw Error(file, "truncated safetensors file: header length " + std::to_string(h.header_size) + " exceeds the " +
+    throw core::Error(file, "truncated safetensors file: header length " + std::to_string(h.header_size) + " exceeds the " +
                           std::to_string(file_size - 8) + " bytes after it");
   }
   std::string text(h.header_size, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!in) throw Error(file, "cannot read the safetensors header");
+  if (!in) throw core::Error(file, "cannot read the safetensors header");
   const json j = parse_header(text, file);
-  if (!j.is_object()) throw Error(file, "corrupt safetensors header: expected a JSON object");
+  if (!j.is_object()) throw core::Error(file, "corrupt safetensors header: expected a JSON object");
   for (const auto& item : j.items()) {
     if (item.key() == kMetadataKey) {
-      if (!item.value().is_object()) throw Error(file, "corrupt safetensors header: __metadata__ must be an object");
+      if (!item.value().is_object()) throw core::Error(file, "corrupt safetensors header: __metadata__ must be an object");
       for (const auto& m : item.value().items()) {
         if (!m.value().is_string()) {
-          throw Error(file, "corrupt safetensors header: __metadata__ value \"" + m.key() + "\" is not a string");
+          throw core::Error(file, "corrupt safetensors header: __metadata__ value \"" + m.key() + "\" is not a string");
         }
         h.metadata[m.key()] = m.value().get<std::string>();
       }
@@ -151,14 +151,14 @@ SafetensorsHeader parse_and_check(std::ifstream& in, const std::string& file) {
   uint64_t expected = 0;
   for (const auto& e : h.entries) {
     if (e.begin != expected) {
-      throw Error(file, "corrupt safetensors header: tensor \"" + e.name + "\" starts at byte " +
+      throw core::Error(file, "corrupt safetensors header: tensor \"" + e.name + "\" starts at byte " +
                             std::to_string(e.begin) + " of the data, expected " + std::to_string(expected) +
                             " (offsets must be contiguous, without gaps or overlaps)");
     }
     expected = e.end;
   }
   if (expected != h.data_size) {
-    throw Error(file, std::string(expected > h.data_size ? "truncated" : "corrupt") +
+    throw core::Error(file, std::string(expected > h.data_size ? "truncated" : "corrupt") +
                           " safetensors file: the header describes " + std::to_string(expected) +
                           " data bytes, the file holds " + std::to_string(h.data_size));
   }
@@ -171,7 +171,7 @@ std::string safetensors_dtype(at::ScalarType type) {
   for (const auto& d : kDtypes) {
     if (d.type == type) return d.name;
   }
-  throw Error(std::string("dtype ") + c10::toString(type) +
+  throw core::Error(std::string("dtype ") + c10::toString(type) +
               " cannot be stored in safetensors; allowed: F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL");
 }
 
@@ -179,14 +179,14 @@ at::ScalarType scalar_type_from_safetensors(const std::string& dtype) {
   for (const auto& d : kDtypes) {
     if (dtype == d.name) return d.type;
   }
-  throw Error("unknown safetensors dtype \"" + dtype + "\"");
+  throw core::Error("unknown safetensors dtype \"" + dtype + "\"");
 }
 
 int64_t safetensors_dtype_size(const std::string& dtype) {
   for (const auto& d : kDtypes) {
     if (dtype == d.name) return d.size;
   }
-  throw Error("unknown safetensors dtype \"" + dtype + "\"");
+  throw core::Error("unknown safetensors dtype \"" + dtype + "\"");
 }
 
 // ---- write / read -------------------------------------------------------------------------
@@ -196,14 +196,14 @@ void save_safetensors(const std::string& path, const TensorMap& tensors, const M
   std::vector<at::Tensor> data;
   uint64_t offset = 0;
   for (const auto& [name, tensor] : tensors) {
-    if (name.empty() || name == kMetadataKey) throw Error(path, "invalid tensor name \"" + name + "\"");
-    if (!tensor.defined()) throw Error(path, "tensor \"" + name + "\" is undefined");
-    if (tensor.layout() != at::kStrided) throw Error(path, "tensor \"" + name + "\" is not dense");
+    if (name.empty() || name == kMetadataKey) throw core::Error(path, "invalid tensor name \"" + name + "\"");
+    if (!tensor.defined()) throw core::Error(path, "tensor \"" + name + "\" is undefined");
+    if (tensor.layout() != at::kStrided) throw core::Error(path, "tensor \"" + name + "\" is not dense");
     std::string dtype;
     try {
       dtype = safetensors_dtype(tensor.scalar_type());
-    } catch (const Error& e) {
-      throw Error(path, "tensor \"" + name + "\": " + e.what());
+    } catch (const core::Error& e) {
+      throw core::Error(path, "tensor \"" + name + "\": " + e.what());
     }
     at::Tensor t = tensor.detach().to(at::kCPU).contiguous();
     const uint64_t bytes = static_cast<uint64_t>(t.numel()) * static_cast<uint64_t>(t.element_size());
@@ -217,7 +217,7 @@ void save_safetensors(const std::string& path, const TensorMap& tensors, const M
   unsigned char len[8];
   for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(uint64_t(text.size()) >> (8 * i));
 
-  AtomicFileWriter out(path);
+  core::AtomicFileWriter out(path);
   out.write(len, 8);
   out.write(text.data(), text.size());
   for (const auto& t : data) out.write(t.data_ptr(), static_cast<size_t>(t.numel()) * t.element_size());
@@ -226,13 +226,13 @@ void save_safetensors(const std::string& path, const TensorMap& tensors, const M
 
 SafetensorsHeader read_safetensors_header(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, "cannot open the safetensors file");
+  if (!in) throw core::Error(path, "cannot open the safetensors file");
   return parse_and_check(in, path);
 }
 
 SafetensorsFile load_safetensors(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, "cannot open the safetensors file");
+  if (!in) throw core::Error(path, "cannot open the safetensors file");
   SafetensorsHeader h = parse_and_check(in, path);
   SafetensorsFile out;
   out.metadata = std::move(h.metadata);
@@ -240,12 +240,12 @@ SafetensorsFile load_safetensors(const std::string& path) {
   for (const auto& e : h.entries) {  // in data order: one sequential pass
     at::Tensor t = at::empty(e.shape, at::TensorOptions().dtype(scalar_type_from_safetensors(e.dtype)));
     in.read(static_cast<char*>(t.data_ptr()), static_cast<std::streamsize>(e.end - e.begin));
-    if (!in) throw Error(path, "truncated safetensors file while reading tensor \"" + e.name + "\"");
+    if (!in) throw core::Error(path, "truncated safetensors file while reading tensor \"" + e.name + "\"");
     if (e.dtype == "BOOL") {  // any byte but 0 and 1 is not a bool
       const auto* b = static_cast<const unsigned char*>(t.data_ptr());
       for (int64_t i = 0; i < t.numel(); ++i) {
         if (b[i] > 1)
-          throw Error(path,
+          throw core::Error(path,
                       "corrupt safetensors data: BOOL tensor \"" + e.name + "\" holds byte " + std::to_string(b[i]));
       }
     }
@@ -254,4 +254,4 @@ SafetensorsFile load_safetensors(const std::string& path) {
   return out;
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

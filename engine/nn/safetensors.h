@@ -2,7 +2,7 @@
 // header length N, N bytes of JSON {name: {dtype, shape, data_offsets}, "__metadata__": {..}}
 // padded with spaces to 8-byte alignment, then the raw little-endian tensor data, contiguous.
 // Files are written atomically (temp file, fsync, rename); the reader checks everything and
-// throws pha::Error naming the file and what is wrong.
+// throws core::Error naming the file and what is wrong.
 #pragma once
 
 #include <cstdint>
@@ -12,12 +12,12 @@
 
 #include <ATen/ATen.h>
 
-namespace pha::model {
+namespace pha::nn {
 
 using TensorMap = std::map<std::string, at::Tensor>;
 using Metadata = std::map<std::string, std::string>;
 
-// Supported: F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL. Throws pha::Error for anything else.
+// Supported: F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL. Throws core::Error for anything else.
 std::string safetensors_dtype(at::ScalarType type);
 at::ScalarType scalar_type_from_safetensors(const std::string& dtype);  // throws on unknown names
 int64_t safetensors_dtype_size(const std::string& dtype);             // bytes per element
@@ -52,4 +52,4 @@ SafetensorsFile load_safetensors(const std::string& path);
 // size; reads no tensor data.
 SafetensorsHeader read_safetensors_header(const std::string& path);
 
-}  // namespace pha::model
+}  // namespace pha::nn

@@ -1,4 +1,4 @@
-#include "nn/selective_ssm_branch.h"
+#include "nn/internal/selective_ssm_branch.h"
 
 #include <cmath>
 
@@ -6,12 +6,12 @@
 #include <torch/types.h>
 
 #include "core/error.h"
-#include "nn/cast_linear.h"
+#include "nn/internal/cast_linear.h"
 #include "selective_scan/selective_scan.h"
 
-namespace pha::model {
+namespace pha::nn {
 
-SelectiveSsmBranchImpl::SelectiveSsmBranchImpl(const ModelConfig& cfg)
+SelectiveSsmBranchImpl::SelectiveSsmBranchImpl(const model::ModelConfig& cfg)
     : E_(cfg.d_model),
       Di_(cfg.selective_inner()),
       N_(cfg.selective.state),
@@ -19,9 +19,9 @@ SelectiveSsmBranchImpl::SelectiveSsmBranchImpl(const ModelConfig& cfg)
       R_(cfg.selective_dt_rank()),
       dt_min_(cfg.selective.dt_min),
       dt_max_(cfg.selective.dt_max) {
-  if (Di_ < 1) throw Error("model.selective.expand", "must be >= 1, got " + std::to_string(cfg.selective.expand));
-  if (N_ < 1) throw Error("model.selective.state", "must be >= 1, got " + std::to_string(N_));
-  if (K_ < 1) throw Error("model.selective.conv", "must be >= 1, got " + std::to_string(K_));
+  if (Di_ < 1) throw core::Error("model.selective.expand", "must be >= 1, got " + std::to_string(cfg.selective.expand));
+  if (N_ < 1) throw core::Error("model.selective.state", "must be >= 1, got " + std::to_string(N_));
+  if (K_ < 1) throw core::Error("model.selective.conv", "must be >= 1, got " + std::to_string(K_));
   in_proj = register_module("in_proj", torch::nn::Linear(torch::nn::LinearOptions(E_, 2 * Di_).bias(false)));
   conv1d = register_module(
       "conv1d", torch::nn::Conv1d(torch::nn::Conv1dOptions(Di_, Di_, K_).groups(Di_).bias(true)));
@@ -125,4 +125,4 @@ std::vector<WeightSlice> SelectiveSsmBranchImpl::weight_slices() const {
   };
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

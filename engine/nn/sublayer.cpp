@@ -1,4 +1,4 @@
-#include "nn/sublayer.h"
+#include "nn/internal/sublayer.h"
 
 #include <algorithm>
 
@@ -7,33 +7,33 @@
 
 #include "core/error.h"
 #include "mix_norm/mix_norm.h"
-#include "nn/cast_linear.h"
+#include "nn/internal/cast_linear.h"
 
-namespace pha::model {
+namespace pha::nn {
 
-SublayerImpl::SublayerImpl(const ModelConfig& cfg, const SubLayer& spec)
+SublayerImpl::SublayerImpl(const model::ModelConfig& cfg, const model::SubLayer& spec)
     : branches_(spec.branches),
       normed_(spec.branches.size() > 1 || cfg.branch_norm == "all"),
       pre_(cfg.pre_norm()),
       alpha_(cfg.deepnorm_alpha()),
       rms_eps_(cfg.norm_eps) {
-  if (branches_.empty()) throw Error("model.layers", "a sublayer needs at least one branch");
+  if (branches_.empty()) throw core::Error("model.layers", "a sublayer needs at least one branch");
   for (size_t i = 1; i < branches_.size(); ++i) {
     if (static_cast<int>(branches_[i]) <= static_cast<int>(branches_[i - 1])) {
-      throw Error("model.layers", "sublayer branches must be distinct, in the order gss, attn, ffn");
+      throw core::Error("model.layers", "sublayer branches must be distinct, in the order gss, attn, ffn");
     }
   }
-  for (Branch b : branches_) {
+  for (model::Branch b : branches_) {
     switch (b) {
-      case Branch::Gss:
+      case model::Branch::Gss:
         if (cfg.selective_ssm()) s6 = register_module("s6", SelectiveSsmBranch(cfg));
         else gss = register_module("gss", GssBranch(cfg));
         break;
-      case Branch::Attention: attn = register_module("attn", AttentionBranch(cfg)); break;
-      case Branch::Ffn: ffn = register_module("ffn", DualFfn(cfg)); break;
+      case model::Branch::Attention: attn = register_module("attn", AttentionBranch(cfg)); break;
+      case model::Branch::Ffn: ffn = register_module("ffn", DualFfn(cfg)); break;
     }
     if (normed_) {
-      norms[static_cast<int>(b)] = register_module(std::string("norm_") + branch_name(b),
+      norms[static_cast<int>(b)] = register_module(std::string("norm_") + model::branch_name(b),
                                                    RMSNorm(cfg.d_model, cfg.norm_eps));
     }
   }
@@ -48,30 +48,30 @@ SublayerImpl::SublayerImpl(const ModelConfig& cfg, const SubLayer& spec)
   }
 }
 
-bool SublayerImpl::has(Branch b) const {
+bool SublayerImpl::has(model::Branch b) const {
   return std::find(branches_.begin(), branches_.end(), b) != branches_.end();
 }
 
 at::Tensor SublayerImpl::mixer_weights_canonical() const {
   if (!mixed()) return at::Tensor();
   const at::Tensor w = mixer->weights();  // (n_branches)
-  at::Tensor out = at::zeros({kNumBranches}, w.options());
+  at::Tensor out = at::zeros({model::kNumBranches}, w.options());
   for (size_t i = 0; i < branches_.size(); ++i) out[static_cast<int>(branches_[i])] = w[i];
   return out;
 }
 
-at::Tensor SublayerImpl::run_branch(Branch b, const at::Tensor& x, Mode mode, SublayerState* state) {
+at::Tensor SublayerImpl::run_branch(model::Branch b, const at::Tensor& x, Mode mode, SublayerState* state) {
   switch (b) {
-    case Branch::Gss:
+    case model::Branch::Gss:
       if (s6)
         return mode == Mode::Forward ? s6(x) : mode == Mode::Prefill ? s6->prefill(x, state->s6)
                                                                      : s6->step(x, state->s6);
       return mode == Mode::Forward ? gss(x) : mode == Mode::Prefill ? gss->prefill(x, state->gss)
                                                                     : gss->step(x, state->gss);
-    case Branch::Attention:
+    case model::Branch::Attention:
       return mode == Mode::Forward ? attn(x) : mode == Mode::Prefill ? attn->prefill(x, state->kv)
                                                                      : attn->step(x, state->kv);
-    case Branch::Ffn:
+    case model::Branch::Ffn:
       return ffn(x);
   }
   TORCH_CHECK(false, "Sublayer: unknown branch");
@@ -104,7 +104,7 @@ at::Tensor SublayerImpl::run_pre(const at::Tensor& x, Mode mode, SublayerState* 
   const at::Tensor h = pre_rms ? pre_rms(x) : pre_ln(x);
   const at::Tensor hc = compute_ ? as_dtype(h, *compute_) : h;
   std::vector<at::Tensor> ys;
-  for (Branch b : branches_) ys.push_back(run_branch(b, hc, mode, state));
+  for (model::Branch b : branches_) ys.push_back(run_branch(b, hc, mode, state));
   at::Tensor f;
   const at::Tensor w = mixed() ? mixer->weights(x.scalar_type()) : at::Tensor();
   apply_lens(ys, w, x.scalar_type());
@@ -129,7 +129,7 @@ at::Tensor SublayerImpl::run(const at::Tensor& x, Mode mode, SublayerState* stat
   // master dtype, and so do the norms, the mixer and the residual sum (one fused op).
   const at::Tensor xc = compute_ ? as_dtype(x, *compute_) : x;
   pha::kernels::MixNormInputs in;
-  for (Branch b : branches_) {
+  for (model::Branch b : branches_) {
     in.ys.push_back(run_branch(b, xc, mode, state));  // (B, T, d)
     if (normed_) in.gains.push_back(norms[static_cast<int>(b)]->weight);
   }
@@ -160,4 +160,4 @@ at::Tensor SublayerImpl::step(const at::Tensor& x, SublayerState& state) {
   return run(x, Mode::Step, &state);
 }
 
-}  // namespace pha::model
+}  // namespace pha::nn

@@ -21,13 +21,13 @@
 #include "data/tokenizer.h"
 #include "model/presets.h"
 #include "model/variants.h"
-#include "project/project_data.h"
+#include "project/internal/project_data.h"
 #include "project/project_search.h"
 #include "project/project_files.h"
-#include "project/project_replicas.h"
+#include "project/internal/project_replicas.h"
 #include "project/project_tuning.h"
 
-namespace pha::runtime {
+namespace pha::project {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -36,17 +36,17 @@ namespace {
 
 // {"preset": name, ...overrides} -> the preset's JSON with the overrides on top.
 json expand_model_json(const json& section, const std::string& where) {
-  if (!section.is_object()) throw Error(where, "expected an object, got " + describe_json(section));
+  if (!section.is_object()) throw core::Error(where, "expected an object, got " + core::describe_json(section));
   json out = section;
   if (section.contains("preset")) {
     if (!section["preset"].is_string())
-      throw Error(where + ".preset", "expected a string, got " + describe_json(section["preset"]) +
-                                         "; allowed: " + quoted_list(model::preset_names()));
+      throw core::Error(where + ".preset", "expected a string, got " + core::describe_json(section["preset"]) +
+                                         "; allowed: " + core::quoted_list(model::preset_names()));
     model::ModelConfig base;
     try {
       base = model::preset(section["preset"].get<std::string>());
-    } catch (const Error& e) {
-      rethrow_under(e, "", where + ".preset");
+    } catch (const core::Error& e) {
+      core::rethrow_under(e, "", where + ".preset");
     }
     out = model::to_json(base);
     json patch = section;
@@ -68,10 +68,10 @@ void set_dotted(json& j, const std::string& key, const json& value) {
     const size_t dot = key.find('.', start);
     const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (part.empty())
-      throw Error("grid." + key, "has an empty part between dots; allowed: \"model.<key>\" or \"training.<key>\"");
+      throw core::Error("grid." + key, "has an empty part between dots; allowed: \"model.<key>\" or \"training.<key>\"");
     if (at->is_null()) *at = json::object();
     if (!at->is_object())
-      throw Error("grid." + key, "\"" + key.substr(0, start - 1) + "\" is " + describe_json(*at) +
+      throw core::Error("grid." + key, "\"" + key.substr(0, start - 1) + "\" is " + core::describe_json(*at) +
                                      " in the run's config, not a section that \"" + part + "\" could be set in");
     at = &(*at)[part];
     if (dot == std::string::npos) break;
@@ -97,9 +97,9 @@ void check_early_stop_fits(const EarlyStop& es, bool is_task, const std::string&
   if (!es.enabled()) return;
   const auto& allowed = early_stop_metrics(is_task);
   if (std::find(allowed.begin(), allowed.end(), es.metric) == allowed.end())
-    throw Error(training_where + ".early_stop.metric",
+    throw core::Error(training_where + ".early_stop.metric",
                 "\"" + es.metric + "\" is not measured on " + (is_task ? "task" : "text") + " runs; allowed: " +
-                    quoted_list(allowed));
+                    core::quoted_list(allowed));
 }
 
 RunPlan resolve_run(const Project& p, const json& entry_model, const json& entry_training, const std::string& name,
@@ -111,12 +111,12 @@ RunPlan resolve_run(const Project& p, const json& entry_model, const json& entry
   json mj = expand_model_json(entry_model, model_where);
   const bool vocab_given = mj.contains("vocab_size");
   if (!vocab_given && vocab == 0)
-    throw Error(model_where + ".vocab_size", "is needed: the bpe tokenizer (data.tokenizer.dir) is not on this machine, so "
+    throw core::Error(model_where + ".vocab_size", "is needed: the bpe tokenizer (data.tokenizer.dir) is not on this machine, so "
                                              "the data's vocabulary is unknown; give vocab_size or locate the tokenizer");
   if (!vocab_given) mj["vocab_size"] = vocab;
   plan.model = model::model_config_from_json(mj, model_where);
   if (plan.model.vocab_size < vocab)
-    throw Error(model_where + ".vocab_size", std::to_string(plan.model.vocab_size) +
+    throw core::Error(model_where + ".vocab_size", std::to_string(plan.model.vocab_size) +
                                                 " is smaller than the data's vocabulary; allowed: " +
                                                 std::to_string(vocab) + " or more (or leave it out)");
   if (plan.model.name == "custom") plan.model.name = name;
@@ -144,7 +144,7 @@ const RunPlan& Project::run(const std::string& name) const {
     if (r.name == name) return r;
   std::string list;
   for (const auto& r : runs) list += (list.empty() ? "" : ", ") + r.name;
-  throw Error(file(), "no run named \"" + name + "\" (the project has: " + list + ")");
+  throw core::Error(file(), "no run named \"" + name + "\" (the project has: " + list + ")");
 }
 
 std::vector<std::string> run_names(const Project& project) {
@@ -175,10 +175,10 @@ Entry read_variant(const json& v, const std::string& w, const json& base_model, 
     if (m.is_null()) {
       std::vector<std::string> names = presets;
       names.insert(names.end(), known.begin(), known.end());
-      const std::string near = nearest_name(e.name, names, /*max_edits=*/2);
-      throw Error(w, "\"" + e.name + "\" is neither a preset nor a variant name; " +
+      const std::string near = core::nearest_name(e.name, names, /*max_edits=*/2);
+      throw core::Error(w, "\"" + e.name + "\" is neither a preset nor a variant name; " +
                          (near.empty() ? "" : "did you mean \"" + near + "\"? ") + "allowed: a preset (" +
-                         quoted_list(presets) + "), a variant (" + quoted_list(known) +
+                         core::quoted_list(presets) + "), a variant (" + core::quoted_list(known) +
                          ") or an object {\"name\", \"model\", \"training\"}");
     }
     if (m.contains("preset")) e.model.erase("preset");
@@ -186,8 +186,8 @@ Entry read_variant(const json& v, const std::string& w, const json& base_model, 
     return e;
   }
   if (!v.is_object())
-    throw Error(w, "expected a variant name or an object {\"name\", \"model\", \"training\"}, got " + describe_json(v));
-  ConfigReader vr(v, w, {"name", "model", "training"});
+    throw core::Error(w, "expected a variant name or an object {\"name\", \"model\", \"training\"}, got " + core::describe_json(v));
+  core::ConfigReader vr(v, w, {"name", "model", "training"});
   e.name = vr.require_string("name");
   const json m = vr.get_object("model");
   const json t = vr.get_object("training");
@@ -199,7 +199,7 @@ Entry read_variant(const json& v, const std::string& w, const json& base_model, 
   return e;
 }
 
-std::vector<Entry> read_variants(ConfigReader& r, const std::string& project_name, const json& base_model,
+std::vector<Entry> read_variants(core::ConfigReader& r, const std::string& project_name, const json& base_model,
                                  const json& base_training) {
   if (!r.has("variants")) {
     r.ignore("variants");
@@ -207,8 +207,8 @@ std::vector<Entry> read_variants(ConfigReader& r, const std::string& project_nam
   }
   const json& variants = r.at("variants");
   if (!variants.is_array() || variants.empty())
-    throw Error("variants", "expected a non-empty list of variant names or {\"name\", \"model\", \"training\"} "
-                            "objects, got " + describe_json(variants));
+    throw core::Error("variants", "expected a non-empty list of variant names or {\"name\", \"model\", \"training\"} "
+                            "objects, got " + core::describe_json(variants));
   std::vector<Entry> entries;
   for (size_t i = 0; i < variants.size(); ++i)
     entries.push_back(read_variant(variants[i], "variants[" + std::to_string(i) + "]", base_model, base_training));
@@ -217,24 +217,24 @@ std::vector<Entry> read_variants(ConfigReader& r, const std::string& project_nam
 
 // "grid": {"model.d_model": [64, 128], "training.lr": [...]}, crossed with every variant (and
 // with every seed: `replicas` runs per point).
-std::vector<std::pair<std::string, json>> read_grid(ConfigReader& r, size_t variants, size_t replicas) {
+std::vector<std::pair<std::string, json>> read_grid(core::ConfigReader& r, size_t variants, size_t replicas) {
   const json grid = r.get_object("grid");
   std::vector<std::pair<std::string, json>> axes;
   double runs = static_cast<double>(variants) * static_cast<double>(replicas);
   for (auto it = grid.begin(); it != grid.end(); ++it) {
     const std::string& key = it.key();
     if (key.rfind("model.", 0) != 0 && key.rfind("training.", 0) != 0)
-      throw Error("grid." + key, "unknown key; allowed: \"model.<key>\" or \"training.<key>\" (\"model.d_model\", "
+      throw core::Error("grid." + key, "unknown key; allowed: \"model.<key>\" or \"training.<key>\" (\"model.d_model\", "
                                  "\"training.lr\")");
     if (!it.value().is_array() || it.value().empty())
-      throw Error("grid." + key, "expected a non-empty list of values, got " + describe_json(it.value()));
+      throw core::Error("grid." + key, "expected a non-empty list of values, got " + core::describe_json(it.value()));
     axes.emplace_back(key, it.value());
     runs *= static_cast<double>(it.value().size());
   }
-  if (runs > static_cast<double>(limits::kMaxRuns))
-    ConfigReader::out_of_range("grid", std::string(replicas > 1 ? "variants x grid points x seeds = " : "variants x grid points = ") +
-                                           format_number(runs) + " runs",
-                               "at most " + std::to_string(limits::kMaxRuns), limits::kNote);
+  if (runs > static_cast<double>(core::limits::kMaxRuns))
+    core::ConfigReader::out_of_range("grid", std::string(replicas > 1 ? "variants x grid points x seeds = " : "variants x grid points = ") +
+                                           core::format_number(runs) + " runs",
+                               "at most " + std::to_string(core::limits::kMaxRuns), core::limits::kNote);
   return axes;
 }
 
@@ -273,20 +273,20 @@ Axes read_tune_axes(const json& section, const std::string& where, const Axes& g
     if (allow_meta && (key == "variants" || key == "select" || key == "extend" || key == "confirm_seeds")) continue;
     const std::string w = where + "." + key;
     if (key.rfind("model.", 0) != 0 && key.rfind("training.", 0) != 0)
-      throw Error(w, "unknown key; allowed: \"model.<key>\" or \"training.<key>\" lists (\"training.lr\", "
+      throw core::Error(w, "unknown key; allowed: \"model.<key>\" or \"training.<key>\" lists (\"training.lr\", "
                      "\"training.weight_decay\")" +
                          std::string(allow_meta ? ", \"variants\", \"select\", \"extend\", \"confirm_seeds\"" : ""));
-    if (key == "training.seed") throw Error(w, "the seed is not a setting to tune; allowed: \"seeds\" or \"repeats\"");
+    if (key == "training.seed") throw core::Error(w, "the seed is not a setting to tune; allowed: \"seeds\" or \"repeats\"");
     for (const auto& g : grid)
-      if (g.first == key) throw Error(w, "is also a grid axis (grid." + key + "); allowed: one of the two");
+      if (g.first == key) throw core::Error(w, "is also a grid axis (grid." + key + "); allowed: one of the two");
     if (!it.value().is_array() || it.value().empty())
-      throw Error(w, "expected a non-empty list of values, got " + describe_json(it.value()));
+      throw core::Error(w, "expected a non-empty list of values, got " + core::describe_json(it.value()));
     axes.emplace_back(key, it.value());
   }
   return axes;
 }
 
-TuneSection read_tune(ConfigReader& r, const std::vector<Entry>& entries, const Axes& grid, bool is_task,
+TuneSection read_tune(core::ConfigReader& r, const std::vector<Entry>& entries, const Axes& grid, bool is_task,
                       size_t replicas, analysis::TuneProtocol& protocol) {
   TuneSection t;
   if (!r.has("tune")) {
@@ -295,30 +295,30 @@ TuneSection read_tune(ConfigReader& r, const std::vector<Entry>& entries, const 
   }
   const json& section = r.at("tune");
   if (!section.is_object() || section.empty())
-    throw Error("tune", "expected an object of settings to try {\"training.lr\": [1e-3, 3e-3], ...}, got " +
-                            describe_json(section));
+    throw core::Error("tune", "expected an object of settings to try {\"training.lr\": [1e-3, 3e-3], ...}, got " +
+                            core::describe_json(section));
   t.common = read_tune_axes(section, "tune", grid, true);
   std::set<std::string> names;
   for (const auto& e : entries) names.insert(e.name);
   if (section.contains("variants")) {
     const json& v = section["variants"];
-    if (!v.is_object()) throw Error("tune.variants", "expected {\"<variant>\": {\"training.lr\": [...]}}, got " + describe_json(v));
+    if (!v.is_object()) throw core::Error("tune.variants", "expected {\"<variant>\": {\"training.lr\": [...]}}, got " + core::describe_json(v));
     for (auto it = v.begin(); it != v.end(); ++it) {
       const std::string w = "tune.variants." + it.key();
       if (!names.count(it.key())) {
         std::vector<std::string> list(names.begin(), names.end());
-        throw Error(w, "is not a variant of this project; allowed: " + quoted_list(list));
+        throw core::Error(w, "is not a variant of this project; allowed: " + core::quoted_list(list));
       }
       if (!it.value().is_object() || it.value().empty())
-        throw Error(w, "expected a non-empty object {\"training.lr\": [...]}, got " + describe_json(it.value()));
+        throw core::Error(w, "expected a non-empty object {\"training.lr\": [...]}, got " + core::describe_json(it.value()));
       t.per_entry[it.key()] = read_tune_axes(it.value(), w, grid, false);
     }
   }
   if (t.common.empty() && t.per_entry.empty())
-    throw Error("tune", "names no setting to try; allowed: \"model.<key>\" or \"training.<key>\" lists");
+    throw core::Error("tune", "names no setting to try; allowed: \"model.<key>\" or \"training.<key>\" lists");
   // A setting chosen on one or two seeds is often a lucky one (docs/report.md, "Tuned comparisons").
   if (replicas < analysis::kMinSelectionSeeds)
-    throw Error(r.has("seeds") ? "seeds" : r.has("repeats") ? "repeats" : "tune",
+    throw core::Error(r.has("seeds") ? "seeds" : r.has("repeats") ? "repeats" : "tune",
                 "tune chooses each family's setting on the project's seeds, and " + std::to_string(replicas) +
                     (replicas == 1 ? " seed is" : " seeds are") + " too few: one lucky seed would pick it; allowed: at least " +
                     std::to_string(analysis::kMinSelectionSeeds) + " (\"seeds\": [0, 1, 2] or \"repeats\": 3)");
@@ -326,8 +326,8 @@ TuneSection read_tune(ConfigReader& r, const std::vector<Entry>& entries, const 
   const std::string select = section.contains("select") ? (section["select"].is_string() ? section["select"].get<std::string>() : "")
                                                         : allowed.front();
   if (std::find(allowed.begin(), allowed.end(), select) == allowed.end())
-    throw Error("tune.select", describe_json(section["select"]) + " is not a validation metric of " +
-                                   (is_task ? "task" : "text") + " runs; allowed: " + quoted_list(allowed));
+    throw core::Error("tune.select", core::describe_json(section["select"]) + " is not a validation metric of " +
+                                   (is_task ? "task" : "text") + " runs; allowed: " + core::quoted_list(allowed));
   double runs = 0;
   std::set<std::string> keys;
   size_t grid_points = 1;
@@ -340,9 +340,9 @@ TuneSection read_tune(ConfigReader& r, const std::vector<Entry>& entries, const 
     }
     runs += combos * static_cast<double>(grid_points * replicas);
   }
-  if (runs > static_cast<double>(limits::kMaxRuns))
-    ConfigReader::out_of_range("tune", "variants x grid points x settings x seeds = " + format_number(runs) + " runs",
-                               "at most " + std::to_string(limits::kMaxRuns), limits::kNote);
+  if (runs > static_cast<double>(core::limits::kMaxRuns))
+    core::ConfigReader::out_of_range("tune", "variants x grid points x settings x seeds = " + core::format_number(runs) + " runs",
+                               "at most " + std::to_string(core::limits::kMaxRuns), core::limits::kNote);
   if (section.contains("extend")) {
     std::vector<std::pair<std::string, const Axes*>> lists = {{"tune", &t.common}};
     for (const auto& [entry, axes] : t.per_entry) lists.emplace_back("tune.variants." + entry, &axes);
@@ -350,13 +350,13 @@ TuneSection read_tune(ConfigReader& r, const std::vector<Entry>& entries, const 
   }
   if (section.contains("confirm_seeds")) detail::read_confirm_seeds(section, protocol);
   runs += static_cast<double>(entries.size() * grid_points * protocol.confirm_seeds.size());
-  if (runs > static_cast<double>(limits::kMaxRuns))
-    ConfigReader::out_of_range("tune", "variants x grid points x (settings x seeds + confirmation seeds) = " +
-                                           format_number(runs) + " runs",
-                               "at most " + std::to_string(limits::kMaxRuns), limits::kNote);
+  if (runs > static_cast<double>(core::limits::kMaxRuns))
+    core::ConfigReader::out_of_range("tune", "variants x grid points x (settings x seeds + confirmation seeds) = " +
+                                           core::format_number(runs) + " runs",
+                               "at most " + std::to_string(core::limits::kMaxRuns), core::limits::kNote);
   protocol.enabled = true;
   protocol.select.text = protocol.select.key = select;
-  protocol.maximize = higher_is_better(select);  // core/metric_table.h
+  protocol.maximize = core::higher_is_better(select);  // core/metric_table.h
   for (const auto& k : keys) protocol.axes += (protocol.axes.empty() ? "" : ", ") + k;
   return t;
 }
@@ -370,9 +370,9 @@ void add_runs(Project& p, const Entry& e, const json& run, const std::string& gr
   auto resolve = [&](const std::string& name, const json& training) {
     try {
       return resolve_run(p, run["model"], training, name, e.model_where, e.training_where, dataspec, vocab);
-    } catch (const Error& err) {
+    } catch (const core::Error& err) {
       if (point.empty()) throw;
-      throw Error(err.where(), message_of(err) + " (grid point " + point + ")");
+      throw core::Error(err.where(), core::message_of(err) + " (grid point " + point + ")");
     }
   };
   std::vector<std::pair<std::string, json>> replicas;  // name, training section
@@ -387,7 +387,7 @@ void add_runs(Project& p, const Entry& e, const json& run, const std::string& gr
     }
   }
   for (const auto& [name, training] : replicas) {
-    if (!names.insert(name).second) throw Error("variants", "two runs are named \"" + name + "\"; names must be unique");
+    if (!names.insert(name).second) throw core::Error("variants", "two runs are named \"" + name + "\"; names must be unique");
     RunPlan plan = resolve(name, training);
     plan.group = group;
     plan.seed = plan.training.seed;
@@ -434,9 +434,9 @@ void check_replaced_values(const Project& p, const Entry& e, const Axes& grid, c
       const std::string field = (model ? e.model_where : e.training_where) + axis.first.substr(axis.first.find('.'));
       try {
         resolve_run(p, run["model"], run["training"], e.name, e.model_where, e.training_where, dataspec, vocab);
-      } catch (const Error& err) {
+      } catch (const core::Error& err) {
         if (err.where() != field) continue;
-        throw Error(field, message_of(err) + " (\"" + (axes == &grid ? "grid" : "tune") + "\" sets " + axis.first +
+        throw core::Error(field, core::message_of(err) + " (\"" + (axes == &grid ? "grid" : "tune") + "\" sets " + axis.first +
                                " on every run, but the value written here must be valid too)");
       }
     }
@@ -448,14 +448,14 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   Project p;
   p.dir = dir;
   p.json = j;
-  if (!j.is_object()) throw Error(source, "expected a JSON object, got " + describe_json(j));
-  ConfigReader r(j, "", {"name", "description", "data", "model", "training", "variants", "grid", "seeds", "repeats",
+  if (!j.is_object()) throw core::Error(source, "expected a JSON object, got " + core::describe_json(j));
+  core::ConfigReader r(j, "", {"name", "description", "data", "model", "training", "variants", "grid", "seeds", "repeats",
                          "profile", "claims", "tune", "scaling", "search", "report"});
   p.name = r.get_string("name", fs::path(dir).filename().string());
   p.description = r.get_string("description", "");
   if (r.has("profile")) p.profile = ProfileSettings::from_json(r.at("profile"), "profile");
   if (!r.has("data"))
-    throw Error("data", "is required; allowed: a text corpus {\"kind\": \"file\", \"path\": ...} or tasks "
+    throw core::Error("data", "is required; allowed: a text corpus {\"kind\": \"file\", \"path\": ...} or tasks "
                         "{\"kind\": \"task\", \"train\": ...}");
   const DataSpec dataspec = DataSpec::from_json(r.at("data"), "data", options, &p.missing_data);
   const int32_t vocab = data_vocab(dataspec, "data", p.missing_data);
@@ -466,7 +466,7 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   const auto axes = read_grid(r, entries.size(), std::max<size_t>(1, p.seeds.size()));
   for (const auto& a : axes)
     if (a.first == "training.seed" && !p.seeds.empty())
-      throw Error("grid.training.seed", std::string("sets the seed that \"") + (p.repeats ? "repeats" : "seeds") +
+      throw core::Error("grid.training.seed", std::string("sets the seed that \"") + (p.repeats ? "repeats" : "seeds") +
                                             "\" sets; allowed: one of the two");
 
   const TuneSection tune = read_tune(r, entries, axes, dataspec.is_task, std::max<size_t>(1, p.seeds.size()), p.tune);
@@ -490,7 +490,7 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   for (const RunPlan& run : p.runs)  // fresh seeds: no selection replica trains with one
     for (size_t i = 0; i < p.tune.confirm_seeds.size(); ++i)
       if (static_cast<int64_t>(run.seed) == p.tune.confirm_seeds[i])
-        throw Error("tune.confirm_seeds[" + std::to_string(i) + "]",
+        throw core::Error("tune.confirm_seeds[" + std::to_string(i) + "]",
                     "seed " + std::to_string(run.seed) + " is also a selection seed (run \"" + run.name +
                         "\" trains with it); allowed: seeds no run of the project trains with");
   for (uint64_t s : p.seeds) p.tune.selection_seeds.push_back(static_cast<int64_t>(s));
@@ -525,26 +525,26 @@ RunPlan patched_run(const Project& project, const RunPlan& base, const json& pat
 Project load_project(const std::string& path, const LoadOptions& options) {
   fs::path file = path;
   if (fs::is_directory(file)) file = project_file_in(path);
-  if (!fs::exists(file)) throw Error(file.string(), "no such file (a project is a folder with project.json)");
+  if (!fs::exists(file)) throw core::Error(file.string(), "no such file (a project is a folder with project.json)");
   std::ifstream in(file);
-  if (!in) throw Error(file.string(), "cannot be read");
+  if (!in) throw core::Error(file.string(), "cannot be read");
   std::stringstream ss;
   ss << in.rdbuf();
   json j;
   try {
     j = json::parse(ss.str());
   } catch (const json::parse_error& e) {
-    throw Error(file.string(), std::string("JSON syntax error: ") + e.what());
+    throw core::Error(file.string(), std::string("JSON syntax error: ") + e.what());
   } catch (const json::exception& e) {  // e.g. a number beyond double range: out_of_range 406 (found by fuzzing)
-    throw Error(file.string(), std::string("not valid JSON: ") + e.what());
+    throw core::Error(file.string(), std::string("not valid JSON: ") + e.what());
   }
   fs::path dir = fs::absolute(file).parent_path();
   try {
     return parse_project(j, dir.string(), file.string(), options);
-  } catch (const Error& e) {
+  } catch (const core::Error& e) {
     // Name the file as well as the field.
-    throw Error(e.where(), message_of(e) + " (in " + file.string() + ")");
+    throw core::Error(e.where(), core::message_of(e) + " (in " + file.string() + ")");
   }
 }
 
-}  // namespace pha::runtime
+}  // namespace pha::project

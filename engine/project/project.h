@@ -1,6 +1,6 @@
 // Project files: a folder with project.json (data, base model, training settings, a list and/or
 // a grid of variants), runs.sqlite (the run store) and checkpoints/. Plain data, no torch and
-// no Qt: the GUI includes this header. Every error is a pha::Error naming the field
+// no Qt: the GUI includes this header. Every error is a core::Error naming the field
 // ("variants[1].training.lr") or the file. Format reference: docs/project-format.md.
 #pragma once
 
@@ -16,7 +16,7 @@
 #include "model/model_config.h"
 #include "project/training_config.h"
 
-namespace pha::runtime {
+namespace pha::project {
 
 // Data a project names that is not on this machine (load_project with require_data = false):
 // a project trained elsewhere (`pha train` on a GPU server) opens for browsing its runs.
@@ -119,7 +119,7 @@ struct Project {
   std::string file() const;        // project_file_in(dir): <dir>/project.json
   std::string store_path() const;  // store_path_in(dir): the run store (project/project_files.h)
   std::string checkpoint_dir() const { return dir + "/checkpoints"; }
-  const RunPlan& run(const std::string& name) const;  // pha::Error listing the names otherwise
+  const RunPlan& run(const std::string& name) const;  // core::Error listing the names otherwise
 };
 
 // Reads and validates `dir`/project.json (or the file itself when `path` names a .json file):
@@ -143,11 +143,11 @@ struct ProjectSource {
 // A run the project file does not list: `base` with `patch` ({"model": {...}, "training":
 // {...}}, a JSON merge patch over base's resolved sections) named `name`, validated like any of
 // the project's runs (errors name `where`.model... / `where`.training...). The search's trials
-// (search/runner/search_job.h). A patched lr moves mixer_lr with it when base left mixer_lr at lr.
+// (search_runner/search_job.h). A patched lr moves mixer_lr with it when base left mixer_lr at lr.
 RunPlan patched_run(const Project& project, const RunPlan& base, const nlohmann::json& patch, const std::string& name,
                     const std::string& where);
 
 // Runs to make, in order (the GUI's queue): the names of project.runs.
 std::vector<std::string> run_names(const Project& project);
 
-}  // namespace pha::runtime
+}  // namespace pha::project

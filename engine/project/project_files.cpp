@@ -21,7 +21,7 @@
 #define PHA_SOURCE_PROJECTS_DIR ""
 #endif
 
-namespace pha::runtime {
+namespace pha::project {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
@@ -44,9 +44,9 @@ ordered_json parse_file(const std::string& file, const std::string& text) {
   try {
     return ordered_json::parse(text);
   } catch (const ordered_json::parse_error& e) {
-    throw Error(file, "JSON syntax error, " + describe_json_syntax_error(text, e).text());
+    throw core::Error(file, "JSON syntax error, " + core::describe_json_syntax_error(text, e).text());
   } catch (const ordered_json::exception& e) {  // a number beyond double range (out_of_range 406)
-    throw Error(file, std::string("not valid JSON: ") + e.what());
+    throw core::Error(file, std::string("not valid JSON: ") + e.what());
   }
 }
 
@@ -219,8 +219,8 @@ std::vector<std::string> template_dirs() {
   std::vector<fs::path> candidates;
   if (const char* env = std::getenv("PHA_PROJECTS_DIR"); env && *env) candidates.emplace_back(env);
   try {
-    candidates.push_back(fs::path(self_executable()).parent_path() / ".." / "share" / "pha-workbench" / "projects");
-  } catch (const Error&) {
+    candidates.push_back(fs::path(core::self_executable()).parent_path() / ".." / "share" / "pha-workbench" / "projects");
+  } catch (const core::Error&) {
     // No /proc/self/exe: only the other places.
   }
   if (*PHA_SOURCE_PROJECTS_DIR) candidates.emplace_back(PHA_SOURCE_PROJECTS_DIR);
@@ -253,16 +253,16 @@ std::string find_template(const std::string& name) {
     looked += "; existing: ";
     for (size_t i = 0; i < dirs.size(); ++i) looked += (i ? ", " : "") + dirs[i];
   }
-  throw Error("projects/" + name, "project template not found (looked in " + looked + ")");
+  throw core::Error("projects/" + name, "project template not found (looked in " + looked + ")");
 }
 
 std::string copy_template(const std::string& name, const std::string& destination) {
   const fs::path src = find_template(name);
   const fs::path dest = clean_dir(destination);
-  if (fs::exists(dest / kProjectFile)) throw Error(dest.string(), "already holds a project (project.json)");
+  if (fs::exists(dest / kProjectFile)) throw core::Error(dest.string(), "already holds a project (project.json)");
   std::error_code ec;
   fs::create_directories(dest, ec);
-  if (ec) throw Error(dest.string(), "cannot create the folder: " + ec.message());
+  if (ec) throw core::Error(dest.string(), "cannot create the folder: " + ec.message());
   for (auto it = fs::recursive_directory_iterator(src); it != fs::recursive_directory_iterator(); ++it) {
     const fs::path rel = fs::relative(it->path(), src);
     const std::string top = rel.begin()->string();
@@ -273,7 +273,7 @@ std::string copy_template(const std::string& name, const std::string& destinatio
     if (it->is_directory()) {
       fs::create_directories(dest / rel, ec);
     } else if (!fs::copy_file(it->path(), dest / rel, ec) || ec) {
-      throw Error((dest / rel).string(), "cannot copy the template file: " + ec.message());
+      throw core::Error((dest / rel).string(), "cannot copy the template file: " + ec.message());
     }
   }
   return dest.string();
@@ -292,7 +292,7 @@ std::string template_working_copy(const std::string& name, const std::string& de
   if (stale && !fs::exists(store_path_in(dest.string()))) {
     std::error_code ec;
     fs::remove(dest / kProjectFile, ec);
-    if (ec) throw Error((dest / kProjectFile).string(), "cannot replace the older copy of the template: " + ec.message());
+    if (ec) throw core::Error((dest / kProjectFile).string(), "cannot replace the older copy of the template: " + ec.message());
     copy_template(name, dest.string());
     said = "replaced " + (dest / kProjectFile).string() + ", an untrained copy of an older " + name +
            " template, with the current one (" + src.string() + ")";
@@ -314,7 +314,7 @@ std::string create_project_from_text(const std::string& text, const std::string&
   std::error_code ec;
   const bool folder = fs::is_directory(src, ec);
   if (!folder && !fs::is_regular_file(src, ec))
-    throw Error(text, "no such file or folder; allowed: a text file or a folder of .txt files");
+    throw core::Error(text, "no such file or folder; allowed: a text file or a folder of .txt files");
   const std::string base = folder ? src.filename().string() : src.stem().string();
   fs::path dest = clean_dir(workspace) / base;
   for (int i = 2; fs::exists(dest, ec); ++i) dest = clean_dir(workspace) / (base + "-" + std::to_string(i));
@@ -349,14 +349,14 @@ void add_variant(const std::string& project_dir, const std::string& name, const 
   const std::string file = project_file_in(dir.string());
   const std::string text = data::read_file(file);
   const ordered_json doc = parse_file(file, text);
-  if (!doc.is_object()) throw Error(file, "expected a JSON object, got " + describe_json(json(doc)));
+  if (!doc.is_object()) throw core::Error(file, "expected a JSON object, got " + core::describe_json(json(doc)));
   const auto names = entry_names(doc, dir);
   const bool listed = doc.contains("variants") && doc["variants"].is_array();
   const std::string where = "variants[" + std::to_string(listed ? doc["variants"].size() : 1) + "].name";
   if (name.empty() || name.find('/') != std::string::npos)
-    throw Error(where, "\"" + name + "\" is not allowed; allowed: a non-empty name without '/' (grid runs use it)");
+    throw core::Error(where, "\"" + name + "\" is not allowed; allowed: a non-empty name without '/' (grid runs use it)");
   if (std::find(names.begin(), names.end(), name) != names.end())
-    throw Error(where, "\"" + name + "\" is taken; allowed: a name not in " + quoted_list(names));
+    throw core::Error(where, "\"" + name + "\" is taken; allowed: a name not in " + core::quoted_list(names));
 
   ordered_json entries = ordered_json::array();
   if (!doc.contains("variants") || doc["variants"].is_null()) entries.push_back({{"name", names.front()}});
@@ -374,8 +374,8 @@ void add_variant(const std::string& project_dir, const std::string& name, const 
 
   try {
     parse_project(json(edited), dir.string(), file);
-  } catch (const Error& e) {
-    throw Error(e.where(), message_of(e) + " (with the new variant \"" + name + "\"; " + file + " is unchanged)");
+  } catch (const core::Error& e) {
+    throw core::Error(e.where(), core::message_of(e) + " (with the new variant \"" + name + "\"; " + file + " is unchanged)");
   }
   std::string out = splice_variants(text, entries);
   const json reread = json::parse(out, nullptr, /*allow_exceptions=*/false);
@@ -391,18 +391,18 @@ Project relocate_data(const std::string& project_dir, const std::string& field, 
   const std::string text = data::read_file(file);
   const ordered_json doc = parse_file(file, text);
   if (field != "data.path" && field != "data.tokenizer.dir")
-    throw Error(field, "cannot be relocated; allowed: \"data.path\", \"data.tokenizer.dir\"");
+    throw core::Error(field, "cannot be relocated; allowed: \"data.path\", \"data.tokenizer.dir\"");
   if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_object() ||
       doc["data"].value("kind", std::string("gutenberg")) == "task")
-    throw Error(file, "has no text data section to relocate (synthetic tasks need no data files)");
-  if (path.empty()) throw Error(field, "the new location is empty; allowed: an existing file or folder");
+    throw core::Error(file, "has no text data section to relocate (synthetic tasks need no data files)");
+  if (path.empty()) throw core::Error(field, "the new location is empty; allowed: an existing file or folder");
   const std::string location = fs::absolute(path).lexically_normal().string();
   ordered_json edited = doc;
   if (field == "data.path") {
     edited["data"]["path"] = location;
   } else {
     if (!edited["data"].contains("tokenizer") || !edited["data"]["tokenizer"].is_object())
-      throw Error("data.tokenizer", "is not an object with a \"dir\": nothing to relocate");
+      throw core::Error("data.tokenizer", "is not an object with a \"dir\": nothing to relocate");
     edited["data"]["tokenizer"]["dir"] = location;
   }
   LoadOptions browse;
@@ -410,11 +410,11 @@ Project relocate_data(const std::string& project_dir, const std::string& field, 
   Project p;
   try {
     p = parse_project(json(edited), dir.string(), file, browse);
-  } catch (const Error& e) {
-    throw Error(e.where(), message_of(e) + " (with " + field + " = " + location + "; " + file + " is unchanged)");
+  } catch (const core::Error& e) {
+    throw core::Error(e.where(), core::message_of(e) + " (with " + field + " = " + location + "; " + file + " is unchanged)");
   }
   for (const auto& m : p.missing_data)
-    if (m.field == field) throw Error(field, "no usable data at " + location + ": " + m.message + " (" + file + " is unchanged)");
+    if (m.field == field) throw core::Error(field, "no usable data at " + location + ": " + m.message + " (" + file + " is unchanged)");
   std::string out = replace_value(text, field, json(location));
   const json reread = json::parse(out, nullptr, /*allow_exceptions=*/false);
   if (out.empty() || reread.is_discarded() || reread != json(edited)) out = edited.dump(2) + "\n";
@@ -422,4 +422,4 @@ Project relocate_data(const std::string& project_dir, const std::string& field, 
   return p;
 }
 
-}  // namespace pha::runtime
+}  // namespace pha::project

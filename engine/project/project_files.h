@@ -12,7 +12,7 @@
 
 #include "project/project.h"
 
-namespace pha::runtime {
+namespace pha::project {
 
 // ---- files of a project folder ------------------------------------------------------------
 
@@ -32,7 +32,7 @@ std::vector<std::string> template_dirs();
 // in an earlier folder hides the same name in a later one.
 std::vector<std::string> template_names();
 // The folder of template `name`: the first template folder holding <name>/project.json.
-// pha::Error listing where it looked otherwise.
+// core::Error listing where it looked otherwise.
 std::string find_template(const std::string& name);
 // Copies template `name` into `destination` (created; must not hold a project.json yet),
 // without run stores or checkpoints. Returns the destination's absolute path.
@@ -58,7 +58,7 @@ std::string unique_variant_name(const std::string& project_dir, const std::strin
 // Appends {"name", "model", "training"} to project.json's "variants" (training may be null:
 // the project's own). A project without "variants" gets its implicit run listed first
 // ({"name": <project name>}), so its runs keep their names. The rest of the file is kept as
-// written. Refused with a pha::Error, writing nothing, when the name is taken, empty or holds
+// written. Refused with a core::Error, writing nothing, when the name is taken, empty or holds
 // '/' (grid run names use it), or the project with the new variant does not load.
 void add_variant(const std::string& project_dir, const std::string& name, const nlohmann::json& model,
                  const nlohmann::json& training = nullptr);
@@ -69,8 +69,8 @@ void add_variant(const std::string& project_dir, const std::string& name, const 
 // "data.tokenizer.dir": a MissingData::field of load_project with require_data = false) to the
 // absolute form of `path` in project.json, the rest of the file kept as written. Validated
 // first: the project must still load and `field`'s data must be usable at `path` (other missing
-// data may remain: the returned project lists it). Refused with a pha::Error naming the field,
+// data may remain: the returned project lists it). Refused with a core::Error naming the field,
 // writing nothing, otherwise; written atomically.
 Project relocate_data(const std::string& project_dir, const std::string& field, const std::string& path);
 
-}  // namespace pha::runtime
+}  // namespace pha::project

@@ -9,18 +9,18 @@
 #include "model/saved_config.h"
 #include "store/store.h"
 
-namespace pha::runtime {
+namespace pha::project {
 
 std::vector<QueueItem> project_queue(const Project& project, const QueueOptions& o) {
   std::vector<std::string> names = o.runs;
   if (names.empty())
     for (const RunPlan& r : project.runs) names.push_back(r.name);
-  for (const auto& n : names) project.run(n);  // pha::Error listing the names otherwise
+  for (const auto& n : names) project.run(n);  // core::Error listing the names otherwise
   if (o.resume_run_id > 0 && names.size() != 1) {
     // Resuming one run of a project with several: the stored run says which.
     auto s = store::Store::open(project.store_path());
     const auto info = s.get_run(o.resume_run_id);
-    if (!info) throw Error(project.store_path(), "no run with id " + std::to_string(o.resume_run_id));
+    if (!info) throw core::Error(project.store_path(), "no run with id " + std::to_string(o.resume_run_id));
     names = {info->name};
   }
   const auto resolved = std::make_shared<const Project>(project);
@@ -87,4 +87,4 @@ std::string skip_reason(const QueueItem& item, int unfinished_runs_before) {
          " of the queue did not finish (the profile follows a complete pass over the project's runs)";
 }
 
-}  // namespace pha::runtime
+}  // namespace pha::project

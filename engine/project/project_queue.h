@@ -19,7 +19,7 @@
 
 #include "project/project.h"
 
-namespace pha::runtime {
+namespace pha::project {
 
 // Train: a run of the project. Profile: its efficiency profile. Evaluate: a stored run evaluated
 // again (`pha eval`). Search: the project's architecture search (`pha search`). SearchTrial:
@@ -60,7 +60,7 @@ struct QueueOptions {
 
 // The items for `options` (each holding a copy of `project`: QueueItem::resolved): the chosen runs, then the profile when the whole project is trained
 // from the start (no `runs`, no resume), `profile` is on, and project.json has a "profile"
-// section with after_runs. Throws pha::Error naming the run for an unknown run name, or the
+// section with after_runs. Throws core::Error naming the run for an unknown run name, or the
 // store for a resume id it does not hold.
 std::vector<QueueItem> project_queue(const Project& project, const QueueOptions& options);
 
@@ -89,4 +89,4 @@ bool same_run_config(nlohmann::json a, nlohmann::json b);
 // (failed, diverged, cancelled): "" when it is to be started.
 std::string skip_reason(const QueueItem& item, int unfinished_runs_before);
 
-}  // namespace pha::runtime
+}  // namespace pha::project

@@ -6,7 +6,7 @@
 #include "data/sha256.h"
 #include "store/registration_store.h"
 
-namespace pha::runtime {
+namespace pha::project {
 
 using nlohmann::json;
 
@@ -32,4 +32,4 @@ bool register_project(store::Store& store, const Project& project) {
   return store::register_design(store, r);
 }
 
-}  // namespace pha::runtime
+}  // namespace pha::project

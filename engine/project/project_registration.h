@@ -16,7 +16,7 @@ namespace pha::store {
 class Store;
 }
 
-namespace pha::runtime {
+namespace pha::project {
 
 // The sections of project.json that decide what a verdict means, as written: "claims",
 // "variants", "grid", "seeds", "repeats", "model", "training", "data", "tune", "report" and
@@ -28,4 +28,4 @@ std::string design_hash(const nlohmann::json& design);
 // already (which is never replaced). True when this call recorded it.
 bool register_project(store::Store& store, const Project& project);
 
-}  // namespace pha::runtime
+}  // namespace pha::project

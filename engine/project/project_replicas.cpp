@@ -1,7 +1,7 @@
 // project.json's "seeds" / "repeats" (each run becomes seeded replicas of one group), "claims"
 // (analysis/claims.h), "scaling" and "report" (analysis/report.h, ScalingSpec and
 // ReportSettings), the top-level keys of studies (docs/project-format.md).
-#include "project/project_replicas.h"
+#include "project/internal/project_replicas.h"
 
 #include <algorithm>
 
@@ -10,27 +10,27 @@
 #include "core/error.h"
 #include "core/limits.h"
 
-namespace pha::runtime::detail {
+namespace pha::project::detail {
 
 using nlohmann::json;
 
 // "seeds": [0, 1, 2] (the training seeds of every run's replicas) or "repeats": N (seeds
 // training.seed + 0 .. N-1 of each run): each run becomes seeded replicas of one group.
-void read_seeds(ConfigReader& r, Project& p) {
+void read_seeds(core::ConfigReader& r, Project& p) {
   if (r.has("seeds") && r.has("repeats"))
-    throw Error("repeats", "is given with \"seeds\"; allowed: one of \"seeds\" (a list of training seeds) and "
+    throw core::Error("repeats", "is given with \"seeds\"; allowed: one of \"seeds\" (a list of training seeds) and "
                            "\"repeats\" (N seeds counted from training.seed)");
   if (r.has("seeds")) {
-    const auto list = r.get_int_list("seeds", {}, 0, int64_t{1} << 53, 1, limits::kMaxReplicas, limits::kNote);
+    const auto list = r.get_int_list("seeds", {}, 0, int64_t{1} << 53, 1, core::limits::kMaxReplicas, core::limits::kNote);
     for (size_t i = 0; i < list.size(); ++i) {
       const auto earlier = list.begin() + static_cast<std::ptrdiff_t>(i);
       if (std::find(list.begin(), earlier, list[i]) != earlier)
-        throw Error("seeds[" + std::to_string(i) + "]",
+        throw core::Error("seeds[" + std::to_string(i) + "]",
                     std::to_string(list[i]) + " is listed twice; allowed: distinct seeds");
       p.seeds.push_back(static_cast<uint64_t>(list[i]));
     }
   } else if (r.has("repeats")) {
-    const int64_t n = r.get_int("repeats", 1, 1, limits::kMaxReplicas, limits::kNote);
+    const int64_t n = r.get_int("repeats", 1, 1, core::limits::kMaxReplicas, core::limits::kNote);
     for (int64_t i = 0; i < n; ++i) p.seeds.push_back(static_cast<uint64_t>(i));
     p.repeats = true;
   } else {
@@ -53,7 +53,7 @@ std::vector<std::string> run_names_of(const Project& p) {
 }  // namespace
 
 // "claims": checked against the runs the project has (variant and group names) and its data.
-void read_project_claims(ConfigReader& r, Project& p, const DataSpec& dataspec) {
+void read_project_claims(core::ConfigReader& r, Project& p, const DataSpec& dataspec) {
   if (!r.has("claims")) {
     r.ignore("claims");
     return;
@@ -69,11 +69,11 @@ void read_project_claims(ConfigReader& r, Project& p, const DataSpec& dataspec) 
 //            "early_training_tokens_per_param": 20, "control": "<variant or group>"}.
 // "scaling": {"metric": "val/loss", "bootstrap": 1000, "seed": 1, "extrapolate": 3, "isoflop": false,
 //             "series": {"pha": ["pha-d64", "pha-d128", ...], ...}}.
-void read_scaling(ConfigReader& r, bool is_task, const std::vector<std::string>& entry_names, Project& p) {
+void read_scaling(core::ConfigReader& r, bool is_task, const std::vector<std::string>& entry_names, Project& p) {
   if (is_task)
-    throw Error("scaling", "fits a loss against size; this project's runs are tasks (they record accuracy); allowed: "
+    throw core::Error("scaling", "fits a loss against size; this project's runs are tasks (they record accuracy); allowed: "
                            "a text project");
-  ConfigReader s = r.object("scaling", {"metric", "bootstrap", "seed", "extrapolate", "series", "isoflop", "predict"});
+  core::ConfigReader s = r.object("scaling", {"metric", "bootstrap", "seed", "extrapolate", "series", "isoflop", "predict"});
   if (s.has("predict")) {
     // Sizes held out of every fit and predicted by it: the test of the law out of sample.
     const json& list = s.at("predict");
@@ -83,13 +83,13 @@ void read_scaling(ConfigReader& r, bool is_task, const std::vector<std::string>&
       if (!run.grid_point.empty() && std::find(names.begin(), names.end(), size) == names.end()) names.push_back(size);
     }
     if (!list.is_array() || list.empty())
-      throw Error("scaling.predict", "expected a non-empty list of variant names (sizes beyond the largest fitted one, "
-                                     "held out of the fit), got " + describe_json(list));
+      throw core::Error("scaling.predict", "expected a non-empty list of variant names (sizes beyond the largest fitted one, "
+                                     "held out of the fit), got " + core::describe_json(list));
     for (size_t i = 0; i < list.size(); ++i) {
       const json& m = list[i];
       if (!m.is_string() || std::find(names.begin(), names.end(), m.get<std::string>()) == names.end())
-        throw Error("scaling.predict[" + std::to_string(i) + "]",
-                    describe_json(m) + " is not a variant of this project; allowed: " + quoted_list(names));
+        throw core::Error("scaling.predict[" + std::to_string(i) + "]",
+                    core::describe_json(m) + " is not a variant of this project; allowed: " + core::quoted_list(names));
       p.scaling.predict.push_back(m.get<std::string>());
     }
   }
@@ -97,17 +97,17 @@ void read_scaling(ConfigReader& r, bool is_task, const std::vector<std::string>&
     const json& series = s.at("series");
     const std::vector<std::string>& names = entry_names;
     if (!series.is_object() || series.empty())
-      throw Error("scaling.series", "expected {\"<name>\": [variant, ...], ...}, got " + describe_json(series));
+      throw core::Error("scaling.series", "expected {\"<name>\": [variant, ...], ...}, got " + core::describe_json(series));
     for (auto it = series.begin(); it != series.end(); ++it) {
       const std::string w = "scaling.series." + it.key();
       if (!it.value().is_array() || it.value().empty())
-        throw Error(w, "expected a non-empty list of variant names (one per size), got " + describe_json(it.value()));
+        throw core::Error(w, "expected a non-empty list of variant names (one per size), got " + core::describe_json(it.value()));
       std::vector<std::string> members;
       for (size_t i = 0; i < it.value().size(); ++i) {
         const json& m = it.value()[i];
         if (!m.is_string() || std::find(names.begin(), names.end(), m.get<std::string>()) == names.end())
-          throw Error(w + "[" + std::to_string(i) + "]", describe_json(m) + " is not a variant of this project; allowed: " +
-                                                            quoted_list(names));
+          throw core::Error(w + "[" + std::to_string(i) + "]", core::describe_json(m) + " is not a variant of this project; allowed: " +
+                                                            core::quoted_list(names));
         members.push_back(m.get<std::string>());
       }
       p.scaling.series.emplace_back(it.key(), members);
@@ -124,12 +124,12 @@ void read_scaling(ConfigReader& r, bool is_task, const std::vector<std::string>&
   s.finish();
 }
 
-void read_report_settings(ConfigReader& r, Project& p) {
+void read_report_settings(core::ConfigReader& r, Project& p) {
   if (!r.has("report")) {
     r.ignore("report");
     return;
   }
-  ConfigReader s = r.object("report", {"correction", "alpha", "power", "early_training_tokens_per_param", "control"});
+  core::ConfigReader s = r.object("report", {"correction", "alpha", "power", "early_training_tokens_per_param", "control"});
   const std::string correction = s.get_choice("correction", "holm", analysis::correction_names());
   for (auto c : {analysis::Correction::Holm, analysis::Correction::Dunnett, analysis::Correction::None})
     if (correction == analysis::to_string(c)) p.report.correction = c;
@@ -138,15 +138,15 @@ void read_report_settings(ConfigReader& r, Project& p) {
   p.report.early_tokens_per_param = s.get_double("early_training_tokens_per_param", 20.0, 0.0, 1e9);
   if (s.has("control")) {
     if (p.report.correction != analysis::Correction::Dunnett)
-      throw Error("report.control", "names the control of Dunnett's comparisons; allowed only with \"correction\": "
+      throw core::Error("report.control", "names the control of Dunnett's comparisons; allowed only with \"correction\": "
                                     "\"dunnett\" (the correction here is \"" + correction + "\")");
     const std::vector<std::string> names = run_names_of(p);
     const std::string control = s.get_string("control", "");
     if (std::find(names.begin(), names.end(), control) == names.end())
-      throw Error("report.control", "\"" + control + "\" is not allowed; allowed: " + quoted_list(names));
+      throw core::Error("report.control", "\"" + control + "\" is not allowed; allowed: " + core::quoted_list(names));
     p.report.control = control;
   }
   s.finish();
 }
 
-}  // namespace pha::runtime::detail
+}  // namespace pha::project::detail

@@ -9,7 +9,7 @@
 #include "project/project_tuning.h"
 #include "store/store.h"
 
-namespace pha::runtime {
+namespace pha::project {
 
 std::string architecture_family(const model::ModelConfig& model) {
   bool gss = false, attn = false;
@@ -77,11 +77,11 @@ analysis::Report project_report(const std::string& project_path, const std::stri
   const std::string path =
       std::filesystem::path(store_path.empty() ? project.store_path() : store_path).lexically_normal().string();
   if (!std::filesystem::exists(path))
-    throw Error(path, "no run store yet: train the project first (pha train " + project.dir + ")");
+    throw core::Error(path, "no run store yet: train the project first (pha train " + project.dir + ")");
   store::Store store = store::Store::open(path);
   // The tune section's follow-up runs, planned from the same store: the tables show the extended
   // values, and claims read the confirmation replicas.
   return analysis::build_report(study_of(plan_tuning_followups(project, store).project), store);
 }
 
-}  // namespace pha::runtime
+}  // namespace pha::project

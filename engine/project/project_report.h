@@ -8,16 +8,16 @@
 #include "analysis/report.h"
 #include "project/project.h"
 
-namespace pha::runtime {
+namespace pha::project {
 
 // "ssm" (no attention in any layer), "attention" (no GSS), or "hybrid" (both), from the layers.
 std::string architecture_family(const model::ModelConfig& model);
 
 analysis::Study study_of(const Project& project);
 
-// Loads the project (pha::Error naming the field when it is bad), opens its store (`store_path`,
-// default the project's; pha::Error when there is none yet) and builds the report. Writes nothing
+// Loads the project (core::Error naming the field when it is bad), opens its store (`store_path`,
+// default the project's; core::Error when there is none yet) and builds the report. Writes nothing
 // beyond what opening a store does (marking dead runs interrupted).
 analysis::Report project_report(const std::string& project_path, const std::string& store_path = "");
 
-}  // namespace pha::runtime
+}  // namespace pha::project

@@ -12,7 +12,7 @@
 #include "search/schedule.h"
 #include "search/search_space.h"
 
-namespace pha::runtime {
+namespace pha::project {
 
 using json = nlohmann::json;
 
@@ -40,14 +40,14 @@ std::vector<std::string> searched_variants(const Project& p) {
   if (!p.search.contains("variants")) return {entries.front()};
   const json& v = p.search["variants"];
   if (!v.is_array() || v.empty())
-    throw Error("search.variants", "expected a non-empty list of the project's variants, got " + describe_json(v));
+    throw core::Error("search.variants", "expected a non-empty list of the project's variants, got " + core::describe_json(v));
   std::vector<std::string> out;
   for (size_t i = 0; i < v.size(); ++i) {
     const std::string where = "search.variants[" + std::to_string(i) + "]";
     if (!v[i].is_string() || std::find(entries.begin(), entries.end(), v[i].get<std::string>()) == entries.end())
-      throw Error(where, describe_json(v[i]) + " is not a variant of this project; allowed: " + quoted_list(entries));
+      throw core::Error(where, core::describe_json(v[i]) + " is not a variant of this project; allowed: " + core::quoted_list(entries));
     if (std::find(out.begin(), out.end(), v[i].get<std::string>()) != out.end())
-      throw Error(where, "\"" + v[i].get<std::string>() + "\" is listed twice");
+      throw core::Error(where, "\"" + v[i].get<std::string>() + "\" is listed twice");
     out.push_back(v[i].get<std::string>());
   }
   return out;
@@ -56,7 +56,7 @@ std::vector<std::string> searched_variants(const Project& p) {
 const RunPlan& base_run(const Project& p, const std::string& entry) {
   for (const RunPlan& r : p.runs)
     if (r.entry == entry) return r;
-  throw Error("search.variants", "\"" + entry + "\" has no runs");
+  throw core::Error("search.variants", "\"" + entry + "\" has no runs");
 }
 
 namespace {
@@ -112,7 +112,7 @@ namespace {
 // cooldown, or what a tokens or FLOPs budget divides by. The trials are the runner's (grid:
 // every one; random: the ones each bracket draws); each rung run is the base run with the
 // trial's patch, the rung's steps and the WSD schedule, as the runner builds it
-// (search/runner/search_setup.cpp rung_run), and must be a valid run. A trial whose model is
+// (search_runner/search_setup.cpp rung_run), and must be a valid run. A trial whose model is
 // invalid is the runner's infeasible trial, not a refused section; a FLOPs budget is converted
 // with the trial's model before the equal-parameter fit moves its FFN width.
 void check_first_rungs(const Project& project, const search::SearchSpec& spec, const std::string& variant) {
@@ -127,15 +127,15 @@ void check_first_rungs(const Project& project, const search::SearchSpec& spec, c
       json patch = json::object();
       if (trial.patch.contains("training")) patch["training"] = trial.patch["training"];
       if (by_model && trial.patch.contains("model")) patch["model"] = trial.patch["model"];
-      if (!checked.insert(patch.dump() + "@" + format_number(first)).second) continue;
+      if (!checked.insert(patch.dump() + "@" + core::format_number(first)).second) continue;
       const std::string which = "trial t" + std::to_string(trial.index) + " of \"" + variant + "\"" +
                                 (trial.label.empty() ? "" : " (" + trial.label + ")");
-      const auto named = [&](const Error& e) { return Error(e.where(), message_of(e) + " (" + which + ")"); };
+      const auto named = [&](const core::Error& e) { return core::Error(e.where(), core::message_of(e) + " (" + which + ")"); };
       std::int64_t steps = std::max<std::int64_t>(1, std::llround(first));
       if (spec.budget.resource != "steps") {
         try {
           steps = steps_for(spec.budget, first, patched_run(project, base, steps_probe_patch(patch), base.name, "search"));
-        } catch (const Error& e) {
+        } catch (const core::Error& e) {
           if (e.where().rfind("search.model", 0) == 0) continue;  // infeasible: the runner says so per trial
           throw named(e);
         }
@@ -146,12 +146,12 @@ void check_first_rungs(const Project& project, const search::SearchSpec& spec, c
       const search::WarmupCooldown w = warmup_cooldown(training);
       const search::RungSchedule rs = search::rung_schedule(w, steps, 0);
       if (!rs.peak_reached())
-        throw Error("search.budget.min",
-                    format_number(first) + " " + spec.budget.resource + " gives " + which + " " +
+        throw core::Error("search.budget.min",
+                    core::format_number(first) + " " + spec.budget.resource + " gives " + which + " " +
                         std::to_string(rs.steps) + " steps, whose stable phase ends at step " +
                         std::to_string(rs.stable_end) + ", before its warmup of " + std::to_string(rs.warmup) +
                         " steps" +
-                        (w.warmup_fraction > 0 ? " (warmup_fraction " + format_number(w.warmup_fraction) + ")" : "") +
+                        (w.warmup_fraction > 0 ? " (warmup_fraction " + core::format_number(w.warmup_fraction) + ")" : "") +
                         "; allowed: a larger min, or shorter warmups (training.warmup_steps or warmup_fraction in "
                         "the space or the variant)");
       patch["training"] = patch.value("training", json::object());  // the rung run's, as the runner sets it
@@ -159,7 +159,7 @@ void check_first_rungs(const Project& project, const search::SearchSpec& spec, c
       patch["training"]["schedule"] = "wsd";
       try {
         patched_run(project, base, patch, base.name, "search");
-      } catch (const Error& e) {
+      } catch (const core::Error& e) {
         if (e.where().rfind("search.model", 0) == 0) continue;
         throw named(e);
       }
@@ -172,16 +172,16 @@ void check_first_rungs(const Project& project, const search::SearchSpec& spec, c
 void check_search_section(const Project& project) {
   if (project.search.is_null()) return;
   if (!project.search.is_object())
-    throw Error("search", "expected an object (docs/search.md), got " + describe_json(project.search));
+    throw core::Error("search", "expected an object (docs/search.md), got " + core::describe_json(project.search));
   const search::SearchSpec spec = search::SearchSpec::from_json(spec_section(project.search), "search");
   if (spec.sampler.kind == "grid" && spec.budget.brackets > 1)
-    throw Error("search.budget.brackets", std::to_string(spec.budget.brackets) +
+    throw core::Error("search.budget.brackets", std::to_string(spec.budget.brackets) +
                                               " brackets with a grid sampler; allowed: 1 (a grid runs one successive-"
                                               "halving ladder; Hyperband brackets need the random sampler)");
   if (project.search.contains("threads")) {
     const json& t = project.search["threads"];
     if (!t.is_number_integer() || t.get<int64_t>() < 1 || t.get<int64_t>() > 4096)
-      throw Error("search.threads", describe_json(t) + " is not allowed; allowed: an integer 1 to 4096");
+      throw core::Error("search.threads", core::describe_json(t) + " is not allowed; allowed: an integer 1 to 4096");
   }
   for (const std::string& v : searched_variants(project)) check_first_rungs(project, spec, v);
 }
@@ -200,7 +200,7 @@ ordered_json parseFile(const std::string& file, const std::string& text) {
   try {
     return ordered_json::parse(text);
   } catch (const ordered_json::exception& e) {
-    throw Error(file, std::string("is not valid JSON: ") + e.what());
+    throw core::Error(file, std::string("is not valid JSON: ") + e.what());
   }
 }
 
@@ -224,15 +224,15 @@ SearchSectionFile read_search_section(const std::string& projectDir) {
 void write_search_section(const std::string& projectDir, const json& section) {
   const std::string file = project_file_in(projectDir);
   ordered_json doc = parseFile(file, data::read_file(file));
-  if (!doc.is_object()) throw Error(file, "expected a JSON object");
+  if (!doc.is_object()) throw core::Error(file, "expected a JSON object");
   if (section.is_null())
     doc.erase("search");
   else
     doc["search"] = ordered_json::parse(section.dump());
   try {
     parse_project(json(doc), projectDir, file, browsing());
-  } catch (const Error& e) {
-    throw Error(e.where(), message_of(e) + " (" + file + " is unchanged)");
+  } catch (const core::Error& e) {
+    throw core::Error(e.where(), core::message_of(e) + " (" + file + " is unchanged)");
   }
   data::write_file_atomic(file, {doc.dump(2), "\n"});
 }
@@ -251,4 +251,4 @@ json default_search_section(const SearchSectionFile& f) {
           {"sampler", {{"kind", "grid"}}}};
 }
 
-}  // namespace pha::runtime
+}  // namespace pha::project

@@ -14,9 +14,9 @@
 #include "search/rung_schedule.h"
 #include "search/search_spec.h"
 
-namespace pha::runtime {
+namespace pha::project {
 
-// Throws pha::Error naming the field for a bad "search" section of `project` (load_project
+// Throws core::Error naming the field for a bad "search" section of `project` (load_project
 // calls it; the variants it names must be the project's). The first rung of every bracket is
 // checked with each trial's own values (the runner's trials, the base run with the trial's
 // training patch, the rung's steps, WSD): a space that sets training.warmup_steps may shorten
@@ -46,7 +46,7 @@ search::WarmupCooldown warmup_cooldown(const nlohmann::json& training);
 // The "search" section of project.json as the window's Search form edits it. Written like the
 // other project-file operations (project_files.h): the edited file is validated by the
 // project reader first (parse_project, which runs check_search_section), so a refused section
-// writes nothing and the pha::Error names the field ("search.budget.eta: ..."); the file lands
+// writes nothing and the core::Error names the field ("search.budget.eta: ..."); the file lands
 // atomically with every other key kept, in its order.
 struct SearchSectionFile {
   nlohmann::json section;             // null when the project has none
@@ -55,9 +55,9 @@ struct SearchSectionFile {
   nlohmann::json training;            // the first run's resolved training section
 };
 
-// Loads the project (its data need not be on this machine). Throws pha::Error.
+// Loads the project (its data need not be on this machine). Throws core::Error.
 SearchSectionFile read_search_section(const std::string& projectDir);
-// Replaces (or, with null, removes) project.json's "search" section. Throws pha::Error, writing
+// Replaces (or, with null, removes) project.json's "search" section. Throws core::Error, writing
 // nothing, when the project with that section does not load.
 void write_search_section(const std::string& projectDir, const nlohmann::json& section);
 // A section to start from for a project that has none: its first variant's learning rate at
@@ -65,4 +65,4 @@ void write_search_section(const std::string& projectDir, const nlohmann::json& s
 // to all of it (eta 3), on val/bpb (val/accuracy for task projects), one seed, grid sampler.
 nlohmann::json default_search_section(const SearchSectionFile& file);
 
-}  // namespace pha::runtime
+}  // namespace pha::project

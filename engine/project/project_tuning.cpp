@@ -12,7 +12,7 @@
 #include "project/project_report.h"
 #include "store/store.h"
 
-namespace pha::runtime {
+namespace pha::project {
 
 using nlohmann::json;
 
@@ -104,9 +104,9 @@ class Planner {
 
   bool add(RunPlan plan) {
     if (names_.count(plan.name)) return false;
-    if (p_.runs.size() + 1 > static_cast<size_t>(limits::kMaxRuns)) {
+    if (p_.runs.size() + 1 > static_cast<size_t>(core::limits::kMaxRuns)) {
       if (!limited_) out_.notes.push_back("tune: not every follow-up run was planned: the project reached the limit of " +
-                                          std::to_string(limits::kMaxRuns) + " runs");
+                                          std::to_string(core::limits::kMaxRuns) + " runs");
       limited_ = true;
       return false;
     }
@@ -180,8 +180,8 @@ void read_tune_extend(const json& section, const std::vector<std::pair<std::stri
                       analysis::TuneProtocol& protocol) {
   const json& ex = section["extend"];
   if (!ex.is_object() || ex.empty())
-    throw Error("tune.extend", "expected {\"training.lr\": [lowest, highest], ...}: the bounds a tuned setting's values may "
-                               "grow to while the choice is at their edge, got " + describe_json(ex));
+    throw core::Error("tune.extend", "expected {\"training.lr\": [lowest, highest], ...}: the bounds a tuned setting's values may "
+                               "grow to while the choice is at their edge, got " + core::describe_json(ex));
   for (auto it = ex.begin(); it != ex.end(); ++it) {
     const std::string w = "tune.extend." + it.key();
     std::vector<std::pair<std::string, const json*>> lists;  // where, values
@@ -192,24 +192,24 @@ void read_tune_extend(const json& section, const std::vector<std::pair<std::stri
         if (key == it.key()) lists.emplace_back(where + "." + key, &values);
       }
     if (lists.empty())
-      throw Error(w, "is not a tuned setting; allowed: " + quoted_list(std::vector<std::string>(tuned.begin(), tuned.end())));
+      throw core::Error(w, "is not a tuned setting; allowed: " + core::quoted_list(std::vector<std::string>(tuned.begin(), tuned.end())));
     const json& b = it.value();
     if (!b.is_array() || b.size() != 2 || !b[0].is_number() || !b[1].is_number() || !(b[0].get<double>() < b[1].get<double>()))
-      throw Error(w, "expected [lowest, highest] with lowest < highest: the bounds the values may grow to, got " + describe_json(b));
+      throw core::Error(w, "expected [lowest, highest] with lowest < highest: the bounds the values may grow to, got " + core::describe_json(b));
     const double lo = b[0].get<double>(), hi = b[1].get<double>();
     for (const auto& [where, values] : lists) {
       std::set<double> distinct;
       for (const json& v : *values) {
         if (!v.is_number())
-          throw Error(where, "holds " + describe_json(v) + ", but " + w + " extends numbers only; allowed: numbers, or no extend");
+          throw core::Error(where, "holds " + core::describe_json(v) + ", but " + w + " extends numbers only; allowed: numbers, or no extend");
         const double x = v.get<double>();
         if (x < lo || x > hi)
-          throw Error(where, describe_json(v) + " lies outside " + w + " [" + label_of(b[0]) + ", " + label_of(b[1]) +
+          throw core::Error(where, core::describe_json(v) + " lies outside " + w + " [" + label_of(b[0]) + ", " + label_of(b[1]) +
                                  "]; allowed: values within the bounds");
         distinct.insert(x);
       }
       if (distinct.size() < 2)
-        throw Error(where, "has one value; " + w + " repeats the step between the last two values tried, so it needs at "
+        throw core::Error(where, "has one value; " + w + " repeats the step between the last two values tried, so it needs at "
                            "least two distinct values");
       // The bounds leave room for at least one whole step beyond each end of the values tried:
       // a bound closer than that would stop the grid where it has not looked past its edge.
@@ -218,10 +218,10 @@ void read_tune_extend(const json& section, const std::vector<std::pair<std::stri
         const double next = analysis::next_tune_value(v, direction, -1e300, 1e300);
         const bool inside = direction > 0 ? next <= hi * (1.0 + 1e-9) : next >= lo * (1.0 - 1e-9);
         if (std::isfinite(next) && !inside)
-          throw Error(w, "[" + label_of(b[0]) + ", " + label_of(b[1]) + "] leaves no whole step beyond the " +
+          throw core::Error(w, "[" + label_of(b[0]) + ", " + label_of(b[1]) + "] leaves no whole step beyond the " +
                              (direction > 0 ? "highest" : "lowest") + " value of " + where + " (the next one is " +
-                             format_number(next) + "); allowed: bounds at least one grid step beyond the values tried, "
-                             "e.g. " + (direction > 0 ? "a highest bound of " : "a lowest bound of ") + format_number(next) +
+                             core::format_number(next) + "); allowed: bounds at least one grid step beyond the values tried, "
+                             "e.g. " + (direction > 0 ? "a highest bound of " : "a lowest bound of ") + core::format_number(next) +
                              " or beyond");
       }
     }
@@ -233,13 +233,13 @@ void read_tune_extend(const json& section, const std::vector<std::pair<std::stri
 void read_confirm_seeds(const json& section, analysis::TuneProtocol& protocol) {
   const json& c = section["confirm_seeds"];
   if (!c.is_array() || c.empty())
-    throw Error("tune.confirm_seeds", "expected a non-empty list of seeds [10, 11, 12], got " + describe_json(c));
+    throw core::Error("tune.confirm_seeds", "expected a non-empty list of seeds [10, 11, 12], got " + core::describe_json(c));
   std::set<int64_t> seen;
   for (size_t i = 0; i < c.size(); ++i) {
     const std::string w = "tune.confirm_seeds[" + std::to_string(i) + "]";
     if (!c[i].is_number_integer() || c[i].get<int64_t>() < 0 || c[i].get<int64_t>() > (int64_t{1} << 53))
-      throw Error(w, describe_json(c[i]) + " is not a seed; allowed: integers from 0 to 2^53");
-    if (!seen.insert(c[i].get<int64_t>()).second) throw Error(w, "repeats seed " + c[i].dump() + "; allowed: distinct seeds");
+      throw core::Error(w, core::describe_json(c[i]) + " is not a seed; allowed: integers from 0 to 2^53");
+    if (!seen.insert(c[i].get<int64_t>()).second) throw core::Error(w, "repeats seed " + c[i].dump() + "; allowed: distinct seeds");
     protocol.confirm_seeds.push_back(c[i].get<int64_t>());
   }
 }
@@ -274,4 +274,4 @@ TuningPlan plan_tuning_followups(const Project& project) {
   return plan_tuning_followups(project, store);
 }
 
-}  // namespace pha::runtime
+}  // namespace pha::project

@@ -18,7 +18,7 @@ namespace pha::store {
 class Store;
 }
 
-namespace pha::runtime {
+namespace pha::project {
 
 struct TuningPlan {
   Project project;                 // the project with the follow-up runs appended
@@ -45,7 +45,7 @@ TuningPlan plan_tuning_followups(const Project& project);
 
 namespace detail {
 using TuneAxes = std::vector<std::pair<std::string, nlohmann::json>>;  // key -> values tried
-// The tune section's "extend" and "confirm_seeds" (project.cpp's reader calls them): pha::Error
+// The tune section's "extend" and "confirm_seeds" (project.cpp's reader calls them): core::Error
 // naming the field. `lists_by_where`: each list of tuned axes with the field it was read from
 // ("tune", "tune.variants.pha").
 void read_tune_extend(const nlohmann::json& section,
@@ -54,4 +54,4 @@ void read_tune_extend(const nlohmann::json& section,
 void read_confirm_seeds(const nlohmann::json& section, analysis::TuneProtocol& protocol);
 }  // namespace detail
 
-}  // namespace pha::runtime
+}  // namespace pha::project

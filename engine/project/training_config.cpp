@@ -15,7 +15,7 @@
 #include "project/project.h"
 #include "search/rung_schedule.h"
 
-namespace pha::runtime {
+namespace pha::project {
 
 using nlohmann::json;
 
@@ -31,21 +31,21 @@ void merge_training_patch(json& training, const json& patch) {
 void check_training_work(const TrainingConfig& c, const std::string& where) {
   auto field = [&](const char* key) { return where.empty() ? std::string(key) : where + "." + key; };
   const int64_t micro = int64_t{c.batch_size} * c.seq_len;
-  if (micro > limits::kMaxMicroBatchTokens)
-    ConfigReader::out_of_range(field("batch_size"),
+  if (micro > core::limits::kMaxMicroBatchTokens)
+    core::ConfigReader::out_of_range(field("batch_size"),
                                "batch_size x seq_len = " + std::to_string(c.batch_size) + " x " + std::to_string(c.seq_len) +
                                    " = " + std::to_string(micro) + " tokens per micro-batch",
-                               "at most " + std::to_string(limits::kMaxMicroBatchTokens), limits::kNote);
+                               "at most " + std::to_string(core::limits::kMaxMicroBatchTokens), core::limits::kNote);
   const double tokens = static_cast<double>(c.steps) * c.grad_accum * static_cast<double>(micro);
-  if (tokens > limits::kMaxTrainingTokens)
-    ConfigReader::out_of_range(field("steps"),
+  if (tokens > core::limits::kMaxTrainingTokens)
+    core::ConfigReader::out_of_range(field("steps"),
                                "steps x grad_accum x batch_size x seq_len = " + std::to_string(c.steps) + " x " +
                                    std::to_string(c.grad_accum) + " x " + std::to_string(c.batch_size) + " x " +
-                                   std::to_string(c.seq_len) + " = " + format_number(tokens) + " training tokens",
-                               "at most " + format_number(limits::kMaxTrainingTokens), limits::kNote);
+                                   std::to_string(c.seq_len) + " = " + core::format_number(tokens) + " training tokens",
+                               "at most " + core::format_number(core::limits::kMaxTrainingTokens), core::limits::kNote);
 }
 
-bool EarlyStop::maximize() const { return higher_is_better(metric); }  // core/metric_table.h
+bool EarlyStop::maximize() const { return core::higher_is_better(metric); }  // core/metric_table.h
 
 const std::vector<std::string>& early_stop_metrics(bool task) {
   static const std::vector<std::string> text = {"val/loss", "val/ppl", "val/bpb"};
@@ -56,18 +56,18 @@ const std::vector<std::string>& early_stop_metrics(bool task) {
 namespace {
 
 // training.early_stop {"metric", "patience", "min_delta"}: needs periodic evaluations to watch.
-EarlyStop read_early_stop(ConfigReader& r, const TrainingConfig& c) {
-  ConfigReader e = r.object("early_stop", {"metric", "patience", "min_delta"});
+EarlyStop read_early_stop(core::ConfigReader& r, const TrainingConfig& c) {
+  core::ConfigReader e = r.object("early_stop", {"metric", "patience", "min_delta"});
   std::vector<std::string> all = early_stop_metrics(false);
   for (const auto& m : early_stop_metrics(true)) all.push_back(m);
   EarlyStop es;
-  if (!e.has("metric")) throw Error(e.field("metric"), "is required; allowed: " + quoted_list(all));
+  if (!e.has("metric")) throw core::Error(e.field("metric"), "is required; allowed: " + core::quoted_list(all));
   es.metric = e.get_choice("metric", "", all);
-  es.patience = e.get_int("patience", es.patience, 1, limits::kMaxSteps);
+  es.patience = e.get_int("patience", es.patience, 1, core::limits::kMaxSteps);
   es.min_delta = e.get_double("min_delta", es.min_delta, 0.0, 1e30);
   e.finish();
   if (c.eval_every <= 0)
-    throw Error(r.field("early_stop"), "watches the periodic evaluations, but " + r.field("eval_every") +
+    throw core::Error(r.field("early_stop"), "watches the periodic evaluations, but " + r.field("eval_every") +
                                            " is 0 (only at the end); allowed: eval_every >= 1");
   return es;
 }
@@ -75,8 +75,8 @@ EarlyStop read_early_stop(ConfigReader& r, const TrainingConfig& c) {
 }  // namespace
 
 TrainingConfig TrainingConfig::from_json(const json& section, const std::string& where) {
-  using namespace limits;
-  ConfigReader r(section, where);
+  using namespace core::limits;
+  core::ConfigReader r(section, where);
   TrainingConfig c;
   c.steps = r.get_int("steps", c.steps, 1, kMaxSteps, kNote);
   c.batch_size = static_cast<int>(r.get_int("batch_size", c.batch_size, 1, kMaxBatchSize, kNote));
@@ -86,7 +86,7 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
   c.min_lr_ratio = r.get_double("min_lr_ratio", c.min_lr_ratio, 0.0, 1.0);
   if (r.has("warmup_fraction")) {
     if (r.has("warmup_steps"))
-      throw Error(r.field("warmup_fraction"), "cannot be combined with " + r.field("warmup_steps") +
+      throw core::Error(r.field("warmup_fraction"), "cannot be combined with " + r.field("warmup_steps") +
                                                   "; allowed: one of them (a fraction of the steps, or steps)");
     c.warmup_fraction = r.get_double("warmup_fraction", 0.0, 0.0, 1.0, true);
     c.warmup_steps = search::fraction_of_steps(c.warmup_fraction, c.steps);
@@ -99,7 +99,7 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
     c.cooldown_shape = r.get_choice("cooldown_shape", c.cooldown_shape, {"1-sqrt", "linear"});
   } else {
     for (const char* k : {"cooldown", "cooldown_shape"})
-      if (r.has(k)) throw Error(r.field(k), "applies to schedule \"wsd\" only; this run's schedule is \"cosine\"");
+      if (r.has(k)) throw core::Error(r.field(k), "applies to schedule \"wsd\" only; this run's schedule is \"cosine\"");
   }
   c.weight_decay = r.get_double("weight_decay", c.weight_decay, 0.0, 10.0);
   c.beta1 = r.get_double("beta1", c.beta1, 0.0, 0.999999);
@@ -123,17 +123,17 @@ TrainingConfig TrainingConfig::from_json(const json& section, const std::string&
   if (r.has("early_stop")) c.early_stop = read_early_stop(r, c);
   r.finish();
   const std::string warmup_field = r.field(c.warmup_fraction > 0.0 ? "warmup_fraction" : "warmup_steps");
-  const std::string warmup_text = c.warmup_fraction > 0.0 ? format_number(c.warmup_fraction) + " x " +
+  const std::string warmup_text = c.warmup_fraction > 0.0 ? core::format_number(c.warmup_fraction) + " x " +
                                                                 std::to_string(c.steps) + " steps = " +
                                                                 std::to_string(c.warmup_steps) + " steps"
                                                           : std::to_string(c.warmup_steps);
   if (c.warmup_steps > c.steps)
-    throw Error(warmup_field, warmup_text + " is more than " + r.field("steps") + " = " +
+    throw core::Error(warmup_field, warmup_text + " is more than " + r.field("steps") + " = " +
                                              std::to_string(c.steps) + "; allowed: 0 to " + std::to_string(c.steps));
   if (c.schedule == "wsd" && c.warmup_steps > c.stable_end())
-    throw Error(warmup_field, warmup_text + " is more than the stable phase's end (step " +
+    throw core::Error(warmup_field, warmup_text + " is more than the stable phase's end (step " +
                                              std::to_string(c.stable_end()) + " of " + std::to_string(c.steps) +
-                                             " with cooldown " + format_number(c.cooldown) + "); allowed: 0 to " +
+                                             " with cooldown " + core::format_number(c.cooldown) + "); allowed: 0 to " +
                                              std::to_string(c.stable_end()));
   check_training_work(c, where);
   c.used = r.used();
@@ -152,8 +152,8 @@ int64_t TrainingConfig::stable_end() const {
 }
 
 ProfileSettings ProfileSettings::from_json(const json& section, const std::string& where) {
-  using namespace limits;
-  ConfigReader r(section, where);
+  using namespace core::limits;
+  core::ConfigReader r(section, where);
   ProfileSettings p;
   p.present = true;
   p.after_runs = r.get_bool("after_runs", p.after_runs);
@@ -171,4 +171,4 @@ ProfileSettings ProfileSettings::from_json(const json& section, const std::strin
   return p;
 }
 
-}  // namespace pha::runtime
+}  // namespace pha::project

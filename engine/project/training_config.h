@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace pha::runtime {
+namespace pha::project {
 
 // training.early_stop: end a run as finished when its periodic-evaluation metric has not
 // improved by more than min_delta for `patience` evaluations in a row (docs/project-format.md).
@@ -71,7 +71,7 @@ struct TrainingConfig {
 };
 
 // The work a training asks for as a whole (micro-batch tokens, training tokens), each field
-// having its own limit too: pha::Error naming `where`.batch_size / .steps. Checked again once a
+// having its own limit too: core::Error naming `where`.batch_size / .steps. Checked again once a
 // task has set seq_len (training_config.cpp).
 void check_training_work(const TrainingConfig& c, const std::string& where);
 
@@ -82,4 +82,4 @@ void check_training_work(const TrainingConfig& c, const std::string& where);
 // --set / --steps, the window's run options) call it.
 void merge_training_patch(nlohmann::json& training, const nlohmann::json& patch);
 
-}  // namespace pha::runtime
+}  // namespace pha::project

@@ -10,19 +10,19 @@
 #include "runtime/profile_job.h"
 #include "runtime/run_eval.h"
 
-namespace pha::runtime {
+namespace pha::queue {
 
 using nlohmann::json;
 
-json shortened_training(const TrainingConfig& training, std::int64_t steps) {
-  if (steps < 1) throw Error("steps", "must be at least 1 to shorten a run (got " + std::to_string(steps) + ")");
+json shortened_training(const project::TrainingConfig& training, std::int64_t steps) {
+  if (steps < 1) throw core::Error("steps", "must be at least 1 to shorten a run (got " + std::to_string(steps) + ")");
   json j = {{"steps", steps}};
   // A warmup given as a fraction of the steps shortens with them (training.warmup_fraction).
   if (training.warmup_fraction <= 0 && training.warmup_steps > steps) j["warmup_steps"] = steps / 10;
   return j;
 }
 
-json training_overrides_for(const QueueSettings& settings, const TrainingConfig& training) {
+json training_overrides_for(const QueueSettings& settings, const project::TrainingConfig& training) {
   json j = settings.steps > 0 ? shortened_training(training, settings.steps) : json::object();
   if (settings.training_overrides.is_object()) {
     // A steps value among the window's overrides is a shortening too: the same rule.
@@ -39,31 +39,31 @@ json training_overrides_for(const QueueSettings& settings, const TrainingConfig&
 namespace {
 
 // The one way a queued item names its project to the job that runs it.
-ProjectSource source_of(const QueueItem& item) { return {item.project, item.resolved}; }
+project::ProjectSource source_of(const project::QueueItem& item) { return {item.project, item.resolved}; }
 
-QueueItemResult run_train(const QueueItem& item, const QueueSettings& settings, RunObserver& observer,
-                          RunControl& control) {
-  JobSpec spec;
-  static_cast<ProjectSource&>(spec) = source_of(item);
+QueueItemResult run_train(const project::QueueItem& item, const QueueSettings& settings, runtime::RunObserver& observer,
+                          runtime::RunControl& control) {
+  runtime::JobSpec spec;
+  static_cast<project::ProjectSource&>(spec) = source_of(item);
   spec.run = item.run;
   spec.resume_run_id = item.resume_run_id;
   spec.threads = settings.threads;
   spec.device = settings.device;
   spec.training_overrides = item.training_overrides.is_object() ? item.training_overrides : json::object();
-  JobResult r;
+  runtime::JobResult r;
   if (settings.group) {  // this process is one rank of a group its launcher made
     spec.group = settings.group;
-    r = run_job(spec, observer, control);
+    r = runtime::run_job(spec, observer, control);
   } else {  // one process: run_job itself; N: the same run_job as rank 0 of a local group
-    LocalParallelOptions parallel;
+    runtime::LocalParallelOptions parallel;
     parallel.processes = std::max(1, settings.processes);
     parallel.program = settings.program;
     parallel.timeout_s = settings.dist_timeout_s;
     parallel.on_connected = settings.on_connected;
-    r = run_job_local_parallel(spec, parallel, observer, control);
+    r = runtime::run_job_local_parallel(spec, parallel, observer, control);
   }
   QueueItemResult out;
-  out.status = job_status_name(r.status);
+  out.status = runtime::job_status_name(r.status);
   out.reason = r.reason;
   out.run_id = r.run_id;
   out.steps_done = r.steps_done;
@@ -71,65 +71,65 @@ QueueItemResult run_train(const QueueItem& item, const QueueSettings& settings, 
   return out;
 }
 
-QueueItemResult run_profile(const QueueItem& item, const QueueSettings& settings, RunObserver& observer,
-                            RunControl& control) {
-  ProfileJobSpec spec;
-  static_cast<ProjectSource&>(spec) = source_of(item);
+QueueItemResult run_profile(const project::QueueItem& item, const QueueSettings& settings, runtime::RunObserver& observer,
+                            runtime::RunControl& control) {
+  runtime::ProfileJobSpec spec;
+  static_cast<project::ProjectSource&>(spec) = source_of(item);
   spec.threads = settings.threads;
   spec.program = settings.program;
   spec.on_start = settings.on_profile_start;
-  auto r = std::make_shared<ProfileJobResult>(run_profile_job(spec, observer, control));
+  auto r = std::make_shared<runtime::ProfileJobResult>(runtime::run_profile_job(spec, observer, control));
   QueueItemResult out;
   out.status = r->cancelled ? "cancelled" : "finished";
   out.profile = std::move(r);
   return out;
 }
 
-QueueItemResult run_evaluation(const QueueItem& item, RunControl&) {
+QueueItemResult run_evaluation(const project::QueueItem& item, runtime::RunControl&) {
   QueueItemResult out;
-  out.evaluation = std::make_shared<RunEvalResult>(evaluate_run(item.project, item.eval_run_id, RunEvalOptions{}));
+  out.evaluation = std::make_shared<runtime::RunEvalResult>(runtime::evaluate_run(item.project, item.eval_run_id, runtime::RunEvalOptions{}));
   out.status = "finished";
   out.run_id = item.eval_run_id;
   return out;
 }
 
-QueueItemResult run_search_item(const QueueItem& item, const QueueSettings& settings, SearchObserver& observer,
-                                RunControl& control) {
-  SearchOptions options;
-  options.jobs = item.kind == QueueItemKind::SearchTrial ? 1 : std::max(1, item.search_jobs);
-  options.only = item.kind == QueueItemKind::SearchTrial ? item.run : "";
+QueueItemResult run_search_item(const project::QueueItem& item, const QueueSettings& settings, search_runner::SearchObserver& observer,
+                                runtime::RunControl& control) {
+  search_runner::SearchOptions options;
+  options.jobs = item.kind == project::QueueItemKind::SearchTrial ? 1 : std::max(1, item.search_jobs);
+  options.only = item.kind == project::QueueItemKind::SearchTrial ? item.run : "";
   options.searches = settings.searches;
   options.program = settings.program;
   options.quiet_workers = settings.quiet_workers;
   options.nproc = settings.group ? 1 : std::max(1, settings.processes);  // each rung run data parallel
-  auto r = std::make_shared<SearchResult>(run_search(item.project, options, observer, control));
+  auto r = std::make_shared<search_runner::SearchResult>(search_runner::run_search(item.project, options, observer, control));
   QueueItemResult out;
   out.status = r->cancelled ? "cancelled" : "finished";
   out.search = std::move(r);
   return out;
 }
 
-bool is_training(QueueItemKind k) { return k == QueueItemKind::Train; }
+bool is_training(project::QueueItemKind k) { return k == project::QueueItemKind::Train; }
 
 }  // namespace
 
-QueueItemResult run_queue_item(const QueueItem& item, const QueueSettings& settings, SearchObserver& observer,
-                               RunControl& control) {
+QueueItemResult run_queue_item(const project::QueueItem& item, const QueueSettings& settings, search_runner::SearchObserver& observer,
+                               runtime::RunControl& control) {
   try {
     switch (item.kind) {
-      case QueueItemKind::Train: return run_train(item, settings, observer, control);
-      case QueueItemKind::Profile: return run_profile(item, settings, observer, control);
-      case QueueItemKind::Evaluate: return run_evaluation(item, control);
-      case QueueItemKind::Search:
-      case QueueItemKind::SearchTrial: return run_search_item(item, settings, observer, control);
+      case project::QueueItemKind::Train: return run_train(item, settings, observer, control);
+      case project::QueueItemKind::Profile: return run_profile(item, settings, observer, control);
+      case project::QueueItemKind::Evaluate: return run_evaluation(item, control);
+      case project::QueueItemKind::Search:
+      case project::QueueItemKind::SearchTrial: return run_search_item(item, settings, observer, control);
     }
-    throw Error("queue", "unknown item kind");
+    throw core::Error("queue", "unknown item kind");
   } catch (const std::exception& e) {  // bad project, data, section or checkpoint: nothing was written
     QueueItemResult out;
     out.status = "failed";
     out.reason = e.what();
     out.error = std::current_exception();
-    out.run_id = item.kind == QueueItemKind::Evaluate ? item.eval_run_id : 0;
+    out.run_id = item.kind == project::QueueItemKind::Evaluate ? item.eval_run_id : 0;
     return out;
   }
 }
@@ -145,10 +145,10 @@ double queue_eta_seconds(double current_seconds_per_step, std::int64_t current_s
 
 WorkQueue::WorkQueue(QueueSettings settings) : settings_(std::move(settings)) {}
 
-void WorkQueue::add(std::vector<QueueItem> items, const Project* project) {
-  for (QueueItem& item : items) {
+void WorkQueue::add(std::vector<project::QueueItem> items, const project::Project* project) {
+  for (project::QueueItem& item : items) {
     if (project && is_training(item.kind)) {
-      const TrainingConfig& t = project->run(item.run).training;
+      const project::TrainingConfig& t = project->run(item.run).training;
       item.training_overrides = training_overrides_for(settings_, t);
       item.planned_steps = item.training_overrides.value("steps", t.steps);
     }
@@ -156,14 +156,14 @@ void WorkQueue::add(std::vector<QueueItem> items, const Project* project) {
   }
 }
 
-void WorkQueue::add_project(const Project& project, const QueueOptions& options) {
-  add(project_queue(project, options), &project);
+void WorkQueue::add_project(const project::Project& project, const project::QueueOptions& options) {
+  add(project::project_queue(project, options), &project);
 }
 
-std::optional<QueueItem> WorkQueue::next(std::vector<std::pair<QueueItem, std::string>>* skipped) {
+std::optional<project::QueueItem> WorkQueue::next(std::vector<std::pair<project::QueueItem, std::string>>* skipped) {
   current_.reset();
   while (!pending_.empty()) {
-    const std::string why = skip_reason(pending_.front(), unfinished_);
+    const std::string why = project::skip_reason(pending_.front(), unfinished_);
     if (why.empty()) break;
     if (skipped) skipped->emplace_back(pending_.front(), why);
     pending_.erase(pending_.begin());
@@ -179,40 +179,40 @@ std::optional<QueueItem> WorkQueue::next(std::vector<std::pair<QueueItem, std::s
   return current_;
 }
 
-void WorkQueue::ended(const QueueItem& item, const QueueItemResult& result) {
-  const bool counts = item.kind == QueueItemKind::Train || item.kind == QueueItemKind::SearchTrial ||
-                      item.kind == QueueItemKind::Search;
+void WorkQueue::ended(const project::QueueItem& item, const QueueItemResult& result) {
+  const bool counts = item.kind == project::QueueItemKind::Train || item.kind == project::QueueItemKind::SearchTrial ||
+                      item.kind == project::QueueItemKind::Search;
   if (counts && !result.finished()) {
     ++unfinished_;
     // One rank of a group: the ranks' collectives no longer line up after a run that ended early.
-    if (settings_.group && item.kind == QueueItemKind::Train) pending_.clear();
+    if (settings_.group && item.kind == project::QueueItemKind::Train) pending_.clear();
   }
   current_.reset();
-  if (item.kind == QueueItemKind::Train && item.tuning_followups) queue_tuning_followups(item);
+  if (item.kind == project::QueueItemKind::Train && item.tuning_followups) queue_tuning_followups(item);
 }
 
-void WorkQueue::queue_tuning_followups(const QueueItem& item) {
+void WorkQueue::queue_tuning_followups(const project::QueueItem& item) {
   // One rank of a data-parallel group plans nothing on its own: the ranks' queues must agree.
-  if (!item.resolved || settings_.group || !has_tuning_followups(*item.resolved)) return;
-  for (const QueueItem& q : pending_)
-    if (q.kind == QueueItemKind::Train && q.project == item.project) return;  // not its last run yet
-  TuningPlan plan = plan_tuning_followups(*item.resolved);
+  if (!item.resolved || settings_.group || !project::has_tuning_followups(*item.resolved)) return;
+  for (const project::QueueItem& q : pending_)
+    if (q.kind == project::QueueItemKind::Train && q.project == item.project) return;  // not its last run yet
+  project::TuningPlan plan = project::plan_tuning_followups(*item.resolved);
   if (plan.added.empty() && plan.notes.empty()) return;
-  const auto project = std::make_shared<const Project>(std::move(plan.project));
-  std::vector<QueueItem> items;
+  const auto project = std::make_shared<const project::Project>(std::move(plan.project));
+  std::vector<project::QueueItem> items;
   for (const std::string& name : plan.added) {
-    QueueItem q{QueueItemKind::Train, name, 0, false};
+    project::QueueItem q{project::QueueItemKind::Train, name, 0, false};
     q.project = item.project;
     q.resolved = project;
     q.tuning_followups = true;
-    const TrainingConfig& t = project->run(name).training;
+    const project::TrainingConfig& t = project->run(name).training;
     q.training_overrides = training_overrides_for(settings_, t);
     q.planned_steps = q.training_overrides.value("steps", t.steps);
     items.push_back(std::move(q));
   }
   // Before the project's profile (which measures the models of a complete pass).
-  auto at = std::find_if(pending_.begin(), pending_.end(), [&](const QueueItem& q) {
-    return q.kind == QueueItemKind::Profile && q.project == item.project;
+  auto at = std::find_if(pending_.begin(), pending_.end(), [&](const project::QueueItem& q) {
+    return q.kind == project::QueueItemKind::Profile && q.project == item.project;
   });
   if (at != pending_.end()) at->resolved = project;
   pending_.insert(at, items.begin(), items.end());
@@ -225,15 +225,15 @@ QueuePosition WorkQueue::position() const {
   QueuePosition p;
   p.run = current_ && is_training(current_->kind) ? runs_started_ : 0;
   p.runs = runs_started_;
-  for (const QueueItem& q : pending_) {
+  for (const project::QueueItem& q : pending_) {
     if (is_training(q.kind)) {
       ++p.runs;
       p.pending_steps += q.planned_steps;
     }
-    if (q.kind == QueueItemKind::Profile) p.profile_next = true;
+    if (q.kind == project::QueueItemKind::Profile) p.profile_next = true;
   }
   p.next = pending_;
   return p;
 }
 
-}  // namespace pha::runtime
+}  // namespace pha::queue

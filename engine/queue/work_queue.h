@@ -26,17 +26,19 @@
 
 #include "runtime/events.h"
 #include "project/project_queue.h"
-#include "search/runner/search_job.h"
+#include "search_runner/search_job.h"
 
 namespace pha::distributed {
 class ProcessGroup;
 }
 
 namespace pha::runtime {
-
 struct ProfileSweep;       // runtime/profiler.h
 struct ProfileJobResult;   // runtime/profile_job.h
 struct RunEvalResult;      // runtime/run_eval.h
+}  // namespace pha::runtime
+
+namespace pha::queue {
 
 // How the queue runs its items (the same for every item of a pass).
 struct QueueSettings {
@@ -51,7 +53,7 @@ struct QueueSettings {
   std::string program;             // the `pha` that profile points, ranks and search workers run ("" : this one)
   double dist_timeout_s = 300;
   std::function<void(int world, const std::string& backend)> on_connected;  // a data-parallel run's group is up
-  std::function<void(const ProfileSweep&)> on_profile_start;               // the profile's sweep is known
+  std::function<void(const runtime::ProfileSweep&)> on_profile_start;               // the profile's sweep is known
   std::vector<std::string> searches;  // Search: only these base variants (empty: the section's)
   bool quiet_workers = true;          // Search: the workers print only their final lines
   // The tune section planned follow-up runs and queued them (project/project_tuning.h): their
@@ -61,11 +63,11 @@ struct QueueSettings {
 
 // The one rule for shortening a run to `steps` (`pha train --steps`, the window's steps field,
 // the responsiveness bench): {"steps": steps}, and the warmup cut to a tenth of that when it is
-// longer than the run. Throws pha::Error for steps < 1.
-nlohmann::json shortened_training(const TrainingConfig& training, std::int64_t steps);
+// longer than the run. Throws core::Error for steps < 1.
+nlohmann::json shortened_training(const project::TrainingConfig& training, std::int64_t steps);
 
 // The training overrides `settings` give a run configured with `training`.
-nlohmann::json training_overrides_for(const QueueSettings& settings, const TrainingConfig& training);
+nlohmann::json training_overrides_for(const QueueSettings& settings, const project::TrainingConfig& training);
 
 // What running one item came to.
 struct QueueItemResult {
@@ -76,19 +78,19 @@ struct QueueItemResult {
   std::int64_t run_id = 0;         // Train: the stored run (0: it never reached the store)
   std::int64_t steps_done = 0;     // Train: steps trained (its last step)
   double final_loss = 0.0;         // Train
-  std::shared_ptr<const ProfileJobResult> profile;  // Profile: the points and stored runs
-  std::shared_ptr<const RunEvalResult> evaluation;  // Evaluate: the figures recorded
-  std::shared_ptr<const SearchResult> search;       // Search / SearchTrial
+  std::shared_ptr<const runtime::ProfileJobResult> profile;  // Profile: the points and stored runs
+  std::shared_ptr<const runtime::RunEvalResult> evaluation;  // Evaluate: the figures recorded
+  std::shared_ptr<const search_runner::SearchResult> search;       // Search / SearchTrial
   std::exception_ptr error;        // the exception that made it fail before it ran (`pha train` rethrows it)
   bool finished() const { return status == "finished"; }
 };
 
 // Runs one item in the calling thread (blocks; checks `control`). Bad input (a project, a run,
-// a section) ends as status "failed" with the pha::Error's message as the reason: nothing is
+// a section) ends as status "failed" with the core::Error's message as the reason: nothing is
 // thrown, nothing is written. `observer` gets the runs' events; a search's rung starts and
 // decisions too.
-QueueItemResult run_queue_item(const QueueItem& item, const QueueSettings& settings, SearchObserver& observer,
-                               RunControl& control);
+QueueItemResult run_queue_item(const project::QueueItem& item, const QueueSettings& settings, search_runner::SearchObserver& observer,
+                               runtime::RunControl& control);
 
 // The queue's ETA: the current run's steps left at its own measured seconds per step, plus the
 // pending runs' steps at the mean seconds per step measured so far in this pass (every run
@@ -100,7 +102,7 @@ double queue_eta_seconds(double current_seconds_per_step, std::int64_t current_s
 struct QueuePosition {
   int run = 0;                     // the current training run's number in this pass (1-based; 0: none)
   int runs = 0;                    // training runs in this pass (started + pending)
-  std::vector<QueueItem> next;     // what follows, in order
+  std::vector<project::QueueItem> next;     // what follows, in order
   std::int64_t pending_steps = 0;  // the pending training runs' planned steps
   bool profile_next = false;       // an efficiency profile is still pending
 };
@@ -114,34 +116,34 @@ class WorkQueue {
 
   // Items join the pass (a training item's planned steps are computed here when `project` is
   // given: its training.steps, or the shortened steps of the settings).
-  void add(std::vector<QueueItem> items, const Project* project = nullptr);
+  void add(std::vector<project::QueueItem> items, const project::Project* project = nullptr);
   // project_queue(project, options), added.
-  void add_project(const Project& project, const QueueOptions& options);
+  void add_project(const project::Project& project, const project::QueueOptions& options);
 
   // The next item to start, after dropping the pending ones the policy refuses (each with its
   // reason in *skipped): a profile after a pass in which a training run did not finish.
   // nullopt when nothing is left: the pass is over and its counters start again.
-  std::optional<QueueItem> next(std::vector<std::pair<QueueItem, std::string>>* skipped = nullptr);
+  std::optional<project::QueueItem> next(std::vector<std::pair<project::QueueItem, std::string>>* skipped = nullptr);
   // The item `next` gave has ended. The last queued training run of a project whose tune section
   // plans follow-ups (QueueItem::tuning_followups) queues them, before the project's profile.
-  void ended(const QueueItem& item, const QueueItemResult& result);
+  void ended(const project::QueueItem& item, const QueueItemResult& result);
   void clear();  // drops the pending items (the current one is the caller's to cancel)
 
   bool empty() const { return pending_.empty(); }
   bool busy() const { return current_.has_value(); }
-  const std::optional<QueueItem>& current() const { return current_; }
+  const std::optional<project::QueueItem>& current() const { return current_; }
   std::size_t pending() const { return pending_.size(); }
   int unfinished() const { return unfinished_; }
   QueuePosition position() const;
 
  private:
-  void queue_tuning_followups(const QueueItem& item);
+  void queue_tuning_followups(const project::QueueItem& item);
 
   QueueSettings settings_;
-  std::vector<QueueItem> pending_;
-  std::optional<QueueItem> current_;
+  std::vector<project::QueueItem> pending_;
+  std::optional<project::QueueItem> current_;
   int unfinished_ = 0;     // training runs (and searches) of this pass that did not finish
   int runs_started_ = 0;   // training runs started in this pass
 };
 
-}  // namespace pha::runtime
+}  // namespace pha::queue

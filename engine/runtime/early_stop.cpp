@@ -1,4 +1,4 @@
-#include "runtime/early_stop.h"
+#include "runtime/internal/early_stop.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "runtime/evaluator.h"
+#include "runtime/internal/evaluator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -59,7 +59,7 @@ data::AccuracyReport evaluate_task(Trainer& trainer, const data::TaskGenerator& 
   return data::accuracy(predictions, targets, task.info().seq_len);
 }
 
-EvalPlan final_eval_plan(const DataSpec& data, const TrainingConfig& training) {
+EvalPlan final_eval_plan(const project::DataSpec& data, const project::TrainingConfig& training) {
   EvalPlan p;
   p.batch_size = training.batch_size;
   if (!data.is_task) {
@@ -81,7 +81,7 @@ EvalPlan final_eval_plan(const DataSpec& data, const TrainingConfig& training) {
   return p;
 }
 
-EvalPlan periodic_eval_plan(const DataSpec& data, const TrainingConfig& training) {
+EvalPlan periodic_eval_plan(const project::DataSpec& data, const project::TrainingConfig& training) {
   EvalPlan p;
   p.batch_size = training.batch_size;
   if (!data.is_task) {
@@ -102,7 +102,7 @@ using Emit = std::function<void(EvalPoint)>;
 void text_points(Trainer& trainer, const JobData& data, const EvalPlan& plan, const Emit& emit,
                  std::vector<std::string>& skipped) {
   if (plan.splits.empty()) return;
-  if (data.is_task()) throw Error("evaluation", "text splits asked for on a task run");
+  if (data.is_task()) throw core::Error("evaluation", "text splits asked for on a task run");
   for (data::Split sp : plan.splits) {
     const auto& tokens = data.text().tokens(sp);
     const std::string name = data::split_name(sp);
@@ -158,7 +158,7 @@ void sweep_points(Trainer& trainer, const EvalPlan& plan, const Emit& emit, std:
       std::vector<data::TaskSet> sets;
       try {
         sets = data::length_generalization_sets(plan.sweep_task, {T});
-      } catch (const Error& e) {
+      } catch (const core::Error& e) {
         skipped.push_back("length T=" + std::to_string(T) + ": " + e.what());
         continue;
       }

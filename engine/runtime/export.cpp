@@ -12,7 +12,7 @@ using nlohmann::json;
 namespace {
 store::RunInfo require_run(store::Store& s, std::int64_t id) {
   auto r = s.get_run(id);
-  if (!r) throw Error(s.path(), "no run with id " + std::to_string(id));
+  if (!r) throw core::Error(s.path(), "no run with id " + std::to_string(id));
   return *r;
 }
 std::vector<std::string> keys_of(store::Store& s, std::int64_t id, const std::vector<std::string>& keys) {

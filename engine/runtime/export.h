@@ -30,7 +30,7 @@ struct MetricCsvSeries {
 void write_metrics_csv(std::ostream& out, const std::vector<MetricCsvSeries>& series);
 
 // write_metrics_csv of every point of `keys` of one run (keys empty: every key of the run).
-// Throws pha::Error when the run does not exist.
+// Throws core::Error when the run does not exist.
 void export_metrics_csv(store::Store& store, std::int64_t run_id, const std::vector<std::string>& keys, std::ostream& out);
 nlohmann::json export_run_json(store::Store& store, std::int64_t run_id, const std::vector<std::string>& keys);
 
@@ -40,6 +40,6 @@ std::string csv_field(const std::string& text);
 
 // Writes text to `path` atomically: an export is whole or absent. The CLI's name for
 // pha::write_file_atomic (core/atomic_file.h), the one writer.
-inline void write_file_atomically(const std::string& path, const std::string& text) { pha::write_file_atomic(path, {text}); }
+inline void write_file_atomically(const std::string& path, const std::string& text) { core::write_file_atomic(path, {text}); }
 
 }  // namespace pha::runtime

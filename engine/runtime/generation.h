@@ -18,7 +18,7 @@ struct GenerationResult {
   double seconds = 0.0;      // wall time of sampling (model load excluded)
 };
 
-// checkpoint empty: the run's last checkpoint. Throws pha::Error naming the store or the
+// checkpoint empty: the run's last checkpoint. Throws core::Error naming the store or the
 // checkpoint when the run does not exist, has no checkpoint, or was trained on a task.
 GenerationResult generate_from_run(const std::string& store_path, std::int64_t run_id, const std::string& prompt,
                                    int max_new_tokens, const SamplingSettings& sampling,

@@ -16,7 +16,7 @@
 #include "nn/decode_bench.h"
 #include "runtime/profiler.h"
 #include "runtime/run_eval.h"
-#include "runtime/worker_process.h"
+#include "runtime/internal/worker_process.h"
 #include "store/run_writer.h"
 
 namespace pha::runtime {
@@ -37,11 +37,11 @@ model::ModelConfig config_of(const InferencePointSpec& spec) {
 InferencePointResult measure_inference_point(const InferencePointSpec& spec) {
   InferencePointResult r;
   r.spec = spec;
-  r.memory.baseline = current_rss_bytes();
-  const int threads = pha::configure_threads(spec.threads);
+  r.memory.baseline = core::current_rss_bytes();
+  const int threads = device::configure_threads(spec.threads);
   const model::ModelConfig cfg = config_of(spec);
   r.context = spec.train_seq_len > 0 ? static_cast<int>(spec.train_seq_len) : cfg.context;
-  model::DecodeBenchSpec b;
+  nn::DecodeBenchSpec b;
   b.model = cfg;
   b.checkpoint = spec.checkpoint;
   b.prompt = spec.seq_len;
@@ -49,7 +49,7 @@ InferencePointResult measure_inference_point(const InferencePointSpec& spec) {
   b.generate = spec.generate;
   b.decode_timed = spec.decode_timed;
   b.decode_warmup = spec.decode_warmup;
-  const model::DecodeBenchResult d = model::bench_decode(b);
+  const nn::DecodeBenchResult d = nn::bench_decode(b);
   r.n_params = d.n_params;
   r.device = "cpu";
   r.dtype = d.dtype;
@@ -68,10 +68,10 @@ InferencePointResult measure_inference_point(const InferencePointSpec& spec) {
   r.memory.kv_formula = formula.kv_bytes;
   r.memory.gss_state = d.gss_state_bytes;
   r.memory.gss_state_formula = formula.gss_state_bytes;
-  r.memory.peak = peak_rss_bytes();
+  r.memory.peak = core::peak_rss_bytes();
   r.memory.activations = std::max<int64_t>(
       0, r.memory.peak - r.memory.baseline - r.memory.weights - r.memory.kv_cache - r.memory.gss_state);
-  r.env = collect_provenance({"fp32", "fp32", "inference runs in fp32", kernels::kernel_selection(), "cpu", 1, ""});
+  r.env = device::collect_provenance({"fp32", "fp32", "inference runs in fp32", kernels::kernel_selection(), "cpu", 1, ""});
   r.method = "prefill: one call, L = " + std::to_string(spec.seq_len) + " tokens in, the first token out (greedy), after "
              "an untimed warm-up on 64 tokens; decode: median of " + std::to_string(spec.decode_timed) +
              " steps after " + std::to_string(spec.decode_warmup) + " untimed ones (depth L+" +
@@ -91,27 +91,27 @@ InferencePointResult measure_inference_in_worker(const std::string& exe, const I
 }
 
 void validate_inference_sweep(const InferenceSweep& s) {
-  if (s.models.empty()) throw Error("models", "name at least one model");
+  if (s.models.empty()) throw core::Error("models", "name at least one model");
   const auto sized = [&](std::size_t n, const char* field) {
-    if (n != 0 && n != s.models.size()) throw Error(field, "must be empty or hold one entry per model");
+    if (n != 0 && n != s.models.size()) throw core::Error(field, "must be empty or hold one entry per model");
   };
   sized(s.model_configs.size(), "model_configs");
   sized(s.source_runs.size(), "source_runs");
   sized(s.checkpoints.size(), "checkpoints");
   sized(s.train_seq_lens.size(), "train_seq_lens");
-  if (s.seq_lens.empty()) throw Error("seq_lens", "list at least one prompt length");
+  if (s.seq_lens.empty()) throw core::Error("seq_lens", "list at least one prompt length");
   for (int64_t L : s.seq_lens)
-    if (L < 1) throw Error("seq_lens", "prompt lengths must be >= 1, got " + std::to_string(L));
-  if (s.batches.empty()) throw Error("batches", "list at least one batch size");
+    if (L < 1) throw core::Error("seq_lens", "prompt lengths must be >= 1, got " + std::to_string(L));
+  if (s.batches.empty()) throw core::Error("batches", "list at least one batch size");
   for (int64_t B : s.batches)
-    if (B < 1) throw Error("batches", "batch sizes must be >= 1, got " + std::to_string(B));
-  if (s.generate < 2) throw Error("generate", "must be >= 2");
+    if (B < 1) throw core::Error("batches", "batch sizes must be >= 1, got " + std::to_string(B));
+  if (s.generate < 2) throw core::Error("generate", "must be >= 2");
   if (s.decode_timed < 1 || s.decode_warmup < 0 || s.decode_warmup + s.decode_timed > s.generate - 1)
-    throw Error("decode_timed", "decode warm-up + timed steps must fit in generate - 1 (" +
+    throw core::Error("decode_timed", "decode warm-up + timed steps must fit in generate - 1 (" +
                                     std::to_string(s.generate - 1) + ")");
-  if (s.repeats < 1 || s.repeats > 100) throw Error("repeats", "must be 1 to 100, got " + std::to_string(s.repeats));
+  if (s.repeats < 1 || s.repeats > 100) throw core::Error("repeats", "must be 1 to 100, got " + std::to_string(s.repeats));
   if (s.device != "cpu")
-    throw Error("device", "the inference benchmark measures on \"cpu\" in this build, got \"" + s.device + "\"");
+    throw core::Error("device", "the inference benchmark measures on \"cpu\" in this build, got \"" + s.device + "\"");
 }
 
 namespace {
@@ -163,7 +163,7 @@ std::vector<InferencePointResult> inference_sweep(const std::string& exe, const 
 InferenceJobResult run_inference_job(const InferenceJobSpec& spec,
                                      const std::function<void(const InferencePointResult&)>& on_point,
                                      RunControl& control) {
-  const Project project = spec.get();
+  const project::Project project = spec.get();
   InferenceJobResult r;
   r.project = project.name;
   r.store_path = spec.store_path.empty() ? project.store_path() : spec.store_path;
@@ -175,7 +175,7 @@ InferenceJobResult run_inference_job(const InferenceJobSpec& spec,
     r.sweep.source_runs.assign(own.models.size(), 0);
     r.sweep.checkpoints.assign(own.models.size(), "");
     r.sweep.train_seq_lens.assign(own.models.size(), 0);
-    if (r.sweep.models.empty()) throw Error(project.dir, "the project has no model to measure");
+    if (r.sweep.models.empty()) throw core::Error(project.dir, "the project has no model to measure");
   }
   validate_inference_sweep(r.sweep);
   {
@@ -213,7 +213,7 @@ InferenceJobResult run_inference_job(const InferenceJobSpec& spec,
       }
     }
   }
-  const std::string program = spec.program.empty() ? self_executable() : spec.program;
+  const std::string program = spec.program.empty() ? core::self_executable() : spec.program;
   if (spec.on_start) spec.on_start(r.sweep);
   r.points = inference_sweep(program, r.sweep, on_point, control);
   r.cancelled = control.cancel_requested();

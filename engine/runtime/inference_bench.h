@@ -64,7 +64,7 @@ struct InferenceSweep {
   int repeats = 1;
 };
 
-// pha::Error naming the field for a bad sweep (no models, L < 1, batch < 1, mismatched lists).
+// core::Error naming the field for a bad sweep (no models, L < 1, batch < 1, mismatched lists).
 void validate_inference_sweep(const InferenceSweep& sweep);
 std::size_t inference_point_count(const InferenceSweep& sweep);  // points measured (skipped ones left out)
 
@@ -81,7 +81,7 @@ std::vector<InferencePointResult> inference_sweep(const std::string& exe, const 
 // `use_project_models` is false; each model's newest finished training run in the store is its
 // source_run and that run's last checkpoint its weights. Measures every point in a worker and
 // records the results under project.name in the store (store_inference_results).
-struct InferenceJobSpec : ProjectSource {
+struct InferenceJobSpec : project::ProjectSource {
   InferenceSweep sweep;                 // settings; its models are used when !use_project_models
   bool use_project_models = true;
   std::string program;                  // the `pha` the workers run; "": this program

@@ -2,7 +2,7 @@
 // overrides, resume or restart, the store's run and its registration, provenance, the data-parallel
 // followers), then the step loop (job_loop.cpp), then the end recorded in the store.
 #include "runtime/job.h"
-#include "runtime/job_runner.h"
+#include "runtime/internal/job_runner.h"
 
 #include <chrono>
 #include <cmath>
@@ -21,8 +21,8 @@
 #include "device/system_info.h"
 #include "data/hash.h"
 #include "distributed/process_group.h"
-#include "runtime/early_stop.h"
-#include "runtime/evaluator.h"
+#include "runtime/internal/early_stop.h"
+#include "runtime/internal/evaluator.h"
 #include "runtime/job_data.h"
 #include "core/process_stats.h"
 #include "project/project_registration.h"
@@ -41,7 +41,7 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> runs_to_make(const std::string& project) {
   // With the tune section's follow-ups that the store's results already plan (project_tuning.h).
-  return run_names(plan_tuning_followups(load_project(project)).project);
+  return project::run_names(project::plan_tuning_followups(project::load_project(project)).project);
 }
 
 namespace {
@@ -66,7 +66,7 @@ store::RunStatus to_store(JobStatus s) {
 // tensors (or hang on a different step count). Each rank hashes what it is about to train
 // (the resolved configuration, device, resume point); rank 0's hash is broadcast and every
 // rank learns whether any differs, so all of them fail alike, before the store is written.
-void check_same_run_on_every_rank(distributed::ProcessGroup& group, const RunPlan& plan, const JobSpec& spec,
+void check_same_run_on_every_rank(distributed::ProcessGroup& group, const project::RunPlan& plan, const JobSpec& spec,
                                   const std::string& device) {
   const std::string what = plan.config.dump() + "|" + plan.name + "|" + device + "|" +
                            std::to_string(spec.resume_run_id) + "|" + spec.branch_from;
@@ -76,7 +76,7 @@ void check_same_run_on_every_rank(distributed::ProcessGroup& group, const RunPla
   std::vector<double> rank0 = mine;
   group.broadcast_from_rank0(rank0);
   if (group.any(rank0 != mine))
-    throw Error("data-parallel run \"" + plan.name + "\"",
+    throw core::Error("data-parallel run \"" + plan.name + "\"",
                 "the ranks would train different runs (rank " + std::to_string(group.rank()) +
                     (rank0 != mine ? " differs from rank 0" : " agrees with rank 0, another rank does not") +
                     ": project.json, the run's overrides or the device differ between the processes); every rank "
@@ -91,8 +91,8 @@ void check_same_run_on_every_rank(distributed::ProcessGroup& group, const RunPla
 void JobRunner::apply_training_overrides() {
   if (spec_.training_overrides.is_null() || spec_.training_overrides.empty()) return;
   json t = plan_.training.used;
-  merge_training_patch(t, spec_.training_overrides);  // mixer_lr follows lr (training_config.h)
-  plan_.training = TrainingConfig::from_json(t, "training");
+  project::merge_training_patch(t, spec_.training_overrides);  // mixer_lr follows lr (training_config.h)
+  plan_.training = project::TrainingConfig::from_json(t, "training");
   plan_.config["training"] = plan_.training.used;
 }
 
@@ -102,24 +102,24 @@ std::string JobRunner::check_resume_or_restart() {
   std::string resume_from;
   if (spec_.resume_run_id > 0) {
     auto info = store_->get_run(spec_.resume_run_id);
-    if (!info) throw Error(store_path_, "no run with id " + std::to_string(spec_.resume_run_id) + " to resume");
+    if (!info) throw core::Error(store_path_, "no run with id " + std::to_string(spec_.resume_run_id) + " to resume");
     if (info->name != plan_.name)
-      throw Error(store_path_, "run " + std::to_string(info->id) + " is \"" + info->name + "\", not \"" + plan_.name + "\"");
+      throw core::Error(store_path_, "run " + std::to_string(info->id) + " is \"" + info->name + "\", not \"" + plan_.name + "\"");
     if (info->status == store::RunStatus::Running)
-      throw Error(store_path_, "run " + std::to_string(info->id) + " is still running");
+      throw core::Error(store_path_, "run " + std::to_string(info->id) + " is still running");
     for (const auto& c : store_->checkpoints(info->id))
       if (fs::exists(c.path)) resume_from = c.path;
     if (resume_from.empty())
-      throw Error(store_path_, "run " + std::to_string(info->id) + " has no checkpoint on disk to resume from");
+      throw core::Error(store_path_, "run " + std::to_string(info->id) + " has no checkpoint on disk to resume from");
     run_id_ = info->id;
     keep_recorded_precision(*info);
   } else if (spec_.restart_run_id > 0) {
     auto info = store_->get_run(spec_.restart_run_id);
-    if (!info) throw Error(store_path_, "no run with id " + std::to_string(spec_.restart_run_id) + " to train again");
+    if (!info) throw core::Error(store_path_, "no run with id " + std::to_string(spec_.restart_run_id) + " to train again");
     if (info->name != plan_.name)
-      throw Error(store_path_, "run " + std::to_string(info->id) + " is \"" + info->name + "\", not \"" + plan_.name + "\"");
+      throw core::Error(store_path_, "run " + std::to_string(info->id) + " is \"" + info->name + "\", not \"" + plan_.name + "\"");
     if (info->status != store::RunStatus::Cancelled && info->status != store::RunStatus::Interrupted)
-      throw Error(store_path_, "run " + std::to_string(info->id) + " is " + store::to_string(info->status) +
+      throw core::Error(store_path_, "run " + std::to_string(info->id) + " is " + store::to_string(info->status) +
                                    "; only a cancelled or interrupted run is trained again in place");
   }
   return resume_from;
@@ -128,11 +128,11 @@ std::string JobRunner::check_resume_or_restart() {
 // The start of a run in its required order (plan, data, store row, resume,
 // trainer, rank-0 sharing); each step is a few lines and depends on the ones before.
 void JobRunner::prepare() {
-  const Project project = spec_.get();
+  const project::Project project = spec_.get();
   plan_ = spec_.plan ? *spec_.plan : spec_.run.empty() ? project.runs.front() : project.run(spec_.run);
   apply_training_overrides();
   if (!spec_.device.empty()) plan_.training.device = spec_.device;
-  const int threads = pha::configure_threads(spec_.threads > 0 ? spec_.threads : plan_.training.threads);
+  const int threads = device::configure_threads(spec_.threads > 0 ? spec_.threads : plan_.training.threads);
   const std::string device = Trainer::resolve_device(plan_.training.device);
   data_.emplace(plan_.data, plan_.training);
   periodic_plan_ = periodic_eval_plan(plan_.data, plan_.training);
@@ -145,18 +145,18 @@ void JobRunner::prepare() {
   store_.emplace(store::Store::open(store_path_));
   // The project's claims and design are registered before its first run's row exists (never
   // replaced later): the report shows what was declared before the data (docs/report.md).
-  register_project(*store_, project);
+  project::register_project(*store_, project);
   const std::string resume_from = check_resume_or_restart();
   if (resume_from.empty() && !spec_.branch_from.empty()) {
     if (!fs::exists(spec_.branch_from))
-      throw Error(spec_.branch_from, "no checkpoint file to branch the run \"" + plan_.name + "\" from");
+      throw core::Error(spec_.branch_from, "no checkpoint file to branch the run \"" + plan_.name + "\" from");
   }
   trainer_.emplace(plan_.model, plan_.training, device);
   const std::string start_from = !resume_from.empty() ? resume_from : spec_.branch_from;
   if (!start_from.empty()) {
     start_step_ = trainer_->load_checkpoint(start_from);
     if (start_step_ >= plan_.training.steps)
-      throw Error(start_from, "is at step " + std::to_string(start_step_) + ", not before the run's last step " +
+      throw core::Error(start_from, "is at step " + std::to_string(start_step_) + ", not before the run's last step " +
                                   std::to_string(plan_.training.steps));
     const json rc = checkpoint_config(start_from).value("run", json::object());
     wall_offset_ = rc.value("wall_s", 0.0);
@@ -204,8 +204,8 @@ void JobRunner::prepare() {
 
 // What produced this run's numbers (device/provenance.h), recorded with the run.
 json JobRunner::provenance() const {
-  ProvenanceInputs in;
-  const model::PrecisionChoice& p = trainer_->precision();
+  device::ProvenanceInputs in;
+  const nn::PrecisionChoice& p = trainer_->precision();
   in.precision = p.precision;
   in.precision_setting = p.setting;
   in.precision_reason = p.reason;
@@ -213,7 +213,7 @@ json JobRunner::provenance() const {
   in.device = trainer_->device();
   in.world_size = spec_.group ? spec_.group->world_size() : 1;
   in.backend = spec_.group ? spec_.group->backend() : "";
-  return collect_provenance(in);
+  return device::collect_provenance(in);
 }
 
 // A resumed run trains on in the precision it recorded, whatever training.precision would
@@ -221,7 +221,7 @@ json JobRunner::provenance() const {
 // trained in different precisions would be neither. Runs of older programs recorded none: they
 // resolve as before, and the log says so.
 void JobRunner::keep_recorded_precision(const store::RunInfo& info) {
-  const auto fields = provenance_fields(info.env_json);
+  const auto fields = core::provenance_fields(info.env_json);
   const auto it = fields.find("precision");
   if (it == fields.end()) {
     log("run " + std::to_string(info.id) + " recorded no precision (an older program): training.precision " +
@@ -229,7 +229,7 @@ void JobRunner::keep_recorded_precision(const store::RunInfo& info) {
     return;
   }
   if (it->second != "fp32" && it->second != "bf16")
-    throw Error(store_path_, "run " + std::to_string(info.id) + " recorded precision \"" + it->second +
+    throw core::Error(store_path_, "run " + std::to_string(info.id) + " recorded precision \"" + it->second +
                                  "\", which this program cannot train in (allowed: fp32, bf16); it cannot be resumed");
   plan_.training.precision = it->second;
 }
@@ -244,7 +244,7 @@ void JobRunner::note_resume_provenance() {
   const json now = provenance();
   std::string differs;
   for (auto it = now.begin(); it != now.end(); ++it) {
-    if (!provenance_key_changes_numbers(it.key()) || !env.contains(it.key()) || env[it.key()] == it.value()) continue;
+    if (!core::provenance_key_changes_numbers(it.key()) || !env.contains(it.key()) || env[it.key()] == it.value()) continue;
     differs += (differs.empty() ? "" : "; ") + it.key() + " " + it.value().get<std::string>();
   }
   if (differs.empty()) return;
@@ -267,7 +267,7 @@ void JobRunner::share_run_with_followers() {
 }
 
 // Data-parallel, ranks > 0: the same model, data and checkpoint as rank 0, no store.
-void JobRunner::prepare_follower(const Project& project, const std::string& device) {
+void JobRunner::prepare_follower(const project::Project& project, const std::string& device) {
   trainer_.emplace(plan_.model, plan_.training, device);
   std::vector<double> shared(4, 0.0);
   spec_.group->broadcast_from_rank0(shared);

@@ -6,7 +6,7 @@
 //   JobResult r = pha::runtime::run_job(spec, observer, control);      // blocks; call it in a worker
 //
 // run_job validates everything it can (project, data files, device) before it writes anything:
-// bad input throws pha::Error (naming the field or file) and leaves the store untouched. Once
+// bad input throws core::Error (naming the field or file) and leaves the store untouched. Once
 // the run exists in the store, failures do not throw: they end the run as failed (or diverged),
 // reported through the observer and the returned JobResult. The run is recorded in the
 // project's runs.sqlite and its checkpoints under checkpoints/run-<id>/.
@@ -31,7 +31,7 @@ namespace pha::runtime {
 // The project (ProjectSource, project/project.h): the folder, and the project as read when the
 // run was queued (QueueItem::resolved), in which `run` is looked up without reading the file
 // again; a data-parallel worker receives it serialised (job_spec_to_json).
-struct JobSpec : ProjectSource {
+struct JobSpec : project::ProjectSource {
   std::string run;                  // a name from runs_to_make(); empty: the project's first run
   std::int64_t resume_run_id = 0;   // continue this run (same store) from its last checkpoint
   // Train this run (same store, same name) again from the start under its own id: a run that
@@ -42,9 +42,9 @@ struct JobSpec : ProjectSource {
   std::string device;               // "": training.device
   nlohmann::json training_overrides = nlohmann::json::object();  // merged over the run's "training"
   std::string store_path;           // "": <project>/runs.sqlite
-  // A run the project file does not list (a search trial, search/runner/search_job.h): trained as
+  // A run the project file does not list (a search trial, search_runner/search_job.h): trained as
   // given instead of looking `run` up. Resuming it needs the same name.
-  std::shared_ptr<const RunPlan> plan;
+  std::shared_ptr<const project::RunPlan> plan;
   // The plan's rung run of the project's search (runtime::SearchJobId text, "pha-tiny:b0:t3:r1:s1"),
   // when it is one: a data-parallel worker rank rebuilds `plan` from it (job_spec_from_json).
   std::string search_run;
@@ -68,7 +68,7 @@ struct JobResult {
   std::string last_checkpoint;      // path, empty when none was written
 };
 
-// The project's runs in queue order (variants x grid). Throws pha::Error for a bad project.
+// The project's runs in queue order (variants x grid). Throws core::Error for a bad project.
 std::vector<std::string> runs_to_make(const std::string& project);
 
 // Runs (or resumes) one run to its end, cancellation or divergence. Blocks; checks `control`

@@ -16,15 +16,15 @@ uint64_t splitmix64(uint64_t x) {
 }
 }  // namespace
 
-JobData::JobData(const DataSpec& spec, const TrainingConfig& cfg) : spec_(spec), cfg_(cfg) {
+JobData::JobData(const project::DataSpec& spec, const project::TrainingConfig& cfg) : spec_(spec), cfg_(cfg) {
   if (!spec.is_task) {
     text_ = data::TextDataset::load(spec.text, "data");
     const auto& train = text_->tokens(data::Split::Train);
     if (train.size() < static_cast<size_t>(cfg.seq_len) + 1)
-      throw Error("training.seq_len", std::to_string(cfg.seq_len) + " needs at least " + std::to_string(cfg.seq_len + 1) +
+      throw core::Error("training.seq_len", std::to_string(cfg.seq_len) + " needs at least " + std::to_string(cfg.seq_len + 1) +
                                           " training tokens; the train split has " + std::to_string(train.size()));
     if (text_->tokens(data::Split::Valid).size() < 2)
-      throw Error("data.split", "the validation split is empty; give it at least one file or a share");
+      throw core::Error("data.split", "the validation split is empty; give it at least one file or a share");
     const data::Tokenizer& tok = text_->tokenizer();
     token_bytes_.assign(static_cast<size_t>(tok.vocab_size()), 0);
     for (int32_t id = 0; id < tok.vocab_size(); ++id) token_bytes_[static_cast<size_t>(id)] =
@@ -56,9 +56,9 @@ const data::TaskGenerator& JobData::train_set_of_step(int64_t step) const {
 
 void JobData::set_shard(int rank, int world_size) {
   if (world_size < 1 || rank < 0 || rank >= world_size)
-    throw Error("distributed", "rank " + std::to_string(rank) + " of " + std::to_string(world_size) + " is not valid");
+    throw core::Error("distributed", "rank " + std::to_string(rank) + " of " + std::to_string(world_size) + " is not valid");
   if (cfg_.batch_size % world_size != 0)
-    throw Error("training.batch_size", "is " + std::to_string(cfg_.batch_size) + ", the global batch; with " +
+    throw core::Error("training.batch_size", "is " + std::to_string(cfg_.batch_size) + ", the global batch; with " +
                                            std::to_string(world_size) + " processes it must be a multiple of " +
                                            std::to_string(world_size) + " (each takes batch_size / N rows)");
   rank_ = rank;
@@ -133,9 +133,9 @@ std::map<std::string, std::string> held_out_labels(const nlohmann::json& data_se
   std::map<std::string, std::string> out;
   if (!data_section.is_object() || data_section.value("kind", std::string()) != "task") return out;
   try {
-    const DataSpec spec = DataSpec::from_json(data_section, "data");
+    const project::DataSpec spec = project::DataSpec::from_json(data_section, "data");
     for (const auto& [name, config] : spec.test_tasks) out[name] = held_out_label(data::make_task(config)->info());
-  } catch (const Error&) {
+  } catch (const core::Error&) {
     out.clear();  // a run recorded by a version whose data section this one no longer reads: no labels
   }
   return out;

@@ -28,15 +28,15 @@ struct NamedTask {
 class JobData {
  public:
   // Loads (or tokenizes and caches) the corpus, or builds the task generators. Throws
-  // pha::Error naming the field or file; checks the split is long enough for one window.
-  JobData(const DataSpec& spec, const TrainingConfig& cfg);
+  // core::Error naming the field or file; checks the split is long enough for one window.
+  JobData(const project::DataSpec& spec, const project::TrainingConfig& cfg);
 
   bool is_task() const { return spec_.is_task; }
   // training.grad_accum micro-batches of step `step` (1-based).
   std::vector<data::Batch> train_batches(int64_t step) const;
   // Data-parallel (docs/distributed.md): from now on train_batches gives this rank's rows
   // [rank * B / N, (rank + 1) * B / N) of each global micro-batch (B = training.batch_size), so
-  // the N ranks together see exactly one process's batches. B not a multiple of N: pha::Error
+  // the N ranks together see exactly one process's batches. B not a multiple of N: core::Error
   // naming training.batch_size.
   void set_shard(int rank, int world_size);
 
@@ -54,8 +54,8 @@ class JobData {
   nlohmann::json describe() const;
 
  private:
-  DataSpec spec_;
-  TrainingConfig cfg_;
+  project::DataSpec spec_;
+  project::TrainingConfig cfg_;
   int rank_ = 0, world_size_ = 1;
   std::vector<data::Batch> global_batches(int64_t step) const;  // the whole batch_size rows
   std::optional<data::TextDataset> text_;

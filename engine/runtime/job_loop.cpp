@@ -11,7 +11,7 @@
 #include "core/process_stats.h"
 #include "data/sha256.h"
 #include "distributed/process_group.h"
-#include "runtime/job_runner.h"
+#include "runtime/internal/job_runner.h"
 
 namespace pha::runtime {
 
@@ -39,7 +39,7 @@ bool JobRunner::wait_while_paused() {
 }
 
 void JobRunner::loop() {
-  const TrainingConfig& cfg = plan_.training;
+  const project::TrainingConfig& cfg = plan_.training;
   const double max_loss = cfg.max_loss > 0 ? cfg.max_loss : 4.0 * std::log(static_cast<double>(plan_.model.vocab_size));
   started_ = Clock::now();
   for (int64_t step = start_step_ + 1; step <= cfg.steps; ++step) {
@@ -106,7 +106,7 @@ void JobRunner::record_step(int64_t step, const TrainStepResult& r, double lr, d
   m.learning_rate = lr;
   m.grad_norm = r.grad_norm;
   m.tokens_per_s = dt > 0 ? static_cast<double>(r.tokens) / dt : 0.0;
-  m.memory_bytes = peak_rss_bytes();
+  m.memory_bytes = core::peak_rss_bytes();
   const int64_t done = step - start_step_;
   m.eta_s = done > 0 ? train_s_ / static_cast<double>(done) * static_cast<double>(plan_.training.steps - step) : -1.0;
   metric("train/loss", step, m.loss);
@@ -126,7 +126,7 @@ void JobRunner::record_step(int64_t step, const TrainStepResult& r, double lr, d
 
 void JobRunner::record_mixer(int64_t step) {
   if (!writer_) return;  // data-parallel ranks > 0 write nothing
-  const model::ModelIntrospection in = trainer_->introspect();
+  const nn::ModelIntrospection in = trainer_->introspect();
   store::MixerSnapshot snap{step, in.mixer_weights.rows, in.mixer_weights.cols, in.mixer_weights.values};
   writer_->mixer(snap);
   obs_.on_mixer({run_id_, step, snap.layers, snap.branches, snap.weights});

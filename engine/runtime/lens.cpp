@@ -15,7 +15,7 @@
 #include "model/model_config.h"
 #include "project/project.h"
 #include "runtime/job_data.h"
-#include "runtime/lens_internal.h"
+#include "runtime/internal/lens_internal.h"
 #include "runtime/run_eval.h"
 #include "runtime/trainer.h"
 #include "store/store.h"
@@ -38,15 +38,15 @@ int64_t now_ms() {
       .count();
 }
 
-model::FloatMatrix nan_matrix(int rows, int cols) {
-  model::FloatMatrix m;
+nn::FloatMatrix nan_matrix(int rows, int cols) {
+  nn::FloatMatrix m;
   m.rows = rows;
   m.cols = cols;
   m.values.assign(static_cast<size_t>(rows) * static_cast<size_t>(cols), kNaN);
   return m;
 }
 
-float& cell(model::FloatMatrix& m, int r, int c) { return m.values[static_cast<size_t>(r) * m.cols + c]; }
+float& cell(nn::FloatMatrix& m, int r, int c) { return m.values[static_cast<size_t>(r) * m.cols + c]; }
 
 }  // namespace
 
@@ -59,8 +59,8 @@ int64_t LensWindows::counted() const {
 struct Lens::Impl {
   std::string store_path;
   LensRunInfo info;
-  DataSpec data;
-  TrainingConfig training;
+  project::DataSpec data;
+  project::TrainingConfig training;
   model::ModelConfig model;
   std::unique_ptr<JobData> job_data;  // loaded on first use
   std::unique_ptr<Trainer> trainer;
@@ -72,7 +72,7 @@ struct Lens::Impl {
 
   // The windows, B at a time, through one lens pass each; the per-batch results in order.
   template <typename Fn>
-  void for_batches(const LensWindows& w, const model::LensPassRequest& req, Fn&& fn) {
+  void for_batches(const LensWindows& w, const nn::LensPassRequest& req, Fn&& fn) {
     const int B = std::max(1, training.batch_size);
     for (int first = 0; first < w.B; first += B) {
       const int rows = std::min(B, w.B - first);
@@ -87,9 +87,9 @@ struct Lens::Impl {
     }
   }
 
-  std::vector<float> nll(const LensWindows& w, const model::LensPassRequest& req) {
+  std::vector<float> nll(const LensWindows& w, const nn::LensPassRequest& req) {
     std::vector<float> out(w.inputs.size(), kNaN);
-    for_batches(w, req, [&](const model::LensPassResult& r, size_t off) {
+    for_batches(w, req, [&](const nn::LensPassResult& r, size_t off) {
       std::copy(r.nll.begin(), r.nll.end(), out.begin() + static_cast<std::ptrdiff_t>(off));
     });
     return out;
@@ -101,21 +101,21 @@ Lens::Lens(const std::string& store_path, int64_t run_id, const LensOptions& o) 
   m.store_path = store_path;
   auto s = store::Store::open(store_path);
   const auto run = s.get_run(run_id);
-  if (!run) throw Error(store_path, "no run with id " + std::to_string(run_id) + " (see `pha runs list`)");
+  if (!run) throw core::Error(store_path, "no run with id " + std::to_string(run_id) + " (see `pha runs list`)");
   const json cfg = json::parse(run->config_json, nullptr, false);
   if (!cfg.is_object() || !cfg.contains("data") || !cfg.contains("training"))
-    throw Error(store_path, "run " + std::to_string(run_id) + " (\"" + run->name +
+    throw core::Error(store_path, "run " + std::to_string(run_id) + " (\"" + run->name +
                                 "\") is not a training run: the lens reads a trained model's checkpoint");
   const auto [ckpt, step] = pick_run_checkpoint(s, run_id, o.checkpoint, o.step);
   try {
-    m.training = TrainingConfig::from_json(cfg["training"], "training");
-    m.data = DataSpec::from_json(cfg["data"], "data");
-  } catch (const Error& e) {
-    throw Error(e.where(), message_of(e) + " (the data / training recorded for run " + std::to_string(run_id) + " in " +
+    m.training = project::TrainingConfig::from_json(cfg["training"], "training");
+    m.data = project::DataSpec::from_json(cfg["data"], "data");
+  } catch (const core::Error& e) {
+    throw core::Error(e.where(), core::message_of(e) + " (the data / training recorded for run " + std::to_string(run_id) + " in " +
                                store_path + ")");
   }
   const json ck_cfg = checkpoint_config(ckpt);
-  if (!ck_cfg.contains("model")) throw Error(ckpt, "checkpoint records no model config");
+  if (!ck_cfg.contains("model")) throw core::Error(ckpt, "checkpoint records no model config");
   m.model = model::model_config_from_json(ck_cfg.at("model"), ckpt + ": model");
   // fp32 whatever the run trained in: the lens's numbers do not depend on how "auto" resolved
   // on this host (docs/lens.md); a bf16 run's master weights are fp32.
@@ -154,11 +154,11 @@ const LensRunInfo& Lens::info() const { return impl_->info; }
 
 LensWindows Lens::windows(const LensSource& src) const {
   Impl& m = *impl_;
-  if (src.tokens < 0) throw Error("--tokens", "must be >= 0 (0: the whole split or text)");
-  if (src.offset < 0) throw Error("--offset", "must be >= 0");
+  if (src.tokens < 0) throw core::Error("--tokens", "must be >= 0 (0: the whole split or text)");
+  if (src.offset < 0) throw core::Error("--offset", "must be >= 0");
   if (m.data.is_task) {
     if (!src.text.empty())
-      throw Error("--text", "run " + std::to_string(m.info.run_id) +
+      throw core::Error("--text", "run " + std::to_string(m.info.run_id) +
                                 " was trained on a task; the lens reads its held-out examples (give --set, --examples)");
     return detail::task_windows(m.job(), src, m.info.run_id);
   }
@@ -172,9 +172,9 @@ TokenLosses Lens::token_losses(const LensWindows& w) {
   out.windows = w;
   out.nll.assign(w.inputs.size(), kNaN);
   out.contribution.resize(static_cast<size_t>(m.info.layers));
-  model::LensPassRequest req;
+  nn::LensPassRequest req;
   req.probe = true;
-  m.for_batches(w, req, [&](const model::LensPassResult& r, size_t off) {
+  m.for_batches(w, req, [&](const nn::LensPassResult& r, size_t off) {
     std::copy(r.nll.begin(), r.nll.end(), out.nll.begin() + static_cast<std::ptrdiff_t>(off));
     for (size_t l = 0; l < r.contribution.size(); ++l) {
       for (int b = 0; b < 3; ++b) {
@@ -203,9 +203,9 @@ EffectiveWeights Lens::effective_weights(const LensWindows& w) {
   out.source = w.source;
   std::vector<std::array<double, 3>> ms(static_cast<size_t>(L), {0, 0, 0});
   int64_t n = 0;
-  model::LensPassRequest req;
+  nn::LensPassRequest req;
   req.probe = true;
-  m.for_batches(w, req, [&](const model::LensPassResult& r, size_t off) {
+  m.for_batches(w, req, [&](const nn::LensPassResult& r, size_t off) {
     for (size_t i = 0; i < r.nll.size(); ++i) {
       if (w.targets[off + i] == data::kIgnore) continue;  // the positions the lens counts
       ++n;
@@ -217,7 +217,7 @@ EffectiveWeights Lens::effective_weights(const LensWindows& w) {
     }
   });
   out.tokens = n;
-  const model::ModelIntrospection intro = m.trainer->introspect();
+  const nn::ModelIntrospection intro = m.trainer->introspect();
   out.raw = nan_matrix(L, 3);
   out.gain_rms = nan_matrix(L, 3);
   out.effective = nan_matrix(L, 3);
@@ -280,7 +280,7 @@ KnockoutResult Lens::knockouts(const LensWindows& w) {
       for (int k = 0; k < L; ++k)
         if ((l == -1 || k == l) && m.info.has_branch[static_cast<size_t>(k)][static_cast<size_t>(b)]) present = true;
       if (!present) continue;
-      model::LensPassRequest req;
+      nn::LensPassRequest req;
       req.knockouts = {{l, b}};
       const std::vector<double> ko = means(m.nll(w, req));
       ++out.passes;
@@ -298,11 +298,11 @@ KernelSpectrum Lens::spectrum(int64_t horizon) {
   KernelSpectrum out;
   out.train_len = m.data.is_task ? detail::task_seq_len(m.job()) : m.training.seq_len;
   out.horizon = horizon > 0 ? horizon : 4 * static_cast<int64_t>(std::max(out.train_len, 1));
-  if (out.horizon > (int64_t{1} << 20)) throw Error("--horizon", "must be at most 1,048,576 lags");
+  if (out.horizon > (int64_t{1} << 20)) throw core::Error("--horizon", "must be at most 1,048,576 lags");
   out.state = m.info.checkpoint.empty() ? "init" : "step " + std::to_string(m.info.step);
   const auto responses = m.trainer->gss_impulse_responses(out.horizon);
   for (size_t l = 0; l < responses.size(); ++l) {
-    const model::FloatMatrix& k = responses[l];
+    const nn::FloatMatrix& k = responses[l];
     if (k.rows == 0) continue;
     KernelSpectrum::Layer layer;
     layer.layer = static_cast<int>(l);
@@ -324,10 +324,10 @@ AttentionMap Lens::attention(const LensWindows& w, int window, int layer, int he
   bool any = false;
   for (int h : m.info.heads) any = any || h > 0;
   if (!any)
-    throw Error("--layer", "run " + std::to_string(m.info.run_id) + " (\"" + m.info.run_name +
+    throw core::Error("--layer", "run " + std::to_string(m.info.run_id) + " (\"" + m.info.run_name +
                                "\") has no attention branch in any layer, so it has no attention map");
   if (window < 0 || window >= w.B)
-    throw Error("--window", "window " + std::to_string(window) + " does not exist (the source has " +
+    throw core::Error("--window", "window " + std::to_string(window) + " does not exist (the source has " +
                                 std::to_string(w.B) + " windows, 0-" + std::to_string(w.B - 1) + ")");
   data::Batch b;
   b.B = 1;
@@ -336,10 +336,10 @@ AttentionMap Lens::attention(const LensWindows& w, int window, int layer, int he
   b.inputs.assign(first, first + w.T);
   const auto tfirst = w.targets.begin() + static_cast<std::ptrdiff_t>(window) * w.T;
   b.targets.assign(tfirst, tfirst + w.T);
-  model::LensPassRequest req;
+  nn::LensPassRequest req;
   req.attention_layer = layer;
   req.attention_head = head;
-  const model::LensPassResult r = m.trainer->lens_pass(b, req);
+  const nn::LensPassResult r = m.trainer->lens_pass(b, req);
   AttentionMap out;
   out.layer = layer;
   out.head = head;
@@ -357,7 +357,7 @@ std::vector<store::LensRow> Lens::rows(const EffectiveWeights& w) const {
   for (int l = 0; l < w.layers; ++l)
     for (int b = 0; b < 3; ++b) {
       if (std::isnan(w.raw.at(l, b))) continue;
-      for (const auto& [kind, m] : {std::pair<const char*, const model::FloatMatrix*>{"raw_weight", &w.raw},
+      for (const auto& [kind, m] : {std::pair<const char*, const nn::FloatMatrix*>{"raw_weight", &w.raw},
                                     {"effective_weight", &w.effective}, {"effective_share", &w.share}})
         out.push_back({kind, l, kBranch[b], "", impl_->info.step, m->at(l, b), w.tokens, w.source, at});
     }

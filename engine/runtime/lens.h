@@ -90,10 +90,10 @@ struct TokenLosses {
 struct EffectiveWeights {
   int layers = 0;
   // L x 3; NaN where the layer has no mixer (raw) or no such branch.
-  model::FloatMatrix raw;        // the softplus mixer weight w_b
-  model::FloatMatrix gain_rms;   // r_b = RMS over tokens and d of RMSNorm_b(y_b) (the gain's effect)
-  model::FloatMatrix effective;  // w_b * r_b
-  model::FloatMatrix share;      // effective / the layer's sum of effective weights
+  nn::FloatMatrix raw;        // the softplus mixer weight w_b
+  nn::FloatMatrix gain_rms;   // r_b = RMS over tokens and d of RMSNorm_b(y_b) (the gain's effect)
+  nn::FloatMatrix effective;  // w_b * r_b
+  nn::FloatMatrix share;      // effective / the layer's sum of effective weights
   int64_t tokens = 0;            // positions averaged over
   std::string source;
   double seconds = 0.0;
@@ -107,11 +107,11 @@ struct KnockoutResult {
   double base_loss = 0.0;                 // mean NLL of the intact model over the scored positions
   // (L + 1) x 3: mean NLL with (layer, branch) removed minus base_loss; row L = the branch
   // removed in every layer; NaN where the layer has no such branch.
-  model::FloatMatrix delta;
+  nn::FloatMatrix delta;
   std::vector<std::string> class_names;   // as in the windows
   std::vector<int64_t> class_tokens;      // counted positions per class
   std::vector<double> base_by_class;
-  std::vector<model::FloatMatrix> delta_by_class;  // per class, the shape of delta
+  std::vector<nn::FloatMatrix> delta_by_class;  // per class, the shape of delta
   int64_t tokens = 0;
   int passes = 0;                         // forward passes run (1 + knock-outs)
   std::string source;
@@ -140,7 +140,7 @@ struct AttentionMap {
 
 class Lens {
  public:
-  // Loads the run's checkpoint (or builds the model at its init). Throws pha::Error naming the
+  // Loads the run's checkpoint (or builds the model at its init). Throws core::Error naming the
   // store, run or checkpoint.
   Lens(const std::string& store_path, int64_t run_id, const LensOptions& options = {});
   ~Lens();
@@ -148,7 +148,7 @@ class Lens {
   Lens& operator=(const Lens&) = delete;
 
   const LensRunInfo& info() const;
-  // Throws pha::Error naming the field ("--text", "--split", "--tokens", ...) for a source that
+  // Throws core::Error naming the field ("--text", "--split", "--tokens", ...) for a source that
   // does not fit the run (a text for a task run, an empty split, an unknown set).
   LensWindows windows(const LensSource& source) const;
 
@@ -157,7 +157,7 @@ class Lens {
   KnockoutResult knockouts(const LensWindows& w);
   // horizon 0: 4 x the training context.
   KernelSpectrum spectrum(int64_t horizon = 0);
-  // Throws pha::Error for a model without attention ("... has no attention branch ...").
+  // Throws core::Error for a model without attention ("... has no attention branch ...").
   AttentionMap attention(const LensWindows& w, int window, int layer, int head);
 
   // The rows record_lens stores for a result (kinds raw_weight, effective_weight,

@@ -90,9 +90,9 @@ TokenComparison compare_tokens(const std::string& store_path, const std::vector<
                                const std::vector<int64_t>& b, const LensSource& source, const LensOptions& options,
                                int bootstrap, uint64_t seed) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (a.empty()) throw Error("--run", "give the run (or runs) to compare");
-  if (b.empty()) throw Error("--compare", "give the run (or runs) to compare against");
-  if (bootstrap < 0 || bootstrap > 100000) throw Error("--bootstrap", "must be between 0 and 100,000");
+  if (a.empty()) throw core::Error("--run", "give the run (or runs) to compare");
+  if (b.empty()) throw core::Error("--compare", "give the run (or runs) to compare against");
+  if (bootstrap < 0 || bootstrap > 100000) throw core::Error("--bootstrap", "must be between 0 and 100,000");
   TokenComparison out;
   out.runs_a = a;
   out.runs_b = b;
@@ -105,7 +105,7 @@ TokenComparison compare_tokens(const std::string& store_path, const std::vector<
       if (out.windows.inputs.empty()) {
         out.windows = w;
       } else if (w.inputs != out.windows.inputs || w.targets != out.windows.targets) {
-        throw Error("--compare", "run " + std::to_string(runs[i]) + " reads other tokens from this source than run " +
+        throw core::Error("--compare", "run " + std::to_string(runs[i]) + " reads other tokens from this source than run " +
                                      std::to_string(a.front()) +
                                      " (another data set or tokenizer); a per-token comparison needs the same tokens");
       }

@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "data/batch.h"
 #include "data/tasks/task.h"
-#include "runtime/lens_internal.h"
+#include "runtime/internal/lens_internal.h"
 
 namespace pha::runtime::detail {
 
@@ -93,15 +93,15 @@ LensWindows text_windows(const JobData& data, const LensSource& src, int T) {
   std::string what;
   if (!src.text.empty()) {
     ids = tok.encode(src.text);
-    if (ids.size() < 2) throw Error("--text", "the text is shorter than two tokens; there is nothing to predict");
+    if (ids.size() < 2) throw core::Error("--text", "the text is shorter than two tokens; there is nothing to predict");
     what = "text";
   } else {
     if (src.split != "valid" && src.split != "test")
-      throw Error("--split", "must be \"valid\" or \"test\" for a text run, got \"" + src.split + "\"");
+      throw core::Error("--split", "must be \"valid\" or \"test\" for a text run, got \"" + src.split + "\"");
     const data::TokenArray& split = text.tokens(src.split == "valid" ? data::Split::Valid : data::Split::Test);
-    if (split.size() < 2) throw Error("--split", "the " + src.split + " split of the run's data is empty");
+    if (split.size() < 2) throw core::Error("--split", "the " + src.split + " split of the run's data is empty");
     if (static_cast<size_t>(src.offset) + 2 > split.size())
-      throw Error("--offset", "the " + src.split + " split has " + std::to_string(split.size()) + " tokens; offset " +
+      throw core::Error("--offset", "the " + src.split + " split has " + std::to_string(split.size()) + " tokens; offset " +
                                   std::to_string(src.offset) + " leaves nothing to predict");
     const size_t want = src.tokens > 0 ? static_cast<size_t>(src.tokens) + 1 : split.size();
     const size_t n = std::min(want, split.size() - static_cast<size_t>(src.offset));
@@ -112,7 +112,7 @@ LensWindows text_windows(const JobData& data, const LensSource& src, int T) {
   if (!src.text.empty() && src.tokens > 0 && ids.size() > static_cast<size_t>(src.tokens) + 1)
     ids.resize(static_cast<size_t>(src.tokens) + 1);
   const int n_gram = src.ngram > 0 ? src.ngram : tok.describe().value("kind", std::string()) == "byte" ? 4 : 2;
-  if (src.ngram < 0 || src.ngram > 64) throw Error("--ngram", "must be between 1 and 64 (0: the default)");
+  if (src.ngram < 0 || src.ngram > 64) throw core::Error("--ngram", "must be between 1 and 64 (0: the default)");
   const size_t predicted = ids.size() - 1;
   LensWindows w;
   w.T = T;
@@ -154,14 +154,14 @@ namespace {
 
 const NamedTask& pick_set(const JobData& data, const std::string& name, int64_t run_id) {
   const auto& sets = data.test_tasks();
-  if (sets.empty()) throw Error("--set", "run " + std::to_string(run_id) + " has no held-out set");
+  if (sets.empty()) throw core::Error("--set", "run " + std::to_string(run_id) + " has no held-out set");
   if (name.empty() || name == "valid") return sets.front();
   std::string names;
   for (const auto& s : sets) {
     if (s.name == name) return s;
     names += (names.empty() ? "" : ", ") + s.name;
   }
-  throw Error("--set", "run " + std::to_string(run_id) + " has no held-out set \"" + name + "\" (it has: " + names + ")");
+  throw core::Error("--set", "run " + std::to_string(run_id) + " has no held-out set \"" + name + "\" (it has: " + names + ")");
 }
 
 }  // namespace
@@ -174,10 +174,10 @@ LensWindows task_windows(const JobData& data, const LensSource& src, int64_t run
   const NamedTask& set = pick_set(data, src.split, run_id);
   const data::TaskGenerator& task = *set.task;
   const data::TaskInfo& info = task.info();
-  if (src.examples < 1) throw Error("--examples", "must be at least 1");
+  if (src.examples < 1) throw core::Error("--examples", "must be at least 1");
   const int64_t size = std::max<int64_t>(1, info.num_examples);
   if (src.offset >= size)
-    throw Error("--offset", "the set \"" + set.name + "\" has " + std::to_string(size) + " examples");
+    throw core::Error("--offset", "the set \"" + set.name + "\" has " + std::to_string(size) + " examples");
   const int64_t n = std::min(src.examples, size - src.offset);
   const bool mqar = info.name == "mqar";
   const int kv = mqar ? task.params().value("num_kv_pairs", 0) : 0;

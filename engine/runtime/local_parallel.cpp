@@ -73,7 +73,7 @@ T field(const json& j, const char* key, T fallback) {
   try {
     return j.at(key).get<T>();
   } catch (const std::exception&) {
-    throw Error(std::string("job spec field \"") + key + "\"", "has the wrong type: " + j.at(key).dump());
+    throw core::Error(std::string("job spec field \"") + key + "\"", "has the wrong type: " + j.at(key).dump());
   }
 }
 
@@ -91,7 +91,7 @@ json job_spec_to_json(const JobSpec& s) {
 }
 
 JobSpec job_spec_from_json(const json& j) {
-  if (!j.is_object() || !j.contains("project")) throw Error("job spec", "expects a JSON object with \"project\"");
+  if (!j.is_object() || !j.contains("project")) throw core::Error("job spec", "expects a JSON object with \"project\"");
   JobSpec s;
   s.project = field<std::string>(j, "project", "");
   s.run = field<std::string>(j, "run", "");
@@ -99,25 +99,25 @@ JobSpec job_spec_from_json(const json& j) {
   s.threads = field<int>(j, "threads", 0);
   s.device = field<std::string>(j, "device", "");
   s.training_overrides = j.value("training_overrides", json::object());
-  if (!s.training_overrides.is_object()) throw Error("job spec field \"training_overrides\"", "must be an object");
+  if (!s.training_overrides.is_object()) throw core::Error("job spec field \"training_overrides\"", "must be an object");
   s.store_path = field<std::string>(j, "store_path", "");
   s.search_run = field<std::string>(j, "search_run", "");
   s.branch_from = field<std::string>(j, "branch_from", "");
   s.final_checkpoint = field<bool>(j, "final_checkpoint", true);
   if (j.contains("project_json") && j["project_json"].is_object())
-    s.resolved_project = std::make_shared<const Project>(parse_project(
+    s.resolved_project = std::make_shared<const project::Project>(project::parse_project(
         j["project_json"], field<std::string>(j, "project_dir", ""), "job spec field \"project_json\""));
   return s;
 }
 
 JobResult run_job_local_parallel(JobSpec spec, const LocalParallelOptions& o, RunObserver& observer,
                                  RunControl& control) {
-  if (o.processes < 1) throw Error("processes", "must be at least 1, got " + std::to_string(o.processes));
+  if (o.processes < 1) throw core::Error("processes", "must be at least 1, got " + std::to_string(o.processes));
   if (o.processes == 1) return run_job(spec, observer, control);
-  if (o.program.empty()) throw Error("processes", "the worker processes need the pha program, and none was given");
+  if (o.program.empty()) throw core::Error("processes", "the worker processes need the pha program, and none was given");
   // Bad input fails here, once, before a worker starts (each rank would fail alike later).
-  const Project project = spec.get();
-  const RunPlan& plan = spec.plan ? *spec.plan : spec.run.empty() ? project.runs.front() : project.run(spec.run);
+  const project::Project project = spec.get();
+  const project::RunPlan& plan = spec.plan ? *spec.plan : spec.run.empty() ? project.runs.front() : project.run(spec.run);
   const std::string device = Trainer::resolve_device(spec.device.empty() ? plan.training.device : spec.device);
   if (spec.threads <= 0) spec.threads = distributed::threads_per_rank(o.processes);
 
@@ -145,7 +145,7 @@ JobResult run_job_local_parallel(JobSpec spec, const LocalParallelOptions& o, Ru
     spec.group.reset();  // closes rank 0's connections: a worker waiting on it fails at once
     workers.finish(std::chrono::seconds(2));  // a worker that failed first says why below
     const std::string failed = workers.failures();
-    throw Error(std::string(e.what()) + (failed.empty() ? "" : " (" + failed + ")"));
+    throw core::Error(std::string(e.what()) + (failed.empty() ? "" : " (" + failed + ")"));
   }
 }
 

@@ -28,7 +28,7 @@ struct LocalParallelOptions {
 
 // The spec as JSON and back: everything but the group (a worker connects its own).
 nlohmann::json job_spec_to_json(const JobSpec& spec);
-JobSpec job_spec_from_json(const nlohmann::json& j);  // a missing or mistyped field: pha::Error
+JobSpec job_spec_from_json(const nlohmann::json& j);  // a missing or mistyped field: core::Error
 
 // Starts processes - 1 workers, connects this thread as rank 0 and calls run_job(spec, ...)
 // with the group. Each rank gets spec.threads threads, or cores / processes when it is 0. Bad

@@ -22,7 +22,7 @@
 namespace pha::runtime {
 
 // The project: ProjectSource (project/project.h), the folder and the project as queued.
-struct ProfileJobSpec : ProjectSource {
+struct ProfileJobSpec : project::ProjectSource {
   // The settings to measure with. Unset: the project's "profile" section (defaults when it has
   // none). Set (`pha bench --project`'s options): these; with no models, the project's models.
   std::optional<ProfileSweep> sweep;
@@ -44,7 +44,7 @@ struct ProfileJobResult {
   int failed_points() const;
 };
 
-// Validates the project, the sweep and the store before measuring (pha::Error naming the field
+// Validates the project, the sweep and the store before measuring (core::Error naming the field
 // or file; nothing is written then). Points that fail (a worker that crashes, runs out of
 // memory or times out) are results with their error, not exceptions; they are left out of the
 // perf rows and named in the profile run's notes. Reports every point through

@@ -20,7 +20,7 @@ namespace pha::runtime {
 std::string profile_run_name(const std::string& model);
 
 // Returns the ids of the runs created (one per model with at least one point). Throws
-// pha::Error naming the store file when it cannot be opened.
+// core::Error naming the store file when it cannot be opened.
 std::vector<std::int64_t> store_profile_results(const std::string& store_path, const std::string& project,
                                                 const std::vector<ProfilePointResult>& results);
 

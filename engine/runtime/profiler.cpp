@@ -13,7 +13,7 @@
 #include "model/presets.h"
 #include "core/process_stats.h"
 #include "runtime/step_bench.h"
-#include "runtime/worker_process.h"
+#include "runtime/internal/worker_process.h"
 
 namespace pha::runtime {
 
@@ -37,11 +37,11 @@ ProfilePointSpec profile_spec_from_json(const json& j) {
   s.threads = j.value("threads", s.threads);
   s.device = j.value("device", s.device);
   if (j.contains("model_config") && !j["model_config"].is_null()) {
-    if (!j["model_config"].is_object()) throw Error("model_config", "must be a ModelConfig JSON object");
+    if (!j["model_config"].is_object()) throw core::Error("model_config", "must be a ModelConfig JSON object");
     s.model_config = j["model_config"];
   }
-  if (s.phase != "train" && s.phase != "forward") throw Error("phase", "must be \"train\" or \"forward\"");
-  if (s.seq_len < 2 || s.batch < 1 || s.repeats < 1 || s.warmup < 0) throw Error("seq_len", "invalid profile point");
+  if (s.phase != "train" && s.phase != "forward") throw core::Error("phase", "must be \"train\" or \"forward\"");
+  if (s.seq_len < 2 || s.batch < 1 || s.repeats < 1 || s.warmup < 0) throw core::Error("seq_len", "invalid profile point");
   return s;
 }
 
@@ -82,8 +82,8 @@ store::PerfRow perf_row(const ProfilePointResult& r) {
 ProfilePointResult measure_point(const ProfilePointSpec& spec) {
   ProfilePointResult r;
   r.spec = spec;
-  r.baseline_bytes = current_rss_bytes();
-  pha::configure_threads(spec.threads);
+  r.baseline_bytes = core::current_rss_bytes();
+  device::configure_threads(spec.threads);
   StepBenchSpec bench;
   static_cast<StepTiming&>(bench) = spec;
   bench.model = spec.model_config.is_object() ? model::model_config_from_json(spec.model_config, "model_config")
@@ -92,7 +92,7 @@ ProfilePointResult measure_point(const ProfilePointSpec& spec) {
                     : model::preset(spec.model);
   const StepBenchResult b = bench_steps(bench);
   static_cast<StepMeasure&>(r) = b;
-  r.env = collect_provenance({b.precision.precision, b.precision.setting, b.precision.reason,
+  r.env = device::collect_provenance({b.precision.precision, b.precision.setting, b.precision.reason,
                               kernels::kernel_selection(), b.device, 1, ""});
   // B is left out: each row records its batch.
   r.method = "median of " + std::to_string(spec.repeats) + " " + spec.phase + " steps after " +
@@ -114,7 +114,7 @@ ProfilePointResult measure_point_in_worker(const std::string& exe, const Profile
 std::vector<ProfilePointResult> profile_sweep(const std::string& exe, const ProfileSweep& sweep, RunObserver& observer,
                                               RunControl& control) {
   if (!sweep.model_configs.empty() && sweep.model_configs.size() != sweep.models.size())
-    throw Error("profile", "model_configs must be empty or hold one config per model");
+    throw core::Error("profile", "model_configs must be empty or hold one config per model");
   std::vector<ProfilePointResult> out;
   for (size_t mi = 0; mi < sweep.models.size(); ++mi)
     for (int T : sweep.seq_lens)
@@ -144,27 +144,27 @@ std::size_t sweep_point_count(const ProfileSweep& sweep) {
   return sweep.models.size() * sweep.seq_lens.size() * sweep.phases.size();
 }
 
-ProfileSweep project_profile_sweep(const Project& project) {
+ProfileSweep project_profile_sweep(const project::Project& project) {
   ProfileSweep sweep;
-  static_cast<SweepSettings&>(sweep) = project.profile;
+  static_cast<project::SweepSettings&>(sweep) = project.profile;
   sweep.models.clear();
   // One point per distinct model (configs without their name: a custom model is named after its
   // run). A model is named after its variants entry ("transformer-tiny") when the entry trains
   // one model whatever its grid or tune point (only training keys vary), else after its grid
   // point ("pha-tiny/d_model=64"), else after the run.
-  const auto unnamed_of = [](const RunPlan& run) {
+  const auto unnamed_of = [](const project::RunPlan& run) {
     json cfg = model::to_json(run.model);
     cfg.erase("name");
     return cfg;
   };
   std::map<std::string, std::vector<json>> models_of_entry;
-  for (const RunPlan& run : project.runs) {
+  for (const project::RunPlan& run : project.runs) {
     auto& models = models_of_entry[run.entry];
     json unnamed = unnamed_of(run);
     if (std::find(models.begin(), models.end(), unnamed) == models.end()) models.push_back(std::move(unnamed));
   }
   std::vector<json> seen;
-  for (const RunPlan& run : project.runs) {
+  for (const project::RunPlan& run : project.runs) {
     json unnamed = unnamed_of(run);
     if (std::find(seen.begin(), seen.end(), unnamed) != seen.end()) continue;
     seen.push_back(std::move(unnamed));

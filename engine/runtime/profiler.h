@@ -59,7 +59,7 @@ ProfilePointResult measure_point_in_worker(const std::string& exe, const Profile
 
 // A sweep over models: how it measures (SweepSettings, project/project.h; a project's sweep
 // takes its "profile" section's) and which models. Defaults: `pha bench`'s.
-struct ProfileSweep : SweepSettings {
+struct ProfileSweep : project::SweepSettings {
   std::vector<std::string> models = {"pha-tiny", "transformer-tiny", "sequential-tiny"};
   // Empty, or one ModelConfig JSON per entry of `models` (then models[i] is only its label).
   std::vector<nlohmann::json> model_configs;
@@ -84,6 +84,6 @@ std::size_t sweep_point_count(const ProfileSweep& sweep);
 // The sweep a project's "profile" section asks for, over the models of the project's runs:
 // each distinct model config once (grid points that differ only in training settings share
 // one), labelled by the first run's name.
-ProfileSweep project_profile_sweep(const Project& project);
+ProfileSweep project_profile_sweep(const project::Project& project);
 
 }  // namespace pha::runtime

@@ -32,10 +32,10 @@ namespace fs = std::filesystem;
 namespace {
 
 // T of a training batch: the window (text) or the longest task sequence.
-int train_seq_len(const RunPlan& p) { return p.data.is_task ? p.data.max_train_seq_len() : p.training.seq_len; }
+int train_seq_len(const project::RunPlan& p) { return p.data.is_task ? p.data.max_train_seq_len() : p.training.seq_len; }
 
 // What decides a training step's speed: the model, the batch shape, precision and threads.
-std::string speed_key(const RunPlan& p) {
+std::string speed_key(const project::RunPlan& p) {
   json m = p.config.value("model", json::object());
   m.erase("name");
   return m.dump() + fmt::format("|B{}|T{}|A{}|{}|{}|{}", p.training.batch_size, train_seq_len(p), p.training.grad_accum,
@@ -57,7 +57,7 @@ struct StoreView {
   std::map<int64_t, int64_t> last_step;           // run id -> last train/loss step
 };
 
-StoreView read_store(const Project& project, const std::string& path) {
+StoreView read_store(const project::Project& project, const std::string& path) {
   StoreView v;
   if (!fs::exists(path)) return v;
   store::Store s = store::Store::open(path);
@@ -69,7 +69,7 @@ StoreView read_store(const Project& project, const std::string& path) {
     if (!v.newest.count(e.run.name)) v.newest[e.run.name] = e.run;
     if (e.summaries[0]) v.last_step[e.run.id] = e.summaries[0]->last_step;
   }
-  for (const RunPlan& p : project.runs) {
+  for (const project::RunPlan& p : project.runs) {
     const std::string key = speed_key(p);
     if (v.speed.count(key)) continue;
     auto it = v.newest.find(p.name);
@@ -84,7 +84,7 @@ StoreView read_store(const Project& project, const std::string& path) {
 }
 
 // A short measurement of the training step in this process (the engine's step benchmark).
-std::pair<double, std::string> measure_speed(const RunPlan& p, const PlanOptions& o) {
+std::pair<double, std::string> measure_speed(const project::RunPlan& p, const PlanOptions& o) {
   StepBenchSpec b;
   b.model = p.model;
   b.seq_len = train_seq_len(p);
@@ -103,7 +103,7 @@ std::pair<double, std::string> measure_speed(const RunPlan& p, const PlanOptions
 // A plan is finished exactly when trained_runs (project_queue.h) lists it: its newest finished
 // stored run with the same configuration, also when that run was renamed in the run table. That
 // is the rule the window's confirmation asks with, so the plan and the queue never disagree.
-void fill_state(PlannedRun& r, const StoreView& v, const std::map<std::string, TrainedRun>& trained) {
+void fill_state(PlannedRun& r, const StoreView& v, const std::map<std::string, project::TrainedRun>& trained) {
   if (auto t = trained.find(r.name); t != trained.end()) {
     r.state = t->second.stored_name == r.name
                   ? fmt::format("finished (run {})", t->second.run_id)
@@ -134,8 +134,8 @@ void fill_state(PlannedRun& r, const StoreView& v, const std::map<std::string, T
 // Per claim: the smallest effect its planned seeds can detect at the report's level and power,
 // from the spread the store's runs measured (the report's own test of each row: paired by seed,
 // Welch or pooled), held fixed at the planned number of seeds.
-void plan_claims(const Project& project, const std::string& store_path, PlanReport& plan) {
-  const analysis::Study study = study_of(project);
+void plan_claims(const project::Project& project, const std::string& store_path, PlanReport& plan) {
+  const analysis::Study study = project::study_of(project);
   plan.correction = analysis::to_string(study.settings.correction);
   plan.alpha = study.settings.alpha;
   plan.power = study.settings.power;
@@ -226,7 +226,7 @@ void plan_claims(const Project& project, const std::string& store_path, PlanRepo
 // What the tune section adds once results are in (project/project_tuning.h): the confirmation
 // runs of each entry and grid point whose choice is not confirmed yet, at the mean estimated time
 // of its selection runs, and what an extension step costs.
-void plan_tuning_lines(const Project& project, PlanReport& plan) {
+void plan_tuning_lines(const project::Project& project, PlanReport& plan) {
   if (!project.tune.enabled) return;
   const analysis::TuneProtocol& t = project.tune;
   std::string seeds;
@@ -244,7 +244,7 @@ void plan_tuning_lines(const Project& project, PlanReport& plan) {
   std::map<std::pair<std::string, std::string>, std::pair<double, int>> per_point;  // (entry, grid point) -> seconds, runs
   std::set<std::pair<std::string, std::string>> confirmed;
   for (size_t i = 0; i < project.runs.size(); ++i) {
-    const RunPlan& r = project.runs[i];
+    const project::RunPlan& r = project.runs[i];
     const auto key = std::make_pair(r.entry, r.grid_point);
     if (r.origin == "confirmation") {
       confirmed.insert(key);
@@ -265,7 +265,7 @@ void plan_tuning_lines(const Project& project, PlanReport& plan) {
   plan.tuning.push_back(fmt::format(
       "tune.confirm_seeds {}: the claims read the chosen setting trained again on these seeds; {} such run(s) still to "
       "plan once the choices are made (pha train plans them){}", cs, runs,
-      seconds > 0 ? ", about " + format_duration(seconds) + " more" : std::string()));
+      seconds > 0 ? ", about " + core::format_duration(seconds) + " more" : std::string()));
   plan.confirmation_runs = runs;
   plan.confirmation_seconds = seconds;
 }
@@ -273,23 +273,23 @@ void plan_tuning_lines(const Project& project, PlanReport& plan) {
 }  // namespace
 
 PlanReport plan_project(const std::string& project_path, const PlanOptions& o) {
-  LoadOptions browse;
+  project::LoadOptions browse;
   browse.require_data = false;  // the plan reads no data: a project trained elsewhere is planned too
-  Project project = load_project(project_path, browse);
+  project::Project project = project::load_project(project_path, browse);
   PlanReport plan;
   plan.project = project.name;
   plan.store_path = o.store_path.empty() ? project.store_path() : o.store_path;
-  if (has_tuning_followups(project) && fs::exists(plan.store_path)) {
+  if (project::has_tuning_followups(project) && fs::exists(plan.store_path)) {
     // The follow-ups the store's results already plan are runs of the plan like the others.
     store::Store s = store::Store::open(plan.store_path);
-    project = plan_tuning_followups(project, s).project;
+    project = project::plan_tuning_followups(project, s).project;
   }
   plan_claims(project, plan.store_path, plan);
   const StoreView v = read_store(project, plan.store_path);
-  std::map<std::string, TrainedRun> trained;
-  for (TrainedRun& t : trained_runs(project)) trained[t.run] = std::move(t);
+  std::map<std::string, project::TrainedRun> trained;
+  for (project::TrainedRun& t : project::trained_runs(project)) trained[t.run] = std::move(t);
   std::map<std::string, std::pair<double, std::string>> measured;
-  for (const RunPlan& p : project.runs) {
+  for (const project::RunPlan& p : project.runs) {
     PlannedRun r;
     r.name = p.name;
     r.group = p.group;
@@ -340,11 +340,11 @@ std::string render_plan_text(const PlanReport& plan) {
   for (const auto& r : plan.runs) {
     o << fmt::format("{:<34} {:>9} {:>10} {:>9} {:>9.2f}{} {:>10}  {}\n", r.name, r.steps, r.tokens, r.n_params,
                      r.tokens_per_param, r.early ? "*" : " ",
-                     !r.to_train ? std::string("-") : r.seconds >= 0 ? format_duration(r.seconds) : std::string("?"),
+                     !r.to_train ? std::string("-") : r.seconds >= 0 ? core::format_duration(r.seconds) : std::string("?"),
                      r.state);
   }
   o << fmt::format("\n{} run(s) to train of {}; estimated {}{}.\n", plan.to_train, plan.runs.size(),
-                   format_duration(plan.seconds),
+                   core::format_duration(plan.seconds),
                    plan.unknown_time > 0 ? fmt::format(" for those with a speed ({} without)", plan.unknown_time) : "");
   bool any_early = false;
   for (const auto& r : plan.runs) any_early = any_early || r.early;

@@ -77,7 +77,7 @@ struct PlanReport {
   double confirmation_seconds = 0.0;
 };
 
-// Reads the project and its store (never writes). Throws pha::Error for a bad project.
+// Reads the project and its store (never writes). Throws core::Error for a bad project.
 PlanReport plan_project(const std::string& project_path, const PlanOptions& options = {});
 
 std::string render_plan_text(const PlanReport& plan);

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/eval_types.h"
+#include "runtime/internal/eval_types.h"
 #include "store/store.h"
 #include "store/types.h"
 
@@ -63,14 +63,14 @@ struct RunEvalResult {
   double seconds = 0.0;               // wall time of the evaluation (model load included)
 };
 
-// Throws pha::Error naming the store, the checkpoint, the data file or the option (as
+// Throws core::Error naming the store, the checkpoint, the data file or the option (as
 // "--task", "--split", ...) when the run does not exist, has no checkpoint, its data cannot be
 // loaded, or an option does not fit the run (a task on a text run, a task whose vocabulary the
 // model does not have, ...). Nothing is recorded unless every evaluation succeeded.
 RunEvalResult evaluate_run(const std::string& store_path, int64_t run_id, const RunEvalOptions& options);
 
 // The checkpoint of a run to read and its training step: `checkpoint` (a file; its step from the
-// run's rows or its metadata), else the one at `step` (>= 0), else the last. Throws pha::Error
+// run's rows or its metadata), else the one at `step` (>= 0), else the last. Throws core::Error
 // naming the store, "--checkpoint" or "--step".
 std::pair<std::string, int64_t> pick_run_checkpoint(store::Store& store, int64_t run_id, const std::string& checkpoint,
                                                     int64_t step);

@@ -99,7 +99,7 @@ RunsTable runs_table(store::Store& s, const RunFilter& filter) {
   for (const auto& e : entries) {
     configs.push_back(flat_config(e.run.config_json));
     for (const auto& [k, v] : configs.back()) config_keys.insert(k);
-    envs.push_back(provenance_fields(e.run.env_json));
+    envs.push_back(core::provenance_fields(e.run.env_json));
     for (const auto& [k, v] : envs.back()) env_keys.insert(k);
   }
   RunsTable t;

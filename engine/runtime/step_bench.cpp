@@ -20,10 +20,10 @@ double median_of(std::vector<double> v) {
 
 StepBenchResult bench_steps(const StepBenchSpec& spec) {
   if (spec.phase != "train" && spec.phase != "forward")
-    throw Error("phase", "must be \"train\" or \"forward\", got \"" + spec.phase + "\"");
+    throw core::Error("phase", "must be \"train\" or \"forward\", got \"" + spec.phase + "\"");
   if (spec.seq_len < 2 || spec.batch < 1 || spec.repeats < 1 || spec.warmup < 0)
-    throw Error("seq_len", "a step benchmark needs T >= 2, B >= 1, repeats >= 1 and warmup >= 0");
-  TrainingConfig tc;
+    throw core::Error("seq_len", "a step benchmark needs T >= 2, B >= 1, repeats >= 1 and warmup >= 0");
+  project::TrainingConfig tc;
   tc.batch_size = spec.batch;
   tc.seq_len = spec.seq_len;
   tc.device = spec.device;
@@ -62,7 +62,7 @@ StepBenchResult bench_steps(const StepBenchSpec& spec) {
     bwd.push_back(s.backward_s);
     opt.push_back(s.optimizer_s);
   }
-  r.peak_bytes = peak_rss_bytes();  // before the traced step: the profiler's own memory is not the model's
+  r.peak_bytes = core::peak_rss_bytes();  // before the traced step: the profiler's own memory is not the model's
   if (!spec.trace.empty()) record_chrome_trace(spec.trace, [&] { step(); });
   r.median_step_s = median_of(r.step_s);
   r.tokens_per_s = static_cast<double>(b.B) * b.T / r.median_step_s;

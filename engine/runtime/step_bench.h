@@ -46,10 +46,10 @@ struct StepBenchResult : StepMeasure {
   // Medians of the train step's phases (phase_times and phase "train" only; else 0).
   double forward_s = 0.0, backward_s = 0.0, optimizer_s = 0.0;
   bool bf16_autocast = false;
-  model::PrecisionChoice precision;  // what training.precision resolved to, and why
+  nn::PrecisionChoice precision;  // what training.precision resolved to, and why
 };
 
-// Throws pha::Error for a bad spec (phase, sizes) or an unavailable device.
+// Throws core::Error for a bad spec (phase, sizes) or an unavailable device.
 StepBenchResult bench_steps(const StepBenchSpec& spec);
 
 // The median of `v` (mean of the middle two for an even count; 0 for none).

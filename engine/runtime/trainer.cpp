@@ -28,7 +28,7 @@ namespace pha::runtime {
 namespace F = torch::nn::functional;
 using nlohmann::json;
 
-double lr_factor(const TrainingConfig& cfg, int64_t step) {
+double lr_factor(const project::TrainingConfig& cfg, int64_t step) {
   if (cfg.warmup_steps > 0 && step <= cfg.warmup_steps)
     return static_cast<double>(step) / static_cast<double>(cfg.warmup_steps);
   if (cfg.schedule == "wsd") {
@@ -50,11 +50,11 @@ double lr_factor(const TrainingConfig& cfg, int64_t step) {
 
 struct Trainer::Impl {
   model::ModelConfig model_cfg;
-  TrainingConfig cfg;
+  project::TrainingConfig cfg;
   std::string device;
-  model::PrecisionChoice precision;
+  nn::PrecisionChoice precision;
   bool phase_timing = false;
-  model::PhaModel model{nullptr};
+  nn::PhaModel model{nullptr};
   std::unique_ptr<torch::optim::AdamW> optimizer;
   std::vector<at::Tensor> params;
   std::vector<std::string> group_names;  // per optimizer group
@@ -66,7 +66,7 @@ struct Trainer::Impl {
   // (B, T) int32 -> (B, T) int64 on the device
   at::Tensor to_device(const std::vector<int32_t>& v, int B, int T) const {
     if (static_cast<int64_t>(v.size()) != static_cast<int64_t>(B) * T)
-      throw Error("batch", "has " + std::to_string(v.size()) + " ids, expected B x T = " + std::to_string(B * T));
+      throw core::Error("batch", "has " + std::to_string(v.size()) + " ids, expected B x T = " + std::to_string(B * T));
     at::Tensor t = at::from_blob(const_cast<int32_t*>(v.data()), {B, T}, at::kInt).to(at::kLong);
     return device == "cpu" ? t : t.to(at::Device(device));
   }
@@ -83,10 +83,10 @@ struct Trainer::Impl {
     int64_t n_decay = 0, n_no = 0, n_dss = 0, n_mixer = 0;
     for (const auto& info : infos) {
       at::Tensor p = named[info.name];
-      if (info.role == model::ParamRole::DssKernel) {
+      if (info.role == nn::ParamRole::DssKernel) {
         dss.push_back(p);
         n_dss += info.numel;
-      } else if (info.role == model::ParamRole::Mixer) {
+      } else if (info.role == nn::ParamRole::Mixer) {
         mixer.push_back(p);
         n_mixer += info.numel;
       } else if (info.weight_decay) {
@@ -167,19 +167,19 @@ struct Trainer::Impl {
 
 std::string Trainer::resolve_device(const std::string& setting) {
   const bool gpu = torch::cuda::is_available();
-  if (setting == "cuda" && !gpu) throw Error("training.device", "\"cuda\" was asked for but no usable GPU was found");
+  if (setting == "cuda" && !gpu) throw core::Error("training.device", "\"cuda\" was asked for but no usable GPU was found");
   if (setting == "cuda" || (setting == "auto" && gpu)) return "cuda";
   return "cpu";
 }
 
-Trainer::Trainer(const model::ModelConfig& model_cfg, const TrainingConfig& cfg, const std::string& device)
+Trainer::Trainer(const model::ModelConfig& model_cfg, const project::TrainingConfig& cfg, const std::string& device)
     : impl_(std::make_unique<Impl>()) {
   impl_->model_cfg = model_cfg;
   impl_->cfg = cfg;
   impl_->device = resolve_device(device);
-  impl_->precision = model::resolve_precision(cfg.precision, impl_->device);
+  impl_->precision = nn::resolve_precision(cfg.precision, impl_->device);
   torch::manual_seed(cfg.seed);
-  impl_->model = model::PhaModel(model_cfg);
+  impl_->model = nn::PhaModel(model_cfg);
   if (impl_->device != "cpu") impl_->model->to(at::Device(impl_->device));
   if (impl_->precision.bf16()) impl_->model->set_compute_dtype(at::kBFloat16);  // fp32 master weights stay
   impl_->build_optimizer();
@@ -189,7 +189,7 @@ Trainer::~Trainer() = default;
 
 const std::string& Trainer::device() const { return impl_->device; }
 bool Trainer::bf16_autocast() const { return impl_->precision.bf16(); }
-const model::PrecisionChoice& Trainer::precision() const { return impl_->precision; }
+const nn::PrecisionChoice& Trainer::precision() const { return impl_->precision; }
 int64_t Trainer::num_parameters() const { return impl_->model->num_parameters(); }
 json Trainer::group_summary() const { return impl_->groups; }
 
@@ -266,7 +266,7 @@ TrainStepResult Trainer::train_step(const std::vector<data::Batch>& micro, doubl
       if (p.grad().defined()) p.grad().mul_(coef);
   }
   m.set_lr(lr_scale);
-  model::fused_adamw_step(*m.optimizer);  // the optimizer's own arithmetic and state, one pass per group
+  nn::fused_adamw_step(*m.optimizer);  // the optimizer's own arithmetic and state, one pass per group
   r.optimizer_s = m.lap(t);
   return r;
 }
@@ -311,31 +311,31 @@ void Trainer::forward_only(const data::Batch& b) {
   m.model->train();
 }
 
-model::LensPassResult Trainer::lens_pass(const data::Batch& b, const model::LensPassRequest& request) {
+nn::LensPassResult Trainer::lens_pass(const data::Batch& b, const nn::LensPassRequest& request) {
   Impl& m = *impl_;
-  return model::lens_pass(*m.model, m.to_device(b.inputs, b.B, b.T), m.to_device(b.targets, b.B, b.T), request);
+  return nn::lens_pass(*m.model, m.to_device(b.inputs, b.B, b.T), m.to_device(b.targets, b.B, b.T), request);
 }
 
-std::vector<model::FloatMatrix> Trainer::gss_impulse_responses(int64_t T) const {
-  return model::gss_impulse_responses(*impl_->model, T);
+std::vector<nn::FloatMatrix> Trainer::gss_impulse_responses(int64_t T) const {
+  return nn::gss_impulse_responses(*impl_->model, T);
 }
 
 void Trainer::set_record_stats(bool on) { impl_->model->set_record_stats(on); }
 void Trainer::set_phase_timing(bool on) { impl_->phase_timing = on; }
-model::ModelIntrospection Trainer::introspect() const { return impl_->model->introspect(); }
+nn::ModelIntrospection Trainer::introspect() const { return impl_->model->introspect(); }
 
 namespace {
 // Weights trained with one embed_scale or branch_norm mean something else under the other (or
 // lack tensors the other has): refuse plainly, naming the field to set.
-void check_saved_field(const model::TrainingCheckpoint& ck, const std::string& field, const std::string& absent,
+void check_saved_field(const nn::TrainingCheckpoint& ck, const std::string& field, const std::string& absent,
                        const std::string& here, const std::string& path) {
   if (!ck.config.is_object() || !ck.config.contains("model") || !ck.config["model"].is_object()) return;
   const std::string saved = ck.config["model"].value(field, absent);
   if (saved != here)
-    throw Error(path, "was trained with model." + field + " \"" + saved + "\" but the model here has \"" + here +
+    throw core::Error(path, "was trained with model." + field + " \"" + saved + "\" but the model here has \"" + here +
                           "\"; set model." + field + " to \"" + saved + "\" to use it");
 }
-void check_embed_scale(const model::TrainingCheckpoint& ck, const model::ModelConfig& mc, const std::string& path) {
+void check_embed_scale(const nn::TrainingCheckpoint& ck, const model::ModelConfig& mc, const std::string& path) {
   check_saved_field(ck, "embed_scale", "none", mc.embed_scale, path);
   if (model::has_single_branch_sublayer(mc)) check_saved_field(ck, "branch_norm", "mixed", mc.branch_norm, path);
 }
@@ -343,42 +343,42 @@ void check_embed_scale(const model::TrainingCheckpoint& ck, const model::ModelCo
 
 int64_t Trainer::save_checkpoint(const std::string& path, int64_t step, const json& run_config) const {
   Impl& m = *impl_;
-  model::TrainingCheckpoint ck;
-  ck.model = model::module_state(*m.model);
-  ck.optimizer = model::adamw_state(*m.optimizer, *m.model);
+  nn::TrainingCheckpoint ck;
+  ck.model = nn::module_state(*m.model);
+  ck.optimizer = nn::adamw_state(*m.optimizer, *m.model);
   ck.step = step;
-  ck.rng_state = model::default_rng_state();
+  ck.rng_state = nn::default_rng_state();
   ck.config = {{"model", model::to_json(m.model_cfg)}, {"training", m.cfg.used}, {"run", run_config}};
   ck.metadata["device"] = m.device;
-  model::save_checkpoint(path, ck);
+  nn::save_checkpoint(path, ck);
   return static_cast<int64_t>(std::filesystem::file_size(path));
 }
 
 int64_t Trainer::load_checkpoint(const std::string& path) {
   Impl& m = *impl_;
-  model::TrainingCheckpoint ck = model::load_checkpoint(path);
+  nn::TrainingCheckpoint ck = nn::load_checkpoint(path);
   check_embed_scale(ck, m.model_cfg, path);
-  model::load_module_state(*m.model, ck.model, path);
-  model::load_adamw_state(*m.optimizer, *m.model, ck.optimizer, path);
-  if (ck.rng_state.defined()) model::set_default_rng_state(ck.rng_state);
+  nn::load_module_state(*m.model, ck.model, path);
+  nn::load_adamw_state(*m.optimizer, *m.model, ck.optimizer, path);
+  if (ck.rng_state.defined()) nn::set_default_rng_state(ck.rng_state);
   return ck.step;
 }
 
 void Trainer::load_weights(const std::string& path) {
-  model::TrainingCheckpoint ck = model::load_checkpoint(path);
+  nn::TrainingCheckpoint ck = nn::load_checkpoint(path);
   check_embed_scale(ck, impl_->model_cfg, path);
-  model::load_module_state(*impl_->model, ck.model, path);
+  nn::load_module_state(*impl_->model, ck.model, path);
 }
 
 std::vector<int32_t> Trainer::generate(const std::vector<int32_t>& prompt, int max_new, const SamplingSettings& s) {
-  model::SamplingOptions o;
+  nn::SamplingOptions o;
   o.temperature = s.temperature;
   o.top_k = s.top_k;
   o.top_p = s.top_p;
   o.seed = s.seed;
   o.vocab_limit = s.vocab_limit;
   std::vector<int64_t> ids(prompt.begin(), prompt.end());
-  auto out = model::generate(*impl_->model, ids, max_new, o);
+  auto out = nn::generate(*impl_->model, ids, max_new, o);
   return std::vector<int32_t>(out.begin(), out.end());
 }
 
@@ -388,25 +388,25 @@ void record_chrome_trace(const std::string& path, const std::function<void()>& f
 }
 
 json checkpoint_config(const std::string& path) {
-  const model::SafetensorsHeader h = model::read_safetensors_header(path);
+  const nn::SafetensorsHeader h = nn::read_safetensors_header(path);
   auto it = h.metadata.find("pha.config");
-  if (it == h.metadata.end()) throw Error(path, "is not a PHA checkpoint (no pha.config metadata)");
+  if (it == h.metadata.end()) throw core::Error(path, "is not a PHA checkpoint (no pha.config metadata)");
   json cfg;
   try {
     cfg = json::parse(it->second);
   } catch (const json::exception& e) {
-    throw Error(path, std::string("pha.config metadata is not valid JSON: ") + e.what());
+    throw core::Error(path, std::string("pha.config metadata is not valid JSON: ") + e.what());
   }
   if (cfg.is_object() && cfg.contains("model")) model::apply_saved_model_defaults(cfg["model"]);
   return cfg;
 }
 
 void export_checkpoint_weights(const std::string& checkpoint, const std::string& out) {
-  model::TrainingCheckpoint ck = model::load_checkpoint(checkpoint);
-  model::Metadata meta;
+  nn::TrainingCheckpoint ck = nn::load_checkpoint(checkpoint);
+  nn::Metadata meta;
   meta["pha.config"] = ck.config.contains("model") ? ck.config["model"].dump() : "{}";
   meta["pha.step"] = std::to_string(ck.step);
-  model::save_safetensors(out, ck.model, meta);
+  nn::save_safetensors(out, ck.model, meta);
 }
 
 }  // namespace pha::runtime

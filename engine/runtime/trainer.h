@@ -32,7 +32,7 @@ namespace pha::runtime {
 // Linear warmup from 0 to 1 over warmup_steps, then cosine from 1 down to min_lr_ratio at
 // `steps`; or, with schedule "wsd", 1 until stable_end() and a cooldown (1-sqrt or linear) to
 // min_lr_ratio at `steps`. `step` is the 1-based optimizer step about to be taken.
-double lr_factor(const TrainingConfig& cfg, int64_t step);
+double lr_factor(const project::TrainingConfig& cfg, int64_t step);
 
 struct TrainStepResult {
   double loss = 0.0;       // mean token NLL over the micro-batches (nats)
@@ -74,19 +74,19 @@ struct SamplingSettings {
 class Trainer {
  public:
   // Seeds torch's default generator with cfg.seed, builds the model on `device` ("cpu" or
-  // "cuda") in cfg.precision and the optimizer. Throws pha::Error for an unavailable device.
-  Trainer(const model::ModelConfig& model, const TrainingConfig& cfg, const std::string& device);
+  // "cuda") in cfg.precision and the optimizer. Throws core::Error for an unavailable device.
+  Trainer(const model::ModelConfig& model, const project::TrainingConfig& cfg, const std::string& device);
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
 
-  // "auto" -> "cuda" when a GPU is usable, else "cpu"; "cuda" without one: pha::Error.
+  // "auto" -> "cuda" when a GPU is usable, else "cpu"; "cuda" without one: core::Error.
   static std::string resolve_device(const std::string& setting);
 
   const std::string& device() const;
   // What training.precision resolved to on this device, and why (nn/precision.h). bf16:
   // the model computes in bf16 against fp32 master weights and fp32 AdamW state.
-  const model::PrecisionChoice& precision() const;
+  const nn::PrecisionChoice& precision() const;
   bool bf16_autocast() const;  // precision().bf16() (the name the job's log line uses)
   int64_t num_parameters() const;
   // Parameter counts per optimizer group: {"decay": n, "no_decay": n, "dss": n, "mixer": n}.
@@ -113,14 +113,14 @@ class Trainer {
 
   // The hybrid lens (runtime/lens.h): one no-grad pass over `batch` with knock-outs, per-token
   // probes and an attention head's weights; and each layer's GSS impulse response over T lags.
-  model::LensPassResult lens_pass(const data::Batch& batch, const model::LensPassRequest& request);
-  std::vector<model::FloatMatrix> gss_impulse_responses(int64_t T) const;
+  nn::LensPassResult lens_pass(const data::Batch& batch, const nn::LensPassRequest& request);
+  std::vector<nn::FloatMatrix> gss_impulse_responses(int64_t T) const;
 
   void set_record_stats(bool on);
   // Times the phases of train_step (TrainStepResult::forward_s, ...); on CUDA it synchronises
   // the device at each phase boundary, so it is off in training.
   void set_phase_timing(bool on);
-  model::ModelIntrospection introspect() const;
+  nn::ModelIntrospection introspect() const;
 
   // Full training checkpoint (weights, AdamW state, step, RNG), written atomically. Returns
   // the file size in bytes.

@@ -1,4 +1,4 @@
-#include "runtime/worker_process.h"
+#include "runtime/internal/worker_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -59,7 +59,7 @@ WorkerAnswer run_json_worker(const std::string& exe, const std::vector<std::stri
                              const RunControl* control) {
   WorkerAnswer a;
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) throw Error("profiler", "pipe() failed");
+  if (pipe2(fds, O_CLOEXEC) != 0) throw core::Error("profiler", "pipe() failed");
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
@@ -75,7 +75,7 @@ WorkerAnswer run_json_worker(const std::string& exe, const std::vector<std::stri
   close(fds[1]);
   if (rc != 0) {
     close(fds[0]);
-    throw Error(exe, "cannot start a worker process (posix_spawn error " + std::to_string(rc) + ")");
+    throw core::Error(exe, "cannot start a worker process (posix_spawn error " + std::to_string(rc) + ")");
   }
   bool timed_out = false, cancelled = false;
   const std::string out = read_with_timeout(fds[0], pid, timeout_s, control, timed_out, cancelled);

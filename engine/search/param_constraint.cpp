@@ -49,17 +49,17 @@ std::string grouped(int64_t n) {
 }
 
 ParamFit fit_params(const json& model_json, int64_t target, double tolerance) {
-  if (target <= 0) throw Error("search.equal_params.target", std::to_string(target) + " is out of range; allowed: 1 or more");
+  if (target <= 0) throw core::Error("search.equal_params.target", std::to_string(target) + " is out of range; allowed: 1 or more");
   if (!(tolerance > 0) || tolerance > 0.5)
-    ConfigReader::out_of_range("search.equal_params.tolerance", format_number(tolerance), "> 0 and <= 0.5");
+    core::ConfigReader::out_of_range("search.equal_params.tolerance", core::format_number(tolerance), "> 0 and <= 0.5");
   model::ModelConfig c = model::model_config_from_json(model_json, "model");
   ParamFit fit;
   fit.model = model_json;
   fit.params = total_params(c);
-  const std::string allowed = "; allowed: within " + format_number(100 * tolerance) + "%";
+  const std::string allowed = "; allowed: within " + core::format_number(100 * tolerance) + "%";
   if (within(fit.params, target, tolerance)) {
     fit.ok = true;
-    fit.note = count_text(fit.params, target) + ": within " + format_number(100 * tolerance) + "%";
+    fit.note = count_text(fit.params, target) + ": within " + core::format_number(100 * tolerance) + "%";
     return fit;
   }
   if (!has_ffn(c)) {

@@ -25,7 +25,7 @@ struct ParamFit {
 // "model..."). Within |params - target| <= tolerance * target it is returned as it is. Otherwise
 // ffn.d_ff is set to the multiple of 8 in 8..16 * d_model whose total is closest to the target
 // (the smaller on a tie); ok when that is within tolerance. A model without an FFN branch cannot
-// be adjusted (not ok). Throws pha::Error for target <= 0 or tolerance outside (0, 0.5].
+// be adjusted (not ok). Throws core::Error for target <= 0 or tolerance outside (0, 0.5].
 ParamFit fit_params(const nlohmann::json& model_json, int64_t target, double tolerance);
 
 // "1,286,172"

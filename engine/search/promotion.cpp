@@ -65,10 +65,10 @@ std::vector<Ranked> check_outcomes(const std::vector<TrialOutcome>& outs, const 
   return ranked;
 }
 
-void rank_single(std::vector<Ranked>& ok, MetricGoal goal) {
+void rank_single(std::vector<Ranked>& ok, core::MetricGoal goal) {
   std::sort(ok.begin(), ok.end(), [goal](const Ranked& a, const Ranked& b) {
-    if (metric_better(goal, a.mean[0], b.mean[0])) return true;
-    if (metric_better(goal, b.mean[0], a.mean[0])) return false;
+    if (core::metric_better(goal, a.mean[0], b.mean[0])) return true;
+    if (core::metric_better(goal, b.mean[0], a.mean[0])) return false;
     return a.trial < b.trial;
   });
 }
@@ -105,14 +105,14 @@ std::string reading(const Ranked& r, const std::vector<Objective>& objectives, s
 
 }  // namespace
 
-std::vector<int> nondominated_fronts(const std::vector<std::vector<double>>& points, const std::vector<MetricGoal>& goals) {
-  for (MetricGoal g : goals)
-    if (g == MetricGoal::None) throw Error("search.objective", "a metric without a direction cannot be ranked");
+std::vector<int> nondominated_fronts(const std::vector<std::vector<double>>& points, const std::vector<core::MetricGoal>& goals) {
+  for (core::MetricGoal g : goals)
+    if (g == core::MetricGoal::None) throw core::Error("search.objective", "a metric without a direction cannot be ranked");
   auto dominates = [&](const std::vector<double>& a, const std::vector<double>& b) {
     bool better = false;
     for (size_t d = 0; d < goals.size(); ++d) {
-      if (metric_better(goals[d], b[d], a[d])) return false;
-      better = better || metric_better(goals[d], a[d], b[d]);
+      if (core::metric_better(goals[d], b[d], a[d])) return false;
+      better = better || core::metric_better(goals[d], a[d], b[d]);
     }
     return better;
   };
@@ -184,8 +184,8 @@ void pool(Decision& d, const std::vector<Ranked>& ok, const std::vector<TrialOut
 }
 
 // With the not-worse rule: the t statistic of trial `r` against the leader (positive: worse).
-double t_against(const Decision& d, const Ranked& r, const Ranked& leader, MetricGoal goal, size_t n, size_t n_leader) {
-  const double worse = goal == MetricGoal::Maximize ? leader.mean[0] - r.mean[0] : r.mean[0] - leader.mean[0];
+double t_against(const Decision& d, const Ranked& r, const Ranked& leader, core::MetricGoal goal, size_t n, size_t n_leader) {
+  const double worse = goal == core::MetricGoal::Maximize ? leader.mean[0] - r.mean[0] : r.mean[0] - leader.mean[0];
   const double se = d.pooled_sd * std::sqrt(1.0 / static_cast<double>(n) + 1.0 / static_cast<double>(n_leader));
   if (!(se > 0)) return worse > 0 ? std::numeric_limits<double>::infinity() : 0.0;
   return worse / se;
@@ -240,14 +240,14 @@ Decision decide(std::vector<Ranked> ok, std::vector<Ranked> failed, const std::v
 Decision promote(std::vector<TrialOutcome> outcomes, const std::vector<Objective>& objectives, int keep,
                  const PromotionRule& rule) {
   if (objectives.empty() || objectives.size() > 2)
-    throw Error("search.objective", std::to_string(objectives.size()) + " objectives; allowed: 1 or 2");
+    throw core::Error("search.objective", std::to_string(objectives.size()) + " objectives; allowed: 1 or 2");
   if (rule.not_worse && !(rule.alpha > 0 && rule.alpha < 1))
-    throw Error("search.promotion.alpha", shown(rule.alpha) + " is out of range; allowed: 0 < alpha < 1");
-  if (keep < 0) throw Error("search.promotion", "keep " + std::to_string(keep) + " is out of range; allowed: 0 or more");
+    throw core::Error("search.promotion.alpha", shown(rule.alpha) + " is out of range; allowed: 0 < alpha < 1");
+  if (keep < 0) throw core::Error("search.promotion", "keep " + std::to_string(keep) + " is out of range; allowed: 0 or more");
   std::sort(outcomes.begin(), outcomes.end(), [](const TrialOutcome& a, const TrialOutcome& b) { return a.trial < b.trial; });
   for (size_t i = 1; i < outcomes.size(); ++i)
     if (outcomes[i].trial == outcomes[i - 1].trial)
-      throw Error("search.promotion", "trial " + std::to_string(outcomes[i].trial) + " is reported twice");
+      throw core::Error("search.promotion", "trial " + std::to_string(outcomes[i].trial) + " is reported twice");
   std::vector<Ranked> ok, failed;
   for (Ranked& r : check_outcomes(outcomes, objectives)) (r.failed ? failed : ok).push_back(std::move(r));
   if (objectives.size() == 1) rank_single(ok, objectives[0].goal);

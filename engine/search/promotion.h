@@ -58,14 +58,14 @@ struct Decision {
 
 // A trial is failed when marked so, when a value is NaN or infinite, or when it has fewer
 // replicas of an objective than the most any non-failed trial has ("incomplete: 1 of 2
-// replicas"). Ties of the ranking go to the lower trial index. Throws pha::Error for a trial
+// replicas"). Ties of the ranking go to the lower trial index. Throws core::Error for a trial
 // index given twice, keep < 0, or other than 1 or 2 objectives.
 Decision promote(std::vector<TrialOutcome> outcomes, const std::vector<Objective>& objectives, int keep,
                  const PromotionRule& rule = {});
 
 // The 1-based non-dominated front of each point (a dominates b when it is no worse in every
 // coordinate and better in one, each coordinate under its goal). Goals must not be None.
-std::vector<int> nondominated_fronts(const std::vector<std::vector<double>>& points, const std::vector<pha::MetricGoal>& goals);
+std::vector<int> nondominated_fronts(const std::vector<std::vector<double>>& points, const std::vector<core::MetricGoal>& goals);
 
 // NSGA-II crowding distance of each point of one front (infinite for each coordinate's ends;
 // a coordinate whose values are all equal adds nothing).

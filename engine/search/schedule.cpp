@@ -41,19 +41,19 @@ Bracket bracket(const Budget& b, int s, int trials, double first, int count) {
 
 std::vector<Bracket> hyperband_brackets(const Budget& b, int sh_trials) {
   if (!(b.min > 0) || !(b.max >= b.min) || b.eta < 2)
-    throw Error("search.budget", "needs min > 0, max >= min and eta >= 2; got min " + std::to_string(b.min) + ", max " +
+    throw core::Error("search.budget", "needs min > 0, max >= min and eta >= 2; got min " + std::to_string(b.min) + ", max " +
                                      std::to_string(b.max) + ", eta " + std::to_string(b.eta));
   const int k_max = max_rung(b);
   if (b.brackets < 1 || b.brackets > k_max + 1)
-    throw Error("search.budget.brackets", std::to_string(b.brackets) + " is out of range; allowed: 1 to " + std::to_string(k_max + 1));
+    throw core::Error("search.budget.brackets", std::to_string(b.brackets) + " is out of range; allowed: 1 to " + std::to_string(k_max + 1));
   if (b.brackets == 1) {
-    if (sh_trials < 1) throw Error("search.sampler.trials", std::to_string(sh_trials) + " trials; allowed: 1 or more");
+    if (sh_trials < 1) throw core::Error("search.sampler.trials", std::to_string(sh_trials) + " trials; allowed: 1 or more");
     return {bracket(b, k_max, sh_trials, b.min, k_max + 1)};
   }
   std::vector<Bracket> out;
   for (int s = k_max; s > k_max - b.brackets; --s) {
     if (std::pow(static_cast<double>(b.eta), s) * (k_max + 1) / (s + 1) > static_cast<double>(kMaxTrials))
-      throw Error("search.budget.brackets", "bracket s = " + std::to_string(s) + " would start more than " +
+      throw core::Error("search.budget.brackets", "bracket s = " + std::to_string(s) + " would start more than " +
                                                 std::to_string(kMaxTrials) + " trials; allowed: fewer brackets, or a smaller max / min");
     const int64_t top = (k_max + 1) * power(b.eta, s);
     const auto n = static_cast<int>((top + s) / (s + 1));  // ceil(top / (s + 1))

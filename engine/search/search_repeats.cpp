@@ -65,7 +65,7 @@ struct Walker {
   double regret_of(int trial) const {
     const double best = study.full_values[static_cast<size_t>(study.grid_order.front())];
     const double v = study.full_values[static_cast<size_t>(trial)];
-    return setup.objective.goal == MetricGoal::Maximize ? best - v : v - best;
+    return setup.objective.goal == core::MetricGoal::Maximize ? best - v : v - best;
   }
 
   RepeatRung measure(const Rung& rung, const std::vector<int>& alive, const std::vector<std::uint64_t>& seeds,
@@ -133,16 +133,16 @@ struct Walker {
 };
 
 void check(const RepeatSetup& s, int repeats, const RepeatProblem& p) {
-  if (repeats < 1) throw Error("--repeat", std::to_string(repeats) + " is out of range; allowed: 1 or more");
+  if (repeats < 1) throw core::Error("--repeat", std::to_string(repeats) + " is out of range; allowed: 1 or more");
   if (s.budget.brackets != 1)
-    throw Error("search.budget.brackets", "repeats compare successive halving (1 bracket) with the grid; got " +
+    throw core::Error("search.budget.brackets", "repeats compare successive halving (1 bracket) with the grid; got " +
                                               std::to_string(s.budget.brackets));
-  if (s.grid_trials < 1) throw Error("search", "repeats need a grid of at least 1 trial");
+  if (s.grid_trials < 1) throw core::Error("search", "repeats need a grid of at least 1 trial");
   if (s.sampled_trials < 0 || s.sampled_trials > s.grid_trials)
-    throw Error("search.sampler.trials", std::to_string(s.sampled_trials) + " trials drawn from a grid of " +
+    throw core::Error("search.sampler.trials", std::to_string(s.sampled_trials) + " trials drawn from a grid of " +
                                              std::to_string(s.grid_trials) + "; allowed: 1 to the grid's size");
-  if (s.replicas < 1) throw Error("search.seeds", "allowed: 1 or more replicas");
-  if (!p.rung_value || !p.full_value) throw Error("search", "repeats need rung_value and full_value");
+  if (s.replicas < 1) throw core::Error("search.seeds", "allowed: 1 or more replicas");
+  if (!p.rung_value || !p.full_value) throw core::Error("search", "repeats need rung_value and full_value");
 }
 
 // Pools each rung's replicas over the repeats and takes the medians.
@@ -208,7 +208,7 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
 RepeatStudy run_repeats(const RepeatSetup& setup, int repeats, const RepeatProblem& problem) {
   check(setup, repeats, problem);
   RepeatStudy st;
-  const bool maximize = setup.objective.goal == MetricGoal::Maximize;
+  const bool maximize = setup.objective.goal == core::MetricGoal::Maximize;
   for (int t = 0; t < setup.grid_trials; ++t) {
     st.full_values.push_back(problem.full_value(t));
     st.grid_compute += problem.full_cost ? problem.full_cost(t) : setup.budget.max;

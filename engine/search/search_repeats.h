@@ -6,7 +6,7 @@
 // standard deviation (pooled over the rungs' replicas) and the Spearman rank correlation of each
 // rung's ranking with the full-budget one. The objective is injected, so the same walk runs on a
 // synthetic objective in a unit test and on the trainer in `pha search --repeat N`
-// (search/runner/search_repeats_job.cpp). Plain C++: no torch, no I/O.
+// (search_runner/search_repeats_job.cpp). Plain C++: no torch, no I/O.
 //
 //   RepeatSetup s;  s.budget = spec.budget;  s.objective = spec.objectives[0];  s.replicas = 2;
 //   s.grid_trials = 9;  s.promotion.not_worse = true;
@@ -99,7 +99,7 @@ struct RepeatStudy {
   double equal_compute_chance_top2 = 0;
 };
 
-// Runs `repeats` searches on `problem`. Throws pha::Error for a setup it cannot run (Hyperband
+// Runs `repeats` searches on `problem`. Throws core::Error for a setup it cannot run (Hyperband
 // brackets, no grid, sampled_trials above the grid, a missing callback).
 RepeatStudy run_repeats(const RepeatSetup& setup, int repeats, const RepeatProblem& problem);
 

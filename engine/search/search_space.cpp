@@ -157,8 +157,8 @@ std::vector<std::string> unrank(const PatternSpace& p, const std::vector<Slot>& 
 
 void check_generated(const PatternSpace& p) {
   if (p.n_layers < 1 || p.n_layers > 64)
-    ConfigReader::out_of_range("search.patterns.n_layers", std::to_string(p.n_layers), "1 to 64");
-  if (p.kinds.empty()) throw Error("search.patterns.kinds", "is empty; allowed: a list of " + quoted_list(layer_kind_tokens()));
+    core::ConfigReader::out_of_range("search.patterns.n_layers", std::to_string(p.n_layers), "1 to 64");
+  if (p.kinds.empty()) throw core::Error("search.patterns.kinds", "is empty; allowed: a list of " + core::quoted_list(layer_kind_tokens()));
 }
 
 std::vector<std::string> split_plus(const std::string& token) {
@@ -242,7 +242,7 @@ std::vector<std::string> short_names(const std::vector<SpaceKey>& space) {
 
 std::string value_text(const json& v) {
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_float()) return format_number(v.get<double>());
+  if (v.is_number_float()) return core::format_number(v.get<double>());
   return v.dump();
 }
 
@@ -275,10 +275,10 @@ Trial make_trial(const SearchSpec& spec, int index, const std::vector<json>& val
 std::vector<Trial> grid_trials(const SearchSpec& spec, const std::vector<std::vector<std::string>>& patterns) {
   for (const auto& k : spec.space)
     if (k.range.kind != Range::Kind::Choices)
-      throw Error("search.space." + k.key, "is a range; a grid needs a list of values (or \"sampler\": {\"kind\": \"random\"})");
+      throw core::Error("search.space." + k.key, "is a range; a grid needs a list of values (or \"sampler\": {\"kind\": \"random\"})");
   const int64_t total = grid_size(spec);
   if (total > kMaxTrials)
-    throw Error("search.sampler", "a grid of " + std::to_string(total) + " trials; allowed: at most " + std::to_string(kMaxTrials));
+    throw core::Error("search.sampler", "a grid of " + std::to_string(total) + " trials; allowed: at most " + std::to_string(kMaxTrials));
   std::vector<Trial> out;
   for (int64_t i = 0; i < total; ++i) {
     int64_t rest = i;
@@ -308,20 +308,20 @@ const std::vector<std::string>& layer_kind_tokens() {
 std::string normalise_layer_kind(const std::string& token, const std::string& where) {
   const auto& tokens = layer_kind_tokens();
   if (std::find(tokens.begin(), tokens.end(), token) != tokens.end()) return token;
-  const std::string allowed = "; allowed: " + quoted_list(tokens) + " (\"gss+attn+ffn\" is \"parallel\")";
+  const std::string allowed = "; allowed: " + core::quoted_list(tokens) + " (\"gss+attn+ffn\" is \"parallel\")";
   const std::vector<std::string> branches = {"gss", "attn", "ffn"};
   const std::vector<std::string> parts = split_plus(token);
   bool valid = parts.size() >= 2;
   for (size_t i = 0; i < parts.size(); ++i)
     valid = valid && std::find(branches.begin(), branches.end(), parts[i]) != branches.end() &&
             std::count(parts.begin(), parts.end(), parts[i]) == 1;
-  if (!valid) throw Error(where, "\"" + token + "\" is not a layer kind" + allowed);
+  if (!valid) throw core::Error(where, "\"" + token + "\" is not a layer kind" + allowed);
   std::string canonical;
   for (const auto& b : branches)
     if (std::find(parts.begin(), parts.end(), b) != parts.end()) canonical += (canonical.empty() ? "" : "+") + b;
   if (canonical == "gss+attn+ffn") canonical = "parallel";
   if (canonical == token || (canonical == "parallel" && token == "gss+attn+ffn")) return canonical;
-  throw Error(where, "\"" + token + "\": write the branches in the order gss, attn, ffn (\"" + canonical + "\")");
+  throw core::Error(where, "\"" + token + "\": write the branches in the order gss, attn, ffn (\"" + canonical + "\")");
 }
 
 bool carries_attention(const std::string& kind) {
@@ -342,11 +342,11 @@ std::vector<std::vector<std::string>> generate_patterns(const PatternSpace& spac
   const CountTable table = count_table(space, slots);
   const BigCount& total = table[0][0];
   if (total.zero())
-    throw Error("search.patterns", "no pattern of " + std::to_string(space.n_layers) +
+    throw core::Error("search.patterns", "no pattern of " + std::to_string(space.n_layers) +
                                        " layers satisfies the constraints (kinds, attention, first, last, symmetric)");
   const uint32_t max = static_cast<uint32_t>(std::max(0, space.max));
   if (max == 0 && BigCount(static_cast<uint64_t>(kMaxTrials)) < total)
-    throw Error("search.patterns.max", "is 0 (all) but more than " + std::to_string(kMaxTrials) +
+    throw core::Error("search.patterns.max", "is 0 (all) but more than " + std::to_string(kMaxTrials) +
                                            " patterns satisfy the constraints; allowed: 1 to " + std::to_string(kMaxTrials) +
                                            " (an evenly spaced subset)");
   std::vector<std::vector<std::string>> out;
@@ -381,7 +381,7 @@ int64_t grid_size(const SearchSpec& spec) {
 std::vector<Trial> generate_trials(const SearchSpec& spec, int count, uint64_t stream) {
   const auto patterns = generate_patterns(spec.patterns);
   if (spec.sampler.kind == "grid") return grid_trials(spec, patterns);
-  if (count < 1) throw Error("search.sampler.trials", std::to_string(count) + " trials asked; allowed: 1 or more");
+  if (count < 1) throw core::Error("search.sampler.trials", std::to_string(count) + " trials asked; allowed: 1 or more");
   Rng rng(spec.sampler.seed, stream);
   std::vector<Trial> out;
   for (int i = 0; i < count; ++i) {

@@ -23,7 +23,7 @@ namespace pha::search {
 
 // Every layer kind token a pattern may use, in canonical order.
 const std::vector<std::string>& layer_kind_tokens();
-// The canonical token for `token` ("gss+attn+ffn" -> "parallel"); a pha::Error at `where` for
+// The canonical token for `token` ("gss+attn+ffn" -> "parallel"); a core::Error at `where` for
 // anything else (unknown kinds, branch subsets out of order or of one branch).
 std::string normalise_layer_kind(const std::string& token, const std::string& where);
 // parallel, sequential, attn, or a subset with attn.

@@ -2,7 +2,7 @@
 // layer patterns), its budget (successive halving / Hyperband rungs), what it optimises (one or
 // two metrics, directions from core/metric_table.h), replicas per trial, how trials are drawn
 // (grid or seeded random) and an optional equal-parameter constraint. Parsing only: every error
-// is a pha::Error naming the full field ("search.budget.eta: 1 is out of range; allowed: 2 to
+// is a core::Error naming the full field ("search.budget.eta: 1 is out of range; allowed: 2 to
 // 10"). Plain C++: no torch, no I/O.
 //
 //   const auto spec = search::SearchSpec::from_json(project_json["search"]);
@@ -78,7 +78,7 @@ int max_rung(const Budget& budget);
 
 struct Objective {
   std::string metric;  // "val/bpb"
-  pha::MetricGoal goal = pha::MetricGoal::Minimize;
+  core::MetricGoal goal = core::MetricGoal::Minimize;
 };
 
 struct Sampler {

@@ -1,4 +1,4 @@
-#include "store/file_locks.h"
+#include "store/internal/file_locks.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -147,16 +147,16 @@ void after_fork_in_child() {
 void install_once() {
   sqlite3_vfs* vfs = sqlite3_vfs_find("unix");
   if (vfs == nullptr || vfs->iVersion < 3 || vfs->xSetSystemCall == nullptr || vfs->xGetSystemCall == nullptr)
-    throw Error("SQLite", "the unix VFS cannot be hooked for file locks (needs sqlite3_vfs version 3)");
+    throw core::Error("SQLite", "the unix VFS cannot be hooked for file locks (needs sqlite3_vfs version 3)");
   Registry& r = registry();
   r.real_fcntl = reinterpret_cast<FcntlFn>(vfs->xGetSystemCall(vfs, "fcntl"));
   r.real_close = reinterpret_cast<CloseFn>(vfs->xGetSystemCall(vfs, "close"));
   if (r.real_fcntl == nullptr || r.real_close == nullptr)
-    throw Error("SQLite", "the unix VFS has no fcntl/close system call entries to hook");
+    throw core::Error("SQLite", "the unix VFS has no fcntl/close system call entries to hook");
   // Every unix VFS variant (unix, unix-excl, ...) shares one system-call table.
   if (vfs->xSetSystemCall(vfs, "fcntl", reinterpret_cast<sqlite3_syscall_ptr>(&locking_fcntl)) != SQLITE_OK ||
       vfs->xSetSystemCall(vfs, "close", reinterpret_cast<sqlite3_syscall_ptr>(&tracking_close)) != SQLITE_OK)
-    throw Error("SQLite", "cannot hook the unix VFS's fcntl/close system calls");
+    throw core::Error("SQLite", "cannot hook the unix VFS's fcntl/close system calls");
   pthread_atfork(nullptr, nullptr, &after_fork_in_child);
 }
 

@@ -21,7 +21,7 @@ json to_json(const InferencePointSpec& s) {
 }
 
 InferencePointSpec inference_spec_from_json(const json& j) {
-  if (!j.is_object()) throw Error("inference point", "must be a JSON object");
+  if (!j.is_object()) throw core::Error("inference point", "must be a JSON object");
   InferencePointSpec s;
   try {
     s.model = j.value("model", s.model);
@@ -37,20 +37,20 @@ InferencePointSpec inference_spec_from_json(const json& j) {
     s.checkpoint = j.value("checkpoint", s.checkpoint);
     s.repeat = j.value("repeat", s.repeat);
   } catch (const json::exception& e) {
-    throw Error("inference point", std::string("a field has the wrong type: ") + e.what());
+    throw core::Error("inference point", std::string("a field has the wrong type: ") + e.what());
   }
   if (j.contains("model_config") && !j["model_config"].is_null()) {
-    if (!j["model_config"].is_object()) throw Error("model_config", "must be a ModelConfig JSON object");
+    if (!j["model_config"].is_object()) throw core::Error("model_config", "must be a ModelConfig JSON object");
     s.model_config = j["model_config"];
   }
-  if (s.seq_len < 1) throw Error("seq_len", "must be >= 1, got " + std::to_string(s.seq_len));
-  if (s.batch < 1) throw Error("batch", "must be >= 1, got " + std::to_string(s.batch));
-  if (s.generate < 2) throw Error("generate", "must be >= 2 (the first token comes from the prefill)");
+  if (s.seq_len < 1) throw core::Error("seq_len", "must be >= 1, got " + std::to_string(s.seq_len));
+  if (s.batch < 1) throw core::Error("batch", "must be >= 1, got " + std::to_string(s.batch));
+  if (s.generate < 2) throw core::Error("generate", "must be >= 2 (the first token comes from the prefill)");
   if (s.decode_timed < 1 || s.decode_warmup < 0 || s.decode_warmup + s.decode_timed > s.generate - 1)
-    throw Error("decode_timed", "decode warm-up + timed steps must fit in generate - 1 (" +
+    throw core::Error("decode_timed", "decode warm-up + timed steps must fit in generate - 1 (" +
                                     std::to_string(s.generate - 1) + ")");
   if (s.device != "cpu")
-    throw Error("device", "the inference benchmark measures on \"cpu\" in this build, got \"" + s.device + "\"");
+    throw core::Error("device", "the inference benchmark measures on \"cpu\" in this build, got \"" + s.device + "\"");
   return s;
 }
 

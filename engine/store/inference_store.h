@@ -74,7 +74,7 @@ struct InferencePointResult {
 };
 
 nlohmann::json to_json(const InferencePointSpec& s);
-InferencePointSpec inference_spec_from_json(const nlohmann::json& j);  // pha::Error naming the field
+InferencePointSpec inference_spec_from_json(const nlohmann::json& j);  // core::Error naming the field
 nlohmann::json to_json(const InferencePointResult& r);
 InferencePointResult inference_result_from_json(const nlohmann::json& j);
 
@@ -84,7 +84,7 @@ std::string inference_run_name(const std::string& model);
 // Records one finished run of kind profile per model (name inference_run_name, config
 // {"inference": {"model", "model_config", "points": [...]}} with every figure of every point;
 // perf rows phase "prefill", "decode" and "e2e" per point). Failed points are named in the
-// run's notes. Returns the run ids. pha::Error naming the store when it cannot be opened.
+// run's notes. Returns the run ids. core::Error naming the store when it cannot be opened.
 std::vector<int64_t> store_inference_results(const std::string& store_path, const std::string& project,
                                              const std::vector<InferencePointResult>& results);
 

@@ -16,7 +16,7 @@ void record_lens(Store& store, std::int64_t run_id, const std::vector<LensRow>& 
   {
     StmtScope s(store.db().stmt("SELECT 1 FROM runs WHERE id = ?1"));
     s->bind(1, run_id);
-    if (!s->step()) throw Error(store.path(), "no run with id " + std::to_string(run_id));
+    if (!s->step()) throw core::Error(store.path(), "no run with id " + std::to_string(run_id));
   }
   if (replace_kinds) {
     std::set<std::string> kinds;

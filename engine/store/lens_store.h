@@ -39,7 +39,7 @@ struct LensRow {
 
 // Inserts or replaces every row (by run, kind, layer, branch, class) in one write transaction.
 // When `replace_kinds` is true every stored row of the kinds present in `rows` goes first (a
-// new measurement replaces the whole earlier one, never mixes with it). Throws pha::Error when
+// new measurement replaces the whole earlier one, never mixes with it). Throws core::Error when
 // the run does not exist.
 void record_lens(Store& store, std::int64_t run_id, const std::vector<LensRow>& rows, bool replace_kinds = true);
 // The run's rows ordered by kind, class, layer, branch (canonical order gss, attn, ffn).

@@ -21,9 +21,9 @@ std::vector<RunInfo> check_deletable(Store& store, const std::vector<std::int64_
   std::vector<RunInfo> runs;
   for (std::int64_t id : ids) {
     auto r = store.get_run(id);
-    if (!r) throw Error(store.path(), "no run with id " + std::to_string(id) + "; nothing was deleted");
+    if (!r) throw core::Error(store.path(), "no run with id " + std::to_string(id) + "; nothing was deleted");
     if (r->status == RunStatus::Running)
-      throw Error(store.path(), "run " + std::to_string(id) + " \"" + r->name + "\" is running (writer process " +
+      throw core::Error(store.path(), "run " + std::to_string(id) + " \"" + r->name + "\" is running (writer process " +
                                     std::to_string(r->pid) + " on " + r->host +
                                     "): stop it first (Ctrl-C, or Cancel in the window); nothing was deleted");
     r->config_json.clear();  // large, and not needed by anyone who reads what was deleted
@@ -79,7 +79,7 @@ void remove_files(const std::vector<std::int64_t>& ids, DeletedRuns& out) {
 
 void check_tag(const std::string& tag) {
   if (tag.empty() || tag.find_first_of(" \t\r\n,") != std::string::npos)
-    throw Error("tag", "\"" + tag + "\": a tag is one word, not empty, without spaces or commas");
+    throw core::Error("tag", "\"" + tag + "\": a tag is one word, not empty, without spaces or commas");
 }
 
 DeletedRuns delete_runs(Store& store, const std::vector<std::int64_t>& ids, const DeleteOptions& options) {
@@ -104,9 +104,9 @@ DeletedRuns delete_runs(Store& store, const std::vector<std::int64_t>& ids, cons
 void restart_run(Store& store, std::int64_t run_id, const std::string& env_json) {
   Transaction tx(store.db(), Transaction::Kind::Write);
   const auto run = store.get_run(run_id);
-  if (!run) throw Error(store.path(), "no run with id " + std::to_string(run_id) + " to restart");
+  if (!run) throw core::Error(store.path(), "no run with id " + std::to_string(run_id) + " to restart");
   if (run->status != RunStatus::Cancelled && run->status != RunStatus::Interrupted)
-    throw Error(store.path(), "run " + std::to_string(run_id) + " is " + to_string(run->status) +
+    throw core::Error(store.path(), "run " + std::to_string(run_id) + " is " + to_string(run->status) +
                                   "; only a cancelled or interrupted run is trained again from the start in place");
   for (const char* table : {"metrics", "run_summary", "metric_rollups", "mixer_snapshots", "perf", "evals", "checkpoints", "lens_results"}) {
     const std::string sql = std::string("DELETE FROM ") + table + " WHERE run_id = ?1";

@@ -16,7 +16,7 @@
 namespace pha::store {
 
 // A tag is one word: not empty, no whitespace, no comma (a list of tags is written "a,b").
-// Throws pha::Error naming `tag` otherwise. Store::add_tag applies it.
+// Throws core::Error naming `tag` otherwise. Store::add_tag applies it.
 void check_tag(const std::string& tag);
 
 struct DeleteOptions {
@@ -34,7 +34,7 @@ struct DeletedRuns {
 // snapshots, perf, evals, checkpoint rows, tags) in one BEGIN IMMEDIATE transaction. Inside it,
 // before anything is deleted, every id is checked: an id with no run, or a run whose status is
 // running (its writer is alive: Store::open already marked dead writers' runs interrupted),
-// throws pha::Error naming it and nothing is deleted. After the commit, unless keep_files, the
+// throws core::Error naming it and nothing is deleted. After the commit, unless keep_files, the
 // runs' checkpoint files are removed (a file another run's checkpoint row names is kept), and
 // then their `run-<id>` folders when that left them empty. A file that cannot be removed is a
 // failure in the result, not an exception: the runs are already gone.
@@ -44,13 +44,13 @@ DeletedRuns delete_runs(Store& store, const std::vector<std::int64_t>& ids, cons
 // first step, or killed before its first checkpoint) so that it can be trained again from the
 // start under the same id: its metrics, summaries, rollups, mixer snapshots, perf, evals and
 // checkpoint rows go, its status is queued again and its provenance is `env_json`; its name,
-// config, group, seed, tags and notes stay. One write transaction. Throws pha::Error (nothing
+// config, group, seed, tags and notes stay. One write transaction. Throws core::Error (nothing
 // changed) for a missing run or one that is running, finished, failed or diverged: only a
 // cancelled or interrupted run is restarted.
 void restart_run(Store& store, std::int64_t run_id, const std::string& env_json);
 
 // The same check without deleting (a caller that asks before it deletes): the runs, or the
-// pha::Error delete_runs would throw. delete_runs checks again inside its transaction.
+// core::Error delete_runs would throw. delete_runs checks again inside its transaction.
 std::vector<RunInfo> check_deletable(Store& store, const std::vector<std::int64_t>& ids);
 
 }  // namespace pha::store

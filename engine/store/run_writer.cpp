@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "store/series.h"
+#include "store/internal/series.h"
 #include "store/sqlite_db.h"
-#include "store/store_impl.h"
+#include "store/internal/store_impl.h"
 
 namespace pha::store {
 
@@ -33,7 +33,7 @@ RunWriter::RunWriter(Store& store, std::int64_t run_id, WriterOptions options)
   s->bind(4, host_name());
   s->run();
   if (store_.db().changes() == 0) {
-    throw Error(store_.path(), "cannot start run " + std::to_string(run_id) + ": no such run");
+    throw core::Error(store_.path(), "cannot start run " + std::to_string(run_id) + ": no such run");
   }
 }
 
@@ -54,7 +54,7 @@ RunWriter::~RunWriter() {
 void RunWriter::metric(const std::string& key, std::int64_t step, std::int64_t tokens,
                        std::int64_t wall_ms, double value) {
   if (step < 0) {
-    throw Error(store_.path(), "metric '" + key + "': step must be >= 0, got " +
+    throw core::Error(store_.path(), "metric '" + key + "': step must be >= 0, got " +
                                    std::to_string(step));
   }
   points_[key].push_back(MetricPoint{step, tokens, wall_ms, value});
@@ -70,7 +70,7 @@ void RunWriter::mixer(const MixerSnapshot& snapshot) {
   const auto expected = static_cast<std::size_t>(std::max(snapshot.layers, 0)) *
                         static_cast<std::size_t>(std::max(snapshot.branches, 0));
   if (snapshot.layers <= 0 || snapshot.branches <= 0 || snapshot.weights.size() != expected) {
-    throw Error(store_.path(), "mixer snapshot at step " + std::to_string(snapshot.step) +
+    throw core::Error(store_.path(), "mixer snapshot at step " + std::to_string(snapshot.step) +
                                    ": " + std::to_string(snapshot.weights.size()) +
                                    " weights for " + std::to_string(snapshot.layers) +
                                    " layers x " + std::to_string(snapshot.branches) +
@@ -206,7 +206,7 @@ void RunWriter::flush() {
 
 void RunWriter::finish(RunStatus status, const std::string& error) {
   if (!is_terminal(status)) {
-    throw Error(store_.path(), std::string("finish(): '") + to_string(status) +
+    throw core::Error(store_.path(), std::string("finish(): '") + to_string(status) +
                                    "' is not a final status (finished, failed, cancelled, "
                                    "diverged, interrupted)");
   }

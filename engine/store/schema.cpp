@@ -1,4 +1,4 @@
-#include "store/schema.h"
+#include "store/internal/schema.h"
 
 #include <cstdint>
 #include <string>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "store/series.h"
+#include "store/internal/series.h"
 #include "store/sqlite_db.h"
 
 namespace pha::store::detail {
@@ -250,13 +250,13 @@ int object_count(Db& db) {
 int read_schema_version(Db& db) {
   if (!table_exists(db, "schema_version")) {
     if (object_count(db) > 0) {
-      throw Error(db.path(), "not a PHA run store (an SQLite database without a schema_version "
+      throw core::Error(db.path(), "not a PHA run store (an SQLite database without a schema_version "
                              "table)");
     }
     return 0;
   }
   StmtScope s(db.stmt("SELECT version FROM schema_version"));
-  if (!s->step()) throw Error(db.path(), "run store schema_version table is empty");
+  if (!s->step()) throw core::Error(db.path(), "run store schema_version table is empty");
   return static_cast<int>(s->i64(0));
 }
 
@@ -264,7 +264,7 @@ void ensure_schema(Db& db, int target_version) {
   static_assert(kMigrationCount == 9, "one migration per schema version (Store::kSchemaVersion)");
   auto check_newer = [&](int version) {
     if (version > target_version) {
-      throw Error(db.path(), "run store schema version " + std::to_string(version) +
+      throw core::Error(db.path(), "run store schema version " + std::to_string(version) +
                                  " is newer than this program supports (" +
                                  std::to_string(target_version) +
                                  "); open it with a newer PHA Workbench");

@@ -106,7 +106,7 @@ std::string role_text(const SearchRunRole& r, bool brackets) {
   if (brackets) t += "bracket " + std::to_string(r.bracket) + ", ";
   t += "trial " + std::to_string(r.trial);
   if (!r.label.empty()) t += " (" + r.label + ")";
-  t += r.rung >= 0 ? ", rung " + std::to_string(r.rung) : ", budget " + format_number(r.resource);
+  t += r.rung >= 0 ? ", rung " + std::to_string(r.rung) : ", budget " + core::format_number(r.resource);
   return t + ": " + (r.decision.empty() ? "not decided yet" : r.decision);
 }
 

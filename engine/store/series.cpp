@@ -1,4 +1,4 @@
-#include "store/series.h"
+#include "store/internal/series.h"
 
 #include <cmath>
 #include <limits>

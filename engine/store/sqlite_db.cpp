@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "core/error.h"
-#include "store/file_locks.h"
+#include "store/internal/file_locks.h"
 
 namespace pha::store::detail {
 
@@ -102,7 +102,7 @@ Db::Db(const std::string& path, std::chrono::milliseconds busy_timeout, Mode mod
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
     db_ = nullptr;
-    throw Error(path, "cannot open run store: " + msg);
+    throw core::Error(path, "cannot open run store: " + msg);
   }
   sqlite3_extended_result_codes(db_, 1);
   sqlite3_busy_timeout(db_, static_cast<int>(busy_timeout.count()));
@@ -155,7 +155,7 @@ void Db::fail(const std::string& what, int rc) const {
   if ((rc & 0xff) == SQLITE_CORRUPT)
     detail += "; the run store is damaged: `pha runs recover <project folder>` copies what can still be read "
               "into a new store (docs/store.md)";
-  throw Error(path_, what + ": " + detail);
+  throw core::Error(path_, what + ": " + detail);
 }
 
 namespace {

@@ -1,6 +1,6 @@
 // Internal: a thin RAII layer over one sqlite3 connection. Every statement is prepared once
 // and cached per connection; values are always bound, never formatted into SQL. Errors become
-// pha::Error naming the database file. Not part of the public API (the GUI never sees sqlite3.h).
+// core::Error naming the database file. Not part of the public API (the GUI never sees sqlite3.h).
 #pragma once
 
 #include <sqlite3.h>
@@ -31,7 +31,7 @@ class Stmt {
   Stmt& bind_null(int index);
   Stmt& bind_blob(int index, const void* data, std::size_t bytes);
 
-  bool step();  // true: a row is ready; false: done. Throws pha::Error on failure.
+  bool step();  // true: a row is ready; false: done. Throws core::Error on failure.
   int step_rc();  // the raw result code, no throw (for BUSY retry loops)
   void run();   // step() that expects no row
   void reset();

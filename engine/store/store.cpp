@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "store/schema.h"
+#include "store/internal/schema.h"
 #include "store/run_manage.h"
-#include "store/series.h"
+#include "store/internal/series.h"
 #include "store/sqlite_db.h"
-#include "store/store_impl.h"
+#include "store/internal/store_impl.h"
 
 namespace pha::store {
 
@@ -83,7 +83,7 @@ RunInfo read_run(const detail::Stmt& s) {
 }
 
 // Strips "path: " from an error that already names the file, to re-wrap it once.
-std::string message_of(const Error& e, const std::string& path) {
+std::string message_of(const core::Error& e, const std::string& path) {
   std::string what = e.what();
   if (e.where() == path && what.size() > path.size() + 2) return what.substr(path.size() + 2);
   return what;
@@ -97,7 +97,7 @@ void apply_pragmas(Db& db) {
     if (s->step()) mode = s->text(0);
   }
   if (mode != "wal") {
-    throw Error(db.path(), "cannot switch the run store to WAL journal mode (got '" + mode +
+    throw core::Error(db.path(), "cannot switch the run store to WAL journal mode (got '" + mode +
                                "'); the store needs a local file system");
   }
   db.exec_script("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
@@ -113,7 +113,7 @@ std::vector<std::string> run_quick_check(Db& db) {
       std::string line = s->text(0);
       if (line != "ok") problems.push_back(line);
     }
-  } catch (const Error& e) {
+  } catch (const core::Error& e) {
     problems.push_back(message_of(e, db.path()));
   }
   // SQLite returns its problems as one row per problem, the first prefixed "*** in database
@@ -211,7 +211,7 @@ Store Store::open(const std::string& path, const OpenOptions& options) {
     Db& db = *store.impl_->db;
     try {
       apply_pragmas(db);
-    } catch (const Error&) {
+    } catch (const core::Error&) {
       // Damage can show as early as the first statement (a broken schema page); a file that is
       // not SQLite at all stays the plain error it is.
       if (options.verify) {
@@ -234,14 +234,14 @@ Store Store::open(const std::string& path, const OpenOptions& options) {
     if (options.recover_interrupted) store.impl_->recovered = recover_interrupted(db, options);
   } catch (const DamagedStore&) {
     throw;
-  } catch (const Error& e) {
-    throw Error(path, "cannot open run store: " + message_of(e, path));
+  } catch (const core::Error& e) {
+    throw core::Error(path, "cannot open run store: " + message_of(e, path));
   }
   return store;
 }
 
 DamagedStore::DamagedStore(const std::string& path, std::vector<std::string> problems)
-    : Error(path, damage_message(problems)), problems_(std::move(problems)) {}
+    : core::Error(path, damage_message(problems)), problems_(std::move(problems)) {}
 
 std::vector<std::string> quick_check(const std::string& path) {
   struct stat st {};
@@ -373,41 +373,41 @@ void Store::set_status(std::int64_t run_id, RunStatus status, const std::string&
   s->bind(1, run_id).bind(2, std::string(to_string(status))).bind(3, error).bind(4, now);
   s->bind(5, is_terminal(status) ? 1 : 0);
   s->run();
-  if (db().changes() == 0) throw Error(path(), "no run with id " + std::to_string(run_id));
+  if (db().changes() == 0) throw core::Error(path(), "no run with id " + std::to_string(run_id));
 }
 
 void Store::rename_run(std::int64_t run_id, const std::string& name) {
-  if (name.find_first_not_of(" \t\r\n") == std::string::npos) throw Error("name", "a run name cannot be empty");
+  if (name.find_first_not_of(" \t\r\n") == std::string::npos) throw core::Error("name", "a run name cannot be empty");
   StmtScope s(db().stmt("UPDATE runs SET name = ?2 WHERE id = ?1"));
   s->bind(1, run_id).bind(2, name);
   s->run();
-  if (db().changes() == 0) throw Error(path(), "no run with id " + std::to_string(run_id));
+  if (db().changes() == 0) throw core::Error(path(), "no run with id " + std::to_string(run_id));
 }
 
 void Store::set_notes(std::int64_t run_id, const std::string& notes) {
   StmtScope s(db().stmt("UPDATE runs SET notes = ?2 WHERE id = ?1"));
   s->bind(1, run_id).bind(2, notes);
   s->run();
-  if (db().changes() == 0) throw Error(path(), "no run with id " + std::to_string(run_id));
+  if (db().changes() == 0) throw core::Error(path(), "no run with id " + std::to_string(run_id));
 }
 
 void Store::set_env(std::int64_t run_id, const std::string& env_json) {
   StmtScope s(db().stmt("UPDATE runs SET env_json = ?2 WHERE id = ?1"));
   s->bind(1, run_id).bind(2, env_json.empty() ? std::string("{}") : env_json);
   s->run();
-  if (db().changes() == 0) throw Error(path(), "no run with id " + std::to_string(run_id));
+  if (db().changes() == 0) throw core::Error(path(), "no run with id " + std::to_string(run_id));
 }
 
 void Store::set_run_times(std::int64_t run_id, std::int64_t started_at, std::int64_t ended_at) {
   StmtScope s(db().stmt("UPDATE runs SET started_at = ?2, ended_at = ?3 WHERE id = ?1"));
   s->bind(1, run_id).bind(2, started_at).bind(3, ended_at);
   s->run();
-  if (db().changes() == 0) throw Error(path(), "no run with id " + std::to_string(run_id));
+  if (db().changes() == 0) throw core::Error(path(), "no run with id " + std::to_string(run_id));
 }
 
 void Store::add_tag(std::int64_t run_id, const std::string& tag) {
   check_tag(tag);
-  if (!get_run(run_id)) throw Error(path(), "no run with id " + std::to_string(run_id));
+  if (!get_run(run_id)) throw core::Error(path(), "no run with id " + std::to_string(run_id));
   StmtScope s(db().stmt("INSERT OR IGNORE INTO run_tags(run_id, tag) VALUES(?1, ?2)"));
   s->bind(1, run_id).bind(2, tag);
   s->run();
@@ -442,7 +442,7 @@ void Store::record_evals(std::int64_t run_id, const std::vector<EvalRow>& rows) 
   {
     StmtScope s(db().stmt("SELECT 1 FROM runs WHERE id = ?1"));
     s->bind(1, run_id);
-    if (!s->step()) throw Error(path(), "no run with id " + std::to_string(run_id));
+    if (!s->step()) throw core::Error(path(), "no run with id " + std::to_string(run_id));
   }
   for (const EvalRow& e : rows) {
     {

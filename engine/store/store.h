@@ -33,7 +33,7 @@ struct OpenOptions {
 
 // A run store whose file fails PRAGMA quick_check. The message says what is wrong, that the
 // file is kept untouched, and how to recover (`pha runs recover`, store_recover.h).
-class DamagedStore : public Error {
+class DamagedStore : public core::Error {
  public:
   DamagedStore(const std::string& path, std::vector<std::string> problems);
   const std::vector<std::string>& problems() const noexcept { return problems_; }
@@ -49,11 +49,11 @@ std::vector<std::string> quick_check(const std::string& path);
 class Store {
  public:
   // The schema version this code writes. Older stores are migrated on open; newer ones are
-  // refused with a pha::Error naming the file.
+  // refused with a core::Error naming the file.
   static constexpr int kSchemaVersion = 9;
 
   // Opens (creating when missing) the store at path, applies pragmas, migrates, then marks
-  // dead running runs as interrupted. Throws pha::Error naming the file.
+  // dead running runs as interrupted. Throws core::Error naming the file.
   static Store open(const std::string& path, const OpenOptions& options = {});
 
   Store(Store&&) noexcept;
@@ -115,7 +115,7 @@ class Store {
   // Adds evaluation rows to a run in any state (e.g. a finished run evaluated again by
   // `pha eval`), in one transaction, at once (no writer needed). A row with the same step,
   // task, seq_len and metric as an existing one replaces it, so evaluating a checkpoint twice
-  // keeps one value per point. Throws pha::Error when the run does not exist.
+  // keeps one value per point. Throws core::Error when the run does not exist.
   void record_evals(std::int64_t run_id, const std::vector<EvalRow>& rows);
   std::vector<CheckpointRow> checkpoints(std::int64_t run_id);
 

@@ -4,10 +4,10 @@
 #include <string>
 
 #include "core/error.h"
-#include "store/series.h"
+#include "store/internal/series.h"
 #include "store/sqlite_db.h"
 #include "store/store.h"
-#include "store/store_impl.h"
+#include "store/internal/store_impl.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "mixer weights are stored as little-endian float32 and copied as they are");
@@ -68,7 +68,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 std::vector<MetricBucket> Store::read_metric(std::int64_t run_id, const std::string& key,
                                              std::size_t max_points, XAxis x_axis) {
-  if (max_points == 0) throw Error(path(), "read_metric: max_points must be at least 1");
+  if (max_points == 0) throw core::Error(path(), "read_metric: max_points must be at least 1");
   detail::Db& d = db();
   Transaction snapshot(d, Transaction::Kind::Read);  // summary, range and rows agree
   std::int64_t key_id = detail::find_key_id(d, key);
@@ -195,7 +195,7 @@ MixerSnapshot read_snapshot(const detail::Stmt& s, const std::string& path, std:
   const std::size_t expected =
       static_cast<std::size_t>(m.layers) * static_cast<std::size_t>(m.branches) * sizeof(float);
   if (bytes.size() != expected) {
-    throw Error(path, "mixer snapshot of run " + std::to_string(run) + " at step " +
+    throw core::Error(path, "mixer snapshot of run " + std::to_string(run) + " at step " +
                           std::to_string(m.step) + " has " + std::to_string(bytes.size()) +
                           " bytes, expected " + std::to_string(expected));
   }

@@ -25,7 +25,7 @@
 #include <utility>
 
 #include "core/error.h"
-#include "store/series.h"
+#include "store/internal/series.h"
 #include "store/sqlite_db.h"
 #include "store/store.h"
 
@@ -143,7 +143,7 @@ class Copier {
  public:
   Copier(Db& dst, const char* insert_sql, int columns, TableRecovery& out)
       : dst_(dst), insert_(dst.raw(), insert_sql), columns_(columns), out_(out) {
-    if (!insert_.ok()) throw Error(dst.path(), "cannot prepare the recovery insert: " + insert_.prepare_error());
+    if (!insert_.ok()) throw core::Error(dst.path(), "cannot prepare the recovery insert: " + insert_.prepare_error());
   }
   // True when the row was saved.
   bool copy(sqlite3_stmt* row) {
@@ -400,7 +400,7 @@ void refuse_live_writers(sqlite3* src, const std::string& path) {
   while (sqlite3_step(q.get()) == SQLITE_ROW) {
     const auto pid = sqlite3_column_int64(q.get(), 2);
     if (pid > 0 && text_of(q.get(), 3) == host && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM))
-      throw Error(path, "run " + std::to_string(sqlite3_column_int64(q.get(), 0)) + " (\"" + text_of(q.get(), 1) +
+      throw core::Error(path, "run " + std::to_string(sqlite3_column_int64(q.get(), 0)) + " (\"" + text_of(q.get(), 1) +
                             "\") is still being written by process " + std::to_string(pid) +
                             ": stop it (or let it finish) before recovering the store");
   }
@@ -410,12 +410,12 @@ void refuse_live_writers(sqlite3* src, const std::string& path) {
 
 RecoveryReport recover_store(const std::string& path, const RecoverOptions& options) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw Error(path, "no run store here to recover");
+  if (!fs::is_regular_file(path, ec)) throw core::Error(path, "no run store here to recover");
   RecoveryReport report;
   report.store_path = path;
   report.problems = quick_check(path);
   if (report.problems.empty() && !options.force)
-    throw Error(path, "the run store passes PRAGMA quick_check: nothing to recover (--force rebuilds it anyway)");
+    throw core::Error(path, "the run store passes PRAGMA quick_check: nothing to recover (--force rebuilds it anyway)");
 
   const std::string tmp = path + ".recovering";
   remove_store_files(tmp);  // what an interrupted recovery left
@@ -427,7 +427,7 @@ RecoveryReport recover_store(const std::string& path, const RecoverOptions& opti
     // search rewrites it): a version-5 store's tables are read the same way. Version 7 added
     // runs.env_json, copied when the store has it.
     if (version < 5 || version > Store::kSchemaVersion)
-      throw Error(path, "run store schema version " + std::to_string(version) + ": this program recovers versions 5 to " +
+      throw core::Error(path, "run store schema version " + std::to_string(version) + ": this program recovers versions 5 to " +
                             std::to_string(Store::kSchemaVersion) + " only");
     refuse_live_writers(src.raw(), path);
 
@@ -440,7 +440,7 @@ RecoveryReport recover_store(const std::string& path, const RecoverOptions& opti
     copy.copy_runs(version >= 7);
     if (copy.runs.empty()) {
       remove_store_files(tmp);
-      throw Error(path, "no run could be read from the damaged store (" +
+      throw core::Error(path, "no run could be read from the damaged store (" +
                             (report.tables.front().error.empty() ? std::string("the runs table is empty")
                                                                  : report.tables.front().error) +
                             "); the file is left as it was");
@@ -463,7 +463,7 @@ RecoveryReport recover_store(const std::string& path, const RecoverOptions& opti
   }
   if (report.integrity != "ok") {
     remove_store_files(tmp);
-    throw Error(path, "the recovered copy fails PRAGMA integrity_check (" + report.integrity +
+    throw core::Error(path, "the recovered copy fails PRAGMA integrity_check (" + report.integrity +
                           "); the damaged file is left as it was");
   }
 
@@ -472,11 +472,11 @@ RecoveryReport recover_store(const std::string& path, const RecoverOptions& opti
     const std::string from = path + suffix;
     if (!fs::exists(from, ec)) continue;
     fs::rename(from, aside + suffix, ec);
-    if (ec) throw Error(from, "cannot keep the damaged file aside as " + aside + suffix + ": " + ec.message());
+    if (ec) throw core::Error(from, "cannot keep the damaged file aside as " + aside + suffix + ": " + ec.message());
     report.kept_files.push_back(aside + suffix);
   }
   fs::rename(tmp, path, ec);
-  if (ec) throw Error(path, "cannot put the recovered store in place (it is at " + tmp + "): " + ec.message());
+  if (ec) throw core::Error(path, "cannot put the recovered store in place (it is at " + tmp + "): " + ec.message());
   fsync_dir(fs::path(path).parent_path());
   report.damaged_path = aside;
   return report;

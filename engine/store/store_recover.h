@@ -45,7 +45,7 @@ struct RecoverOptions {
 // Recovers the store at `path` in place: the damaged file (and its -wal / -shm) is renamed to
 // `<path>.damaged-<UTC time>` (+ "-wal", "-shm"), and a new store with everything that could
 // be read is put at `path`. Summaries and rollups are rebuilt from the saved points. Throws
-// pha::Error when the store is sound (unless options.force), when a run is still being
+// core::Error when the store is sound (unless options.force), when a run is still being
 // written by a live process on this host, when its schema version is not this program's, or
 // when nothing could be read at all (the file is then left where it was).
 RecoveryReport recover_store(const std::string& path, const RecoverOptions& options = {});

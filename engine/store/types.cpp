@@ -16,7 +16,7 @@ RunStatus run_status_from_string(const std::string& text) {
   for (int i = 0; i < 7; ++i) {
     if (text == kStatusNames[i]) return static_cast<RunStatus>(i);
   }
-  throw Error("runs.status", "unknown run status '" + text +
+  throw core::Error("runs.status", "unknown run status '" + text +
                                  "' (allowed: queued, running, finished, failed, cancelled, "
                                  "diverged, interrupted)");
 }
@@ -27,7 +27,7 @@ RunKind run_kind_from_string(const std::string& text) {
   for (int i = 0; i < 2; ++i) {
     if (text == kKindNames[i]) return static_cast<RunKind>(i);
   }
-  throw Error("runs.kind", "unknown run kind '" + text + "' (allowed: train, profile)");
+  throw core::Error("runs.kind", "unknown run kind '" + text + "' (allowed: train, profile)");
 }
 
 bool is_terminal(RunStatus status) {

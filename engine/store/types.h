@@ -13,7 +13,7 @@ enum class RunStatus { Queued, Running, Finished, Failed, Cancelled, Diverged, I
 
 // "queued", "running", ... as stored in runs.status.
 const char* to_string(RunStatus status);
-// Throws pha::Error naming the allowed values for an unknown string.
+// Throws core::Error naming the allowed values for an unknown string.
 RunStatus run_status_from_string(const std::string& text);
 // Finished, failed, cancelled, diverged and interrupted are terminal.
 bool is_terminal(RunStatus status);
@@ -26,7 +26,7 @@ enum class RunKind { Train, Profile };
 
 // "train", "profile" as stored in runs.kind.
 const char* to_string(RunKind kind);
-// Throws pha::Error naming runs.kind and the allowed values for an unknown string.
+// Throws core::Error naming runs.kind and the allowed values for an unknown string.
 RunKind run_kind_from_string(const std::string& text);
 
 // Which way is better for a metric key; decides run_summary.best_step.

@@ -19,7 +19,7 @@ namespace {
 
 std::unique_ptr<BpeTokenizer> load_vocabulary() {
   const char* env = std::getenv("PHA_FUZZ_BPE_DIR");
-  const fs::path gpt2 = env ? fs::path(env) : pha::gpt2_tokenizer_dir();
+  const fs::path gpt2 = env ? fs::path(env) : pha::core::gpt2_tokenizer_dir();
   if (fs::exists(gpt2 / "encoder.json") && fs::exists(gpt2 / "vocab.bpe")) {
     std::fprintf(stderr, "fuzz_bpe: vocabulary %s\n", gpt2.c_str());
     return BpeTokenizer::load(gpt2, "gpt2");

@@ -1,5 +1,5 @@
 // libFuzzer target: loading a BPE vocabulary (engine/data/bpe_tokenizer.cpp, BpeTokenizer::load):
-// the input is encoder.json, a NUL byte, then vocab.bpe. Oracle: only pha::Error on bad files;
+// the input is encoder.json, a NUL byte, then vocab.bpe. Oracle: only core::Error on bad files;
 // an accepted vocabulary encodes a fixed text (every byte value included) losslessly.
 
 #include "data/bpe_tokenizer.h"

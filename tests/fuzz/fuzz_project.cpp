@@ -1,6 +1,6 @@
 // libFuzzer target: project.json reading (engine/project/project.cpp) through its public API,
 // load_project: the input is the file, read strictly and with require_data = false (how the
-// window opens a project trained elsewhere). Oracle: only pha::Error on bad input; an accepted
+// window opens a project trained elsewhere). Oracle: only core::Error on bad input; an accepted
 // project has at least one run, unique run names, each found by Project::run, and one group and
 // seed per run; the lenient read accepts whatever the strict one accepts, with the same runs and
 // nothing missing, and lists a missing corpus or tokenizer instead of refusing it.
@@ -41,7 +41,7 @@ bool paths_stay_inside(const json& j) {
 }
 
 // What every accepted project satisfies, strict or lenient.
-void check_runs(const pha::runtime::Project& p, const json& parsed) {
+void check_runs(const pha::project::Project& p, const json& parsed) {
   FUZZ_CHECK(!parsed.is_discarded());
   FUZZ_CHECK(!p.runs.empty());
   std::set<std::string> names;
@@ -82,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool strict_ok = false;
   std::vector<std::string> strict_names;
   pha::fuzz::only_pha_errors([&] {
-    const pha::runtime::Project p = pha::runtime::load_project(file.string());
+    const pha::project::Project p = pha::project::load_project(file.string());
     check_runs(p, parsed);
     FUZZ_CHECK(p.missing_data.empty());
     for (const auto& r : p.runs) strict_names.push_back(r.name);
@@ -90,7 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   });
   bool lenient_ok = false;
   pha::fuzz::only_pha_errors([&] {
-    const pha::runtime::Project p = pha::runtime::load_project(file.string(), {/*require_data=*/false});
+    const pha::project::Project p = pha::project::load_project(file.string(), {/*require_data=*/false});
     check_runs(p, parsed);
     for (const auto& m : p.missing_data) FUZZ_CHECK(!m.field.empty() && !m.message.empty());
     if (strict_ok) {

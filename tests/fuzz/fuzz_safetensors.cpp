@@ -1,5 +1,5 @@
 // libFuzzer target: the safetensors reader (engine/nn/safetensors.cpp). The input is a whole
-// file. Oracle: only pha::Error on bad input; an accepted header tiles the data section exactly,
+// file. Oracle: only core::Error on bad input; an accepted header tiles the data section exactly,
 // and load_safetensors gives the header's tensors holding exactly the file's bytes.
 #include <cstring>
 
@@ -11,7 +11,7 @@ using namespace pha::model;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pha::fuzz::MemFile file(data, size);
   pha::fuzz::only_pha_errors([&] {
-    const SafetensorsHeader h = read_safetensors_header(file.path());
+    const pha::nn::SafetensorsHeader h = pha::nn::read_safetensors_header(file.path());
     FUZZ_CHECK(8 + h.header_size + h.data_size == size);
     uint64_t at = 0;
     for (const auto& e : h.entries) {
@@ -20,13 +20,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     FUZZ_CHECK(at == h.data_size);
 
-    const SafetensorsFile f = load_safetensors(file.path());
+    const pha::nn::SafetensorsFile f = pha::nn::load_safetensors(file.path());
     FUZZ_CHECK(f.metadata == h.metadata);
     FUZZ_CHECK(f.tensors.size() == h.entries.size());
     const uint8_t* payload = data + 8 + h.header_size;
     for (const auto& e : h.entries) {
       const at::Tensor& t = f.tensors.at(e.name);
-      FUZZ_CHECK(t.scalar_type() == scalar_type_from_safetensors(e.dtype));
+      FUZZ_CHECK(t.scalar_type() == pha::nn::scalar_type_from_safetensors(e.dtype));
       FUZZ_CHECK(t.sizes().vec() == e.shape);
       const size_t bytes = static_cast<size_t>(e.end - e.begin);
       FUZZ_CHECK(static_cast<size_t>(t.numel()) * t.element_size() == bytes);

@@ -1,6 +1,6 @@
 // Shared by the libFuzzer targets (docs/testing.md): the fuzz input as a file the readers can
 // open by path (an in-memory file, no disk I/O per input), a scratch folder, and the oracle
-// every target applies: bad input may only end in pha::Error; any other exception, and any
+// every target applies: bad input may only end in core::Error; any other exception, and any
 // broken invariant (FUZZ_CHECK), aborts so that libFuzzer keeps the input as a crash.
 #pragma once
 
@@ -81,7 +81,7 @@ inline void write_file(const std::filesystem::path& path, std::string_view bytes
   FUZZ_CHECK(out.good());
 }
 
-// Runs `body`: pha::Error is a rejected input (fine); anything else escaping is a bug.
+// Runs `body`: core::Error is a rejected input (fine); anything else escaping is a bug.
 // PHA_FUZZ_VERBOSE=1 prints each rejection (to see what a seed exercises).
 template <typename Body>
 void only_pha_errors(Body&& body) {
@@ -89,10 +89,10 @@ void only_pha_errors(Body&& body) {
   try {
     body();
     if (verbose) std::fprintf(stderr, "fuzz: accepted\n");
-  } catch (const pha::Error& e) {
+  } catch (const core::Error& e) {
     if (verbose) std::fprintf(stderr, "fuzz: rejected: %s\n", e.what());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "fuzz: an exception other than pha::Error escaped: %s\n", e.what());
+    std::fprintf(stderr, "fuzz: an exception other than core::Error escaped: %s\n", e.what());
     std::abort();
   }
 }

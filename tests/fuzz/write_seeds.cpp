@@ -28,7 +28,7 @@ std::string le64(uint64_t v) {
 void safetensors_seeds(const fs::path& dir) {
   fs::create_directories(dir);
   at::manual_seed(1);
-  model::TensorMap t;
+  pha::nn::TensorMap t;
   t["f32"] = at::randn({2, 3});
   t["f64"] = at::randn({2}, at::kDouble);
   t["f16"] = at::randn({3}).to(at::kHalf);
@@ -39,10 +39,10 @@ void safetensors_seeds(const fs::path& dir) {
   t["i8"] = at::arange(-1, 2, at::kChar);
   t["u8"] = at::arange(4, at::kByte);
   t["bool"] = at::arange(2, at::kInt).eq(1);  // at::tensor has no bool overload in 1.13
-  model::save_safetensors((dir / "every-dtype.safetensors").string(), t, {{"format", "pt"}});
-  model::save_safetensors((dir / "scalar-and-empty.safetensors").string(),
+  pha::nn::save_safetensors((dir / "every-dtype.safetensors").string(), t, {{"format", "pt"}});
+  pha::nn::save_safetensors((dir / "scalar-and-empty.safetensors").string(),
                           {{"scalar", at::scalar_tensor(2.5)}, {"empty", at::zeros({0, 4})}});
-  model::save_safetensors((dir / "no-tensors.safetensors").string(), {}, {{"k", "v"}});
+  pha::nn::save_safetensors((dir / "no-tensors.safetensors").string(), {}, {{"k", "v"}});
   const std::string good = data::read_file(dir / "every-dtype.safetensors");
   pha::fuzz::write_file(dir / "truncated-data.safetensors", good.substr(0, good.size() - 3));
   pha::fuzz::write_file(dir / "header-length-too-big.safetensors", le64(1ull << 40) + good.substr(8));
@@ -58,20 +58,20 @@ void checkpoint_seeds(const fs::path& dir) {
   at::manual_seed(3);
   torch::nn::Linear lin(2, 3);
   torch::optim::AdamW opt(lin->parameters(), torch::optim::AdamWOptions(1e-3));
-  model::TrainingCheckpoint ck;
-  ck.model = model::module_state(*lin);
+  pha::nn::TrainingCheckpoint ck;
+  ck.model = pha::nn::module_state(*lin);
   ck.step = 0;
   ck.config = {{"variant", "linear"}};
-  model::save_checkpoint((dir / "before-first-step.safetensors").string(), ck);
+  pha::nn::save_checkpoint((dir / "before-first-step.safetensors").string(), ck);
   lin->forward(at::randn({4, 2})).sum().backward();
   opt.step();
-  ck.model = model::module_state(*lin);
-  ck.optimizer = model::adamw_state(opt, *lin);
+  ck.model = pha::nn::module_state(*lin);
+  ck.optimizer = pha::nn::adamw_state(opt, *lin);
   ck.step = 1;
-  ck.rng_state = model::default_rng_state();
+  ck.rng_state = pha::nn::default_rng_state();
   ck.metadata = {{"run", "seed"}};
-  model::save_checkpoint((dir / "after-one-step.safetensors").string(), ck);
-  model::save_safetensors((dir / "not-a-checkpoint.safetensors").string(), {{"model.weight", at::zeros({3, 2})}});
+  pha::nn::save_checkpoint((dir / "after-one-step.safetensors").string(), ck);
+  pha::nn::save_safetensors((dir / "not-a-checkpoint.safetensors").string(), {{"model.weight", at::zeros({3, 2})}});
 }
 
 // The key of fuzz_token_cache.cpp.

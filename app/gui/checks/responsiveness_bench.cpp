@@ -198,9 +198,9 @@ Measurement measure(MainWindow& window, int probeMs, bool search) {
                    [&](const QString&, const QString& job, const QString&, int index, int planned) {
                      mark(QString("search rung run %1 of %2 (%3)").arg(index).arg(planned).arg(job));
                    });
-  QObject::connect(q, &RunQueue::searchUpdated, &probe, [&](const runtime::SearchSummary&) { mark("rung decided"); });
+  QObject::connect(q, &RunQueue::searchUpdated, &probe, [&](const search_runner::SearchSummary&) { mark("rung decided"); });
   QObject::connect(q, &RunQueue::searchEnded, &probe, [&](const QString& status, const QString& message,
-                                                          const runtime::SearchSummary&) {
+                                                          const search_runner::SearchSummary&) {
     mark("after the search (" + status + ": " + message + ")");
   });
   QEventLoop done;

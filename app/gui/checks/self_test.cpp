@@ -31,7 +31,7 @@ int runSelfTest() {
     const bool parsed = f.open(QIODevice::ReadOnly) && !QJsonDocument::fromJson(f.readAll()).object().isEmpty();
     ok &= check(parsed, "palette resource", name);
   }
-  const SystemInfo info = collect_system_info(/*measure_gemm=*/false);
+  const device::SystemInfo info = device::collect_system_info(/*measure_gemm=*/false);
   ok &= check(!info.torch_version.empty(), "engine linked", QString("LibTorch %1").arg(info.torch_version.c_str()));
   return ok ? 0 : 1;
 }

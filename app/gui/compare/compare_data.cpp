@@ -44,7 +44,7 @@ std::optional<BestValue> bestValue(const store::MetricSummary& summary,
                                    const std::vector<store::MetricBucket>& buckets,
                                    const std::string& key) {
   if (summary.best_step < 0 || std::isnan(summary.min)) return std::nullopt;
-  if (summary.min == summary.max) return BestValue{summary.min, summary.best_step, pha::higher_is_better(key)};
+  if (summary.min == summary.max) return BestValue{summary.min, summary.best_step, core::higher_is_better(key)};
   for (const auto& b : buckets) {
     if (summary.best_step < b.step_first || summary.best_step > b.step_last) continue;
     const bool holdsMin = b.min == summary.min;
@@ -54,7 +54,7 @@ std::optional<BestValue> bestValue(const store::MetricSummary& summary,
     break;
   }
   // Both extremes in the bucket of best_step: decide by the metric table (core/metric_table.h).
-  const bool higher = pha::higher_is_better(key);
+  const bool higher = core::higher_is_better(key);
   return BestValue{higher ? summary.max : summary.min, summary.best_step, higher};
 }
 

@@ -12,9 +12,9 @@ bool writeMetricsCsv(const QString& path, const std::vector<runtime::MetricCsvSe
   try {
     std::ostringstream out;
     runtime::write_metrics_csv(out, series);
-    pha::write_file_atomic(path.toStdString(), {out.str()});
+    core::write_file_atomic(path.toStdString(), {out.str()});
     return true;
-  } catch (const std::exception& e) {  // pha::Error names the file
+  } catch (const std::exception& e) {  // core::Error names the file
     if (error) *error = QString::fromUtf8(e.what());
     return false;
   }

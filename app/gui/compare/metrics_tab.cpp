@@ -87,14 +87,14 @@ MetricGroup metricGroup(const QString& key) {
   const QString k = key.toLower();
   if (k.startsWith(QLatin1String("branch_")) || k.startsWith(QLatin1String("mixer"))) return MetricGroup::Branches;
   // The kind is the metric table's (core/metric_table.h); a counted size is no row a run trains.
-  const MetricInfo* m = find_metric(key.toStdString());
+  const core::MetricInfo* m = core::find_metric(key.toStdString());
   if (!m) return MetricGroup::Other;
   switch (m->kind) {
-    case MetricKind::Loss: return MetricGroup::Losses;
-    case MetricKind::Accuracy: return MetricGroup::Accuracies;
-    case MetricKind::Efficiency: return MetricGroup::Efficiency;
-    case MetricKind::Optimizer: return MetricGroup::Optimizer;
-    case MetricKind::Size: return MetricGroup::Other;
+    case core::MetricKind::Loss: return MetricGroup::Losses;
+    case core::MetricKind::Accuracy: return MetricGroup::Accuracies;
+    case core::MetricKind::Efficiency: return MetricGroup::Efficiency;
+    case core::MetricKind::Optimizer: return MetricGroup::Optimizer;
+    case core::MetricKind::Size: return MetricGroup::Other;
   }
   return MetricGroup::Other;
 }
@@ -309,11 +309,11 @@ void MetricsTab::setRuns(std::shared_ptr<const LoadedRuns> runs) {
     if (r.info.started_at <= 0) return Cell{tr("not started"), {}, tip};
     if (!u.grouped || d.n < 2) {
       const double v = of(r);
-      return Cell{QString::fromStdString(format_duration(v)) + (r.info.ended_at <= 0 ? tr(" (running)") : QString()),
+      return Cell{QString::fromStdString(core::format_duration(v)) + (r.info.ended_at <= 0 ? tr(" (running)") : QString()),
                   qint64(std::llround(v * 1000.0)), tip};
     }
     return Cell{tr("%1 ± %2 (%3)")
-                    .arg(QString::fromStdString(format_duration(d.mean)), QString::fromStdString(format_duration(d.std)))
+                    .arg(QString::fromStdString(core::format_duration(d.mean)), QString::fromStdString(core::format_duration(d.std)))
                     .arg(d.n),
                 qint64(std::llround(d.mean * 1000.0)), tip};
   };

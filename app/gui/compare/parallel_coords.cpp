@@ -146,9 +146,9 @@ ParallelData buildParallelData(const LoadedRuns& runs, const QString& metricKey,
     ParallelAxis axis = numericAxis(metricKey, std::move(v), std::move(t));
     axis.metric = true;
     data.metricKey = metricKey;
-    data.goal = metric_goal(mk);
-    axis.note = data.goal == MetricGoal::Minimize   ? QObject::tr("lower is better")
-                : data.goal == MetricGoal::Maximize ? QObject::tr("higher is better")
+    data.goal = core::metric_goal(mk);
+    axis.note = data.goal == core::MetricGoal::Minimize   ? QObject::tr("lower is better")
+                : data.goal == core::MetricGoal::Maximize ? QObject::tr("higher is better")
                                                     : QObject::tr("no better end");
     data.axes.push_back(std::move(axis));
   }

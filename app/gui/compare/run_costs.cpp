@@ -123,7 +123,7 @@ std::vector<bool> paretoFront(const std::vector<double>& x, const std::vector<do
   std::vector<std::vector<double>> points;
   points.reserve(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) points.push_back({x[i], y[i]});
-  const auto goal = [](bool higher) { return higher ? MetricGoal::Maximize : MetricGoal::Minimize; };
+  const auto goal = [](bool higher) { return higher ? core::MetricGoal::Maximize : core::MetricGoal::Minimize; };
   const std::vector<int> fronts = search::nondominated_fronts(points, {goal(xHigherIsBetter), goal(yHigherIsBetter)});
   std::vector<bool> front(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) front[i] = fronts[i] == 1;

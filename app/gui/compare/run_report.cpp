@@ -111,10 +111,10 @@ QString summaryTable(const LoadedRun& run, const QStringList& tags) {
           row("parameters", i.n_params > 0 ? QString::number(i.n_params) : QObject::tr("not recorded")) +
           row("device", QString::fromStdString(i.device)) + row("created", when(i.created_at)) +
           row("started", when(i.started_at)) + row("ended", when(i.ended_at)) +
-          row("duration", i.started_at > 0 && i.ended_at > 0 ? QString::fromStdString(format_duration((i.ended_at - i.started_at) / 1000.0)) : "—") +
+          row("duration", i.started_at > 0 && i.ended_at > 0 ? QString::fromStdString(core::format_duration((i.ended_at - i.started_at) / 1000.0)) : "—") +
           row("config hash", QString::fromStdString(i.config_hash)) + row("tags", tags.join(", ")) +
           row("notes", QString::fromStdString(i.notes)) + row("store", run.ref.storePath);
-  const auto env = provenance_fields(i.env_json);
+  const auto env = core::provenance_fields(i.env_json);
   if (env.empty()) html += row("produced by", QObject::tr("not recorded (a program older than store schema 7)"));
   for (const auto& [k, v] : env) html += row("env." + QString::fromStdString(k), QString::fromStdString(v));
   return html + "</table>\n";

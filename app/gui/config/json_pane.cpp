@@ -97,7 +97,7 @@ void JsonPane::parse() {
     emit jsonParsed(doc);
   } catch (const json::parse_error& e) {
     // "line 3, column 3: expected ',' or '}'", at the token where parsing stopped.
-    const pha::JsonSyntaxError error = pha::describe_json_syntax_error(text, e);
+    const core::JsonSyntaxError error = core::describe_json_syntax_error(text, e);
     highlightLine(error.line);
     emit syntaxErrorFound(QStringLiteral("JSON syntax error, ") + QString::fromStdString(error.text()));
   } catch (const json::exception& e) {  // a number beyond double range (out_of_range 406): said, not thrown

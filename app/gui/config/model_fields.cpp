@@ -225,7 +225,7 @@ ModelCheck checkModel(const json& doc) {
   try {
     check.config = pha::model::model_config_from_json(doc, "model");
     check.ok = true;
-  } catch (const pha::Error& e) {
+  } catch (const core::Error& e) {
     check.message = QString::fromStdString(e.what());
     check.where = QString::fromStdString(e.where());
   } catch (const std::exception& e) {

@@ -37,8 +37,8 @@ bool isPlainPattern(const nlohmann::json& layers);
 struct ModelCheck {
   bool ok = false;
   pha::model::ModelConfig config;  // valid only when ok
-  QString message;                 // pha::Error::what(): "model.attention.kv_heads: 3 must divide ..."
-  QString where;                   // pha::Error::where(): "model.attention.kv_heads"
+  QString message;                 // core::Error::what(): "model.attention.kv_heads: 3 must divide ..."
+  QString where;                   // core::Error::where(): "model.attention.kv_heads"
 };
 
 // model_config_from_json(doc, "model"), never throwing.

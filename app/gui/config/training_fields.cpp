@@ -92,16 +92,16 @@ void populateTrainingForm(JsonForm* form) {
 }
 
 json trainingDefaults() {
-  static const json defaults = pha::runtime::TrainingConfig::from_json(json::object()).used;
+  static const json defaults = project::TrainingConfig::from_json(json::object()).used;
   return defaults;
 }
 
 TrainingCheck checkTraining(const json& doc) {
   TrainingCheck check;
   try {
-    pha::runtime::TrainingConfig::from_json(doc, "training");
+    project::TrainingConfig::from_json(doc, "training");
     check.ok = true;
-  } catch (const pha::Error& e) {
+  } catch (const core::Error& e) {
     check.message = QString::fromStdString(e.what());
     check.where = QString::fromStdString(e.where());
   } catch (const std::exception& e) {

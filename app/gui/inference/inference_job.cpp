@@ -53,9 +53,9 @@ bool InferenceJob::start(runtime::InferenceJobSpec spec, const QString& projectD
   m_thread = QThread::create([handOff, spec = std::move(spec), dir]() mutable {
     try {
       // Inference needs the project's models, not its corpus: a project trained elsewhere measures too.
-      runtime::LoadOptions options;
+      project::LoadOptions options;
       options.require_data = false;
-      spec.resolved_project = std::make_shared<const runtime::Project>(runtime::load_project(dir, options));
+      spec.resolved_project = std::make_shared<const project::Project>(project::load_project(dir, options));
       spec.on_start = [&](const runtime::InferenceSweep& sweep) {
         std::lock_guard<std::mutex> lock(handOff->mutex);
         handOff->total = static_cast<int>(runtime::inference_point_count(sweep));

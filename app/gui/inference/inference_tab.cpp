@@ -156,9 +156,9 @@ void InferenceTab::measureWithDialog() {
   QStringList models;
   QString modelsError;
   try {
-    runtime::LoadOptions options;
+    project::LoadOptions options;
     options.require_data = false;
-    for (const auto& m : runtime::project_profile_sweep(runtime::load_project(m_dir.toStdString(), options)).models)
+    for (const auto& m : runtime::project_profile_sweep(project::load_project(m_dir.toStdString(), options)).models)
       models << QString::fromStdString(m);
     if (models.isEmpty()) modelsError = tr("the project has no model to measure");
   } catch (const std::exception& e) {

@@ -2,7 +2,7 @@
 // picked in the run table: a source bar (a validation window of the run's data, or a text of the
 // user's for text runs), Run, and five tabs: Weights, Knock-outs, Tokens, Spectrum, Attention.
 // Every engine call runs in a worker thread (LensTasks), so the window never waits on the model;
-// an engine error (pha::Error) is shown in the dock, never thrown. Record stores the weights and
+// an engine error (core::Error) is shown in the dock, never thrown. Record stores the weights and
 // knock-outs in the run store (store::record_lens) for the report's claims and the mixer's
 // raw / effective toggle.
 #pragma once

@@ -20,13 +20,14 @@
 #include "run_queue.h"
 #include "project/project.h"
 #include "project/project_queue.h"
+#include "queue/pass_plan.h"
 #include "queue/work_queue.h"
 #include "store/store.h"
 
 namespace pha::gui {
 
 // The one duration text (core/duration_format.h); an unknown ETA never gets here.
-QString formatEta(double seconds) { return QString::fromStdString(format_duration(std::max(0.0, seconds))); }
+QString formatEta(double seconds) { return QString::fromStdString(core::format_duration(std::max(0.0, seconds))); }
 
 namespace {
 // "then sequential-tiny, then the efficiency profile"; "last in the queue".
@@ -51,24 +52,6 @@ QueueController::QueueController(RunQueue* queue, RunMonitor* monitor, Efficienc
 
 bool QueueController::isBusy() const { return m_queue->isBusy(); }
 bool QueueController::isPaused() const { return m_queue->isPaused(); }
-
-QStringList QueueController::repeatedRuns(const runtime::Project& project, QStringList* untrained) {
-  QStringList out;
-  if (untrained) {
-    untrained->clear();
-    for (const auto& r : project.runs) *untrained << QString::fromStdString(r.name);
-  }
-  try {
-    for (const auto& t : runtime::trained_runs(project)) {
-      const QString name = QString::fromStdString(t.run);
-      out << tr("%1 (run %2)").arg(name).arg(t.run_id);
-      if (untrained) untrained->removeAll(name);
-    }
-  } catch (const std::exception&) {
-    // An unreadable store is reported when the queue opens it; nothing to ask here.
-  }
-  return out;
-}
 
 QueueController::RepeatChoice QueueController::askRepeat(const QStringList& repeated, const QStringList& fresh) {
   const QString question =
@@ -101,30 +84,34 @@ bool QueueController::runProject(const ProjectSession& session, std::optional<Re
     emit errorOccurred(tr("Open a project first (File > Open project)."));
     return false;
   }
-  // The project is read once, here: what the queue trains is this plan, whatever happens to
-  // project.json before each run starts (QueueItem::resolved).
-  runtime::Project project;
+  // The pass is planned once, here, as `pha train` plans it (queue/pass_plan.h): project.json
+  // with the tune follow-ups its store plans, read once; what the queue trains is this plan,
+  // whatever happens to project.json before each run starts (QueueItem::resolved).
+  queue::PassPlan plan;
   try {
-    project = runtime::load_project(session.dir().toStdString());
+    plan = queue::read_pass(session.dir().toStdString());
   } catch (const std::exception& e) {
     emit errorOccurred(tr("Cannot run the project: %1").arg(QString::fromUtf8(e.what())));
     return false;
   }
-  QStringList fresh;
-  const QStringList repeated = repeatedRuns(project, &fresh);
-  QStringList only;  // empty: every run, then the profile when project.json asks for it
-  if (!repeated.isEmpty()) {
+  queue::PassRequest request;  // every run, then the profile when project.json asks for it
+  if (!plan.trained.empty()) {
+    QStringList repeated;
+    QStringList fresh;
+    for (const auto& r : plan.project->runs) fresh << QString::fromStdString(r.name);
+    for (const auto& t : plan.trained) {
+      repeated << tr("%1 (run %2)").arg(QString::fromStdString(t.run)).arg(t.run_id);
+      fresh.removeAll(QString::fromStdString(t.run));
+    }
     const RepeatChoice choice = decided ? *decided : askRepeat(repeated, fresh);
     if (choice == RepeatChoice::Nothing || (choice == RepeatChoice::OnlyNew && fresh.isEmpty())) {
       m_status->setText(tr("Not started: %1 already trained with this configuration").arg(repeated.join(", ")));
       return false;
     }
-    if (choice == RepeatChoice::OnlyNew) only = fresh;
+    request.only_new = choice == RepeatChoice::OnlyNew;
   }
-  // The engine's queue: the runs (or only those not trained yet), then the profile when
-  // project.json asks for it after a whole pass.
   QString error;
-  if (!m_queue->enqueueProject(project, &error, only)) {
+  if (!m_queue->enqueuePass(plan, request, &error)) {
     emit errorOccurred(tr("Cannot run the project: %1").arg(error));
     return false;
   }
@@ -195,9 +182,9 @@ void QueueController::connectSearch() {
             emit storeChanged(true);
             emit stateChanged();
           });
-  connect(m_queue, &RunQueue::searchUpdated, this, [this](const runtime::SearchSummary&) { emit storeChanged(true); });
+  connect(m_queue, &RunQueue::searchUpdated, this, [this](const search_runner::SearchSummary&) { emit storeChanged(true); });
   connect(m_queue, &RunQueue::searchEnded, this,
-          [this](const QString& status, const QString& message, const runtime::SearchSummary&) {
+          [this](const QString& status, const QString& message, const search_runner::SearchSummary&) {
             m_monitor->endLive(status, message);
             const QString text = tr("Search %1: %2").arg(status, message);
             m_status->setText(text);
@@ -300,7 +287,7 @@ void QueueController::onSteps(const QString& run, qint64 step, qint64 total, dou
   const double currentRate = measured > 0 ? (m_lastWall - m_firstWall) / static_cast<double>(measured) : -1;
   const qint64 allSteps = m_measuredSteps + std::max<qint64>(0, measured);
   const double queueRate = allSteps > 0 ? (m_measuredWall + std::max(0.0, m_lastWall - m_firstWall)) / allSteps : -1;
-  const double eta = runtime::queue_eta_seconds(currentRate, total - step, queueRate, pendingSteps);
+  const double eta = queue::queue_eta_seconds(currentRate, total - step, queueRate, pendingSteps);
   QString etaText = eta >= 0 ? tr("queue ETA %1").arg(formatEta(eta)) : tr("queue ETA: measuring");
   if (pos.profileNext) etaText += tr(" + the profile");
   // A data-parallel run says its world size: "2 processes (gloo)" (the connected group's).

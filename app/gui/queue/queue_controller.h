@@ -18,7 +18,7 @@
 class QLabel;
 class QProgressBar;
 
-namespace pha::runtime {
+namespace pha::project {
 struct Project;  // project/project.h
 }
 
@@ -64,9 +64,6 @@ class QueueController : public QObject {
   // offscreen platform, all again.
   using Confirm = std::function<RepeatChoice(const QString& question, const QStringList& newRuns)>;
   void setConfirm(Confirm confirm) { m_confirm = std::move(confirm); }
-  // "pha-tiny (run 3), transformer-tiny (run 4)": the project's runs already trained with this
-  // configuration, and in *untrained the others (project order).
-  static QStringList repeatedRuns(const runtime::Project& project, QStringList* untrained = nullptr);
 
  signals:
   void stateChanged();                                 // busy / paused changed: update actions

@@ -58,14 +58,14 @@ EventBuffer::Batch EventBuffer::take() {
 
 QueuedRun QueuedRun::profileOf(const QString& project) {
   QueuedRun q;
-  q.item.kind = runtime::QueueItemKind::Profile;
+  q.item.kind = project::QueueItemKind::Profile;
   q.item.project = project.toStdString();
   return q;
 }
 
 QueuedRun QueuedRun::evaluationOf(const QString& storePath, qint64 runId) {
   QueuedRun q;
-  q.item.kind = runtime::QueueItemKind::Evaluate;
+  q.item.kind = project::QueueItemKind::Evaluate;
   q.item.project = storePath.toStdString();
   q.item.eval_run_id = runId;
   return q;
@@ -73,7 +73,7 @@ QueuedRun QueuedRun::evaluationOf(const QString& storePath, qint64 runId) {
 
 QueuedRun QueuedRun::searchOf(const QString& project, int jobs) {
   QueuedRun q;
-  q.item.kind = runtime::QueueItemKind::Search;
+  q.item.kind = project::QueueItemKind::Search;
   q.item.project = project.toStdString();
   q.item.search_jobs = std::max(1, jobs);
   return q;
@@ -81,7 +81,7 @@ QueuedRun QueuedRun::searchOf(const QString& project, int jobs) {
 
 RunQueue::RunQueue(QObject* parent) : QObject(parent) {
   qRegisterMetaType<pha::gui::EventBuffer::Batch>();
-  qRegisterMetaType<pha::runtime::SearchSummary>();
+  qRegisterMetaType<search_runner::SearchSummary>();
   m_worker = new ThreadMailbox;  // work is posted to it as functors, run in m_thread
   m_worker->moveToThread(&m_thread);  // deleted by ~RunQueue once the thread has ended
   m_toGui = new ThreadMailbox(this);  // the worker's results, run on the GUI thread
@@ -117,16 +117,14 @@ void RunQueue::setTrainingOverrides(const QString& json) {
 }
 
 void RunQueue::enqueue(const QVector<QueuedRun>& runs) {
-  std::vector<runtime::QueueItem> items;
+  std::vector<project::QueueItem> items;
   for (const QueuedRun& q : runs) items.push_back(q.item);
   m_work.add(std::move(items));
 }
 
-bool RunQueue::enqueueProject(const runtime::Project& project, QString* error, const QStringList& only) {
+bool RunQueue::enqueuePass(const queue::PassPlan& plan, const queue::PassRequest& request, QString* error) {
   try {
-    runtime::QueueOptions options;
-    for (const QString& r : only) options.runs.push_back(r.toStdString());
-    m_work.add_project(project, options);
+    m_work.add(queue::pass_items(plan, request), plan.project.get());
     return true;
   } catch (const std::exception& e) {
     if (error) *error = QString::fromUtf8(e.what());
@@ -135,22 +133,22 @@ bool RunQueue::enqueueProject(const runtime::Project& project, QString* error, c
 }
 
 QueuePosition RunQueue::position() const {
-  const runtime::QueuePosition e = m_work.position();
+  const queue::QueuePosition e = m_work.position();
   QueuePosition p;
   p.run = m_busy ? e.run : 0;
   p.runs = e.runs;
   p.profileNext = e.profile_next;
   p.pendingSteps = e.pending_steps;
-  for (const runtime::QueueItem& q : e.next) {
+  for (const project::QueueItem& q : e.next) {
     switch (q.kind) {
-      case runtime::QueueItemKind::Train:
+      case project::QueueItemKind::Train:
         p.next << QString::fromStdString(q.run);
         p.nextRuns << QString::fromStdString(q.run);
         break;
-      case runtime::QueueItemKind::Profile: p.next << tr("the efficiency profile"); break;
-      case runtime::QueueItemKind::Evaluate: p.next << tr("evaluation of run %1").arg(q.eval_run_id); break;
-      case runtime::QueueItemKind::Search: p.next << tr("the search"); break;
-      case runtime::QueueItemKind::SearchTrial: p.next << tr("rung run %1").arg(QString::fromStdString(q.run)); break;
+      case project::QueueItemKind::Profile: p.next << tr("the efficiency profile"); break;
+      case project::QueueItemKind::Evaluate: p.next << tr("evaluation of run %1").arg(q.eval_run_id); break;
+      case project::QueueItemKind::Search: p.next << tr("the search"); break;
+      case project::QueueItemKind::SearchTrial: p.next << tr("rung run %1").arg(QString::fromStdString(q.run)); break;
     }
   }
   return p;
@@ -185,10 +183,10 @@ void RunQueue::cancelAll() {
 namespace {
 // The worker thread's observer: training events go to the buffer the drain timer empties; a
 // search's rung starts and decisions are handed to callbacks that post to the GUI thread.
-class QueueForwarder : public runtime::SearchObserver {
+class QueueForwarder : public search_runner::SearchObserver {
  public:
-  using RunFn = std::function<void(const runtime::SearchJobId&, const std::string&, int, int)>;
-  using DecidedFn = std::function<void(const runtime::SearchSummary&)>;
+  using RunFn = std::function<void(const search_runner::SearchJobId&, const std::string&, int, int)>;
+  using DecidedFn = std::function<void(const search_runner::SearchSummary&)>;
   QueueForwarder(EventBuffer& buffer, RunFn run, DecidedFn decided)
       : m_buffer(buffer), m_run(std::move(run)), m_decided(std::move(decided)) {}
   void on_step(const runtime::StepMetrics& e) override { m_buffer.on_step(e); }
@@ -198,10 +196,10 @@ class QueueForwarder : public runtime::SearchObserver {
   void on_efficiency(const runtime::EfficiencyEvent& e) override { m_buffer.on_efficiency(e); }
   void on_log(const runtime::LogEvent& e) override { m_buffer.on_log(e); }
   void on_status(const runtime::StatusEvent& e) override { m_buffer.on_status(e); }
-  void on_search_run(const runtime::SearchJobId& id, const std::string& label, int index, int planned) override {
+  void on_search_run(const search_runner::SearchJobId& id, const std::string& label, int index, int planned) override {
     m_run(id, label, index, planned);
   }
-  void on_search_decided(const runtime::SearchSummary& s) override { m_decided(s); }
+  void on_search_decided(const search_runner::SearchSummary& s) override { m_decided(s); }
 
  private:
   EventBuffer& m_buffer;
@@ -227,7 +225,7 @@ QString evaluationSummary(const runtime::RunEvalResult& r) {
       .arg(r.recorded);
 }
 
-QString profileMessage(const runtime::QueueItemResult& r) {
+QString profileMessage(const queue::QueueItemResult& r) {
   if (!r.profile) return QString::fromStdString(r.reason);
   const int points = static_cast<int>(runtime::sweep_point_count(r.profile->sweep));
   const int failed = r.profile->failed_points();
@@ -237,7 +235,7 @@ QString profileMessage(const runtime::QueueItemResult& r) {
       .arg(failed ? QObject::tr(", %1 failed (their reasons are in the profile runs' notes)").arg(failed) : QString());
 }
 
-QString searchMessage(const runtime::QueueItemResult& r) {
+QString searchMessage(const queue::QueueItemResult& r) {
   if (!r.search) return QString::fromStdString(r.reason);
   const auto& s = r.search->summary;
   return QObject::tr("%1 rung runs trained, %2 found finished in the store%3")
@@ -258,8 +256,8 @@ bool RunQueue::locateProgram(bool needed, QString* error) {
 }
 
 void RunQueue::startNext() {
-  std::vector<std::pair<runtime::QueueItem, std::string>> skipped;
-  const std::optional<runtime::QueueItem> item = m_work.next(&skipped);
+  std::vector<std::pair<project::QueueItem, std::string>> skipped;
+  const std::optional<project::QueueItem> item = m_work.next(&skipped);
   for (const auto& [what, why] : skipped) emit profileEnded("skipped", QString::fromStdString(why), 0);
   if (!item) {
     m_busy = false;
@@ -279,14 +277,14 @@ void RunQueue::startNext() {
   const bool located = locateProgram(needsProgram, &error);
   if (m_current.isTraining()) emit runStarted(QString::fromStdString(item->project), m_current.run());
   if (!located) {
-    runtime::QueueItemResult failed;
+    queue::QueueItemResult failed;
     failed.reason = error.toStdString();
     // Reported like any other end, after the caller's own signal handling has run.
     m_toGui->post([this, it = *item, failed] { onItemDone(it, failed); });
     return;
   }
   m_drainTimer.start();
-  runtime::QueueSettings settings = m_work.settings();
+  queue::QueueSettings settings = m_work.settings();
   // Called in the worker thread: they only post to the GUI thread.
   settings.on_connected = [this](int world, const std::string& backend) {
     m_toGui->post([this, world, b = QString::fromStdString(backend)] {
@@ -306,15 +304,15 @@ void RunQueue::startNext() {
   m_worker->post([this, it = *item, settings, buffer, control, dir] {
     QueueForwarder forward(
         *buffer,
-        [this, dir](const runtime::SearchJobId& id, const std::string& label, int index, int planned) {
+        [this, dir](const search_runner::SearchJobId& id, const std::string& label, int index, int planned) {
           m_toGui->post([this, dir, job = QString::fromStdString(id.text()), l = QString::fromStdString(label), index,
                          planned] { emit searchRunStarted(dir, job, l, index, planned); });
         },
-        [this](const runtime::SearchSummary& summary) {
+        [this](const search_runner::SearchSummary& summary) {
           m_toGui->post([this, summary] { emit searchUpdated(summary); });
         });
     // Never throws: bad input ends the item failed with the error as its reason.
-    const runtime::QueueItemResult r = runtime::run_queue_item(it, settings, forward, *control);
+    const queue::QueueItemResult r = queue::run_queue_item(it, settings, forward, *control);
     m_toGui->post([this, it, r] { onItemDone(it, r); });
   });
 }
@@ -325,7 +323,7 @@ void RunQueue::drain() {
   if (!batch.empty()) emit eventsArrived(batch);
 }
 
-void RunQueue::onItemDone(const runtime::QueueItem& item, const runtime::QueueItemResult& r) {
+void RunQueue::onItemDone(const project::QueueItem& item, const queue::QueueItemResult& r) {
   drain();  // the last events before the end
   m_drainTimer.stop();
   m_busy = false;
@@ -333,18 +331,18 @@ void RunQueue::onItemDone(const runtime::QueueItem& item, const runtime::QueueIt
   const QString status = QString::fromStdString(r.status);
   const QString reason = QString::fromStdString(r.reason);
   switch (item.kind) {
-    case runtime::QueueItemKind::Train:
+    case project::QueueItemKind::Train:
       emit runEnded(QString::fromStdString(item.run), r.run_id, status, reason);
       break;
-    case runtime::QueueItemKind::Profile:
+    case project::QueueItemKind::Profile:
       emit profileEnded(status, profileMessage(r), r.profile ? static_cast<int>(r.profile->run_ids.size()) : 0);
       break;
-    case runtime::QueueItemKind::Evaluate:
+    case project::QueueItemKind::Evaluate:
       emit evaluationEnded(item.eval_run_id, status, r.evaluation ? evaluationSummary(*r.evaluation) : reason);
       break;
-    case runtime::QueueItemKind::Search:
-    case runtime::QueueItemKind::SearchTrial:
-      emit searchEnded(status, searchMessage(r), r.search ? r.search->summary : runtime::SearchSummary{});
+    case project::QueueItemKind::Search:
+    case project::QueueItemKind::SearchTrial:
+      emit searchEnded(status, searchMessage(r), r.search ? r.search->summary : search_runner::SearchSummary{});
       break;
   }
   startNext();

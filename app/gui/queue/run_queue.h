@@ -24,7 +24,8 @@
 
 #include "runtime/events.h"
 #include "project/project_queue.h"
-#include "search/runner/search_job.h"
+#include "search_runner/search_job.h"
+#include "queue/pass_plan.h"
 #include "queue/work_queue.h"
 
 namespace pha::gui {
@@ -63,11 +64,11 @@ class EventBuffer : public pha::runtime::RunObserver {
 // One item of the window's queue: the engine's queue item (queue/work_queue.h), built here
 // for the window's actions.
 struct QueuedRun {
-  pha::runtime::QueueItem item;
+  project::QueueItem item;
 
-  bool isTraining() const { return item.kind == pha::runtime::QueueItemKind::Train; }
-  bool isProfile() const { return item.kind == pha::runtime::QueueItemKind::Profile; }
-  bool isSearch() const { return item.kind == pha::runtime::QueueItemKind::Search; }
+  bool isTraining() const { return item.kind == project::QueueItemKind::Train; }
+  bool isProfile() const { return item.kind == project::QueueItemKind::Profile; }
+  bool isSearch() const { return item.kind == project::QueueItemKind::Search; }
   QString run() const { return QString::fromStdString(item.run); }
   // Run > Measure efficiency: the profile alone, whatever ran before.
   static QueuedRun profileOf(const QString& project);
@@ -97,11 +98,12 @@ class RunQueue : public QObject {
   ~RunQueue() override;
 
   void enqueue(const QVector<QueuedRun>& runs);
-  // The project's queue (runtime::project_queue with its defaults: every run, then the profile
-  // when project.json asks for it), each run's planned steps with the training overrides set
-  // now. False with the reason in *error for a bad project.
-  // With `only`, just those runs (in project order; no profile after them).
-  bool enqueueProject(const runtime::Project& project, QString* error, const QStringList& only = {});
+  // A pass over a project as `pha train` queues it (queue/pass_plan.h: the plan read once, the
+  // request's runs, then the profile when project.json asks for it), each run's planned steps
+  // with the training overrides set now. False with the reason in *error for a bad request.
+  bool enqueuePass(const queue::PassPlan& plan, const queue::PassRequest& request, QString* error);
+  // The engine's queue as it stands (its pending items: what a pass will train).
+  const queue::WorkQueue& work() const { return m_work; }
   void start();  // starts the next run when idle
   void pause();
   void resume();
@@ -147,17 +149,17 @@ class RunQueue : public QObject {
   // search's state: trials with their per-rung history), and the search ended: status
   // finished | cancelled | failed, message: what it did or the error, summary: its last state.
   void searchRunStarted(const QString& project, const QString& job, const QString& label, int index, int planned);
-  void searchUpdated(const pha::runtime::SearchSummary& summary);
-  void searchEnded(const QString& status, const QString& message, const pha::runtime::SearchSummary& summary);
+  void searchUpdated(const search_runner::SearchSummary& summary);
+  void searchEnded(const QString& status, const QString& message, const search_runner::SearchSummary& summary);
   void queueFinished();
 
  private:
   void startNext();
   bool locateProgram(bool needed, QString* error);
-  void onItemDone(const pha::runtime::QueueItem& item, const pha::runtime::QueueItemResult& result);
+  void onItemDone(const project::QueueItem& item, const queue::QueueItemResult& result);
   void drain();
 
-  pha::runtime::WorkQueue m_work;  // the engine's queue: pending items, skips, counters, position
+  queue::WorkQueue m_work;  // the engine's queue: pending items, skips, counters, position
   QueuedRun m_current;
   bool m_busy = false;
   int m_worldSize = 1;
@@ -173,5 +175,5 @@ class RunQueue : public QObject {
 }  // namespace pha::gui
 
 Q_DECLARE_METATYPE(pha::gui::EventBuffer::Batch)
-Q_DECLARE_METATYPE(pha::runtime::SearchSummary)
+Q_DECLARE_METATYPE(pha::search_runner::SearchSummary)
 

@@ -237,7 +237,7 @@ void ReportView::startBuild() {
     std::shared_ptr<const an::Report> report;
     QString error;
     try {
-      report = std::make_shared<const an::Report>(runtime::project_report(dir));
+      report = std::make_shared<const an::Report>(project::project_report(dir));
     } catch (const std::exception& e) {
       error = QString::fromUtf8(e.what());
     }
@@ -302,9 +302,9 @@ bool ReportView::exportHtml(const QString& path, QString* error) const {
     return false;
   }
   try {
-    pha::write_file_atomic(path.toStdString(), {an::render_html(*m_document)});  // the one writer
+    core::write_file_atomic(path.toStdString(), {an::render_html(*m_document)});  // the one writer
     return true;
-  } catch (const std::exception& e) {  // pha::Error naming the file
+  } catch (const std::exception& e) {  // core::Error naming the file
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }

@@ -118,7 +118,7 @@ bool RunActions::changeTags(const QList<qint64>& runIds, const QStringList& add,
   const QString error = withStore(m_browser->storePath(), [&](store::Store& s) {
     for (const QString& t : add) store::check_tag(t.toStdString());
     for (qint64 id : runIds) {
-      if (!s.get_run(id)) throw Error("no run " + std::to_string(id) + " in " + s.path());
+      if (!s.get_run(id)) throw core::Error("no run " + std::to_string(id) + " in " + s.path());
       for (const QString& t : add) s.add_tag(id, t.toStdString());
       for (const QString& t : remove) s.remove_tag(id, t.toStdString());
     }

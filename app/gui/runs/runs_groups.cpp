@@ -92,7 +92,7 @@ void RunsModel::buildGroups() {
     for (int r : row.replicas) {
       const store::RunListEntry& e = m_runs[static_cast<size_t>(r)];
       const auto& s = summaryAt(e, val);
-      best.push_back(s ? (higher_is_better(s->key) ? s->max : s->min) : kNaN);
+      best.push_back(s ? (core::higher_is_better(s->key) ? s->max : s->min) : kNaN);
       const std::int64_t t = m_tokens[static_cast<size_t>(r)];
       tokens.push_back(t < 0 ? kNaN : static_cast<double>(t));
       const double d = runSeconds(r);

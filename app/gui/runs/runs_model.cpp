@@ -35,7 +35,7 @@ QString valText(double v, bool accuracy) {
 }
 
 // Compact: "42.1 s", "1m 40s", "2h 05m" (pha::format_duration, the one formatter).
-QString formatDuration(double s) { return QString::fromStdString(pha::format_duration(s)); }
+QString formatDuration(double s) { return QString::fromStdString(core::format_duration(s)); }
 
 // Compact, so that the default columns fit the dock: "14:05" today, "Dec 1" this year, else
 // "2024-12"; the tooltip has the full time.
@@ -58,13 +58,13 @@ QVariant processesText(int worldSize, const std::string& backend, bool sort) {
 }
 
 QString precisionText(const std::string& envJson) {
-  const auto fields = provenance_fields(envJson);
+  const auto fields = core::provenance_fields(envJson);
   const auto it = fields.find("precision");
   return it == fields.end() ? QString() : QString::fromStdString(it->second);
 }
 
 QString provenanceText(const std::string& envJson) {
-  const auto fields = provenance_fields(envJson);
+  const auto fields = core::provenance_fields(envJson);
   if (fields.empty()) return QObject::tr("What produced this run was not recorded (a program older than store schema 7)");
   QStringList lines{QObject::tr("Produced by:")};
   std::set<std::string> shown;
@@ -73,7 +73,7 @@ QString provenanceText(const std::string& envJson) {
     if (it == fields.end() || !shown.insert(k).second) return;
     lines << QStringLiteral("%1: %2").arg(QString::fromStdString(k), QString::fromStdString(it->second));
   };
-  for (const auto& k : provenance_summary_keys()) add(k);
+  for (const auto& k : core::provenance_summary_keys()) add(k);
   for (const auto& [k, v] : fields) add(k);
   return lines.join('\n');
 }
@@ -89,7 +89,7 @@ namespace {
 struct ValMetric {
   const store::MetricSummary* s = nullptr;
   bool accuracy = false;
-  double best() const { return higher_is_better(s->key) ? s->max : s->min; }
+  double best() const { return core::higher_is_better(s->key) ? s->max : s->min; }
 };
 ValMetric valMetric(const store::RunListEntry& e) {
   if (const auto& loss = summaryAt(e, kValLoss)) return {&*loss, false};

@@ -17,7 +17,7 @@
 
 namespace pha::gui {
 
-using pha::runtime::SearchTrialState;
+using search_runner::SearchTrialState;
 
 RungChart::RungChart(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -42,7 +42,7 @@ void RungChart::clear(const QString& message) {
   m_panel->setEmptyMessage(message);
 }
 
-void RungChart::setSummary(const pha::runtime::SearchSummary& summary) {
+void RungChart::setSummary(const search_runner::SearchSummary& summary) {
   m_summary = summary;
   redraw();
 }

@@ -11,7 +11,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "search/runner/search_job.h"
+#include "search_runner/search_job.h"
 
 class QCustomPlot;
 class QMouseEvent;
@@ -27,7 +27,7 @@ class RungChart : public QWidget {
  public:
   explicit RungChart(QWidget* parent = nullptr);
 
-  void setSummary(const pha::runtime::SearchSummary& summary);
+  void setSummary(const search_runner::SearchSummary& summary);
   void setHighlighted(const QStringList& trialIds);  // searchTrialId of each
   void clear(const QString& message);
 
@@ -49,7 +49,7 @@ class RungChart : public QWidget {
   void redraw();
   void hover(QMouseEvent* event);
 
-  pha::runtime::SearchSummary m_summary;
+  search_runner::SearchSummary m_summary;
   QStringList m_highlighted;
   std::vector<Line> m_lines;
   int m_stoppedMarkers = 0;

@@ -315,10 +315,10 @@ void SearchForm::clear(const QString& message) {
   updateEnabled();
 }
 
-void SearchForm::load(const QString& projectDir, const runtime::SearchSectionFile& file) {
+void SearchForm::load(const QString& projectDir, const project::SearchSectionFile& file) {
   m_dir = projectDir;
   m_hasSection = !file.section.is_null();
-  m_loaded = m_hasSection ? file.section : runtime::default_search_section(file);
+  m_loaded = m_hasSection ? file.section : project::default_search_section(file);
   m_variantNames = file.variants;
   m_note->setText(m_hasSection ? tr("The project's \"search\" section (docs/search.md). Save writes it to "
                                     "project.json once the engine accepts it.")
@@ -532,7 +532,7 @@ bool SearchForm::save() {
     return false;
   }
   try {
-    runtime::write_search_section(m_dir.toStdString(), section);
+    project::write_search_section(m_dir.toStdString(), section);
   } catch (const std::exception& e) {
     showError(QString::fromUtf8(e.what()));
     return false;

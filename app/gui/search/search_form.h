@@ -3,7 +3,7 @@
 // for choice lists and ranges is not built), the layer patterns (generated from constraints, or
 // an explicit list as JSON text), the budget, one or two objectives, seeds, sampler,
 // equal_params and threads. Save writes the section back to project.json (runtime::write_search_section:
-// the engine validates it first; its pha::Error, naming the field, is shown under the form and
+// the engine validates it first; its core::Error, naming the field, is shown under the form and
 // nothing is written). Fields left as loaded keep their JSON exactly as written (an objective
 // given as {"metric", "direction"} stays so), and keys the form does not know are kept.
 #pragma once
@@ -25,7 +25,7 @@ class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 
-namespace pha::runtime {
+namespace pha::project {
 struct SearchSectionFile;  // project/project_search.h
 }
 
@@ -37,7 +37,7 @@ class SearchForm : public QWidget {
   explicit SearchForm(QWidget* parent = nullptr);
 
   // Shows `file`'s section (or, when it has none, a proposal to add: runtime::default_search_section).
-  void load(const QString& projectDir, const runtime::SearchSectionFile& file);
+  void load(const QString& projectDir, const project::SearchSectionFile& file);
   void clear(const QString& message);
   // The section the form describes now (the loaded JSON with the edited fields replaced); null
   // with *error when a JSON text field does not parse.

@@ -12,11 +12,11 @@
 
 namespace pha::gui {
 
-using pha::runtime::SearchTrialState;
+using search_runner::SearchTrialState;
 
 SearchLeaderboardModel::SearchLeaderboardModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void SearchLeaderboardModel::setSummary(const pha::runtime::SearchSummary& summary) {
+void SearchLeaderboardModel::setSummary(const search_runner::SearchSummary& summary) {
   beginResetModel();
   m_summary = summary;
   m_order = searchLeaderboardOrder(m_summary);

@@ -9,7 +9,7 @@
 #include <QStringList>
 #include <vector>
 
-#include "search/runner/search_job.h"
+#include "search_runner/search_job.h"
 
 namespace pha::gui {
 
@@ -19,8 +19,8 @@ class SearchLeaderboardModel : public QAbstractTableModel {
   enum Column { Rank, Trial, Settings, State, Rung, Resource, FirstObjective };
   explicit SearchLeaderboardModel(QObject* parent = nullptr);
 
-  void setSummary(const pha::runtime::SearchSummary& summary);
-  const pha::runtime::SearchSummary& summary() const { return m_summary; }
+  void setSummary(const search_runner::SearchSummary& summary);
+  const search_runner::SearchSummary& summary() const { return m_summary; }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -28,7 +28,7 @@ class SearchLeaderboardModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
   // The trial shown in `row` (source rows), nullptr out of range.
-  const pha::runtime::SearchTrialState* trialAt(int row) const;
+  const search_runner::SearchTrialState* trialAt(int row) const;
   int rowOfTrial(const QString& trialId) const;  // searchTrialId; -1 when absent
   int paramsColumn() const { return FirstObjective + objectiveCount(); }
   int whyColumn() const { return paramsColumn() + 1; }
@@ -38,10 +38,10 @@ class SearchLeaderboardModel : public QAbstractTableModel {
 
  private:
   int objectiveCount() const { return static_cast<int>(m_summary.objectives.size()); }
-  QVariant display(const pha::runtime::SearchTrialState& t, int row, int column) const;
-  QVariant sortValue(const pha::runtime::SearchTrialState& t, int row, int column) const;
+  QVariant display(const search_runner::SearchTrialState& t, int row, int column) const;
+  QVariant sortValue(const search_runner::SearchTrialState& t, int row, int column) const;
 
-  pha::runtime::SearchSummary m_summary;
+  search_runner::SearchSummary m_summary;
   std::vector<int> m_order;  // leaderboard order: indices into m_summary.trials
   std::vector<int> m_rank;   // per row: rank within its base variant (1-based)
   bool m_manySearches = false, m_manyBrackets = false;

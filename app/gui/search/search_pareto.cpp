@@ -16,7 +16,7 @@
 
 namespace pha::gui {
 
-using pha::runtime::SearchTrialState;
+using search_runner::SearchTrialState;
 
 SearchParetoChart::SearchParetoChart(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -32,7 +32,7 @@ QCustomPlot* SearchParetoChart::plot() const { return m_panel->plot(); }
 QString SearchParetoChart::emptyMessage() const { return m_panel->emptyMessage(); }
 
 // Points, front line and names in one pass, in QCustomPlot's stacking order.
-void SearchParetoChart::setSummary(const pha::runtime::SearchSummary& s) {
+void SearchParetoChart::setSummary(const search_runner::SearchSummary& s) {
   QCustomPlot* plot = m_panel->plot();
   plot->clearGraphs();
   plot->clearItems();
@@ -62,7 +62,7 @@ void SearchParetoChart::setSummary(const pha::runtime::SearchSummary& s) {
     ys.push_back(p->mean[1]);
   }
   m_points = static_cast<int>(trials.size());
-  const std::vector<bool> front = paretoFront(xs, ys, higher_is_better(s.objectives[0]), higher_is_better(s.objectives[1]));
+  const std::vector<bool> front = paretoFront(xs, ys, core::higher_is_better(s.objectives[0]), core::higher_is_better(s.objectives[1]));
   std::vector<std::size_t> onFront;
   for (std::size_t i = 0; i < trials.size(); ++i) {
     const QString state = QString::fromStdString(trials[i]->state);
@@ -91,7 +91,7 @@ void SearchParetoChart::setSummary(const pha::runtime::SearchSummary& s) {
   }
   const auto axisName = [&](std::size_t k) {
     return tr("%1 (%2 is better)")
-        .arg(QString::fromStdString(s.objectives[k]), higher_is_better(s.objectives[k]) ? tr("higher") : tr("lower"));
+        .arg(QString::fromStdString(s.objectives[k]), core::higher_is_better(s.objectives[k]) ? tr("higher") : tr("lower"));
   };
   plot->xAxis->setLabel(axisName(0));
   plot->yAxis->setLabel(axisName(1));

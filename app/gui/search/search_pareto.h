@@ -9,7 +9,7 @@
 #include <QStringList>
 #include <QWidget>
 
-#include "search/runner/search_job.h"
+#include "search_runner/search_job.h"
 
 class QCustomPlot;
 
@@ -24,7 +24,7 @@ class SearchParetoChart : public QWidget {
  public:
   explicit SearchParetoChart(QWidget* parent = nullptr);
 
-  void setSummary(const pha::runtime::SearchSummary& summary);
+  void setSummary(const search_runner::SearchSummary& summary);
   int pointCount() const { return m_points; }
   QStringList frontTrials() const { return m_front; }  // searchTrialId of the non-dominated
   QString emptyMessage() const;

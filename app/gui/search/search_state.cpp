@@ -11,9 +11,9 @@
 
 namespace pha::gui {
 
-using pha::runtime::SearchRungPoint;
-using pha::runtime::SearchSummary;
-using pha::runtime::SearchTrialState;
+using search_runner::SearchRungPoint;
+using search_runner::SearchSummary;
+using search_runner::SearchTrialState;
 
 namespace {
 
@@ -58,9 +58,9 @@ SearchSummary mergeSearchSummary(const SearchSummary& base, const SearchSummary&
 }
 
 bool markSearchRunStarted(SearchSummary& summary, const QString& job) {
-  pha::runtime::SearchJobId id;
+  search_runner::SearchJobId id;
   try {
-    id = pha::runtime::SearchJobId::parse(job.toStdString());
+    id = search_runner::SearchJobId::parse(job.toStdString());
   } catch (const std::exception&) {
     return false;
   }

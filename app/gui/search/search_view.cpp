@@ -34,7 +34,7 @@
 
 namespace pha::gui {
 
-using pha::runtime::SearchSummary;
+using search_runner::SearchSummary;
 
 namespace {
 constexpr int kStripRows = 8;  // the best trials whose patterns the strip draws
@@ -195,7 +195,7 @@ void SearchView::refresh() {
   const QString dir = m_session->dir();
   QString problem;
   try {
-    const runtime::SearchSectionFile file = runtime::read_search_section(dir.toStdString());
+    const project::SearchSectionFile file = project::read_search_section(dir.toStdString());
     m_hasSection = !file.section.is_null();
     m_form->load(dir, file);
   } catch (const std::exception& e) {
@@ -206,7 +206,7 @@ void SearchView::refresh() {
     problem = tr("the run store is damaged (the Project dock's banner says how to recover it); its search is not read.");
   } else if (m_hasSection) {
     try {
-      m_base = pha::runtime::search_status(dir.toStdString());
+      m_base = search_runner::search_status(dir.toStdString());
     } catch (const std::exception& e) {
       problem = tr("cannot read the search's state: %1").arg(QString::fromUtf8(e.what()));
     }
@@ -245,7 +245,7 @@ void SearchView::refreshStatus() {
   if (m_live || !m_hasSection || !m_session->isOpen() || m_session->isStoreDamaged()) return;
   SearchSummary now;
   try {
-    now = pha::runtime::search_status(m_session->dir().toStdString());
+    now = search_runner::search_status(m_session->dir().toStdString());
   } catch (const std::exception& e) {
     m_status->setText(tr("Search of %1: %2")
                           .arg(m_session->name().toHtmlEscaped(),
@@ -428,7 +428,7 @@ bool SearchView::promoteSelected(const QString& name) {
   if (chosen.isEmpty()) {
     QString proposed;
     try {
-      proposed = QString::fromStdString(pha::runtime::unique_variant_name(dir, t->search + "-t" + std::to_string(t->trial)));
+      proposed = QString::fromStdString(project::unique_variant_name(dir, t->search + "-t" + std::to_string(t->trial)));
     } catch (const std::exception&) {
       proposed = QString::fromStdString(t->search + "-t" + std::to_string(t->trial));
     }
@@ -445,7 +445,7 @@ bool SearchView::promoteSelected(const QString& name) {
   }
   QString added;
   try {
-    added = QString::fromStdString(pha::runtime::promote_search_trial(dir, ids.first().toStdString(), chosen.toStdString()));
+    added = QString::fromStdString(search_runner::promote_search_trial(dir, ids.first().toStdString(), chosen.toStdString()));
   } catch (const std::exception& e) {
     fail(tr("Cannot promote %1: %2").arg(ids.first(), QString::fromUtf8(e.what())));
     return false;

@@ -17,7 +17,7 @@
 #include <QWidget>
 #include <functional>
 
-#include "search/runner/search_job.h"
+#include "search_runner/search_job.h"
 
 class QLabel;
 class QPushButton;
@@ -61,7 +61,7 @@ class SearchView : public QWidget {
   void selectTrials(const QStringList& trialIds);  // searchTrialId of each
   QStringList selectedTrials() const;
 
-  const pha::runtime::SearchSummary& summary() const { return m_shown; }
+  const search_runner::SearchSummary& summary() const { return m_shown; }
   SearchForm* form() const { return m_form; }
   SearchLeaderboardModel* leaderboard() const { return m_model; }
   QTableView* table() const { return m_table; }
@@ -82,13 +82,13 @@ class SearchView : public QWidget {
  private:
   QWidget* buildResults();
   void connectQueue();
-  void showSummary(const pha::runtime::SearchSummary& summary);
+  void showSummary(const search_runner::SearchSummary& summary);
   void updateButtons();
   void updateStrip();
   void fail(const QString& message);
   void onRunStarted(const QString& project, const QString& job, const QString& label, int index, int planned);
-  void onUpdated(const pha::runtime::SearchSummary& summary);
-  void onEnded(const QString& status, const QString& message, const pha::runtime::SearchSummary& summary);
+  void onUpdated(const search_runner::SearchSummary& summary);
+  void onEnded(const QString& status, const QString& message, const search_runner::SearchSummary& summary);
 
   ProjectSession* m_session;
   RunQueue* m_queue;
@@ -96,8 +96,8 @@ class SearchView : public QWidget {
   bool m_hasSection = false;
   bool m_live = false;   // a search of this project runs in the queue
   int m_liveJobs = 1;
-  pha::runtime::SearchSummary m_base;   // the store's state when the view last read it
-  pha::runtime::SearchSummary m_shown;  // what the view shows (base + live updates)
+  search_runner::SearchSummary m_base;   // the store's state when the view last read it
+  search_runner::SearchSummary m_shown;  // what the view shows (base + live updates)
   QString m_progress;                   // the running search's line
   QString m_error;
 

@@ -1,7 +1,7 @@
-#include "data/tasks/composition_tasks.h"
+#include "data/internal/composition_tasks.h"
 
 #include "core/error.h"
-#include "data/tasks/task_common.h"
+#include "data/internal/task_common.h"
 
 namespace pha::data {
 
@@ -13,20 +13,20 @@ struct Shape {
   int seq_len_min = 0;
 };
 
-Shape read_shape(ConfigReader& r, TaskInfo& info, int32_t default_vocab, int default_T, int min_T) {
+Shape read_shape(core::ConfigReader& r, TaskInfo& info, int32_t default_vocab, int default_T, int min_T) {
   Shape s;
   s.vocab = static_cast<int32_t>(r.get_int("vocab_size", default_vocab, 4, 1 << 24));
-  info.seq_len = static_cast<int>(r.get_int("seq_len", default_T, min_T, limits::kMaxSeqLen, limits::kNote));
+  info.seq_len = static_cast<int>(r.get_int("seq_len", default_T, min_T, core::limits::kMaxSeqLen, core::limits::kNote));
   s.seq_len_min = static_cast<int>(r.get_int("seq_len_min", info.seq_len, min_T, info.seq_len));
   info.seq_len_min = s.seq_len_min;
-  if (s.vocab % 2 != 0) throw Error("task.vocab_size", "must be even (half keys, half values)");
+  if (s.vocab % 2 != 0) throw core::Error("task.vocab_size", "must be even (half keys, half values)");
   return s;
 }
 
 class ArDecode : public TaskGenerator {
  public:
   explicit ArDecode(const nlohmann::json& config) {
-    ConfigReader r(config, "task");
+    core::ConfigReader r(config, "task");
     info_.suite = "seed2";
     detail::read_common(r, info_, seed_, 12800);
     shape_ = read_shape(r, info_, 64, 32, 4);
@@ -73,12 +73,12 @@ class ArDecode : public TaskGenerator {
 class Mkar : public TaskGenerator {
  public:
   explicit Mkar(const nlohmann::json& config) {
-    ConfigReader r(config, "task");
+    core::ConfigReader r(config, "task");
     info_.suite = "seed2";
     detail::read_common(r, info_, seed_, 12800);
     shape_ = read_shape(r, info_, 64, 48, 6);
     r.finish();
-    if (shape_.vocab < 8) throw Error("task.vocab_size", "must be at least 8 for MKAR");
+    if (shape_.vocab < 8) throw core::Error("task.vocab_size", "must be at least 8 for MKAR");
     info_.vocab_size = shape_.vocab + 2;
     params_ = r.used();
   }
@@ -125,7 +125,7 @@ class Mkar : public TaskGenerator {
 class Needle : public TaskGenerator {
  public:
   explicit Needle(const nlohmann::json& config) {
-    ConfigReader r(config, "task");
+    core::ConfigReader r(config, "task");
     info_.suite = "seed2";
     detail::read_common(r, info_, seed_, 12800);
     shape_ = read_shape(r, info_, 64, 64, 3);

@@ -2,8 +2,8 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "data/tasks/mad_tasks.h"
-#include "data/tasks/task_common.h"
+#include "data/internal/mad_tasks.h"
+#include "data/internal/task_common.h"
 
 namespace pha::data {
 
@@ -16,19 +16,19 @@ namespace {
 class SelectiveCopy : public TaskGenerator {
  public:
   SelectiveCopy(const nlohmann::json& config, bool seed2) {
-    ConfigReader r(config, "task");
+    core::ConfigReader r(config, "task");
     info_.suite = seed2 ? "seed2" : "mad";
     detail::read_common(r, info_, seed_, 12800);
     vocab_ = static_cast<int32_t>(r.get_int("vocab_size", 16, 4, 1 << 24));
-    info_.seq_len = static_cast<int>(r.get_int("seq_len", seed2 ? 50 : 256, 4, limits::kMaxSeqLen, limits::kNote));
+    info_.seq_len = static_cast<int>(r.get_int("seq_len", seed2 ? 50 : 256, 4, core::limits::kMaxSeqLen, core::limits::kNote));
     seq_len_min_ = static_cast<int>(r.get_int("seq_len_min", seed2 ? 20 : info_.seq_len, 3, info_.seq_len));
     n_ = static_cast<int>(r.get_int("num_tokens_to_copy", seed2 ? 8 : 16, 1, 1 << 20));
     bits_p_ = r.get_double("bits_p", -1.0, -1.0, 1.0);
     r.finish();
     if (2 * n_ + 1 > seq_len_min_)
-      throw Error("task.num_tokens_to_copy", "2 * num_tokens_to_copy + 1 must be <= the shortest sequence (" +
+      throw core::Error("task.num_tokens_to_copy", "2 * num_tokens_to_copy + 1 must be <= the shortest sequence (" +
                                                  std::to_string(seq_len_min_) + ")");
-    if (bits_p_ < 0 && bits_p_ != -1.0) throw Error("task.bits_p", "must be -1 (off) or in [0, 1]");
+    if (bits_p_ < 0 && bits_p_ != -1.0) throw core::Error("task.bits_p", "must be -1 (off) or in [0, 1]");
     info_.vocab_size = vocab_;
     info_.seq_len_min = seq_len_min_;
     params_ = r.used();
@@ -68,15 +68,15 @@ class SelectiveCopy : public TaskGenerator {
 class Memorization : public TaskGenerator {
  public:
   explicit Memorization(const nlohmann::json& config) {
-    ConfigReader r(config, "task");
+    core::ConfigReader r(config, "task");
     info_.suite = "mad";
     detail::read_common(r, info_, seed_, 12800);
     vocab_ = static_cast<int32_t>(r.get_int("vocab_size", 256, 4, 1 << 24));
-    info_.seq_len = static_cast<int>(r.get_int("seq_len", 32, 2, limits::kMaxSeqLen, limits::kNote));
+    info_.seq_len = static_cast<int>(r.get_int("seq_len", 32, 2, core::limits::kMaxSeqLen, core::limits::kNote));
     map_seed_ = static_cast<uint64_t>(r.get_int("map_seed", 0, 0, INT64_MAX));
     r.finish();
-    if (vocab_ % 2 != 0) throw Error("task.vocab_size", "must be even (half keys, half values)");
-    if (info_.seq_len % 2 != 0) throw Error("task.seq_len", "must be even (key, insert token)");
+    if (vocab_ % 2 != 0) throw core::Error("task.vocab_size", "must be even (half keys, half values)");
+    if (info_.seq_len % 2 != 0) throw core::Error("task.seq_len", "must be even (key, insert token)");
     info_.vocab_size = vocab_ + 1;
     params_ = r.used();
     Rng rng(map_seed_);

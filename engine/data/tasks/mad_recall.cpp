@@ -2,8 +2,8 @@
 #include <map>
 
 #include "core/error.h"
-#include "data/tasks/mad_tasks.h"
-#include "data/tasks/task_common.h"
+#include "data/internal/mad_tasks.h"
+#include "data/internal/task_common.h"
 
 namespace pha::data {
 
@@ -15,20 +15,20 @@ namespace {
 class Recall : public TaskGenerator {
  public:
   Recall(const nlohmann::json& config, bool noisy) {
-    ConfigReader r(config, "task");
+    core::ConfigReader r(config, "task");
     info_.suite = "mad";
     info_.metric = "macro";
     detail::read_common(r, info_, seed_, 12800);
     vocab_ = static_cast<int32_t>(r.get_int("vocab_size", 16, 4, 1 << 24));
-    info_.seq_len = static_cast<int>(r.get_int("seq_len", 128, 4, limits::kMaxSeqLen, limits::kNote));
+    info_.seq_len = static_cast<int>(r.get_int("seq_len", 128, 4, core::limits::kMaxSeqLen, core::limits::kNote));
     all_values_ = r.get_choice("targets", "repeated", {"repeated", "all"}) == "all";
     if (noisy) {
       noise_vocab_ = static_cast<int32_t>(r.get_int("noise_vocab_size", 16, 1, 1 << 20));
       noise_prob_ = r.get_double("noise_prob", 0.2, 0.0, 0.95);
     }
     r.finish();
-    if (info_.seq_len % 2 != 0) throw Error("task.seq_len", "must be even (key-value slots)");
-    if (vocab_ % 2 != 0) throw Error("task.vocab_size", "must be even (half keys, half values)");
+    if (info_.seq_len % 2 != 0) throw core::Error("task.seq_len", "must be even (key-value slots)");
+    if (vocab_ % 2 != 0) throw core::Error("task.vocab_size", "must be even (half keys, half values)");
     info_.vocab_size = vocab_ + noise_vocab_;
     params_ = r.used();
   }
@@ -77,12 +77,12 @@ class Recall : public TaskGenerator {
 class FuzzyRecall : public TaskGenerator {
  public:
   explicit FuzzyRecall(const nlohmann::json& config) {
-    ConfigReader r(config, "task");
+    core::ConfigReader r(config, "task");
     info_.suite = "mad";
     info_.metric = "macro";
     detail::read_common(r, info_, seed_, 12800);
     vocab_ = static_cast<int32_t>(r.get_int("vocab_size", 16, 4, 1 << 24));
-    info_.seq_len = static_cast<int>(r.get_int("seq_len", 128, 12, limits::kMaxSeqLen, limits::kNote));
+    info_.seq_len = static_cast<int>(r.get_int("seq_len", 128, 12, core::limits::kMaxSeqLen, core::limits::kNote));
     key_min_ = static_cast<int>(r.get_int("key_len_min", 1, 1, 16));
     key_max_ = static_cast<int>(r.get_int("key_len_max", 3, key_min_, 16));
     value_min_ = static_cast<int>(r.get_int("value_len_min", 1, 1, 16));
@@ -90,9 +90,9 @@ class FuzzyRecall : public TaskGenerator {
     repeat_prob_ = r.get_double("repeat_prob", 0.5, 0.0, 1.0);
     all_values_ = r.get_choice("targets", "repeated", {"repeated", "all"}) == "all";
     r.finish();
-    if (vocab_ % 2 != 0) throw Error("task.vocab_size", "must be even (half keys, half values)");
+    if (vocab_ % 2 != 0) throw core::Error("task.vocab_size", "must be even (half keys, half values)");
     if (2 * (key_max_ + value_max_) > info_.seq_len)
-      throw Error("task.seq_len", "must hold at least two pairs of the longest tuples");
+      throw core::Error("task.seq_len", "must hold at least two pairs of the longest tuples");
     info_.vocab_size = vocab_ + 1;
     params_ = r.used();
   }
@@ -141,7 +141,7 @@ class FuzzyRecall : public TaskGenerator {
       keys_seen.push_back(&ins->first);
       emit(ins->first, ins->second, all_values_);
     }
-    if (keys_seen.empty()) throw Error("task.seq_len", "too short for a fuzzy recall pair and its query");
+    if (keys_seen.empty()) throw core::Error("task.seq_len", "too short for a fuzzy recall pair and its query");
     const auto* q = keys_seen[rng.below(keys_seen.size())];
     emit(*q, table[*q], true);
     const int pad = T - static_cast<int>(seq.size());

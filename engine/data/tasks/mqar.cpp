@@ -1,9 +1,9 @@
-#include "data/tasks/mqar.h"
+#include "data/internal/mqar.h"
 
 #include <cmath>
 
 #include "core/error.h"
-#include "data/tasks/task_common.h"
+#include "data/internal/task_common.h"
 
 namespace pha::data {
 
@@ -12,20 +12,20 @@ namespace {
 class Mqar : public TaskGenerator {
  public:
   explicit Mqar(const nlohmann::json& config) {
-    ConfigReader r(config, "task");
+    core::ConfigReader r(config, "task");
     info_.suite = "zoology";
     detail::read_common(r, info_, seed_, 100000);
     vocab_ = static_cast<int32_t>(r.get_int("vocab_size", 8192, 4, 1 << 30));
-    info_.seq_len = static_cast<int>(r.get_int("seq_len", 64, 4, limits::kMaxSeqLen, limits::kNote));
+    info_.seq_len = static_cast<int>(r.get_int("seq_len", 64, 4, core::limits::kMaxSeqLen, core::limits::kNote));
     kv_ = static_cast<int>(r.get_int("num_kv_pairs", 4, 1, 1 << 22));
     power_a_ = r.get_double("power_a", 0.01, 1e-6, 1.0);
     random_non_queries_ = r.get_bool("random_non_queries", true);
     r.finish();
     const int T = info_.seq_len;
-    if (T % 2 != 0) throw Error("task.seq_len", "must be even for MQAR, got " + std::to_string(T));
-    if (vocab_ <= T) throw Error("task.vocab_size", "must be greater than seq_len (" + std::to_string(T) + ")");
-    if (4 * kv_ > T) throw Error("task.num_kv_pairs", "4 * num_kv_pairs must be <= seq_len (" + std::to_string(T) + ")");
-    if (kv_ > vocab_ / 2 - 1) throw Error("task.num_kv_pairs", "must be below vocab_size / 2");
+    if (T % 2 != 0) throw core::Error("task.seq_len", "must be even for MQAR, got " + std::to_string(T));
+    if (vocab_ <= T) throw core::Error("task.vocab_size", "must be greater than seq_len (" + std::to_string(T) + ")");
+    if (4 * kv_ > T) throw core::Error("task.num_kv_pairs", "4 * num_kv_pairs must be <= seq_len (" + std::to_string(T) + ")");
+    if (kv_ > vocab_ / 2 - 1) throw core::Error("task.num_kv_pairs", "must be below vocab_size / 2");
     info_.vocab_size = vocab_;
     params_ = r.used();
     // Query slot weights p_i ~ a * i^(a-1), i = 1..space (zoology's power law).

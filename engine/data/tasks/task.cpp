@@ -4,9 +4,9 @@
 #include <mutex>
 
 #include "core/error.h"
-#include "data/tasks/composition_tasks.h"
-#include "data/tasks/mad_tasks.h"
-#include "data/tasks/mqar.h"
+#include "data/internal/composition_tasks.h"
+#include "data/internal/mad_tasks.h"
+#include "data/internal/mqar.h"
 
 namespace pha::data {
 
@@ -92,19 +92,19 @@ std::vector<std::string> task_names() {
 }
 
 std::unique_ptr<TaskGenerator> make_task(const nlohmann::json& config) {
-  if (!config.is_object()) throw Error("task", "must be a JSON object {\"task\": name, ...params}");
+  if (!config.is_object()) throw core::Error("task", "must be a JSON object {\"task\": name, ...params}");
   auto it = config.find("task");
   if (it == config.end() || !it->is_string())
-    throw Error("task.task", "is required: one of " + names_list());
+    throw core::Error("task.task", "is required: one of " + names_list());
   for (const auto& [name, why] : refused_tasks())
-    if (*it == name) throw Error("task.task", "\"" + name + "\" is not offered: " + why);
+    if (*it == name) throw core::Error("task.task", "\"" + name + "\" is not offered: " + why);
   TaskFactory factory;
   {
     std::lock_guard<std::mutex> lock(g_registry_mutex);
     auto f = registry().find(it->get<std::string>());
     if (f != registry().end()) factory = f->second;
   }
-  if (!factory) throw Error("task.task", "unknown task \"" + it->get<std::string>() + "\"; known: " + names_list());
+  if (!factory) throw core::Error("task.task", "unknown task \"" + it->get<std::string>() + "\"; known: " + names_list());
   return factory(config);
 }
 
@@ -151,7 +151,7 @@ std::vector<TaskSet> length_generalization_sets(const nlohmann::json& config, co
 std::vector<TaskSet> ood_bits_sets(const nlohmann::json& config) {
   auto base = make_task(config);
   if (!base->params().contains("bits_p"))
-    throw Error("task.bits_p", "task \"" + base->info().name + "\" has no binary-input mode for OOD bits sets");
+    throw core::Error("task.bits_p", "task \"" + base->info().name + "\" has no binary-input mode for OOD bits sets");
   std::vector<TaskSet> out;
   for (double p : {0.1, 0.3, 0.7, 0.9}) {
     nlohmann::json c = base->params();

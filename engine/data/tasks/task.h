@@ -55,7 +55,7 @@ class TaskGenerator {
 
 using TaskFactory = std::function<std::unique_ptr<TaskGenerator>(const nlohmann::json& config)>;
 
-// Builds a task from {"task": name, ...params}; unknown names or fields give pha::Error naming
+// Builds a task from {"task": name, ...params}; unknown names or fields give core::Error naming
 // "task.<field>" and what is allowed. A task this workbench refuses (refused_tasks()) gives the
 // reason instead.
 std::unique_ptr<TaskGenerator> make_task(const nlohmann::json& config);

@@ -36,7 +36,7 @@ Args parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw pha::Error(k, "needs a value");
+      if (i + 1 >= argc) throw pha::core::Error(k, "needs a value");
       return argv[++i];
     };
     if (k == "--runs") a.runs = std::stoi(value());
@@ -44,7 +44,7 @@ Args parse(int argc, char** argv) {
     else if (k == "--repeats") a.repeats = std::stoi(value());
     else if (k == "--dir") a.dir = value();
     else if (k == "--keep") a.keep = true;
-    else throw pha::Error(k, "unknown option (allowed: --runs, --points, --repeats, --dir, --keep)");
+    else throw pha::core::Error(k, "unknown option (allowed: --runs, --points, --repeats, --dir, --keep)");
   }
   return a;
 }
@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
     std::string dir = args.dir;
     if (dir.empty()) {
       std::string tmpl = (std::filesystem::temp_directory_path() / "pha-store-bench-XXXXXX");
-      if (!mkdtemp(tmpl.data())) throw pha::Error(tmpl, "cannot create a temporary directory");
+      if (!mkdtemp(tmpl.data())) throw pha::core::Error(tmpl, "cannot create a temporary directory");
       dir = tmpl;
     }
     const std::string path = dir + "/runs.sqlite";

@@ -72,8 +72,8 @@ TEST(CliDistributed, TwoProcessesWithGlobalBatchBTrainLikeOneProcessAndOnlyRankZ
 
   expect_same_losses(one.store(), two.store(), 20);
 
-  const auto ca = pha::model::load_checkpoint(last_checkpoint(one.store(), 1));
-  const auto cb = pha::model::load_checkpoint(last_checkpoint(two.store(), 1));
+  const auto ca = pha::nn::load_checkpoint(last_checkpoint(one.store(), 1));
+  const auto cb = pha::nn::load_checkpoint(last_checkpoint(two.store(), 1));
   EXPECT_EQ(ca.step, 20);
   EXPECT_EQ(cb.step, 20);
   ASSERT_EQ(ca.model.size(), cb.model.size());

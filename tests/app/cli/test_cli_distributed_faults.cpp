@@ -121,7 +121,7 @@ TEST(CliDistributedFaults, AKilledWorkerFailsTheRunWithinTheTimeoutAndItsCheckpo
     ASSERT_FALSE(cks.empty());
     last = cks.back().path;
   }
-  const auto ck = pha::model::load_checkpoint(last);
+  const auto ck = pha::nn::load_checkpoint(last);
   EXPECT_GE(ck.step, 20);
   EXPECT_FALSE(ck.model.empty());
 
@@ -150,7 +150,7 @@ TEST(CliDistributedFaults, CtrlCOnTheLauncherCancelsEveryRankAtOneStepWithACheck
   EXPECT_EQ(s.get_run(1)->status, pha::store::RunStatus::Cancelled);
   const auto cks = s.checkpoints(1);
   ASSERT_EQ(cks.size(), 1u);
-  EXPECT_EQ(pha::model::load_checkpoint(cks[0].path).step, s.summary(1, "train/loss")->last_step);
+  EXPECT_EQ(pha::nn::load_checkpoint(cks[0].path).step, s.summary(1, "train/loss")->last_step);
   EXPECT_EQ(s.integrity_check(), "ok");
 }
 

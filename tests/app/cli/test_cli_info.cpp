@@ -46,11 +46,11 @@ TEST(CliInfo, BlasKernelsSuitTheCpuAndTheSwitchesWork) {
   const std::string line = blas_kernels_line("");
   if (line.rfind("not OpenBLAS", 0) == 0) GTEST_SKIP() << line;
   const std::string core = line.substr(0, line.find(' '));
-  const pha::CpuVectorFeatures cpu = pha::cpu_vector_features();
-  if (cpu.level >= pha::CpuVectorLevel::Avx2 && pha::openblas_core_level(core) >= 0) {
-    EXPECT_GE(pha::openblas_core_level(core), 2) << line;
+  const pha::core::CpuVectorFeatures cpu = pha::core::cpu_vector_features();
+  if (cpu.level >= pha::core::CpuVectorLevel::Avx2 && pha::core::openblas_core_level(core) >= 0) {
+    EXPECT_GE(pha::core::openblas_core_level(core), 2) << line;
   }
-  EXPECT_EQ(pha::better_openblas_core(core, cpu), "") << line;
+  EXPECT_EQ(pha::core::better_openblas_core(core, cpu), "") << line;
   // the user's OPENBLAS_CORETYPE is kept, and said so
   EXPECT_EQ(blas_kernels_line("OPENBLAS_CORETYPE=Prescott"), "Prescott (OPENBLAS_CORETYPE, as set)");
   // PHA_BLAS_CORE=system keeps OpenBLAS's own choice: no OPENBLAS_CORETYPE appears

@@ -99,7 +99,7 @@ TEST(CliRuntime, KillMinus9LeavesAConsistentStoreAndALoadableCheckpoint) {
   for (int64_t i = 0; i < last.step; ++i) EXPECT_EQ(losses[static_cast<size_t>(i)].step, i + 1);
   // The last checkpoint loads into a model built from its own config.
   const json cfg = pha::runtime::checkpoint_config(last.path);
-  pha::runtime::TrainingConfig tc;
+  pha::project::TrainingConfig tc;
   pha::runtime::Trainer t(pha::model::model_config_from_json(cfg.at("model")), tc, "cpu");
   EXPECT_EQ(t.load_checkpoint(last.path), last.step);
 }
@@ -166,7 +166,7 @@ TEST(CliRuntime, RunsShowLabelsHeldOutSetsAndModelsWithoutAMixer) {
 }
 
 TEST(CliRuntime, QuickstartEndToEndReduced) {
-  if (!fs::exists(pha::gutenberg_dir())) GTEST_SKIP() << "Gutenberg corpus not installed at " << pha::gutenberg_dir();
+  if (!fs::exists(pha::core::gutenberg_dir())) GTEST_SKIP() << "Gutenberg corpus not installed at " << pha::core::gutenberg_dir();
   const char* src = PHA_SOURCE_DIR;
   pha::test::TempProject p;
   std::ifstream tmpl(std::string(src) + "/projects/quickstart/project.json");
@@ -290,7 +290,7 @@ TEST(ProfileJob, RecordsProfileRunsUnderTheProjectsNameInItsStore) {
   b["profile"] = {{"seq_lens", "long"}};
   bad.write_project(b);
   spec.project = bad.dir().string();
-  EXPECT_THROW(pha::runtime::run_profile_job(spec, obs, ctl), pha::Error);
+  EXPECT_THROW(pha::runtime::run_profile_job(spec, obs, ctl), pha::core::Error);
   EXPECT_FALSE(fs::exists(bad.store())) << "a bad project writes nothing";
 }
 

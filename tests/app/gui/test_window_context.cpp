@@ -71,7 +71,7 @@ std::string fileText(const std::filesystem::path& path) {
 // training it would have written), its group and seed, a short train/loss curve whose last step
 // is at `wallMs`, and a final val/loss of 2.40 for pha models, 2.60 for the others, + 0.01 x seed.
 std::vector<std::int64_t> storeTrainedPlans(const pha::test::TempProject& tp, std::int64_t wallMs = 7300) {
-  const pha::runtime::Project p = pha::runtime::load_project(tp.dir().string());
+  const pha::project::Project p = pha::project::load_project(tp.dir().string());
   auto s = pha::store::Store::open(tp.store());
   std::vector<std::int64_t> ids;
   for (const auto& plan : p.runs) {

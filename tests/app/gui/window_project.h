@@ -18,7 +18,7 @@ namespace pha::test {
 // The quickstart template with its data pointed at a small corpus made by the test, one run per
 // variant (no tuning, seeds or claims).
 inline void writeQuickstartCopy(const TempProject& tp) {
-  std::ifstream in(pha::runtime::project_file_in(pha::runtime::find_template("quickstart")));
+  std::ifstream in(project::project_file_in(project::find_template("quickstart")));
   nlohmann::json j = nlohmann::json::parse(in);
   j["data"] = {{"kind", "file"}, {"path", tp.write_corpus()}, {"cache", false}, {"tokenizer", {{"kind", "byte"}}}};
   j.erase("tune");

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/multiplicity.h"
+#include "analysis/internal/multiplicity.h"
 #include "analysis/stats.h"
 
 namespace pa = pha::analysis;

@@ -12,7 +12,7 @@
 
 #include "analysis/report.h"
 #include "analysis/report_document.h"
-#include "analysis/report_internal.h"
+#include "analysis/internal/report_internal.h"
 #include "core/error.h"
 #include "engine/store/store_test_util.h"
 #include "store/run_writer.h"
@@ -270,7 +270,7 @@ TEST(Report, GridClaimsCompareAtEachPointAndFormatsParse) {
   const std::string md = pa::render_report(r, "md");
   EXPECT_NE(md.find("| d=16 |"), std::string::npos) << md;
   EXPECT_NE(md.find("**verdict: holds at 1 of 2 grid points"), std::string::npos) << md;
-  EXPECT_THROW(pa::render_report(r, "pdf"), pha::Error);
+  EXPECT_THROW(pa::render_report(r, "pdf"), pha::core::Error);
 }
 
 TEST(Report, StructuralCheckerRejectsBrokenHtml) {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/multiplicity.h"
+#include "analysis/internal/multiplicity.h"
 #include "analysis/report.h"
 #include "data/sha256.h"
 #include "engine/store/store_test_util.h"

@@ -295,14 +295,14 @@ TEST(BudgetVerdicts, BadBudgetsAreErrorsNamingTheField) {
     try {
       read(bad);
       ADD_FAILURE() << "no error for " << bad;
-    } catch (const pha::Error& e) {
+    } catch (const pha::core::Error& e) {
       EXPECT_EQ(e.where().rfind("claims[0].at", 0), 0u) << e.where() << ": " << e.what();
     }
   }
   EXPECT_THROW(pa::read_claims(json::parse(R"([{"claim": "lower_is_better", "metric": "eval/valid/loss", "better": "a",
                                                "than": "b", "at": {"steps": [1]}}])"),
                                "claims", ctx),
-               pha::Error);
+               pha::core::Error);
 }
 
 TEST(ScalingReport, FitsEachVariantsLadderAndFindsTheCrossover) {

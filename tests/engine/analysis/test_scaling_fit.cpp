@@ -303,7 +303,7 @@ TEST(ScalingFit, InvalidOptionsThrow) {
   try {
     pa::fit_power_law(pts, opt);
     FAIL() << "level 1 accepted";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), "level");
   }
   opt.level = 0.9;
@@ -311,7 +311,7 @@ TEST(ScalingFit, InvalidOptionsThrow) {
   try {
     pa::fit_power_law(pts, opt);
     FAIL() << "a negative band x accepted";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), "band_x");
   }
 }
@@ -394,9 +394,9 @@ TEST(ScalingCrossover, NoneWhenTheCurvesDoNotCrossInRange) {
   const pa::Crossover cb = pa::crossover(fa, bad, 1e5, 1e7);
   EXPECT_FALSE(cb.found);
   EXPECT_EQ(cb.message.rfind("fit b failed: needs at least 3 distinct x", 0), 0u) << cb.message;
-  EXPECT_THROW(pa::crossover(fa, up, 0.0, 1e7), pha::Error);
-  EXPECT_THROW(pa::crossover(fa, up, 1e7, 1e5), pha::Error);
-  EXPECT_THROW(pa::crossover(fa, up, 1e5, 1e7, 1.5), pha::Error);
+  EXPECT_THROW(pa::crossover(fa, up, 0.0, 1e7), pha::core::Error);
+  EXPECT_THROW(pa::crossover(fa, up, 1e7, 1e5), pha::core::Error);
+  EXPECT_THROW(pa::crossover(fa, up, 1e5, 1e7, 1.5), pha::core::Error);
 }
 
 TEST(CurveCrossings, OneCrossing) {
@@ -449,7 +449,7 @@ TEST(CurveCrossings, UnorderedXThrows) {
   try {
     pa::curve_crossings({{0, 1}, {1, 2}}, {{0, 1}, {2, 2}, {1, 3}});
     FAIL() << "descending x accepted";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), "b");
   }
 }

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/isoflop.h"
-#include "analysis/scaling_identify.h"
+#include "analysis/internal/isoflop.h"
+#include "analysis/internal/scaling_identify.h"
 #include "core/error.h"
 
 namespace pa = pha::analysis;
@@ -233,7 +233,7 @@ TEST(IsoFlop, TooFewBudgetsAndUnbracketedMinimaAreSaid) {
   EXPECT_FALSE(f.ok);
   EXPECT_EQ(f.message.rfind("not enough budgets: 2 of 4", 0), 0u) << f.message;
   EXPECT_TRUE(std::isnan(f.exponent));
-  EXPECT_THROW(pa::isoflop_fit(pts, {0.0, 3}), pha::Error);
+  EXPECT_THROW(pa::isoflop_fit(pts, {0.0, 3}), pha::core::Error);
 }
 
 }  // namespace scaling_identify_test

@@ -41,12 +41,12 @@ std::string read_text(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// The Error's where() when `f` throws pha::Error; "(no error)" when it does not throw.
+// The Error's where() when `f` throws core::Error; "(no error)" when it does not throw.
 template <typename Fn>
 std::string error_where(Fn&& f) {
   try {
     f();
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     return e.where();
   }
   return "(no error)";
@@ -57,9 +57,9 @@ std::string error_where(Fn&& f) {
 TEST(AtomicFileWriter, WithoutCommitTheOldFileStaysAndNoTempRemains) {
   TempDir dir;
   const std::string path = dir.file("f.bin");
-  pha::write_file_atomic(path, {"old contents"});
+  pha::core::write_file_atomic(path, {"old contents"});
   {
-    pha::AtomicFileWriter w(path);
+    pha::core::AtomicFileWriter w(path);
     w.write("new", 3);
     EXPECT_TRUE(fs::exists(w.temp_path()));
     EXPECT_EQ(fs::path(w.temp_path()).parent_path(), dir.path()) << "beside the file: rename stays on one file system";
@@ -68,7 +68,7 @@ TEST(AtomicFileWriter, WithoutCommitTheOldFileStaysAndNoTempRemains) {
   EXPECT_EQ(read_text(path), "old contents");
   EXPECT_EQ(dir.count(), 1u);
   {
-    pha::AtomicFileWriter w(path);
+    pha::core::AtomicFileWriter w(path);
     w.write(std::string_view("new "));
     w.write("contents", 8);
     w.commit();
@@ -80,7 +80,7 @@ TEST(AtomicFileWriter, WithoutCommitTheOldFileStaysAndNoTempRemains) {
 TEST(AtomicFileWriter, TwoWritersOfOnePathDoNotShareATemporaryFile) {
   TempDir dir;
   const std::string path = dir.file("f.txt");
-  pha::AtomicFileWriter a(path), b(path);
+  pha::core::AtomicFileWriter a(path), b(path);
   EXPECT_NE(a.temp_path(), b.temp_path());
   a.write(std::string_view("a"));
   b.write(std::string_view("b"));
@@ -93,11 +93,11 @@ TEST(AtomicFileWriter, TwoWritersOfOnePathDoNotShareATemporaryFile) {
 TEST(AtomicFileWriter, FailuresNameThePath) {
   TempDir dir;
   const std::string missing = dir.file("no/such/dir/f.bin");
-  EXPECT_EQ(error_where([&] { pha::AtomicFileWriter w(missing); }), missing);
+  EXPECT_EQ(error_where([&] { pha::core::AtomicFileWriter w(missing); }), missing);
   // rename over a folder fails: the target is named, the folder is untouched, no temporary stays.
   const std::string folder = dir.file("a-folder");
   fs::create_directories(folder + "/inside");
-  EXPECT_EQ(error_where([&] { pha::write_file_atomic(folder, {"text"}); }), folder);
+  EXPECT_EQ(error_where([&] { pha::core::write_file_atomic(folder, {"text"}); }), folder);
   EXPECT_TRUE(fs::is_directory(folder + "/inside"));
   EXPECT_EQ(dir.count(), 1u);
 }
@@ -105,18 +105,18 @@ TEST(AtomicFileWriter, FailuresNameThePath) {
 TEST(WriteFileAtomic, WritesThePartsWholeAndCreatesTheFolder) {
   TempDir dir;
   const std::string path = dir.file("sub/folder/out.csv");
-  pha::write_file_atomic(path, {"a,b\n", "", "1,2\n"});
+  pha::core::write_file_atomic(path, {"a,b\n", "", "1,2\n"});
   EXPECT_EQ(read_text(path), "a,b\n1,2\n");
-  pha::write_file_atomic(path, {"replaced\n"});
+  pha::core::write_file_atomic(path, {"replaced\n"});
   EXPECT_EQ(read_text(path), "replaced\n");
   EXPECT_EQ(static_cast<size_t>(std::distance(fs::directory_iterator(dir.file("sub/folder")), {})), 1u);
 }
 
 TEST(WriteFileAtomic, AFolderThatCannotBeMadeNamesTheFile) {
   TempDir dir;
-  pha::write_file_atomic(dir.file("plain"), {"a file, not a folder"});
+  pha::core::write_file_atomic(dir.file("plain"), {"a file, not a folder"});
   const std::string path = dir.file("plain/out.txt");
-  EXPECT_EQ(error_where([&] { pha::write_file_atomic(path, {"text"}); }), path);
+  EXPECT_EQ(error_where([&] { pha::core::write_file_atomic(path, {"text"}); }), path);
   EXPECT_EQ(dir.count(), 1u);
 }
 
@@ -125,7 +125,7 @@ TEST(WriteFileAtomic, AnUnwritableFolderNamesTheFileAndLeavesItAbsent) {
   TempDir dir;
   fs::permissions(dir.path(), fs::perms::owner_read | fs::perms::owner_exec);
   const std::string path = dir.file("out.txt");
-  EXPECT_EQ(error_where([&] { pha::write_file_atomic(path, {"text"}); }), path);
+  EXPECT_EQ(error_where([&] { pha::core::write_file_atomic(path, {"text"}); }), path);
   fs::permissions(dir.path(), fs::perms::owner_all);
   EXPECT_FALSE(fs::exists(path));
   EXPECT_EQ(dir.count(), 0u);

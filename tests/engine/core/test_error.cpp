@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 TEST(Error, MessageNamesTheField) {
-  pha::Error e("model.attention.kv_heads", "3 must divide model.attention.heads = 8");
+  pha::core::Error e("model.attention.kv_heads", "3 must divide model.attention.heads = 8");
   EXPECT_EQ(e.where(), "model.attention.kv_heads");
   EXPECT_STREQ(e.what(), "model.attention.kv_heads: 3 must divide model.attention.heads = 8");
 }
 
 TEST(Error, WithoutWhereIsTheMessageAlone) {
-  pha::Error e("bad");
+  pha::core::Error e("bad");
   EXPECT_TRUE(e.where().empty());
   EXPECT_STREQ(e.what(), "bad");
 }

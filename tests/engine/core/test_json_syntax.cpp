@@ -10,7 +10,7 @@ std::string said(const std::string& text) {
   try {
     (void)nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    return pha::describe_json_syntax_error(text, e).text();
+    return pha::core::describe_json_syntax_error(text, e).text();
   }
   return "(parsed)";
 }

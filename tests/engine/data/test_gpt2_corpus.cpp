@@ -16,7 +16,7 @@
 #include "core/paths.h"
 #include "data/bpe_tokenizer.h"
 #include "data/file_io.h"
-#include "data/utf8.h"
+#include "data/internal/utf8.h"
 #include "unicode_text.h"
 
 namespace fs = std::filesystem;
@@ -141,7 +141,7 @@ class ReferenceBpe {
 class Gpt2Bpe : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = pha::gpt2_tokenizer_dir();
+    dir_ = pha::core::gpt2_tokenizer_dir();
     if (!fs::exists(dir_ / "encoder.json") || !fs::exists(dir_ / "vocab.bpe"))
       GTEST_SKIP() << "GPT-2 files not installed in " << dir_ << " (run installer/setup.sh)";
     tok_ = pha::data::BpeTokenizer::load(dir_, "gpt2");
@@ -153,7 +153,7 @@ class Gpt2Bpe : public ::testing::Test {
 std::vector<fs::path> gutenberg_books() {
   std::vector<fs::path> books;
   std::error_code ec;
-  for (auto& e : fs::directory_iterator(pha::gutenberg_dir(), ec))
+  for (auto& e : fs::directory_iterator(pha::core::gutenberg_dir(), ec))
     if (e.path().extension() == ".txt") books.push_back(e.path());
   std::sort(books.begin(), books.end());
   return books;
@@ -203,7 +203,7 @@ TEST_F(Gpt2Bpe, MatchesTheReferenceOnGeneratedUnicodeText) {
 
 TEST_F(Gpt2Bpe, MatchesTheReferenceOnGutenbergExcerpts) {
   auto books = gutenberg_books();
-  if (books.empty()) GTEST_SKIP() << "Gutenberg corpus not installed in " << pha::gutenberg_dir();
+  if (books.empty()) GTEST_SKIP() << "Gutenberg corpus not installed in " << pha::core::gutenberg_dir();
   ReferenceBpe ref(dir_);
   for (const auto& b : books) {
     std::string text = pha::data::decode_utf8_latin1(pha::data::read_file(b)).text;
@@ -217,7 +217,7 @@ TEST_F(Gpt2Bpe, MatchesTheReferenceOnGutenbergExcerpts) {
 
 TEST_F(Gpt2Bpe, LosslessOnTheWholeGutenbergCorpus) {
   auto books = gutenberg_books();
-  if (books.empty()) GTEST_SKIP() << "Gutenberg corpus not installed in " << pha::gutenberg_dir();
+  if (books.empty()) GTEST_SKIP() << "Gutenberg corpus not installed in " << pha::core::gutenberg_dir();
   EXPECT_EQ(books.size(), 18u);
   size_t tokens = 0, fallback_books = 0;
   for (const auto& b : books) {

@@ -33,8 +33,8 @@ TEST(Metrics, IgnoredPositionsNeverCount) {
 }
 
 TEST(Metrics, SizeMismatchIsAnError) {
-  EXPECT_THROW(pha::data::accuracy({1, 2}, {1}, 1), pha::Error);
-  EXPECT_THROW(pha::data::accuracy({1, 2, 3}, {1, 2, 3}, 2), pha::Error);
+  EXPECT_THROW(pha::data::accuracy({1, 2}, {1}, 1), pha::core::Error);
+  EXPECT_THROW(pha::data::accuracy({1, 2, 3}, {1, 2, 3}, 2), pha::core::Error);
 }
 
 // The ratio estimator's standard error (Cochran 1977, 6.3), computed by hand below.

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "core/error.h"
-#include "data/tasks/composition_tasks.h"
+#include "data/internal/composition_tasks.h"
 #include "data/tasks/task.h"
 
 using pha::data::kIgnore;
@@ -99,7 +99,7 @@ TEST(Mqar, RejectsConfigsOutsideTheDefinition) {
     try {
       make_task(cfg);
       ADD_FAILURE() << "accepted " << cfg.dump();
-    } catch (const pha::Error& e) {
+    } catch (const pha::core::Error& e) {
       EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
     }
   };
@@ -259,7 +259,7 @@ TEST(OodBits, ContentIsBernoulliWithTheGivenP) {
     });
     EXPECT_NEAR(static_cast<double>(ones) / static_cast<double>(total), p, 0.02) << set.name;
   }
-  EXPECT_THROW(pha::data::ood_bits_sets({{"task", "needle"}}), pha::Error);
+  EXPECT_THROW(pha::data::ood_bits_sets({{"task", "needle"}}), pha::core::Error);
 }
 
 TEST(LengthGeneralization, SetsHaveTheSpecLengths) {
@@ -281,7 +281,7 @@ TEST(MadCompression, IsRefusedWithTheReason) {
   try {
     make_task({{"task", "mad_compression"}});
     ADD_FAILURE() << "mad_compression was made";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("task.task"), std::string::npos) << msg;
     EXPECT_NE(msg.find("\"mad_compression\" is not offered"), std::string::npos) << msg;

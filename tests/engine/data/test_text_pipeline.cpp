@@ -8,7 +8,7 @@
 
 #include "core/error.h"
 #include "data/batcher.h"
-#include "data/byte_tokenizer.h"
+#include "data/internal/byte_tokenizer.h"
 #include "data/file_io.h"
 #include "data/text_dataset.h"
 #include "data/text_source.h"
@@ -36,10 +36,10 @@ std::string paragraphs_text(int n) {
 std::string expect_error(const std::function<void()>& f) {
   try {
     f();
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     return e.what();
   }
-  ADD_FAILURE() << "no pha::Error";
+  ADD_FAILURE() << "no core::Error";
   return "";
 }
 
@@ -180,11 +180,11 @@ TEST(TokenCache, RoundTripCorruptionAndStaleness) {
   for (size_t pos : {size_t{20}, size_t{70}, good.size() - 3}) {
     std::string bad = good;
     bad[pos] = static_cast<char>(bad[pos] ^ 0x10);
-    write_file_atomic(file, {bad});
+    pha::core::write_file_atomic(file, {bad});
     EXPECT_FALSE(cache.open(file, key, &why)) << "byte " << pos;
     EXPECT_EQ(why.rfind("corrupt", 0), 0u) << why;
   }
-  write_file_atomic(file, {good.substr(0, 30)});
+  pha::core::write_file_atomic(file, {good.substr(0, 30)});
   EXPECT_FALSE(cache.open(file, key, &why));
 }
 
@@ -210,7 +210,7 @@ TEST(TokenCache, HeaderSizesThatWrapAroundAreCorrupt) {
   for (const std::string& bad : {with(~uint64_t{0} - 6, data_offset, 3),                 // 64 + key_length wraps to 57
                                  with(key_len, ~uint64_t{0} - 7, (len + 8) / 2),         // offset + 2 count wraps to len
                                  with(key_len, data_offset, (uint64_t{1} << 63) + 3)}) {  // 2 count wraps to 6
-    write_file_atomic(file, {bad});
+    pha::core::write_file_atomic(file, {bad});
     std::string why;
     EXPECT_FALSE(cache.open(file, key, &why));
     EXPECT_EQ(why, "corrupt: sizes do not match the file");
@@ -241,7 +241,7 @@ TEST(TextDataset, CachesSplitsRebuildsWhenCorruptOrStale) {
   ASSERT_FALSE(valid_file.empty());
   std::string bytes = read_file(valid_file);
   bytes[bytes.size() - 1] = static_cast<char>(bytes.back() ^ 1);
-  write_file_atomic(valid_file, {bytes});
+  pha::core::write_file_atomic(valid_file, {bytes});
   auto c = TextDataset::load(cfg);
   EXPECT_FALSE(c.from_cache());
   ASSERT_FALSE(c.cache_misses().empty());
@@ -274,7 +274,7 @@ TEST(Batchers, TrainWindowsAreSeededContiguousShiftedByOne) {
         EXPECT_EQ(in, x.targets[static_cast<size_t>(r * 16 + t - 1)]);
       }
     }
-  EXPECT_THROW(TrainBatcher(TokenArray::from_ids({1, 2}, 257), 1, 4, 0), pha::Error);
+  EXPECT_THROW(TrainBatcher(TokenArray::from_ids({1, 2}, 257), 1, 4, 0), pha::core::Error);
 }
 
 TEST(Batchers, EvalWindowsCoverEveryPredictionOnce) {

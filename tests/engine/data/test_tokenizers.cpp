@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "data/bpe_tokenizer.h"
 #include "data/bpe_trainer.h"
-#include "data/byte_tokenizer.h"
+#include "data/internal/byte_tokenizer.h"
 #include "data/file_io.h"
 #include "data/pretokenizer.h"
 #include "data/rng.h"
@@ -48,8 +48,8 @@ TEST(ByteTokenizer, IdsAreBytesAndRoundTripAnyBytes) {
     EXPECT_EQ(tok.decode(tok.encode(s)), s);
   }
   EXPECT_EQ(tok.decode({104, 105, 256}), "hi<|endoftext|>");
-  EXPECT_THROW(tok.decode({257}), pha::Error);
-  EXPECT_THROW(tok.decode({-1}), pha::Error);
+  EXPECT_THROW(tok.decode({257}), pha::core::Error);
+  EXPECT_THROW(tok.decode({-1}), pha::core::Error);
   EXPECT_EQ(tok.describe()["kind"], "byte");
 }
 
@@ -131,7 +131,7 @@ TEST(TokenizerConfig, ErrorsNameTheField) {
     try {
       pha::data::make_tokenizer(cfg, "data.tokenizer");
       ADD_FAILURE() << "accepted " << cfg.dump();
-    } catch (const pha::Error& e) {
+    } catch (const pha::core::Error& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };

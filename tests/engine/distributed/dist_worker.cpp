@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
       return fail("allreduce with a missing peer returned");
     }
     return fail("unknown scenario " + scenario);
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 3;
   }

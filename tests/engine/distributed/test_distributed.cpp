@@ -98,7 +98,7 @@ TEST(Distributed, BucketedHookAllreduceEqualsTheWholeBatchGradientOnFourRanks) {
 
 TEST(Distributed, ADeadPeerFailsTheOtherRankWithAnError) {
   const Outcome o = run_workers(2, "dead-peer", 10);
-  EXPECT_EQ(o.codes[0], 3);  // a pha::Error, not a hang, not a crash
+  EXPECT_EQ(o.codes[0], 3);  // a core::Error, not a hang, not a crash
   EXPECT_LT(o.seconds[0], 30.0);
 }
 
@@ -127,11 +127,11 @@ TEST(Distributed, EnvironmentIsReadLikeTorchrunAndBadValuesNameTheVariable) {
   try {
     pha::distributed::config_from_env();
     ADD_FAILURE() << "RANK 4 of 4 accepted";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), "RANK");
   }
   for (const char* v : {"WORLD_SIZE", "RANK", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "PHA_DIST_TIMEOUT"}) unsetenv(v);
   EXPECT_FALSE(pha::distributed::config_from_env());
   EXPECT_EQ(pha::distributed::resolve_backend("auto", "cpu"), "gloo");
-  EXPECT_THROW(pha::distributed::resolve_backend("mpi", "cpu"), pha::Error);
+  EXPECT_THROW(pha::distributed::resolve_backend("mpi", "cpu"), pha::core::Error);
 }

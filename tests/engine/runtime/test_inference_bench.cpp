@@ -73,7 +73,7 @@ TEST(InferenceBench, BadSpecsNameTheField) {
   const auto field_of = [](auto f) {
     try {
       f();
-    } catch (const Error& e) {
+    } catch (const core::Error& e) {
       return std::string(e.what());
     }
     return std::string("no error");

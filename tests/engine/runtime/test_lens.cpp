@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "runtime/job.h"
 #include "runtime/lens.h"
-#include "runtime/lens_internal.h"
+#include "runtime/internal/lens_internal.h"
 #include "runtime/run_eval.h"
 #include "runtime_test_util.h"
 #include "store/lens_store.h"
@@ -50,7 +50,7 @@ TEST(Lens, PerTokenLossesAverageToTheEvaluatorsLossOnTheSameWindows) {
   o.record = false;
   o.splits = {"valid"};
   o.max_tokens = 512;
-  const RunEvalResult r = evaluate_run(p.store(), run, o);
+  const pha::runtime::RunEvalResult r = evaluate_run(p.store(), run, o);
   ASSERT_EQ(r.rows.size(), 1u);
   ASSERT_EQ(r.rows[0].tokens, 512);
   EXPECT_NEAR(t.mean_nll, r.rows[0].loss, 1e-5 * r.rows[0].loss);
@@ -149,7 +149,7 @@ TEST(Lens, GssOnlyModelHasNoAttentionMapAndSaysSo) {
   try {
     lens.attention(w, 0, 0, 0);
     FAIL() << "a GSS-only model has no attention map";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_NE(std::string(e.what()).find("has no attention branch"), std::string::npos) << e.what();
   }
   const KernelSpectrum s = lens.spectrum();
@@ -184,7 +184,7 @@ TEST(Lens, MqarPositionsCarryTheTasksRoles) {
   EXPECT_EQ(queries, 4) << "4 pairs queried once each";
   LensSource text;
   text.text = "text";
-  EXPECT_THROW(lens.windows(text), pha::Error) << "a task run reads its held-out examples";
+  EXPECT_THROW(lens.windows(text), pha::core::Error) << "a task run reads its held-out examples";
   const KnockoutResult k = lens.knockouts(w);
   EXPECT_EQ(k.class_tokens[2], 12);
   EXPECT_EQ(k.tokens, 12) << "the overall figures are over the task's own targets (the queries)";

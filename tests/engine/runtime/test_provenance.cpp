@@ -43,7 +43,7 @@ std::map<std::string, std::vector<double>> values_of(const std::string& store, i
   return out;
 }
 
-int64_t train(const pha::test::TempProject& p, int64_t cancel_at = 0) {
+int64_t train_recorded(const pha::test::TempProject& p, int64_t cancel_at = 0) {
   QuietCancellable obs;
   RunControl ctl;
   obs.cancel_at = cancel_at;
@@ -58,9 +58,9 @@ int64_t train(const pha::test::TempProject& p, int64_t cancel_at = 0) {
 TEST(Provenance, ARunRecordsWhatProducedItsNumbers) {
   pha::test::TempProject p;
   p.write_project(p.text_project());
-  const int64_t id = train(p);
+  const int64_t id = train_recorded(p);
   auto s = pha::store::Store::open(p.store());
-  const auto env = pha::provenance_fields(s.get_run(id)->env_json);
+  const auto env = pha::core::provenance_fields(s.get_run(id)->env_json);
   for (const char* k : {"precision", "precision.setting", "precision.reason", "kernels", "threads.intra_op",
                         "threads.blas", "threads.policy", "blas.library", "blas.core", "torch.version", "torch.build",
                         "device", "device.name", "cpu.model", "cpu.flags", "program.version", "program.commit", "host",
@@ -80,10 +80,10 @@ TEST(Provenance, ARunRecordsWhatProducedItsNumbers) {
 TEST(Provenance, AResumedRunKeepsItsRecordedPrecision) {
   pha::test::TempProject p;
   p.write_project(p.text_project({{"steps", 6}, {"eval_every", 0}, {"precision", "fp32"}}));
-  const int64_t id = train(p, 2);
+  const int64_t id = train_recorded(p, 2);
   {
     auto s = pha::store::Store::open(p.store());
-    EXPECT_EQ(pha::provenance_fields(s.get_run(id)->env_json).at("precision"), "fp32");
+    EXPECT_EQ(pha::core::provenance_fields(s.get_run(id)->env_json).at("precision"), "fp32");
   }
   // The project now asks for bf16; the run resumes in fp32, as it started.
   p.write_project(p.text_project({{"steps", 6}, {"eval_every", 0}, {"precision", "bf16"}}));
@@ -94,7 +94,7 @@ TEST(Provenance, AResumedRunKeepsItsRecordedPrecision) {
   const JobResult r = run_job(spec, obs, ctl);
   ASSERT_EQ(r.status, JobStatus::Finished) << r.reason;
   auto s = pha::store::Store::open(p.store());
-  EXPECT_EQ(pha::provenance_fields(s.get_run(id)->env_json).at("precision"), "fp32");
+  EXPECT_EQ(pha::core::provenance_fields(s.get_run(id)->env_json).at("precision"), "fp32");
   EXPECT_EQ(s.list_runs().size(), 1u);
 }
 
@@ -105,12 +105,12 @@ TEST(Provenance, TheSameRunRepeatsBitForBitUnderLoad) {
   pha::test::TempProject quiet, busy;
   quiet.write_project(quiet.text_project({{"steps", 8}, {"eval_every", 4}}));
   busy.write_project(busy.text_project({{"steps", 8}, {"eval_every", 4}}));
-  const int64_t a = train(quiet);
+  const int64_t a = train_recorded(quiet);
   int64_t b = 0;
   {
     pha::test::BusyLoops loops(2);
     ASSERT_EQ(loops.size(), 2u);
-    b = train(busy);
+    b = train_recorded(busy);
   }
   const auto va = values_of(quiet.store(), a), vb = values_of(busy.store(), b);
   ASSERT_FALSE(va.empty());
@@ -122,8 +122,8 @@ TEST(Provenance, TheSameRunRepeatsBitForBitUnderLoad) {
       if (!(std::isnan(v[i]) && std::isnan(vb.at(k)[i]))) EXPECT_EQ(v[i], vb.at(k)[i]) << k << "[" << i << "]";
   }
   auto sa = pha::store::Store::open(quiet.store()), sb = pha::store::Store::open(busy.store());
-  EXPECT_EQ(pha::provenance_fields(sa.get_run(a)->env_json).at("precision"),
-            pha::provenance_fields(sb.get_run(b)->env_json).at("precision"));
+  EXPECT_EQ(pha::core::provenance_fields(sa.get_run(a)->env_json).at("precision"),
+            pha::core::provenance_fields(sb.get_run(b)->env_json).at("precision"));
 }
 
 // A run that ended before it wrote any checkpoint (cancelled at once) is trained again from the
@@ -155,5 +155,5 @@ TEST(Provenance, ARunCancelledBeforeItsFirstCheckpointIsTrainedAgainInPlace) {
   // A finished run is not trained again in place.
   RunControl third;
   spec.restart_run_id = first.run_id;
-  EXPECT_THROW(run_job(spec, obs, third), pha::Error);
+  EXPECT_THROW(run_job(spec, obs, third), pha::core::Error);
 }

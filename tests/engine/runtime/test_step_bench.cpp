@@ -47,7 +47,7 @@ TEST(StepBench, MedianOfTimedTrainStepsWithTheirPhases) {
   EXPECT_FALSE(r.bf16_autocast);
   EXPECT_GT(r.n_params, 0);
   EXPECT_GT(r.peak_bytes, 0);
-  EXPECT_LE(r.peak_bytes, pha::peak_rss_bytes()) << "VmHWM only grows";
+  EXPECT_LE(r.peak_bytes, pha::core::peak_rss_bytes()) << "VmHWM only grows";
 }
 
 TEST(StepBench, ForwardPhaseAndTraceFile) {
@@ -73,10 +73,10 @@ TEST(StepBench, MedianAndBadSpecs) {
   EXPECT_DOUBLE_EQ(median_of({}), 0.0);
   StepBenchSpec spec = tiny_spec();
   spec.phase = "backward";
-  EXPECT_THROW(bench_steps(spec), pha::Error);
+  EXPECT_THROW(bench_steps(spec), pha::core::Error);
   spec = tiny_spec();
   spec.repeats = 0;
-  EXPECT_THROW(bench_steps(spec), pha::Error);
+  EXPECT_THROW(bench_steps(spec), pha::core::Error);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "error_message.h"
-#include "runtime/early_stop.h"
+#include "runtime/internal/early_stop.h"
 #include "runtime/job.h"
 #include "runtime/job_data.h"
 #include "project/project.h"
@@ -22,13 +22,13 @@ using pha::test::error_message;
 
 namespace {
 
-std::string data_error(const json& data) { return error_message([&] { DataSpec::from_json(data); }); }
+std::string data_error(const json& data) { return error_message([&] { pha::project::DataSpec::from_json(data); }); }
 
 const json kCopy = {{"task", "selective_copy"}, {"seq_len", 30}, {"seq_len_min", 20}, {"vocab_size", 8},
                     {"num_tokens_to_copy", 4}, {"num_examples", 1000}};
 
 TEST(TaskData, ZoologySuiteExpandsToTheMixtureAndTheSevenTestSets) {
-  const DataSpec d = DataSpec::from_json({{"kind", "task"}, {"suite", "zoology"}});
+  const pha::project::DataSpec d = pha::project::DataSpec::from_json({{"kind", "task"}, {"suite", "zoology"}});
   ASSERT_EQ(d.train_sets.size(), 5u);
   ASSERT_EQ(d.test_tasks.size(), 7u);
   EXPECT_EQ(d.suite, "zoology");
@@ -38,7 +38,7 @@ TEST(TaskData, ZoologySuiteExpandsToTheMixtureAndTheSevenTestSets) {
   EXPECT_EQ(d.test_tasks[6].second["seed"], 10);  // seed + 10
   EXPECT_EQ(d.test_tasks[6].second["vocab_size"], 8192);
   // The object form sets the seed and the vocabulary of every set; V must exceed every set's T.
-  const DataSpec e = DataSpec::from_json({{"kind", "task"}, {"suite", {{"name", "zoology"}, {"seed", 3}, {"vocab_size", 2048}}}});
+  const pha::project::DataSpec e = pha::project::DataSpec::from_json({{"kind", "task"}, {"suite", {{"name", "zoology"}, {"seed", 3}, {"vocab_size", 2048}}}});
   EXPECT_EQ(e.train_sets[4].second["seed"], 3);
   EXPECT_EQ(e.test_tasks[0].second["seed"], 13);
   EXPECT_EQ(e.test_tasks[0].second["vocab_size"], 2048);
@@ -55,8 +55,8 @@ TEST(TaskData, ProjectOnTheSuiteTrainsAtTheLongestTAndDrawsSetsInProportion) {
   pha::test::TempProject p;
   json j = p.text_project();
   j["data"] = {{"kind", "task"}, {"suite", "zoology"}};
-  const Project project = parse_project(j, p.dir().string(), "project.json");
-  const RunPlan& run = project.runs.front();
+  const pha::project::Project project = pha::project::parse_project(j, p.dir().string(), "project.json");
+  const pha::project::RunPlan& run = project.runs.front();
   EXPECT_EQ(run.training.seq_len, 256);
   EXPECT_EQ(run.model.vocab_size, 8192);
   const JobData data(run.data, run.training);
@@ -76,8 +76,8 @@ TEST(TaskData, ProjectOnTheSuiteTrainsAtTheLongestTAndDrawsSetsInProportion) {
 
 TEST(TaskData, LengthSweepAtTheProjectsLengthsRefusesInvalidOnes) {
   const json mqar = {{"task", "mqar"}, {"seq_len", 64}, {"num_kv_pairs", 4}, {"vocab_size", 256}};
-  const DataSpec d =
-      DataSpec::from_json({{"kind", "task"}, {"train", mqar}, {"sweeps", {"length"}}, {"sweep_lengths", {32, 100, 250}}});
+  const pha::project::DataSpec d =
+      pha::project::DataSpec::from_json({{"kind", "task"}, {"train", mqar}, {"sweeps", {"length"}}, {"sweep_lengths", {32, 100, 250}}});
   EXPECT_EQ(d.sweep_lengths, (std::vector<int>{32, 100, 250}));
   EXPECT_NE(data_error({{"kind", "task"}, {"train", mqar}, {"sweeps", {"length"}}, {"sweep_lengths", {32, 75}}})
                 .find("data.sweep_lengths[1]: the length sweep cannot remake the training task at T = 75"),
@@ -94,12 +94,12 @@ TEST(TaskData, LengthSweepAtTheProjectsLengthsRefusesInvalidOnes) {
 }
 
 TEST(TaskData, DefaultTestSetHasTheSuitesSizeAndALabelSayingWhatItIs) {
-  const DataSpec mad = DataSpec::from_json({{"kind", "task"}, {"train", {{"task", "mad_selective_copy"}}}});
+  const pha::project::DataSpec mad = pha::project::DataSpec::from_json({{"kind", "task"}, {"train", {{"task", "mad_selective_copy"}}}});
   ASSERT_EQ(mad.test_tasks.size(), 1u);
   EXPECT_EQ(mad.test_tasks[0].first, "test");  // the stored name is unchanged
   EXPECT_EQ(mad.test_tasks[0].second["num_examples"], 1280);
   const json section = {{"kind", "task"}, {"train", kCopy}};
-  EXPECT_EQ(DataSpec::from_json(section).test_tasks[0].second["num_examples"], 1000);
+  EXPECT_EQ(pha::project::DataSpec::from_json(section).test_tasks[0].second["num_examples"], 1000);
   const auto labels = held_out_labels(section);
   ASSERT_EQ(labels.size(), 1u);
   EXPECT_EQ(labels.at("test"), "held-out T 20-30, 1000 seq.");
@@ -116,8 +116,8 @@ TEST(TaskData, MadCompressionIsRefusedInAProjectWithTheReason) {
 
 // ---- early stop ---------------------------------------------------------------------------
 
-EarlyStop rule(const std::string& metric, int64_t patience, double min_delta) {
-  EarlyStop e;
+pha::project::EarlyStop rule(const std::string& metric, int64_t patience, double min_delta) {
+  pha::project::EarlyStop e;
   e.metric = metric;
   e.patience = patience;
   e.min_delta = min_delta;
@@ -143,7 +143,7 @@ TEST(EarlyStop, StopsAfterPatienceEvaluationsWithoutAnImprovementAboveMinDelta) 
   EarlyStopper nan(rule("val/loss", 2, 0.0));
   EXPECT_FALSE(nan.update(10, std::nan("")));
   EXPECT_TRUE(nan.update(20, std::nan("")));  // a NaN never improves
-  EXPECT_FALSE(EarlyStopper(EarlyStop{}).update(10, 1.0));  // off
+  EXPECT_FALSE(EarlyStopper(pha::project::EarlyStop{}).update(10, 1.0));  // off
 }
 
 TEST(EarlyStop, ConfigIsValidatedAndMustFitTheData) {
@@ -153,13 +153,13 @@ TEST(EarlyStop, ConfigIsValidatedAndMustFitTheData) {
     t["early_stop"] = es;
     return t;
   };
-  const TrainingConfig c = TrainingConfig::from_json(with({{"metric", "val/accuracy"}, {"patience", 4}}));
+  const pha::project::TrainingConfig c = pha::project::TrainingConfig::from_json(with({{"metric", "val/accuracy"}, {"patience", 4}}));
   EXPECT_EQ(c.early_stop.metric, "val/accuracy");
   EXPECT_EQ(c.early_stop.patience, 4);
   EXPECT_TRUE(c.early_stop.maximize());
   EXPECT_EQ(c.used["early_stop"]["min_delta"], 0.0);
-  EXPECT_EQ(TrainingConfig::from_json(c.used).early_stop.patience, 4);  // what the store records reads back
-  auto err = [](const json& t) { return error_message([&] { TrainingConfig::from_json(t); }); };
+  EXPECT_EQ(pha::project::TrainingConfig::from_json(c.used).early_stop.patience, 4);  // what the store records reads back
+  auto err = [](const json& t) { return error_message([&] { pha::project::TrainingConfig::from_json(t); }); };
   EXPECT_NE(err(with({{"patience", 3}})).find("training.early_stop.metric: is required; allowed: \"val/loss\""),
             std::string::npos);
   EXPECT_NE(err(with({{"metric", "val/acc"}})).find("training.early_stop.metric: \"val/acc\" is not allowed"),
@@ -172,7 +172,7 @@ TEST(EarlyStop, ConfigIsValidatedAndMustFitTheData) {
   // A text project cannot watch an accuracy.
   pha::test::TempProject p;
   json j = p.text_project({{"early_stop", {{"metric", "val/accuracy"}}}});
-  EXPECT_NE(error_message([&] { parse_project(j, p.dir().string(), "project.json"); })
+  EXPECT_NE(error_message([&] { pha::project::parse_project(j, p.dir().string(), "project.json"); })
                 .find("training.early_stop.metric: \"val/accuracy\" is not measured on text runs; allowed: \"val/loss\""),
             std::string::npos);
 }

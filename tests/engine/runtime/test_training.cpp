@@ -44,7 +44,7 @@ std::vector<double> store_losses(const std::string& store, int64_t run) {
 }
 
 TEST(Schedule, WarmupThenCosineToTheFloor) {
-  TrainingConfig c;
+  pha::project::TrainingConfig c;
   c.steps = 100;
   c.warmup_steps = 10;
   c.min_lr_ratio = 0.1;
@@ -59,7 +59,7 @@ TEST(Trainer, ParameterGroupsFollowTheRoles) {
   json m = pha::test::TempProject::tiny_model();
   m["vocab_size"] = 64;
   const auto cfg = pha::model::model_config_from_json(m, "model");
-  TrainingConfig tc;
+  pha::project::TrainingConfig tc;
   Trainer t(cfg, tc, "cpu");
   const json g = t.group_summary();
   EXPECT_GT(g["decay"].get<int64_t>(), 0);
@@ -83,7 +83,7 @@ pha::data::Batch random_batch(int B, int T) {
   return b;
 }
 
-double max_departure_from_uniform(const pha::model::ModelIntrospection& m) {
+double max_departure_from_uniform(const pha::nn::ModelIntrospection& m) {
   double worst = 0.0;
   for (float w : m.mixer_weights.values) worst = std::max(worst, std::abs(static_cast<double>(w) - 1.0 / 3.0));
   return worst;
@@ -95,7 +95,7 @@ TEST(Trainer, CheckpointWithAnotherEmbedScaleIsRefusedWithTheValueToSet) {
   json m = pha::test::TempProject::tiny_model();
   m["vocab_size"] = 64;
   m["embed_scale"] = "none";
-  TrainingConfig tc;
+  pha::project::TrainingConfig tc;
   Trainer legacy(pha::model::model_config_from_json(m, "model"), tc, "cpu");
   const std::string path = (std::filesystem::temp_directory_path() / "pha_test_embed_scale.safetensors").string();
   legacy.save_checkpoint(path, 1, json::object());
@@ -105,7 +105,7 @@ TEST(Trainer, CheckpointWithAnotherEmbedScaleIsRefusedWithTheValueToSet) {
     try {
       weights_only ? current.load_weights(path) : (void)current.load_checkpoint(path);
       ADD_FAILURE() << "no error loading a \"none\" checkpoint into a \"sqrt_d\" model";
-    } catch (const pha::Error& e) {
+    } catch (const pha::core::Error& e) {
       EXPECT_EQ(e.where(), path);
       EXPECT_NE(std::string(e.what()).find("set model.embed_scale to \"none\""), std::string::npos) << e.what();
     }
@@ -120,7 +120,7 @@ TEST(Trainer, MixerLogitsHaveTheirOwnGroupAndLearningRate) {
   json m = pha::test::TempProject::tiny_model();
   m["vocab_size"] = 64;
   const auto cfg = pha::model::model_config_from_json(m, "model");
-  TrainingConfig tc;
+  pha::project::TrainingConfig tc;
   tc.lr = 1e-3;
   tc.dss_lr = 2e-3;
   tc.mixer_lr = 5e-2;
@@ -145,7 +145,7 @@ TEST(Trainer, OnlyMixerLrMovesTheMixerWeights) {
   const auto cfg = pha::model::model_config_from_json(m, "model");
   const auto batch = random_batch(2, 16);
   {  // Everything frozen but the mixers: the mixer weights leave 1/3.
-    TrainingConfig tc;
+    pha::project::TrainingConfig tc;
     tc.lr = 0.0;
     tc.dss_lr = 0.0;
     tc.mixer_lr = 0.1;
@@ -154,7 +154,7 @@ TEST(Trainer, OnlyMixerLrMovesTheMixerWeights) {
     EXPECT_GT(max_departure_from_uniform(t.introspect()), 0.02);
   }
   {  // Everything trains but the mixers: they stay exactly uniform.
-    TrainingConfig tc;
+    pha::project::TrainingConfig tc;
     tc.lr = 1e-2;
     tc.mixer_lr = 0.0;
     Trainer t(cfg, tc, "cpu");

@@ -20,7 +20,7 @@ namespace {
 class NoOutput : public RunObserver {};
 
 TEST(Schedule, WsdIsConstantUntilTheCooldownThenEndsAtTheFloor) {
-  TrainingConfig c = TrainingConfig::from_json({{"steps", 100}, {"warmup_steps", 10}, {"min_lr_ratio", 0.0},
+  pha::project::TrainingConfig c = pha::project::TrainingConfig::from_json({{"steps", 100}, {"warmup_steps", 10}, {"min_lr_ratio", 0.0},
                                                 {"schedule", "wsd"}, {"cooldown", 0.2}});
   EXPECT_EQ(c.stable_end(), 80);
   EXPECT_DOUBLE_EQ(lr_factor(c, 5), 0.5);
@@ -29,32 +29,32 @@ TEST(Schedule, WsdIsConstantUntilTheCooldownThenEndsAtTheFloor) {
   // 1-sqrt: 1 - sqrt(5/20) = 0.5 at step 85; 0 at the end.
   EXPECT_NEAR(lr_factor(c, 85), 0.5, 1e-12);
   EXPECT_NEAR(lr_factor(c, 100), 0.0, 1e-12);
-  c = TrainingConfig::from_json({{"steps", 100}, {"warmup_steps", 10}, {"min_lr_ratio", 0.1}, {"schedule", "wsd"},
+  c = pha::project::TrainingConfig::from_json({{"steps", 100}, {"warmup_steps", 10}, {"min_lr_ratio", 0.1}, {"schedule", "wsd"},
                                  {"cooldown", 0.2}, {"cooldown_shape", "linear"}});
   EXPECT_NEAR(lr_factor(c, 90), 0.1 + 0.9 * 0.5, 1e-12);
   EXPECT_NEAR(lr_factor(c, 100), 0.1, 1e-12);
   // The stable phase of a shorter WSD run is a prefix of a longer one's.
-  TrainingConfig longer = c;
+  pha::project::TrainingConfig longer = c;
   longer.steps = 300;
   for (int64_t step = 1; step <= c.stable_end(); ++step) EXPECT_EQ(lr_factor(c, step), lr_factor(longer, step));
 }
 
 TEST(Schedule, WsdSettingsAreCheckedAndCosineRunsRecordNoScheduleKey) {
-  const json cosine = TrainingConfig::from_json({{"steps", 10}, {"warmup_steps", 1}}).used;
+  const json cosine = pha::project::TrainingConfig::from_json({{"steps", 10}, {"warmup_steps", 1}}).used;
   EXPECT_FALSE(cosine.contains("schedule")) << "stored cosine runs keep matching their project";
-  EXPECT_TRUE(TrainingConfig::from_json({{"steps", 10}, {"warmup_steps", 1}, {"schedule", "wsd"}}).used.contains(
+  EXPECT_TRUE(pha::project::TrainingConfig::from_json({{"steps", 10}, {"warmup_steps", 1}, {"schedule", "wsd"}}).used.contains(
       "cooldown"));
   try {
-    TrainingConfig::from_json({{"steps", 10}, {"cooldown", 0.3}});
+    pha::project::TrainingConfig::from_json({{"steps", 10}, {"cooldown", 0.3}});
     FAIL() << "cooldown with a cosine schedule";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), "training.cooldown");
     EXPECT_NE(std::string(e.what()).find("\"wsd\" only"), std::string::npos) << e.what();
   }
   try {
-    TrainingConfig::from_json({{"steps", 10}, {"warmup_steps", 9}, {"schedule", "wsd"}, {"cooldown", 0.5}});
+    pha::project::TrainingConfig::from_json({{"steps", 10}, {"warmup_steps", 9}, {"schedule", "wsd"}, {"cooldown", 0.5}});
     FAIL() << "warmup past the stable phase";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), "training.warmup_steps");
     EXPECT_NE(std::string(e.what()).find("stable phase"), std::string::npos) << e.what();
   }
@@ -71,9 +71,9 @@ TEST(Training, AWsdCooldownBranchedOffTheStablePhaseEqualsAFinishedRunOfThatLeng
   const JobResult full = run_job(pha::test::job_spec(p), obs, ctl);
   ASSERT_EQ(full.status, JobStatus::Finished) << full.reason;
 
-  const Project project = load_project(p.dir().string());
-  auto shorter = std::make_shared<RunPlan>(
-      patched_run(project, project.runs.front(), {{"training", {{"steps", 12}}}}, "rung-12", "test"));
+  const pha::project::Project project = pha::project::load_project(p.dir().string());
+  auto shorter = std::make_shared<pha::project::RunPlan>(
+      pha::project::patched_run(project, project.runs.front(), {{"training", {{"steps", 12}}}}, "rung-12", "test"));
   EXPECT_EQ(shorter->training.stable_end(), 10);
   JobSpec a = pha::test::job_spec(p);
   a.plan = shorter;
@@ -89,8 +89,8 @@ TEST(Training, AWsdCooldownBranchedOffTheStablePhaseEqualsAFinishedRunOfThatLeng
   ASSERT_FALSE(pre.empty()) << "the pre-cooldown checkpoint";
 
   JobSpec b = pha::test::job_spec(p);
-  b.plan = std::make_shared<RunPlan>(
-      patched_run(project, project.runs.front(), {{"training", {{"steps", 20}}}}, "rung-20", "test"));
+  b.plan = std::make_shared<pha::project::RunPlan>(
+      pha::project::patched_run(project, project.runs.front(), {{"training", {{"steps", 20}}}}, "rung-20", "test"));
   b.branch_from = pre;
   const JobResult r20 = run_job(b, obs, ctl);
   ASSERT_EQ(r20.status, JobStatus::Finished) << r20.reason;

@@ -79,9 +79,9 @@ TEST(FitParams, SaysWhyItCannotFit) {
   EXPECT_EQ(fit.params, count(fit.model));
   EXPECT_NE(fit.note.find("is the closest; allowed: within 3%"), std::string::npos) << fit.note;
 
-  EXPECT_THROW(pha::search::fit_params(tiny(), 0, 0.03), pha::Error);
-  EXPECT_THROW(pha::search::fit_params(tiny(), target, 0.0), pha::Error);
-  EXPECT_THROW(pha::search::fit_params(tiny(), target, 0.6), pha::Error);
+  EXPECT_THROW(pha::search::fit_params(tiny(), 0, 0.03), pha::core::Error);
+  EXPECT_THROW(pha::search::fit_params(tiny(), target, 0.0), pha::core::Error);
+  EXPECT_THROW(pha::search::fit_params(tiny(), target, 0.6), pha::core::Error);
 }
 
 TEST(FitParams, GroupsDigits) {

@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 
-using pha::MetricGoal;
+using pha::core::MetricGoal;
 using pha::search::Decision;
 using pha::search::Objective;
 using pha::search::TrialOutcome;
@@ -18,7 +18,7 @@ using pha::search::promote;
 
 namespace {
 
-const std::vector<Objective> kBpb = {{"val/bpb", MetricGoal::Minimize}};
+const std::vector<Objective> kBpb = {{"val/bpb", pha::core::MetricGoal::Minimize}};
 const double kInf = std::numeric_limits<double>::infinity();
 
 TrialOutcome outcome(int trial, std::vector<double> replicas) { return {trial, {std::move(replicas)}, false, ""}; }
@@ -40,7 +40,7 @@ TEST(Promotion, RanksByMeanWithTiesToTheLowerIndex) {
 }
 
 TEST(Promotion, FollowsTheMetricDirection) {
-  const std::vector<Objective> accuracy = {{"val/accuracy", MetricGoal::Maximize}};
+  const std::vector<Objective> accuracy = {{"val/accuracy", pha::core::MetricGoal::Maximize}};
   const Decision d = promote({outcome(0, {0.3}), outcome(1, {0.9}), outcome(2, {0.5})}, accuracy, 1);
   EXPECT_EQ(order(d), (std::vector<int>{1, 2, 0}));
   EXPECT_EQ(d.promoted, (std::vector<int>{1}));
@@ -95,9 +95,9 @@ TEST(Promotion, TheOrderOfTheOutcomesDoesNotMatter) {
 }
 
 TEST(Promotion, RefusesDuplicatesAndBadArguments) {
-  EXPECT_THROW(promote({outcome(1, {3.0}), outcome(1, {3.1})}, kBpb, 1), pha::Error);
-  EXPECT_THROW(promote({outcome(1, {3.0})}, kBpb, -1), pha::Error);
-  EXPECT_THROW(promote({outcome(1, {3.0})}, {}, 1), pha::Error);
+  EXPECT_THROW(promote({outcome(1, {3.0}), outcome(1, {3.1})}, kBpb, 1), pha::core::Error);
+  EXPECT_THROW(promote({outcome(1, {3.0})}, kBpb, -1), pha::core::Error);
+  EXPECT_THROW(promote({outcome(1, {3.0})}, {}, 1), pha::core::Error);
   const Decision none = promote({outcome(0, {3.0})}, kBpb, 0);
   EXPECT_TRUE(none.promoted.empty());
   EXPECT_EQ(none.why.at(0), "rank 1 of 1 by val/bpb 3 (1 seed): stopped (none promoted)");
@@ -107,14 +107,14 @@ TEST(Promotion, RefusesDuplicatesAndBadArguments) {
 const std::vector<std::vector<double>> kPoints = {{1, 5}, {2, 3}, {3, 2.5}, {5, 1}, {2.5, 4}, {4, 4}};
 
 TEST(Fronts, NonDominatedSortingOfAHandMadeSet) {
-  EXPECT_EQ(pha::search::nondominated_fronts(kPoints, {MetricGoal::Minimize, MetricGoal::Minimize}),
+  EXPECT_EQ(pha::search::nondominated_fronts(kPoints, {pha::core::MetricGoal::Minimize, pha::core::MetricGoal::Minimize}),
             (std::vector<int>{1, 1, 1, 1, 2, 3}));
   // Maximising y: A beats everyone; then B and E; then C and F (E beats F, B beats C); then D.
-  EXPECT_EQ(pha::search::nondominated_fronts(kPoints, {MetricGoal::Minimize, MetricGoal::Maximize}),
+  EXPECT_EQ(pha::search::nondominated_fronts(kPoints, {pha::core::MetricGoal::Minimize, pha::core::MetricGoal::Maximize}),
             (std::vector<int>{1, 2, 3, 4, 2, 3}));
-  EXPECT_EQ(pha::search::nondominated_fronts({{1, 1}, {1, 1}}, {MetricGoal::Minimize, MetricGoal::Minimize}),
+  EXPECT_EQ(pha::search::nondominated_fronts({{1, 1}, {1, 1}}, {pha::core::MetricGoal::Minimize, pha::core::MetricGoal::Minimize}),
             (std::vector<int>{1, 1})) << "equal points do not dominate each other";
-  EXPECT_THROW(pha::search::nondominated_fronts(kPoints, {MetricGoal::Minimize, MetricGoal::None}), pha::Error);
+  EXPECT_THROW(pha::search::nondominated_fronts(kPoints, {pha::core::MetricGoal::Minimize, pha::core::MetricGoal::None}), pha::core::Error);
 }
 
 TEST(Fronts, CrowdingDistanceOfTheFirstFront) {
@@ -128,7 +128,7 @@ TEST(Fronts, CrowdingDistanceOfTheFirstFront) {
 }
 
 TEST(Fronts, TwoObjectivesRankByFrontThenCrowdingThenIndex) {
-  const std::vector<Objective> two = {{"val/bpb", MetricGoal::Minimize}, {"params", MetricGoal::Minimize}};
+  const std::vector<Objective> two = {{"val/bpb", pha::core::MetricGoal::Minimize}, {"params", pha::core::MetricGoal::Minimize}};
   std::vector<TrialOutcome> outs;
   for (size_t i = 0; i < kPoints.size(); ++i)
     outs.push_back({static_cast<int>(i), {{kPoints[i][0]}, {kPoints[i][1]}}, false, ""});
@@ -189,11 +189,11 @@ TEST(PromotionNotWorse, OffByDefaultWithoutReplicasAndFollowsTheDirection) {
   EXPECT_EQ(one_seed.promoted, (std::vector<int>{0})) << "no replicas, no spread to test against";
   EXPECT_EQ(one_seed.df, 0);
   EXPECT_TRUE(std::isnan(one_seed.pooled_sd));
-  const std::vector<Objective> accuracy = {{"val/accuracy", MetricGoal::Maximize}};
+  const std::vector<Objective> accuracy = {{"val/accuracy", pha::core::MetricGoal::Maximize}};
   const Decision d = promote({outcome(0, {0.90, 0.92}), outcome(1, {0.89, 0.91}), outcome(2, {0.50, 0.52})}, accuracy, 1, rule);
   EXPECT_EQ(d.promoted, (std::vector<int>{0, 1})) << "t1 is 0.01 below the leader, within the spread";
   rule.alpha = 0.0;
-  EXPECT_THROW(promote(close_rung(), kBpb, 1, rule), pha::Error);
+  EXPECT_THROW(promote(close_rung(), kBpb, 1, rule), pha::core::Error);
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ TEST(Schedule, SuccessiveHalving) {
   EXPECT_EQ(rungs(b[0]), (Rungs{{50, 4}})) << "min == max: one rung";
   b = pha::search::hyperband_brackets(budget(10, 1000, 10), 27);
   EXPECT_EQ(rungs(b[0]), (Rungs{{10, 27}, {100, 2}, {1000, 1}}));
-  EXPECT_THROW(pha::search::hyperband_brackets(budget(50, 450, 3), 0), pha::Error);
+  EXPECT_THROW(pha::search::hyperband_brackets(budget(50, 450, 3), 0), pha::core::Error);
 }
 
 TEST(Schedule, HyperbandTableOfThePaper) {
@@ -83,7 +83,7 @@ TEST(Schedule, RefusesMoreBracketsThanRungs) {
   try {
     pha::search::hyperband_brackets(budget(50, 450, 3, 4), 0);
     ADD_FAILURE() << "no error";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), "search.budget.brackets");
     EXPECT_NE(std::string(e.what()).find("allowed: 1 to 3"), std::string::npos) << e.what();
   }

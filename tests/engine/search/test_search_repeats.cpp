@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 
-using pha::MetricGoal;
+using pha::core::MetricGoal;
 using pha::search::RepeatProblem;
 using pha::search::RepeatSetup;
 using pha::search::RepeatStudy;
@@ -43,7 +43,7 @@ RepeatSetup ladder(int replicas) {
   s.budget.min = 50;
   s.budget.max = 450;
   s.budget.eta = 3;
-  s.objective = {"val/bpb", MetricGoal::Minimize};
+  s.objective = {"val/bpb", pha::core::MetricGoal::Minimize};
   s.replicas = replicas;
   s.grid_trials = 9;
   s.first_seed = 1;
@@ -132,10 +132,10 @@ TEST(SearchRepeats, ARandomSamplerDrawsDistinctGridTrialsPerRepeat) {
   }
   EXPECT_NE(st.repeats[0].rungs[0].trials, st.repeats[1].rungs[0].trials);
   s.sampled_trials = 10;
-  EXPECT_THROW(run_repeats(s, 1, noisy(0.0)), pha::Error);
+  EXPECT_THROW(run_repeats(s, 1, noisy(0.0)), pha::core::Error);
   s.sampled_trials = 0;
   s.budget.brackets = 2;
-  EXPECT_THROW(run_repeats(s, 1, noisy(0.0)), pha::Error);
+  EXPECT_THROW(run_repeats(s, 1, noisy(0.0)), pha::core::Error);
 }
 
 TEST(SearchRepeats, SpearmanOnHandMadeCases) {

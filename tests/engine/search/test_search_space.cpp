@@ -72,7 +72,7 @@ TEST(Patterns, SymmetricPatternsChooseHalfTheLayers) {
   p.min_attention = p.max_attention = 2;
   EXPECT_EQ(pha::search::count_patterns(p), 2) << "a mirrored pair carries two attention layers";
   p.min_attention = p.max_attention = 1;
-  EXPECT_THROW(pha::search::generate_patterns(p), pha::Error) << "an odd count cannot be mirrored in 4 layers";
+  EXPECT_THROW(pha::search::generate_patterns(p), pha::core::Error) << "an odd count cannot be mirrored in 4 layers";
 }
 
 TEST(Patterns, MaxTakesAnEvenlySpacedSubset) {
@@ -89,7 +89,7 @@ TEST(Patterns, MaxTakesAnEvenlySpacedSubset) {
 TEST(Patterns, HugeSpacesAreCountedExactly) {
   PatternSpace p = space(64, pha::search::layer_kind_tokens());  // 7^64 candidates
   EXPECT_EQ(pha::search::count_patterns(p), std::numeric_limits<int64_t>::max()) << "saturated";
-  EXPECT_THROW(pha::search::generate_patterns(p), pha::Error) << "all of them is too many";
+  EXPECT_THROW(pha::search::generate_patterns(p), pha::core::Error) << "all of them is too many";
   p.max = 5;
   const Patterns a = pha::search::generate_patterns(p);
   ASSERT_EQ(a.size(), 5u);
@@ -107,7 +107,7 @@ TEST(Patterns, KindsAreNormalisedAndBecomeBuilderLayers) {
   try {
     pha::search::normalise_layer_kind("ffn+attn", "search.patterns.first");
     ADD_FAILURE() << "no error";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), "search.patterns.first");
     EXPECT_NE(std::string(e.what()).find("(\"attn+ffn\")"), std::string::npos) << e.what();
   }
@@ -166,9 +166,9 @@ TEST(Trials, RandomDrawsAreDeterministicPerSeedAndStream) {
   EXPECT_NE(a[0].values, pha::search::generate_trials(random_spec(8), 9)[0].values) << "another seed";
   const double lr = a[0].values["training.lr"].get<double>();
   EXPECT_EQ(a[0].patch["training"]["lr"], lr);
-  EXPECT_NE(a[0].label.find("lr=" + pha::format_number(lr)), std::string::npos) << a[0].label;
+  EXPECT_NE(a[0].label.find("lr=" + pha::core::format_number(lr)), std::string::npos) << a[0].label;
   EXPECT_NE(a[0].label.find("kind="), std::string::npos) << a[0].label;
-  EXPECT_THROW(pha::search::generate_trials(random_spec(7), 0), pha::Error);
+  EXPECT_THROW(pha::search::generate_trials(random_spec(7), 0), pha::core::Error);
 }
 
 TEST(Trials, RandomDrawsCoverTheirRanges) {

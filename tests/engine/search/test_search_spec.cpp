@@ -22,7 +22,7 @@ void expect_error(const json& section, const std::string& where, const std::stri
   try {
     SearchSpec::from_json(section, prefix);
     ADD_FAILURE() << "no error; expected one at " << where;
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), where) << e.what();
     EXPECT_NE(std::string(e.what()).find(phrase), std::string::npos) << e.what();
   }
@@ -59,7 +59,7 @@ TEST(SearchSpec, ParsesTheDocumentedExample) {
   EXPECT_EQ(s.patterns.last, "");
   EXPECT_EQ(s.budget.concurrency, 2);
   ASSERT_EQ(s.objectives.size(), 1u);
-  EXPECT_EQ(s.objectives[0].goal, pha::MetricGoal::Minimize);
+  EXPECT_EQ(s.objectives[0].goal, pha::core::MetricGoal::Minimize);
   EXPECT_EQ(s.replicas, 1);
   EXPECT_TRUE(s.seeds.empty());
   EXPECT_EQ(s.sampler.kind, "random");
@@ -92,10 +92,10 @@ TEST(SearchSpec, SeedsAndDirectionsAndPresets) {
   EXPECT_TRUE(s.seeds.empty());
   EXPECT_EQ(s.replicas, 3);
   s = SearchSpec::from_json(with(minimal(), {{"objective", {{"metric", "val/score"}, {"direction", "max"}}}}));
-  EXPECT_EQ(s.objectives[0].goal, pha::MetricGoal::Maximize) << "an explicit direction for an unknown metric";
+  EXPECT_EQ(s.objectives[0].goal, pha::core::MetricGoal::Maximize) << "an explicit direction for an unknown metric";
   s = SearchSpec::from_json(with(minimal(), {{"objective", {"val/bpb", "val/accuracy"}}}));
   ASSERT_EQ(s.objectives.size(), 2u);
-  EXPECT_EQ(s.objectives[1].goal, pha::MetricGoal::Maximize);
+  EXPECT_EQ(s.objectives[1].goal, pha::core::MetricGoal::Maximize);
   s = SearchSpec::from_json(with(minimal(), {{"equal_params", {{"preset", "pha-tiny"}}}}));
   EXPECT_EQ(s.equal_params.preset, "pha-tiny");
   EXPECT_EQ(s.equal_params.target, 0);
@@ -141,7 +141,7 @@ TEST(SearchSpec, RefusesBadBudgets) {
   try {
     SearchSpec::from_json(with(minimal(), {{"budget", {{"eta", 1}}}}));
     ADD_FAILURE() << "no error";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_STREQ(e.what(), "search.budget.eta: 1 is out of range; allowed: 2 to 10");
   }
   expect_error(with(minimal(), {{"budget", {{"brackets", 4}, {"eta", 3}}}, {"sampler", {{"kind", "random"}}}}),

@@ -138,5 +138,5 @@ TEST(StoreDownsample, UnknownKeyOrRunIsEmptyAndZeroPointsIsAnError) {
   std::int64_t run = store.create_run({"p", "x", "", "{}", "", 0, "cpu"});
   EXPECT_TRUE(store.read_metric(run, "nothing", 100).empty());
   EXPECT_TRUE(store.read_metric(run + 1, "nothing", 100).empty());
-  EXPECT_THROW(store.read_metric(run, "nothing", 0), pha::Error);
+  EXPECT_THROW(store.read_metric(run, "nothing", 0), pha::core::Error);
 }

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "store/file_locks.h"
+#include "store/internal/file_locks.h"
 #include "store/run_writer.h"
 #include "store/store.h"
 #include "store_test_util.h"
@@ -86,7 +86,7 @@ TEST(StorePeer, DISABLED_Acts) {
     o.busy_timeout = std::chrono::milliseconds(100);
     o.recover_interrupted = false;
     ps::Store st = ps::Store::open(path, o);
-    EXPECT_THROW(st.create_run(run_named("must wait")), pha::Error);
+    EXPECT_THROW(st.create_run(run_named("must wait")), pha::core::Error);
   } else if (mode == "posix-sees-locks") {  // a classic POSIX lock user (sqlite3 shell, old pha)
     // WAL mode: every connection holds a read lock on the database file's SHARED range, and
     // a writer the WAL write lock, byte 120 of the -shm (SQLite's os_unix.c, UNIX_SHM_BASE).

@@ -35,23 +35,23 @@ TEST(StoreProvenance, ARunRecordsItsProvenanceAndListingsReadItBack) {
   const auto runs = store.list_runs(q);
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].run.env_json, nr.env_json);
-  const auto fields = pha::provenance_fields(runs[0].run.env_json);
+  const auto fields = pha::core::provenance_fields(runs[0].run.env_json);
   EXPECT_EQ(fields.at("precision"), "bf16");
   EXPECT_EQ(fields.at("kernels"), "fused");
-  EXPECT_TRUE(pha::provenance_fields(runs[1].run.env_json).empty());
+  EXPECT_TRUE(pha::core::provenance_fields(runs[1].run.env_json).empty());
 
   store.set_env(b, R"({"precision":"fp32"})");
-  EXPECT_EQ(pha::provenance_fields(store.get_run(b)->env_json).at("precision"), "fp32");
-  EXPECT_THROW(store.set_env(999, "{}"), pha::Error);
+  EXPECT_EQ(pha::core::provenance_fields(store.get_run(b)->env_json).at("precision"), "fp32");
+  EXPECT_THROW(store.set_env(999, "{}"), pha::core::Error);
 }
 
 TEST(StoreProvenance, KeysThatChangeNumbersAreTold) {
   for (const char* k : {"precision", "kernels", "threads.intra_op", "blas.core", "torch.version", "program.commit"})
-    EXPECT_TRUE(pha::provenance_key_changes_numbers(k)) << k;
+    EXPECT_TRUE(pha::core::provenance_key_changes_numbers(k)) << k;
   for (const char* k : {"precision.reason", "host", "blas.library", "cpu.flags"})
-    EXPECT_FALSE(pha::provenance_key_changes_numbers(k)) << k;
-  EXPECT_TRUE(pha::provenance_fields("not json").empty());
-  EXPECT_EQ(pha::provenance_fields(R"({"world_size": 2})").at("world_size"), "2");
+    EXPECT_FALSE(pha::core::provenance_key_changes_numbers(k)) << k;
+  EXPECT_TRUE(pha::core::provenance_fields("not json").empty());
+  EXPECT_EQ(pha::core::provenance_fields(R"({"world_size": 2})").at("world_size"), "2");
 }
 
 // tests/engine/store/data/store-v4.sqlite, migrated to the current version: its runs recorded no provenance.
@@ -120,10 +120,10 @@ TEST(StoreProvenance, OnlyACancelledOrInterruptedRunIsRestarted) {
   try {
     ps::restart_run(store, id, "{}");
     FAIL() << "a finished run was restarted";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_NE(std::string(e.what()).find("is finished"), std::string::npos) << e.what();
   }
   EXPECT_EQ(store.get_run(id)->status, ps::RunStatus::Finished);
   EXPECT_EQ(store.metric_keys(id).size(), 1u) << "a refused restart changed the run";
-  EXPECT_THROW(ps::restart_run(store, 12345, "{}"), pha::Error);
+  EXPECT_THROW(ps::restart_run(store, 12345, "{}"), pha::core::Error);
 }

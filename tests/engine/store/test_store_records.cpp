@@ -157,7 +157,7 @@ TEST(StoreRecords, MixerPerfEvalsCheckpointsRoundTrip) {
     ps::RunWriter w(store, id);
     w.mixer({10, 6, 3, w0});
     w.mixer({20, 6, 3, w1});
-    EXPECT_THROW(w.mixer({30, 6, 3, std::vector<float>(17)}), pha::Error);
+    EXPECT_THROW(w.mixer({30, 6, 3, std::vector<float>(17)}), pha::core::Error);
     w.perf({1024, 8, 12345.5, 987654321, "cuda:0", "train", "median of 20 after 3 warm-up"});
     w.eval({20, "mqar", 256, "accuracy", 0.875});
     w.eval({20, "mqar", 512, "accuracy", 0.5});
@@ -217,7 +217,7 @@ TEST(StoreRecords, RecordEvalsOnAFinishedRunReplacesTheSamePoint) {
   EXPECT_DOUBLE_EQ(evals[1].value, 0.125);
   EXPECT_EQ(evals[2].task, "test");
   EXPECT_DOUBLE_EQ(evals[2].value, 0.875);
-  EXPECT_THROW(store.record_evals(id + 100, {{1, "test", 64, "accuracy", 1.0}}), pha::Error);
+  EXPECT_THROW(store.record_evals(id + 100, {{1, "test", 64, "accuracy", 1.0}}), pha::core::Error);
   EXPECT_EQ(store.evals(id).size(), 3u);
 }
 
@@ -299,7 +299,7 @@ TEST(StoreRecords, RunKindIsStoredAndFilters) {
   try {
     ps::run_kind_from_string("eval-only");
     FAIL() << "accepted an unknown kind";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), "runs.kind");
     EXPECT_NE(std::string(e.what()).find("allowed: train, profile"), std::string::npos) << e.what();
   }
@@ -334,9 +334,9 @@ TEST(StoreRecords, RenameTagsNotesDelete) {
   EXPECT_FALSE(store.summary(gone, "loss"));
   EXPECT_TRUE(store.mixer_steps(gone).empty());
   EXPECT_EQ(store.integrity_check(), "ok");
-  EXPECT_THROW(store.delete_run(gone), pha::Error);
-  EXPECT_THROW(store.rename_run(gone, "x"), pha::Error);
-  EXPECT_THROW(store.set_status(gone, ps::RunStatus::Failed), pha::Error);
+  EXPECT_THROW(store.delete_run(gone), pha::core::Error);
+  EXPECT_THROW(store.rename_run(gone, "x"), pha::core::Error);
+  EXPECT_THROW(store.set_status(gone, ps::RunStatus::Failed), pha::core::Error);
 }
 
 TEST(StoreRecords, StatusSemantics) {
@@ -349,10 +349,10 @@ TEST(StoreRecords, StatusSemantics) {
   EXPECT_EQ(r->error, "cancelled while queued");
   EXPECT_GT(r->ended_at, 0);
   EXPECT_EQ(ps::run_status_from_string("interrupted"), ps::RunStatus::Interrupted);
-  EXPECT_THROW(ps::run_status_from_string("paused"), pha::Error);
+  EXPECT_THROW(ps::run_status_from_string("paused"), pha::core::Error);
   ps::RunWriter w(store, id);
-  EXPECT_THROW(w.finish(ps::RunStatus::Running), pha::Error);
-  EXPECT_THROW(w.metric("loss", -1, 0, 0, 1.0), pha::Error);
+  EXPECT_THROW(w.finish(ps::RunStatus::Running), pha::core::Error);
+  EXPECT_THROW(w.metric("loss", -1, 0, 0, 1.0), pha::core::Error);
   w.finish(ps::RunStatus::Failed, "out of memory");
   r = store.get_run(id);
   EXPECT_EQ(r->status, ps::RunStatus::Failed);

@@ -161,7 +161,7 @@ TEST(StoreDamage, RecoverySavesWhatCanBeReadAroundADamagedPageAndKeepsTheDamaged
 TEST(StoreDamage, RecoveryRefusesASoundStoreUnlessForced) {
   TempDir dir;
   const std::string path = write_store(dir, 20);
-  EXPECT_THROW(ps::recover_store(path), pha::Error);
+  EXPECT_THROW(ps::recover_store(path), pha::core::Error);
   ps::RecoverOptions force;
   force.force = true;
   const auto report = ps::recover_store(path, force);
@@ -185,7 +185,7 @@ TEST(StoreDamage, RecoveryRefusesAStoreWhoseRunIsStillBeingWritten) {
   try {
     ps::recover_store(path);
     FAIL() << "recovered under a live writer";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_NE(std::string(e.what()).find("still being written by process " + std::to_string(getpid())), std::string::npos)
         << e.what();
   }
@@ -239,7 +239,7 @@ TEST(StoreDamage, ADamagedSchemaPageIsADamagedStoreToo) {
   const std::string before = bytes_of(path);
   EXPECT_THROW(ps::Store::open(path), ps::DamagedStore);
   EXPECT_FALSE(ps::quick_check(path).empty());
-  EXPECT_THROW(ps::recover_store(path), pha::Error);
+  EXPECT_THROW(ps::recover_store(path), pha::core::Error);
   EXPECT_EQ(bytes_of(path), before) << "a failed recovery leaves the file where and as it was";
   EXPECT_FALSE(fs::exists(path + ".recovering"));
 }

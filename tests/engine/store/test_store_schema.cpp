@@ -293,7 +293,7 @@ TEST(StoreSchema, NewerVersionIsRefusedNamingTheFile) {
   try {
     ps::Store::open(path);
     FAIL() << "opened a store from the future";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), path);
     EXPECT_NE(std::string(e.what()).find("99"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos) << e.what();
@@ -311,7 +311,7 @@ TEST(StoreSchema, GarbageFileIsRefusedNamingTheFile) {
   try {
     ps::Store::open(path);
     FAIL() << "opened garbage";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), path);
     EXPECT_NE(std::string(e.what()).find("not a database"), std::string::npos) << e.what();
   }
@@ -324,7 +324,7 @@ TEST(StoreSchema, ForeignSqliteDatabaseIsRefused) {
   try {
     ps::Store::open(path);
     FAIL() << "opened another program's database";
-  } catch (const pha::Error& e) {
+  } catch (const pha::core::Error& e) {
     EXPECT_EQ(e.where(), path);
     EXPECT_NE(std::string(e.what()).find("not a PHA run store"), std::string::npos) << e.what();
   }
@@ -333,5 +333,5 @@ TEST(StoreSchema, ForeignSqliteDatabaseIsRefused) {
 }
 
 TEST(StoreSchema, UnwritableLocationIsAnError) {
-  EXPECT_THROW(ps::Store::open("/nonexistent-dir-for-pha-test/runs.sqlite"), pha::Error);
+  EXPECT_THROW(ps::Store::open("/nonexistent-dir-for-pha-test/runs.sqlite"), pha::core::Error);
 }

@@ -168,7 +168,7 @@ TEST(LensDock, BadSourcesShowTheErrorInTheDockInsteadOfCrashing) {
   EXPECT_FALSE(runLens(v));
   EXPECT_TRUE(v.status().contains("empty")) << v.status().toStdString();
 
-  // A run the store does not hold: the engine's pha::Error, shown in the dock.
+  // A run the store does not hold: the engine's core::Error, shown in the dock.
   LensView missing;
   missing.setRun(t.store, 9999, "missing");
   EXPECT_FALSE(runLens(missing));

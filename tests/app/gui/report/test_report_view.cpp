@@ -217,7 +217,7 @@ std::vector<float> sandwich(float k) {
 // Every planned run finished: pha is best at lr=0.003 and the transformer at lr=0.001, each at an
 // end of the values tried.
 void writeTunedStore(const QString& dir) {
-  const auto project = pha::runtime::load_project((dir + "/project.json").toStdString(), {false});
+  const auto project = pha::project::load_project((dir + "/project.json").toStdString(), {false});
   auto s = ps::Store::open((dir + "/runs.sqlite").toStdString());
   for (const auto& plan : project.runs) {
     const bool pha = plan.group.rfind("pha", 0) == 0;

@@ -29,7 +29,7 @@
 #include "queue_controller.h"
 #include "run_queue.h"
 #include "rung_chart.h"
-#include "search/runner/search_job.h"
+#include "search_runner/search_job.h"
 #include "search_form.h"
 #include "search_leaderboard.h"
 #include "search_pareto.h"
@@ -85,7 +85,7 @@ std::map<std::string, std::string> tableStates(const SearchLeaderboardModel& m) 
 
 std::map<std::string, std::string> storeStates(const std::string& dir) {
   std::map<std::string, std::string> out;
-  for (const auto& t : pha::runtime::search_status(dir).trials) out[searchTrialId(t).toStdString()] = t.state;
+  for (const auto& t : pha::search_runner::search_status(dir).trials) out[searchTrialId(t).toStdString()] = t.state;
   return out;
 }
 
@@ -133,7 +133,7 @@ TEST(SearchView, StartCancelContinuePromoteAndCompare) {
   EXPECT_FALSE(v->isSearching());
   EXPECT_TRUE(sawRunning);
   EXPECT_TRUE(counters.isEmpty()) << counters.join("\n").toStdString();
-  EXPECT_FALSE(pha::runtime::search_status(dir).complete);
+  EXPECT_FALSE(pha::search_runner::search_status(dir).complete);
   EXPECT_FALSE(v->summary().complete);
   EXPECT_EQ(tableStates(*v->leaderboard()), storeStates(dir));
   EXPECT_TRUE(v->statusText().contains("cancelled")) << v->statusText().toStdString();
@@ -181,7 +181,7 @@ TEST(SearchView, StartCancelContinuePromoteAndCompare) {
   // The window's store watcher sees what the search wrote (it would within 500 ms): the view,
   // already showing it, keeps its end message.
   w.storeWatcher()->checkNow();
-  const pha::runtime::SearchSummary status = pha::runtime::search_status(dir);
+  const pha::search_runner::SearchSummary status = pha::search_runner::search_status(dir);
   ASSERT_TRUE(status.complete);
   EXPECT_TRUE(v->summary().complete);
   EXPECT_TRUE(v->statusText().contains("found finished in the store")) << v->statusText().toStdString();
@@ -258,7 +258,7 @@ TEST(SearchView, StartCancelContinuePromoteAndCompare) {
   EXPECT_EQ(w.runsModel()->rowOfRun(doomed), -1) << "the run table follows the delete";
   EXPECT_TRUE(v->summary().complete) << "deleting a losing trial's run un-did the finished search";
   EXPECT_EQ(tableStates(*v->leaderboard()), states);
-  EXPECT_TRUE(pha::runtime::search_status(dir).complete);
+  EXPECT_TRUE(pha::search_runner::search_status(dir).complete);
 
   // Promote the finished trial: project.json gets the variant, the project reloads with it.
   v->selectTrials({searchTrialId(*best)});
@@ -381,16 +381,16 @@ TEST(SearchView, AProjectWithoutASearchSectionSaysHowToAddOne) {
 
 namespace {
 
-pha::runtime::SearchTrialState trial(int index, const std::string& state, std::vector<std::vector<double>> means,
+pha::search_runner::SearchTrialState trial(int index, const std::string& state, std::vector<std::vector<double>> means,
                                      std::vector<std::string> pattern) {
-  pha::runtime::SearchTrialState t;
+  pha::search_runner::SearchTrialState t;
   t.search = "pha-tiny";
   t.trial = index;
   t.label = "t" + std::to_string(index);
   t.values = {{"pattern", pattern}};
   t.state = state;
   for (std::size_t r = 0; r < means.size(); ++r) {
-    pha::runtime::SearchRungPoint p;
+    pha::search_runner::SearchRungPoint p;
     p.rung = static_cast<int>(r);
     p.resource = 30.0 * std::pow(3.0, static_cast<double>(r));
     p.state = r + 1 == means.size() ? state : "promoted";
@@ -409,7 +409,7 @@ pha::runtime::SearchTrialState trial(int index, const std::string& state, std::v
 }  // namespace
 
 TEST(SearchView, ParetoChartAndLiveMergeOfASyntheticSummary) {
-  pha::runtime::SearchSummary s;
+  pha::search_runner::SearchSummary s;
   s.project = "synthetic";
   s.searches = {"pha-tiny"};
   s.objectives = {"val/bpb", "params"};
@@ -430,9 +430,9 @@ TEST(SearchView, ParetoChartAndLiveMergeOfASyntheticSummary) {
   EXPECT_EQ(order, (std::vector<int>{3, 0, 1, 2}));
 
   // A live summary that has decided only rung 0 of trials 0 and 1 replaces those two.
-  pha::runtime::SearchSummary base = s;
+  pha::search_runner::SearchSummary base = s;
   for (auto& t : base.trials) t.state = "pending";
-  pha::runtime::SearchSummary live;
+  pha::search_runner::SearchSummary live;
   live.project = "synthetic";
   live.trials = {s.trials[0], s.trials[1]};
   const auto merged = mergeSearchSummary(base, live);
