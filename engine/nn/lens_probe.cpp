@@ -32,8 +32,8 @@ struct HookGuard {
 
 }  // namespace
 
-LensPassResult lens_pass(PhaModelImpl& model, const at::Tensor& tokens, const at::Tensor& targets,
-                         const LensPassRequest& request) {
+model::LensPassResult lens_pass(PhaModelImpl& model, const at::Tensor& tokens, const at::Tensor& targets,
+                         const model::LensPassRequest& request) {
   const auto& blocks = model.blocks();
   const int L = static_cast<int>(blocks.size());
   for (const auto& [layer, branch] : request.knockouts) {
@@ -78,7 +78,7 @@ LensPassResult lens_pass(PhaModelImpl& model, const at::Tensor& tokens, const at
   model.eval();
   const at::Tensor logits = model.forward(tokens);  // (B, T, V)
   if (was_training) model.train();
-  LensPassResult out;
+  model::LensPassResult out;
   out.B = static_cast<int>(tokens.size(0));
   out.T = static_cast<int>(tokens.size(1));
   out.layers = L;
@@ -113,11 +113,11 @@ LensPassResult lens_pass(PhaModelImpl& model, const at::Tensor& tokens, const at
   return out;
 }
 
-std::vector<FloatMatrix> gss_impulse_responses(const PhaModelImpl& model, int64_t T) {
+std::vector<model::FloatMatrix> gss_impulse_responses(const PhaModelImpl& model, int64_t T) {
   torch::NoGradGuard no_grad;
-  std::vector<FloatMatrix> out;
+  std::vector<model::FloatMatrix> out;
   for (const auto& block : model.blocks()) {
-    FloatMatrix m;
+    model::FloatMatrix m;
     for (const auto& s : block->sublayers()) {
       if (!s->gss) continue;
       const GssBranchImpl& g = *s->gss;

@@ -176,9 +176,9 @@ void PhaModelImpl::set_record_stats(bool on) {
   }
 }
 
-ModelIntrospection PhaModelImpl::introspect() const {
+model::ModelIntrospection PhaModelImpl::introspect() const {
   torch::NoGradGuard no_grad;
-  ModelIntrospection out;
+  model::ModelIntrospection out;
   const int L = static_cast<int>(blocks_.size());
   const float nan = std::numeric_limits<float>::quiet_NaN();
   out.branch_names = {"gss", "attn", "ffn"};
@@ -194,7 +194,7 @@ ModelIntrospection PhaModelImpl::introspect() const {
         if (s->last_rms()[b].defined()) out.branch_rms.values[l * model::kNumBranches + b] = s->last_rms()[b].item<float>();
       }
     }
-    LayerParamCount count;
+    model::LayerParamCount count;
     for (const auto& p : blocks_[l]->named_parameters()) {
       const int b = branch_index_of("." + p.key());
       (b >= 0 ? count.branch[b] : count.norms_and_mixer) += p.value().numel();

@@ -28,7 +28,7 @@
 #include "nn/decode_state.h"
 #include "nn/internal/hybrid_block.h"
 #include "model/model_config.h"
-#include "nn/model_introspection.h"
+#include "model/model_introspection.h"
 #include "nn/internal/rms_norm.h"
 
 namespace pha::nn {
@@ -72,7 +72,7 @@ class PhaModelImpl : public torch::nn::Module {
   at::Tensor prefill(const at::Tensor& tokens, DecodeState& state, bool last_only = false);
   at::Tensor step(const at::Tensor& tokens, DecodeState& state);
 
-  ModelIntrospection introspect() const;
+  model::ModelIntrospection introspect() const;
   std::vector<ParamInfo> parameter_info() const;
   int64_t num_parameters() const;
   void set_record_stats(bool on);

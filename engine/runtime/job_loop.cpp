@@ -126,7 +126,7 @@ void JobRunner::record_step(int64_t step, const TrainStepResult& r, double lr, d
 
 void JobRunner::record_mixer(int64_t step) {
   if (!writer_) return;  // data-parallel ranks > 0 write nothing
-  const nn::ModelIntrospection in = trainer_->introspect();
+  const model::ModelIntrospection in = trainer_->introspect();
   store::MixerSnapshot snap{step, in.mixer_weights.rows, in.mixer_weights.cols, in.mixer_weights.values};
   writer_->mixer(snap);
   obs_.on_mixer({run_id_, step, snap.layers, snap.branches, snap.weights});

@@ -38,15 +38,15 @@ int64_t now_ms() {
       .count();
 }
 
-nn::FloatMatrix nan_matrix(int rows, int cols) {
-  nn::FloatMatrix m;
+model::FloatMatrix nan_matrix(int rows, int cols) {
+  model::FloatMatrix m;
   m.rows = rows;
   m.cols = cols;
   m.values.assign(static_cast<size_t>(rows) * static_cast<size_t>(cols), kNaN);
   return m;
 }
 
-float& cell(nn::FloatMatrix& m, int r, int c) { return m.values[static_cast<size_t>(r) * m.cols + c]; }
+float& cell(model::FloatMatrix& m, int r, int c) { return m.values[static_cast<size_t>(r) * m.cols + c]; }
 
 }  // namespace
 
@@ -72,7 +72,7 @@ struct Lens::Impl {
 
   // The windows, B at a time, through one lens pass each; the per-batch results in order.
   template <typename Fn>
-  void for_batches(const LensWindows& w, const nn::LensPassRequest& req, Fn&& fn) {
+  void for_batches(const LensWindows& w, const model::LensPassRequest& req, Fn&& fn) {
     const int B = std::max(1, training.batch_size);
     for (int first = 0; first < w.B; first += B) {
       const int rows = std::min(B, w.B - first);
@@ -87,9 +87,9 @@ struct Lens::Impl {
     }
   }
 
-  std::vector<float> nll(const LensWindows& w, const nn::LensPassRequest& req) {
+  std::vector<float> nll(const LensWindows& w, const model::LensPassRequest& req) {
     std::vector<float> out(w.inputs.size(), kNaN);
-    for_batches(w, req, [&](const nn::LensPassResult& r, size_t off) {
+    for_batches(w, req, [&](const model::LensPassResult& r, size_t off) {
       std::copy(r.nll.begin(), r.nll.end(), out.begin() + static_cast<std::ptrdiff_t>(off));
     });
     return out;
@@ -172,9 +172,9 @@ TokenLosses Lens::token_losses(const LensWindows& w) {
   out.windows = w;
   out.nll.assign(w.inputs.size(), kNaN);
   out.contribution.resize(static_cast<size_t>(m.info.layers));
-  nn::LensPassRequest req;
+  model::LensPassRequest req;
   req.probe = true;
-  m.for_batches(w, req, [&](const nn::LensPassResult& r, size_t off) {
+  m.for_batches(w, req, [&](const model::LensPassResult& r, size_t off) {
     std::copy(r.nll.begin(), r.nll.end(), out.nll.begin() + static_cast<std::ptrdiff_t>(off));
     for (size_t l = 0; l < r.contribution.size(); ++l) {
       for (int b = 0; b < 3; ++b) {
@@ -203,9 +203,9 @@ EffectiveWeights Lens::effective_weights(const LensWindows& w) {
   out.source = w.source;
   std::vector<std::array<double, 3>> ms(static_cast<size_t>(L), {0, 0, 0});
   int64_t n = 0;
-  nn::LensPassRequest req;
+  model::LensPassRequest req;
   req.probe = true;
-  m.for_batches(w, req, [&](const nn::LensPassResult& r, size_t off) {
+  m.for_batches(w, req, [&](const model::LensPassResult& r, size_t off) {
     for (size_t i = 0; i < r.nll.size(); ++i) {
       if (w.targets[off + i] == data::kIgnore) continue;  // the positions the lens counts
       ++n;
@@ -217,7 +217,7 @@ EffectiveWeights Lens::effective_weights(const LensWindows& w) {
     }
   });
   out.tokens = n;
-  const nn::ModelIntrospection intro = m.trainer->introspect();
+  const model::ModelIntrospection intro = m.trainer->introspect();
   out.raw = nan_matrix(L, 3);
   out.gain_rms = nan_matrix(L, 3);
   out.effective = nan_matrix(L, 3);
@@ -280,7 +280,7 @@ KnockoutResult Lens::knockouts(const LensWindows& w) {
       for (int k = 0; k < L; ++k)
         if ((l == -1 || k == l) && m.info.has_branch[static_cast<size_t>(k)][static_cast<size_t>(b)]) present = true;
       if (!present) continue;
-      nn::LensPassRequest req;
+      model::LensPassRequest req;
       req.knockouts = {{l, b}};
       const std::vector<double> ko = means(m.nll(w, req));
       ++out.passes;
@@ -302,7 +302,7 @@ KernelSpectrum Lens::spectrum(int64_t horizon) {
   out.state = m.info.checkpoint.empty() ? "init" : "step " + std::to_string(m.info.step);
   const auto responses = m.trainer->gss_impulse_responses(out.horizon);
   for (size_t l = 0; l < responses.size(); ++l) {
-    const nn::FloatMatrix& k = responses[l];
+    const model::FloatMatrix& k = responses[l];
     if (k.rows == 0) continue;
     KernelSpectrum::Layer layer;
     layer.layer = static_cast<int>(l);
@@ -336,10 +336,10 @@ AttentionMap Lens::attention(const LensWindows& w, int window, int layer, int he
   b.inputs.assign(first, first + w.T);
   const auto tfirst = w.targets.begin() + static_cast<std::ptrdiff_t>(window) * w.T;
   b.targets.assign(tfirst, tfirst + w.T);
-  nn::LensPassRequest req;
+  model::LensPassRequest req;
   req.attention_layer = layer;
   req.attention_head = head;
-  const nn::LensPassResult r = m.trainer->lens_pass(b, req);
+  const model::LensPassResult r = m.trainer->lens_pass(b, req);
   AttentionMap out;
   out.layer = layer;
   out.head = head;
@@ -357,7 +357,7 @@ std::vector<store::LensRow> Lens::rows(const EffectiveWeights& w) const {
   for (int l = 0; l < w.layers; ++l)
     for (int b = 0; b < 3; ++b) {
       if (std::isnan(w.raw.at(l, b))) continue;
-      for (const auto& [kind, m] : {std::pair<const char*, const nn::FloatMatrix*>{"raw_weight", &w.raw},
+      for (const auto& [kind, m] : {std::pair<const char*, const model::FloatMatrix*>{"raw_weight", &w.raw},
                                     {"effective_weight", &w.effective}, {"effective_share", &w.share}})
         out.push_back({kind, l, kBranch[b], "", impl_->info.step, m->at(l, b), w.tokens, w.source, at});
     }

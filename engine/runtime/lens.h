@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "nn/model_introspection.h"
+#include "model/model_introspection.h"
 #include "store/lens_store.h"
 
 namespace pha::runtime {
@@ -90,10 +90,10 @@ struct TokenLosses {
 struct EffectiveWeights {
   int layers = 0;
   // L x 3; NaN where the layer has no mixer (raw) or no such branch.
-  nn::FloatMatrix raw;        // the softplus mixer weight w_b
-  nn::FloatMatrix gain_rms;   // r_b = RMS over tokens and d of RMSNorm_b(y_b) (the gain's effect)
-  nn::FloatMatrix effective;  // w_b * r_b
-  nn::FloatMatrix share;      // effective / the layer's sum of effective weights
+  model::FloatMatrix raw;        // the softplus mixer weight w_b
+  model::FloatMatrix gain_rms;   // r_b = RMS over tokens and d of RMSNorm_b(y_b) (the gain's effect)
+  model::FloatMatrix effective;  // w_b * r_b
+  model::FloatMatrix share;      // effective / the layer's sum of effective weights
   int64_t tokens = 0;            // positions averaged over
   std::string source;
   double seconds = 0.0;
@@ -107,11 +107,11 @@ struct KnockoutResult {
   double base_loss = 0.0;                 // mean NLL of the intact model over the scored positions
   // (L + 1) x 3: mean NLL with (layer, branch) removed minus base_loss; row L = the branch
   // removed in every layer; NaN where the layer has no such branch.
-  nn::FloatMatrix delta;
+  model::FloatMatrix delta;
   std::vector<std::string> class_names;   // as in the windows
   std::vector<int64_t> class_tokens;      // counted positions per class
   std::vector<double> base_by_class;
-  std::vector<nn::FloatMatrix> delta_by_class;  // per class, the shape of delta
+  std::vector<model::FloatMatrix> delta_by_class;  // per class, the shape of delta
   int64_t tokens = 0;
   int passes = 0;                         // forward passes run (1 + knock-outs)
   std::string source;

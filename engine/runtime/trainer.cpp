@@ -311,18 +311,18 @@ void Trainer::forward_only(const data::Batch& b) {
   m.model->train();
 }
 
-nn::LensPassResult Trainer::lens_pass(const data::Batch& b, const nn::LensPassRequest& request) {
+model::LensPassResult Trainer::lens_pass(const data::Batch& b, const model::LensPassRequest& request) {
   Impl& m = *impl_;
   return nn::lens_pass(*m.model, m.to_device(b.inputs, b.B, b.T), m.to_device(b.targets, b.B, b.T), request);
 }
 
-std::vector<nn::FloatMatrix> Trainer::gss_impulse_responses(int64_t T) const {
+std::vector<model::FloatMatrix> Trainer::gss_impulse_responses(int64_t T) const {
   return nn::gss_impulse_responses(*impl_->model, T);
 }
 
 void Trainer::set_record_stats(bool on) { impl_->model->set_record_stats(on); }
 void Trainer::set_phase_timing(bool on) { impl_->phase_timing = on; }
-nn::ModelIntrospection Trainer::introspect() const { return impl_->model->introspect(); }
+model::ModelIntrospection Trainer::introspect() const { return impl_->model->introspect(); }
 
 namespace {
 // Weights trained with one embed_scale or branch_norm mean something else under the other (or

@@ -18,8 +18,8 @@
 
 #include "data/batch.h"
 #include "model/model_config.h"
-#include "nn/lens_types.h"
-#include "nn/model_introspection.h"
+#include "model/lens_types.h"
+#include "model/model_introspection.h"
 #include "nn/precision.h"
 #include "project/project.h"
 
@@ -113,14 +113,14 @@ class Trainer {
 
   // The hybrid lens (runtime/lens.h): one no-grad pass over `batch` with knock-outs, per-token
   // probes and an attention head's weights; and each layer's GSS impulse response over T lags.
-  nn::LensPassResult lens_pass(const data::Batch& batch, const nn::LensPassRequest& request);
-  std::vector<nn::FloatMatrix> gss_impulse_responses(int64_t T) const;
+  model::LensPassResult lens_pass(const data::Batch& batch, const model::LensPassRequest& request);
+  std::vector<model::FloatMatrix> gss_impulse_responses(int64_t T) const;
 
   void set_record_stats(bool on);
   // Times the phases of train_step (TrainStepResult::forward_s, ...); on CUDA it synchronises
   // the device at each phase boundary, so it is off in training.
   void set_phase_timing(bool on);
-  nn::ModelIntrospection introspect() const;
+  model::ModelIntrospection introspect() const;
 
   // Full training checkpoint (weights, AdamW state, step, RNG), written atomically. Returns
   // the file size in bytes.

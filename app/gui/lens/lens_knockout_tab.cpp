@@ -85,7 +85,7 @@ void LensKnockoutTab::refresh() {
   if (!m_k) return;
   const int ci = m_class->currentIndex() - 1;
   const bool byClass = ci >= 0 && ci < static_cast<int>(m_k->delta_by_class.size());
-  const nn::FloatMatrix& d = byClass ? m_k->delta_by_class[static_cast<size_t>(ci)] : m_k->delta;
+  const model::FloatMatrix& d = byClass ? m_k->delta_by_class[static_cast<size_t>(ci)] : m_k->delta;
   QStringList rows;
   for (int l = 0; l < m_k->layers; ++l) rows << tr("layer %1").arg(l);
   rows << tr("all layers");
@@ -123,7 +123,7 @@ bool LensKnockoutTab::writeCsv(const QString& path, QString* error) const {
   }
   const runtime::KnockoutResult& k = *m_k;
   return widgets::writeCsvFile(path, "class,layer,branch,delta_nats,base_loss,tokens", [&](QTextStream& out) {
-    auto write = [&](const std::string& cls, const nn::FloatMatrix& d, double base, int64_t tokens) {
+    auto write = [&](const std::string& cls, const model::FloatMatrix& d, double base, int64_t tokens) {
       for (int r = 0; r < d.rows; ++r)
         for (int b = 0; b < d.cols; ++b)
           out << widgets::csvField(QString::fromStdString(cls)) << ',' << (r < k.layers ? r : -1) << ','

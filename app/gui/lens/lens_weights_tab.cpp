@@ -92,7 +92,7 @@ QString LensWeightsTab::summary() const { return m_summary->text(); }
 
 void LensWeightsTab::refresh() {
   if (!m_weights) return;
-  const nn::FloatMatrix& m = showsEffective() ? m_weights->share : m_weights->raw;
+  const model::FloatMatrix& m = showsEffective() ? m_weights->share : m_weights->raw;
   m_heatmap->setMatrix(m.rows, m.cols, m.values);
   m_heatmap->setStep(-1);
   if (!showsEffective() && m_heatmap->layers() == 0)

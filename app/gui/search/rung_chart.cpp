@@ -4,20 +4,17 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <qcustomplot.h>
-#include <set>
 
 #include "curve_plot.h"  // seriesColor
 #include "export_menu.h"
 #include "number_format.h"
 #include "plot_panel.h"
+#include "rung_series.h"
 #include "search_state.h"
 #include "series_colors.h"
 
 namespace pha::gui {
-
-using search_runner::SearchTrialState;
 
 RungChart::RungChart(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -53,78 +50,48 @@ void RungChart::setHighlighted(const QStringList& trialIds) {
   redraw();
 }
 
-// Lines, markers, names and the rung ticks are drawn in one pass, in the
-// order QCustomPlot stacks them (faded first, bold and selected on top).
+// Lines, markers, names and the rung ticks are drawn in one pass, in the order QCustomPlot
+// stacks them; what to draw (the lines, their order, style and markers) is rungSeries's
+// (rung_series.h, Qt-free and unit-tested).
 void RungChart::redraw() {
   QCustomPlot* plot = m_panel->plot();
   plot->clearGraphs();
   plot->clearItems();
-  m_lines.clear();
-  m_stoppedMarkers = 0;
-  const bool manySearches = m_summary.searches.size() > 1;
-  std::set<int> brackets;
-  for (const auto& t : m_summary.trials) brackets.insert(t.bracket);
-  std::set<double> rungs;  // every rung's resource (the ticks)
-  for (const SearchTrialState& t : m_summary.trials) {
-    Line line;
-    line.trial = searchTrialId(t);
-    line.name = searchTrialName(t, manySearches, brackets.size() > 1);
-    line.label = QString::fromStdString(t.label);
-    line.state = QString::fromStdString(t.state);
-    for (const auto& p : t.history) {
-      rungs.insert(p.resource);
-      if (p.mean.empty() || !std::isfinite(p.mean[0])) continue;
-      line.x.push_back(p.resource);
-      line.y.push_back(p.mean[0]);
-    }
-    line.bold = line.state == "finished" || line.state == "promoted";
-    if (!line.x.empty()) m_lines.push_back(std::move(line));
-  }
-  // Faded lines first, then plain, bold and selected ones over them.
-  const auto layer = [this](const Line& l) {
-    if (m_highlighted.contains(l.trial)) return 3;
-    if (l.bold) return 2;
-    return l.state == "stopped" || l.state == "failed" ? 0 : 1;
-  };
-  std::stable_sort(m_lines.begin(), m_lines.end(), [&](const Line& a, const Line& b) { return layer(a) < layer(b); });
-  std::map<QString, int> trialIndex;
-  for (const SearchTrialState& t : m_summary.trials) trialIndex[searchTrialId(t)] = t.trial + 7 * t.bracket;
-  for (const Line& l : m_lines) {
-    const SearchTrialState* t = nullptr;
-    for (const auto& x : m_summary.trials)
-      if (searchTrialId(x) == l.trial) t = &x;
-    QColor color = manySearches && t ? widgets::modelColors().color(QString::fromStdString(t->search))
-                                     : widgets::seriesColor(trialIndex[l.trial]);
-    const bool selected = m_highlighted.contains(l.trial);
-    const bool faded = !selected && (l.state == "stopped" || l.state == "failed");
-    if (faded) color.setAlpha(80);
+  std::vector<std::string> selected;
+  for (const QString& id : m_highlighted) selected.push_back(id.toStdString());
+  const RungSeries series = rungSeries(m_summary, selected);
+  m_lines = series.lines;
+  m_stoppedMarkers = series.stopped_markers;
+  for (const RungLine& l : m_lines) {
+    QColor color = series.by_search ? widgets::modelColors().color(QString::fromStdString(l.search))
+                                    : widgets::seriesColor(l.color_index);
+    if (l.faded) color.setAlpha(80);
+    const QString name = QString::fromStdString(l.name);
     QCPGraph* g = plot->addGraph();
-    g->setName(l.name);
-    g->setPen(QPen(color, selected ? 3.5 : l.bold ? 2.6 : faded ? 1.0 : 1.4));
-    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, faded ? 4 : 5));
+    g->setName(name);
+    g->setPen(QPen(color, l.selected ? 3.5 : l.bold ? 2.6 : l.faded ? 1.0 : 1.4));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, l.faded ? 4 : 5));
     for (std::size_t i = 0; i < l.x.size(); ++i) g->addData(l.x[i], l.y[i]);
-    const bool stopped = l.state == "stopped" || l.state == "failed";
-    if (stopped || l.state == "finished") {  // where it stopped, or where it finished
+    if (l.end != RungLine::End::None) {  // where it stopped, or where it finished
       QCPGraph* end = plot->addGraph();
       end->setPen(Qt::NoPen);
       end->setLineStyle(QCPGraph::lsNone);
-      end->setScatterStyle(stopped ? QCPScatterStyle(QCPScatterStyle::ssCross, color, 8)
-                                   : QCPScatterStyle(QCPScatterStyle::ssDisc, color, 9));
+      end->setScatterStyle(l.end == RungLine::End::Stopped ? QCPScatterStyle(QCPScatterStyle::ssCross, color, 8)
+                                                            : QCPScatterStyle(QCPScatterStyle::ssDisc, color, 9));
       end->addData(l.x.back(), l.y.back());
-      m_stoppedMarkers += stopped ? 1 : 0;
     }
-    if (selected || l.bold) {
+    if (l.named) {
       auto* text = new QCPItemText(plot);
       text->position->setCoords(l.x.back(), l.y.back());
       text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
       text->setPadding(QMargins(7, 0, 0, 0));
       text->setColor(QColor(color.red(), color.green(), color.blue()));
-      text->setText(l.name);
+      text->setText(name);
     }
   }
   // A tick at every rung's resource on a log axis: the rungs are eta apart.
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-  for (double resource : rungs) ticker->addTick(resource, widgets::formatCount(resource));
+  for (double resource : series.rungs) ticker->addTick(resource, widgets::formatCount(resource));
   plot->xAxis->setTicker(ticker);
   plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
   plot->xAxis->setLabel(m_summary.resource.empty() ? tr("budget") : tr("budget (%1 per rung run)").arg(QString::fromStdString(m_summary.resource)));
@@ -132,7 +99,7 @@ void RungChart::redraw() {
                                                      : tr("%1 (mean over seeds)").arg(QString::fromStdString(m_summary.objectives[0])));
   if (!m_lines.empty()) {
     plot->rescaleAxes();
-    const double lo = *rungs.begin(), hi = *rungs.rbegin();
+    const double lo = series.rungs.front(), hi = series.rungs.back();
     plot->xAxis->setRange(lo / 1.25, hi * (lo < hi ? 1.6 : 2.0));  // room for the names at the end
     const QCPRange y = plot->yAxis->range();
     const double pad = std::max(1e-6, (y.upper - y.lower) * 0.08);
@@ -153,9 +120,9 @@ void RungChart::hover(QMouseEvent* event) {
   QCustomPlot* plot = m_panel->plot();
   const QPointF at = event->position();
   double best = 12.0 * 12.0;
-  const Line* found = nullptr;
+  const RungLine* found = nullptr;
   std::size_t point = 0;
-  for (const Line& l : m_lines)
+  for (const RungLine& l : m_lines)
     for (std::size_t i = 0; i < l.x.size(); ++i) {
       const double px = plot->xAxis->coordToPixel(l.x[i]), py = plot->yAxis->coordToPixel(l.y[i]);
       const double d = (px - at.x()) * (px - at.x()) + (py - at.y()) * (py - at.y());
@@ -171,7 +138,8 @@ void RungChart::hover(QMouseEvent* event) {
   }
   QToolTip::showText(event->globalPosition().toPoint(),
                      tr("%1 (%2)\n%3\n%4 %5: %6 %7")
-                         .arg(found->name, found->state, found->label)
+                         .arg(QString::fromStdString(found->name), QString::fromStdString(found->state),
+                              QString::fromStdString(found->label))
                          .arg(found->x[point], 0, 'g', 6)
                          .arg(QString::fromStdString(m_summary.resource))
                          .arg(QString::fromStdString(m_summary.objectives.empty() ? "" : m_summary.objectives[0]))

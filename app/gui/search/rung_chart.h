@@ -11,6 +11,7 @@
 #include <QWidget>
 #include <vector>
 
+#include "rung_series.h"
 #include "search_runner/search_job.h"
 
 class QCustomPlot;
@@ -36,22 +37,17 @@ class RungChart : public QWidget {
   int stoppedMarkers() const { return m_stoppedMarkers; }
   QString emptyMessage() const;
   // The trial of line i (searchTrialId), its points and whether it is drawn bold.
-  QString lineTrial(int i) const { return m_lines.at(static_cast<std::size_t>(i)).trial; }
+  QString lineTrial(int i) const { return QString::fromStdString(m_lines.at(static_cast<std::size_t>(i)).trial); }
   int linePoints(int i) const { return static_cast<int>(m_lines.at(static_cast<std::size_t>(i)).x.size()); }
   bool lineBold(int i) const { return m_lines.at(static_cast<std::size_t>(i)).bold; }
 
  private:
-  struct Line {
-    QString trial, name, label, state;
-    std::vector<double> x, y;
-    bool bold = false;
-  };
   void redraw();
   void hover(QMouseEvent* event);
 
   search_runner::SearchSummary m_summary;
   QStringList m_highlighted;
-  std::vector<Line> m_lines;
+  std::vector<RungLine> m_lines;  // rungSeries's lines, as drawn
   int m_stoppedMarkers = 0;
   widgets::PlotPanel* m_panel = nullptr;
 };

@@ -8,6 +8,7 @@
 #include <QObject>
 
 #include "core/metric_table.h"
+#include "rung_series.h"
 
 namespace pha::gui {
 
@@ -30,13 +31,10 @@ QString number(double v) {
 
 }  // namespace
 
-QString searchTrialId(const SearchTrialState& t) {
-  return QString("%1:b%2:t%3").arg(QString::fromStdString(t.search)).arg(t.bracket).arg(t.trial);
-}
+QString searchTrialId(const SearchTrialState& t) { return QString::fromStdString(searchTrialIdText(t)); }
 
 QString searchTrialName(const SearchTrialState& t, bool withSearch, bool withBracket) {
-  QString name = withBracket ? QString("b%1 t%2").arg(t.bracket).arg(t.trial) : QString("t%1").arg(t.trial);
-  return withSearch ? QString::fromStdString(t.search) + " " + name : name;
+  return QString::fromStdString(searchTrialNameText(t, withSearch, withBracket));
 }
 
 SearchSummary mergeSearchSummary(const SearchSummary& base, const SearchSummary& live) {

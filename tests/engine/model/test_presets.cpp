@@ -31,7 +31,7 @@ void expect_analytic_equals_module(const ModelConfig& c) {
   SCOPED_TRACE(c.name + " (" + c.variant + ")");
   pha::nn::PhaModel model(c);
   const ParamCount pc = count_parameters(c);
-  const pha::nn::ModelIntrospection in = model->introspect();
+  const pha::model::ModelIntrospection in = model->introspect();
   EXPECT_EQ(pc.total, model->num_parameters());
   EXPECT_EQ(pc.embedding, in.embedding_params);
   EXPECT_EQ(pc.head, in.head_params);

@@ -25,10 +25,10 @@ struct LensModel {
     targets = at::randint(0, 37, {2, 24}, at::kLong);
     targets.index_put_({0, 0}, -100);  // one position not counted
   }
-  nn::LensPassResult pass(const nn::LensPassRequest& r) { return nn::lens_pass(*model, tokens, targets, r); }
+  model::LensPassResult pass(const model::LensPassRequest& r) { return nn::lens_pass(*model, tokens, targets, r); }
 };
 
-double mean_nll(const nn::LensPassResult& r) {
+double mean_nll(const model::LensPassResult& r) {
   double s = 0;
   int n = 0;
   for (float v : r.nll)
@@ -38,7 +38,7 @@ double mean_nll(const nn::LensPassResult& r) {
 
 TEST(LensProbe, PerTokenLossesAreTheCrossEntropyAndSkipUncountedTargets) {
   LensModel m("pha");
-  const nn::LensPassResult r = m.pass({});
+  const model::LensPassResult r = m.pass({});
   ASSERT_EQ(r.nll.size(), 48u);
   EXPECT_TRUE(std::isnan(r.nll[0]));
   torch::NoGradGuard g;
@@ -58,22 +58,22 @@ TEST(LensProbe, KnockingOutABranchWithMixerWeightZeroChangesNothing) {
     sub.ptr()->mixer->p.index_put_({1}, -1e4);
     ASSERT_EQ(sub->mixer_weights_canonical()[1].item<float>(), 0.0f);
   }
-  const nn::LensPassResult base = m.pass({});
-  nn::LensPassRequest ko;
+  const model::LensPassResult base = m.pass({});
+  model::LensPassRequest ko;
   ko.knockouts = {{0, 1}};
-  const nn::LensPassResult r = m.pass(ko);
+  const model::LensPassResult r = m.pass(ko);
   for (size_t i = 1; i < r.nll.size(); ++i) ASSERT_EQ(r.nll[i], base.nll[i]) << "position " << i;
   // A branch with weight does matter (the test can fail).
-  nn::LensPassRequest ko_gss;
+  model::LensPassRequest ko_gss;
   ko_gss.knockouts = {{0, 0}};
   EXPECT_GT(std::fabs(mean_nll(m.pass(ko_gss)) - mean_nll(base)), 1e-6);
 }
 
 TEST(LensProbe, ContributionsAreTheWeightedNormedTermsAndAKnockedOutBranchContributesZero) {
   LensModel m("pha");
-  nn::LensPassRequest probe;
+  model::LensPassRequest probe;
   probe.probe = true;
-  const nn::LensPassResult r = m.pass(probe);
+  const model::LensPassResult r = m.pass(probe);
   ASSERT_EQ(r.contribution.size(), 2u);
   const auto& sub = m.model->blocks()[1]->sublayers()[0];
   const at::Tensor w = sub->mixer_weights_canonical();
@@ -84,7 +84,7 @@ TEST(LensProbe, ContributionsAreTheWeightedNormedTermsAndAKnockedOutBranchContri
     EXPECT_NEAR(r.normed_ms[1][b][5], 1.0f, 1e-3) << "branch " << b;
   }
   probe.knockouts = {{1, 2}};
-  const nn::LensPassResult k = m.pass(probe);
+  const model::LensPassResult k = m.pass(probe);
   for (float v : k.contribution[1][2]) ASSERT_EQ(v, 0.0f);
   for (float v : k.contribution[0][2]) ASSERT_GT(v, 0.0f) << "only layer 1's FFN is removed";
 }
@@ -114,10 +114,10 @@ TEST(LensProbe, KernelSpectrumIsTheImpulseResponseOfTheBranchConvolution) {
 
 TEST(LensProbe, AttentionMapIsCausalAndSumsToOneAndIsRefusedWhereThereIsNoAttention) {
   LensModel m("pha");
-  nn::LensPassRequest r;
+  model::LensPassRequest r;
   r.attention_layer = 1;
   r.attention_head = 3;
-  const nn::LensPassResult out = m.pass(r);
+  const model::LensPassResult out = m.pass(r);
   ASSERT_EQ(out.attention.size(), 2u * 24 * 24);
   for (int q = 0; q < 24; ++q) {
     double sum = 0;
@@ -133,7 +133,7 @@ TEST(LensProbe, AttentionMapIsCausalAndSumsToOneAndIsRefusedWhereThereIsNoAttent
   r.attention_head = 4;
   EXPECT_THROW(m.pass(r), core::Error) << "4 query heads: 0-3";
   LensModel gss("gss-only");
-  nn::LensPassRequest a;
+  model::LensPassRequest a;
   a.attention_layer = 0;
   try {
     gss.pass(a);

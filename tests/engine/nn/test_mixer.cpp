@@ -37,7 +37,7 @@ TEST(Mixer, UniformHasNoTrainableParameter) {
 
   nn::PhaModel model(testing::tiny_config("pha-uniform"));
   for (const auto& p : model->named_parameters()) EXPECT_EQ(p.key().find("mixer"), std::string::npos) << p.key();
-  const nn::ModelIntrospection info = model->introspect();
+  const model::ModelIntrospection info = model->introspect();
   for (int l = 0; l < info.mixer_weights.rows; ++l) {
     for (int b = 0; b < 3; ++b) EXPECT_NEAR(info.mixer_weights.at(l, b), 1.0 / 3.0, 1e-7);
   }
@@ -82,10 +82,10 @@ TEST(Mixer, IntrospectionMatrixPerVariant) {
 TEST(Introspection, BranchRmsAndParameterCounts) {
   at::manual_seed(21);
   nn::PhaModel model(testing::tiny_config("pha-no-ffn"));
-  const nn::ModelIntrospection before = model->introspect();
+  const model::ModelIntrospection before = model->introspect();
   EXPECT_TRUE(std::isnan(before.branch_rms.at(0, 0)));  // no forward yet
   model(at::randint(0, 37, {2, 8}, at::kLong));
-  const nn::ModelIntrospection info = model->introspect();
+  const model::ModelIntrospection info = model->introspect();
   for (int l = 0; l < 2; ++l) {
     EXPECT_GT(info.branch_rms.at(l, 0), 0.0f);
     EXPECT_GT(info.branch_rms.at(l, 1), 0.0f);

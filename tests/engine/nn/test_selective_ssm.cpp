@@ -143,7 +143,7 @@ TEST(SelectiveSsm, PureSerialAndParallelModelsTrainAndDecode) {
       EXPECT_GT(p.value().grad().abs().max().item<double>(), 0.0) << p.key();
     }
     EXPECT_GT(s6_params, 0);
-    const nn::ModelIntrospection info = model->introspect();
+    const model::ModelIntrospection info = model->introspect();
     const model::ParamCount pc = model::count_parameters(c);
     for (size_t l = 0; l < info.layer_params.size(); ++l)
       EXPECT_EQ(info.layer_params[l].branch[0], pc.layers[l].branches.gss) << "layer " << l;

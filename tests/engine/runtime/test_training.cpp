@@ -83,7 +83,7 @@ pha::data::Batch random_batch(int B, int T) {
   return b;
 }
 
-double max_departure_from_uniform(const pha::nn::ModelIntrospection& m) {
+double max_departure_from_uniform(const pha::model::ModelIntrospection& m) {
   double worst = 0.0;
   for (float w : m.mixer_weights.values) worst = std::max(worst, std::abs(static_cast<double>(w) - 1.0 / 3.0));
   return worst;

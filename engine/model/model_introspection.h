@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace pha::nn {
+namespace pha::model {
 
 struct FloatMatrix {
   int rows = 0;
@@ -41,4 +41,4 @@ struct ModelIntrospection {
   int64_t total_params = 0;      // every parameter once (a tied head counts once)
 };
 
-}  // namespace pha::nn
+}  // namespace pha::model

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "nn/model_introspection.h"
+#include "model/model_introspection.h"
 
-namespace pha::nn {
+namespace pha::model {
 
 struct LensPassRequest {
   // Branches removed for this pass: (layer, branch) with branch 0 gss, 1 attn, 2 ffn; layer -1
@@ -30,4 +30,4 @@ struct LensPassResult {
   std::vector<float> attention;  // (B, T, T) row = query, column = key; empty unless asked
 };
 
-}  // namespace pha::nn
+}  // namespace pha::model
