@@ -12,7 +12,6 @@
 #include "fuzz_support.h"
 #include "nn/checkpoint.h"
 
-using namespace pha::model;
 
 namespace {
 

@@ -6,7 +6,6 @@
 #include "fuzz_support.h"
 #include "nn/safetensors.h"
 
-using namespace pha::model;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pha::fuzz::MemFile file(data, size);
