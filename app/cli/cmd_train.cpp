@@ -345,10 +345,6 @@ void add_train_rank(CLI::App& app) {
     const json j = json::parse(*text, nullptr, false);
     if (j.is_discarded()) throw core::Error("pha __train-rank", "the job spec is not JSON");
     runtime::JobSpec spec = runtime::job_spec_from_json(j);
-    // A search's rung run is no run of project.json: rebuilt from the search section, as rank 0
-    // built it (run_job checks on every rank that the plans agree).
-    if (!spec.search_run.empty())
-      spec.plan = std::make_shared<project::RunPlan>(search_runner::search_rung_plan(spec.project, spec.search_run));
     TrainOptions o;
     o.project = spec.project;
     o.device = spec.device;

@@ -508,17 +508,68 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   return p;
 }
 
-RunPlan patched_run(const Project& project, const RunPlan& base, const json& patch, const std::string& name,
-                    const std::string& where) {
+namespace {
+
+// `base` re-resolved from its model and training sections after a patch, under `name`.
+RunPlan repatched(const Project& project, const RunPlan& base, const json& patch, const std::string& name,
+                  const std::string& model_where, const std::string& training_where) {
   json model = base.config.value("model", json::object());
   json training = base.training.used;
   if (patch.contains("model")) model.merge_patch(patch["model"]);
   if (patch.contains("training")) merge_training_patch(training, patch["training"]);
-  RunPlan plan = resolve_run(project, model, training, name, where + ".model", where + ".training", base.data,
-                             base.model.vocab_size);
+  return resolve_run(project, model, training, name, model_where, training_where, base.data, base.model.vocab_size);
+}
+
+}  // namespace
+
+RunPlan patched_run(const Project& project, const RunPlan& base, const json& patch, const std::string& name,
+                    const std::string& where) {
+  RunPlan plan = repatched(project, base, patch, name, where + ".model", where + ".training");
   plan.group = name;
   plan.seed = plan.training.seed;
   plan.entry = base.entry;
+  return plan;
+}
+
+RunPlan with_training(const Project& project, const RunPlan& base, const json& training_patch,
+                      const std::string& training_where) {
+  if (!training_patch.is_object() || training_patch.empty()) return base;
+  RunPlan plan = repatched(project, base, json{{"training", training_patch}}, base.name, "model", training_where);
+  plan.group = base.group;
+  plan.seed = base.seed;
+  plan.entry = base.entry;
+  plan.grid_point = base.grid_point;
+  plan.tune_point = base.tune_point;
+  plan.origin = base.origin;
+  return plan;
+}
+
+json run_plan_to_json(const RunPlan& plan) {
+  return {{"name", plan.name},
+          {"group", plan.group},
+          {"seed", plan.seed},
+          {"entry", plan.entry},
+          {"grid_point", plan.grid_point},
+          {"tune_point", plan.tune_point},
+          {"origin", plan.origin},
+          {"model", plan.config.value("model", json::object())},
+          {"training", plan.training.used}};
+}
+
+RunPlan run_plan_from_json(const Project& project, const json& j, const std::string& where) {
+  if (!j.is_object() || !j.contains("name") || !j["name"].is_string() || !j.contains("model") || !j.contains("training"))
+    throw core::Error(where, "expects a run plan object with \"name\", \"model\" and \"training\"");
+  if (project.runs.empty()) throw core::Error(where, "the project has no run to take the data section from");
+  const DataSpec& data = project.runs.front().data;  // one data section per project
+  const auto text = [&](const char* key) { return j.value(key, std::string()); };
+  RunPlan plan = resolve_run(project, j["model"], j["training"], text("name"), where + ".model", where + ".training", data,
+                             data_vocab(data, "data", project.missing_data));
+  plan.group = text("group");
+  plan.seed = j.value("seed", std::uint64_t{0});
+  plan.entry = text("entry");
+  plan.grid_point = text("grid_point");
+  plan.tune_point = text("tune_point");
+  plan.origin = text("origin");
   return plan;
 }
 

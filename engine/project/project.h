@@ -147,6 +147,19 @@ struct ProjectSource {
 RunPlan patched_run(const Project& project, const RunPlan& base, const nlohmann::json& patch, const std::string& name,
                     const std::string& where);
 
+// `base` with the queue's training overrides (`pha train --steps/--set`, the window's run
+// options) applied and validated, under base's name and identity: what a queued run trains
+// (queue::WorkQueue::add resolves it once, when the run is queued; the trainer takes it as it
+// is). Errors name `training_where`.<key>. An empty patch returns base.
+RunPlan with_training(const Project& project, const RunPlan& base, const nlohmann::json& training_patch,
+                      const std::string& training_where = "training");
+
+// A RunPlan across a process boundary (a data-parallel worker rank, runtime/local_parallel.h):
+// its name, identity and resolved model and training sections. Read back against the same
+// project (its data section and vocabulary) and validated like any run; errors name `where`.
+nlohmann::json run_plan_to_json(const RunPlan& plan);
+RunPlan run_plan_from_json(const Project& project, const nlohmann::json& j, const std::string& where);
+
 // Runs to make, in order (the GUI's queue): the names of project.runs.
 std::vector<std::string> run_names(const Project& project);
 

@@ -37,8 +37,13 @@ struct QueueItem {
   std::int64_t eval_run_id = 0;      // Evaluate: the stored run
   int search_jobs = 1;               // Search: rung runs at once (> 1: `pha search --only` workers)
   std::int64_t planned_steps = 0;    // Train: its steps after the queue's overrides (progress, ETA); else 0
-  // Train: the training keys the queue sets on it (WorkQueue::add: training_overrides_for).
+  // Train: the training keys the queue sets on it (WorkQueue::add: training_overrides_for), as a
+  // record of what the queue changed; `plan` holds them applied.
   nlohmann::json training_overrides = nlohmann::json::object();
+  // Train: the run to train, resolved once when queued (WorkQueue::add: the project's run with
+  // the overrides, project::with_training); the trainer takes it as it is. null: the run as
+  // `resolved` (or project.json when it starts) states it.
+  std::shared_ptr<const RunPlan> plan;
   // Train / Profile: the project as it was read when the item was queued (project_queue sets
   // it, shared by the items of one call): the trainer trains this plan, not the file as it is
   // when the item starts (an edit of project.json in between does not change a queued run).

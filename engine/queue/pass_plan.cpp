@@ -73,8 +73,9 @@ nlohmann::json queue_item_json(const project::QueueItem& item) {
           {"tuning_followups", item.tuning_followups},
           {"after_finished_runs", item.after_finished_runs},
           {"project", item.project},
-          // the run as the plan holds it (what the store will record), for a run of the project
-          {"config", item.resolved && !item.run.empty() && item.kind == project::QueueItemKind::Train
+          // the run as it will train (what the store will record): its plan once queued
+          {"config", item.plan ? item.plan->config
+                     : item.resolved && !item.run.empty() && item.kind == project::QueueItemKind::Train
                          ? item.resolved->run(item.run).config
                          : nlohmann::json()}};
 }

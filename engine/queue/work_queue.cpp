@@ -49,7 +49,7 @@ QueueItemResult run_train(const project::QueueItem& item, const QueueSettings& s
   spec.resume_run_id = item.resume_run_id;
   spec.threads = settings.threads;
   spec.device = settings.device;
-  spec.training_overrides = item.training_overrides.is_object() ? item.training_overrides : json::object();
+  spec.plan = item.plan;  // resolved when queued (WorkQueue::add)
   runtime::JobResult r;
   if (settings.group) {  // this process is one rank of a group its launcher made
     spec.group = settings.group;
@@ -145,15 +145,17 @@ double queue_eta_seconds(double current_seconds_per_step, std::int64_t current_s
 
 WorkQueue::WorkQueue(QueueSettings settings) : settings_(std::move(settings)) {}
 
+void WorkQueue::plan_training(project::QueueItem& item, const project::Project& project) const {
+  const project::RunPlan& base = project.run(item.run);
+  item.training_overrides = training_overrides_for(settings_, base.training);
+  item.plan = std::make_shared<const project::RunPlan>(project::with_training(project, base, item.training_overrides));
+  item.planned_steps = item.plan->training.steps;
+}
+
 void WorkQueue::add(std::vector<project::QueueItem> items, const project::Project* project) {
-  for (project::QueueItem& item : items) {
-    if (project && is_training(item.kind)) {
-      const project::TrainingConfig& t = project->run(item.run).training;
-      item.training_overrides = training_overrides_for(settings_, t);
-      item.planned_steps = item.training_overrides.value("steps", t.steps);
-    }
-    pending_.push_back(std::move(item));
-  }
+  for (project::QueueItem& item : items)  // every plan first: a bad override queues nothing
+    if (project && is_training(item.kind)) plan_training(item, *project);
+  for (project::QueueItem& item : items) pending_.push_back(std::move(item));
 }
 
 void WorkQueue::add_project(const project::Project& project, const project::QueueOptions& options) {
@@ -200,15 +202,20 @@ void WorkQueue::queue_tuning_followups(const project::QueueItem& item) {
   if (plan.added.empty() && plan.notes.empty()) return;
   const auto project = std::make_shared<const project::Project>(std::move(plan.project));
   std::vector<project::QueueItem> items;
+  std::vector<std::string> queued;
   for (const std::string& name : plan.added) {
     project::QueueItem q{project::QueueItemKind::Train, name, 0, false};
     q.project = item.project;
     q.resolved = project;
     q.tuning_followups = true;
-    const project::TrainingConfig& t = project->run(name).training;
-    q.training_overrides = training_overrides_for(settings_, t);
-    q.planned_steps = q.training_overrides.value("steps", t.steps);
+    try {
+      plan_training(q, *project);
+    } catch (const core::Error& e) {  // the queue's overrides do not fit this follow-up: said, not queued
+      plan.notes.push_back("\"" + name + "\" is not queued: " + e.what());
+      continue;
+    }
     items.push_back(std::move(q));
+    queued.push_back(name);
   }
   // Before the project's profile (which measures the models of a complete pass).
   auto at = std::find_if(pending_.begin(), pending_.end(), [&](const project::QueueItem& q) {
@@ -216,7 +223,7 @@ void WorkQueue::queue_tuning_followups(const project::QueueItem& item) {
   });
   if (at != pending_.end()) at->resolved = project;
   pending_.insert(at, items.begin(), items.end());
-  if (settings_.on_tuning_followups) settings_.on_tuning_followups(plan.added, plan.notes);
+  if (settings_.on_tuning_followups) settings_.on_tuning_followups(queued, plan.notes);
 }
 
 void WorkQueue::clear() { pending_.clear(); }

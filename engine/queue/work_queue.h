@@ -138,6 +138,9 @@ class WorkQueue {
 
  private:
   void queue_tuning_followups(const project::QueueItem& item);
+  // A Train item's plan (QueueItem::plan): the project's run with training_overrides_for applied.
+  // core::Error naming the field for an override the run refuses.
+  void plan_training(project::QueueItem& item, const project::Project& project) const;
 
   QueueSettings settings_;
   std::vector<project::QueueItem> pending_;

@@ -1,5 +1,5 @@
-// A run's lifecycle (JobRunner, job_runner.h): validate and open everything (the plan, the
-// overrides, resume or restart, the store's run and its registration, provenance, the data-parallel
+// A run's lifecycle (JobRunner, job_runner.h): validate and open everything (the plan as it was
+// resolved when queued, resume or restart, the store's run and its registration, provenance, the data-parallel
 // followers), then the step loop (job_loop.cpp), then the end recorded in the store.
 #include "runtime/job.h"
 #include "runtime/internal/job_runner.h"
@@ -86,16 +86,6 @@ void check_same_run_on_every_rank(distributed::ProcessGroup& group, const projec
 }  // namespace
 
 
-// The caller's training overrides (pha train --steps/--set, the window's run options) on top of
-// the project's training section, re-validated.
-void JobRunner::apply_training_overrides() {
-  if (spec_.training_overrides.is_null() || spec_.training_overrides.empty()) return;
-  json t = plan_.training.used;
-  project::merge_training_patch(t, spec_.training_overrides);  // mixer_lr follows lr (training_config.h)
-  plan_.training = project::TrainingConfig::from_json(t, "training");
-  plan_.config["training"] = plan_.training.used;
-}
-
 // The run this job continues (its last checkpoint, returned) or trains again in place
 // (spec_.restart_run_id), checked against the plan before anything is written; "" for neither.
 std::string JobRunner::check_resume_or_restart() {
@@ -130,7 +120,6 @@ std::string JobRunner::check_resume_or_restart() {
 void JobRunner::prepare() {
   const project::Project project = spec_.get();
   plan_ = spec_.plan ? *spec_.plan : spec_.run.empty() ? project.runs.front() : project.run(spec_.run);
-  apply_training_overrides();
   if (!spec_.device.empty()) plan_.training.device = spec_.device;
   const int threads = device::configure_threads(spec_.threads > 0 ? spec_.threads : plan_.training.threads);
   const std::string device = Trainer::resolve_device(plan_.training.device);

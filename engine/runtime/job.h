@@ -40,14 +40,12 @@ struct JobSpec : project::ProjectSource {
   std::int64_t restart_run_id = 0;
   int threads = 0;                  // 0: training.threads, else all cores / $PHA_THREADS
   std::string device;               // "": training.device
-  nlohmann::json training_overrides = nlohmann::json::object();  // merged over the run's "training"
   std::string store_path;           // "": <project>/runs.sqlite
-  // A run the project file does not list (a search trial, search_runner/search_job.h): trained as
-  // given instead of looking `run` up. Resuming it needs the same name.
+  // The run to train, resolved once before the job (project::RunPlan): a queued run with the
+  // queue's overrides applied (queue::WorkQueue::add, project::with_training), a search trial
+  // (search_runner/search_job.h); trained as given, never re-read or re-merged. null: the
+  // project's run named `run`, as project.json states it. Resuming needs the same name.
   std::shared_ptr<const project::RunPlan> plan;
-  // The plan's rung run of the project's search (runtime::SearchJobId text, "pha-tiny:b0:t3:r1:s1"),
-  // when it is one: a data-parallel worker rank rebuilds `plan` from it (job_spec_from_json).
-  std::string search_run;
   // A new run that starts from this checkpoint file (model, optimizer, step, tokens): a branch
   // off another run, e.g. a WSD cooldown off the stable phase. Ignored when resuming.
   std::string branch_from;

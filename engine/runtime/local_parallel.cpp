@@ -82,10 +82,11 @@ T field(const json& j, const char* key, T fallback) {
 json job_spec_to_json(const JobSpec& s) {
   return {{"project", s.project},   {"run", s.run},
           {"resume_run_id", s.resume_run_id}, {"threads", s.threads},
-          {"device", s.device},     {"training_overrides", s.training_overrides},
-          {"store_path", s.store_path}, {"search_run", s.search_run},
+          {"device", s.device},     {"store_path", s.store_path},
           {"branch_from", s.branch_from}, {"final_checkpoint", s.final_checkpoint},
-          // The project as rank 0 resolved it: the workers train that, not the file as it is now.
+          // The run as rank 0 resolved it (overrides applied, or a search trial) and the project
+          // as rank 0 read it: the workers train that, not the file as it is now.
+          {"plan", s.plan ? project::run_plan_to_json(*s.plan) : json()},
           {"project_json", s.resolved_project ? s.resolved_project->json : json()},
           {"project_dir", s.resolved_project ? s.resolved_project->dir : std::string()}};
 }
@@ -98,15 +99,15 @@ JobSpec job_spec_from_json(const json& j) {
   s.resume_run_id = field<std::int64_t>(j, "resume_run_id", 0);
   s.threads = field<int>(j, "threads", 0);
   s.device = field<std::string>(j, "device", "");
-  s.training_overrides = j.value("training_overrides", json::object());
-  if (!s.training_overrides.is_object()) throw core::Error("job spec field \"training_overrides\"", "must be an object");
   s.store_path = field<std::string>(j, "store_path", "");
-  s.search_run = field<std::string>(j, "search_run", "");
   s.branch_from = field<std::string>(j, "branch_from", "");
   s.final_checkpoint = field<bool>(j, "final_checkpoint", true);
   if (j.contains("project_json") && j["project_json"].is_object())
     s.resolved_project = std::make_shared<const project::Project>(project::parse_project(
         j["project_json"], field<std::string>(j, "project_dir", ""), "job spec field \"project_json\""));
+  if (j.contains("plan") && !j["plan"].is_null())
+    s.plan = std::make_shared<const project::RunPlan>(
+        project::run_plan_from_json(s.get(), j["plan"], "job spec field \"plan\""));
   return s;
 }
 
@@ -117,7 +118,8 @@ JobResult run_job_local_parallel(JobSpec spec, const LocalParallelOptions& o, Ru
   if (o.program.empty()) throw core::Error("processes", "the worker processes need the pha program, and none was given");
   // Bad input fails here, once, before a worker starts (each rank would fail alike later).
   const project::Project project = spec.get();
-  const project::RunPlan& plan = spec.plan ? *spec.plan : spec.run.empty() ? project.runs.front() : project.run(spec.run);
+  if (!spec.plan) spec.plan = std::make_shared<const project::RunPlan>(spec.run.empty() ? project.runs.front() : project.run(spec.run));
+  const project::RunPlan& plan = *spec.plan;
   const std::string device = Trainer::resolve_device(spec.device.empty() ? plan.training.device : spec.device);
   if (spec.threads <= 0) spec.threads = distributed::threads_per_rank(o.processes);
 

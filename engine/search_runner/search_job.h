@@ -133,8 +133,8 @@ SearchResult run_search(const std::string& project, const SearchOptions& options
 
 // What the store says about the search, without training anything.
 SearchSummary search_status(const std::string& project);
-// The training run of one rung run (SearchJobId text) as run_search builds it: how a data-
-// parallel worker rank gets a rung run's plan. core::Error (naming search_run) when it is none.
+// The training run of one rung run (SearchJobId text) as run_search builds it (its steps, warmup
+// and patch, for a test or a tool to inspect). core::Error (naming search_run) when it is none.
 project::RunPlan search_rung_plan(const std::string& project, const std::string& job);
 
 // The leaderboard, the rungs and each stopped trial's reason: "md" or "json".

@@ -266,13 +266,12 @@ void train_rung_run(const Setup& s, const SearchOptions& o, const RungRun& rr, c
       for (const auto& c : st.checkpoints(prev->id))
         if (c.step == rr.branch_step && fs::exists(c.path)) spec.branch_from = c.path;
   }
-  spec.search_run = rr.id.text();
   if (o.nproc <= 1) {
     runtime::run_job(spec, obs, ctl);
     return;
   }
-  // Data parallel (--nproc): this process is rank 0; each worker rank rebuilds the plan from
-  // spec.search_run (job_spec_from_json), and run_job checks on every rank that they agree.
+  // Data parallel (--nproc): this process is rank 0; each worker rank receives the plan itself
+  // (job_spec_to_json), and run_job checks on every rank that they agree.
   runtime::LocalParallelOptions lp;
   lp.processes = o.nproc;
   lp.program = o.program.empty() ? core::self_executable() : o.program;

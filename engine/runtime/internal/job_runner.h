@@ -49,7 +49,6 @@ class JobRunner {
   void note_resume_provenance();
   void loop();
   bool wait_while_paused();
-  void apply_training_overrides();
   void record_step(int64_t step, const TrainStepResult& r, double lr, double dt);
   void record_mixer(int64_t step);
   void periodic_eval(int64_t step);

@@ -21,6 +21,7 @@
 #include "../../engine/runtime/runtime_test_util.h"
 #include "distributed/local_workers.h"
 #include "nn/checkpoint.h"
+#include "project/project.h"
 #include "store/store.h"
 
 namespace fs = std::filesystem;
@@ -128,7 +129,9 @@ TEST(CliDistributed, RanksThatWouldTrainDifferentRunsAllFailBeforeWriting) {
                           " WORLD_SIZE=2 PHA_DIST_TIMEOUT=30 PHA_THREADS=1";
   CliResult rank0;
   std::thread lead([&] { rank0 = run_cli("train '" + p.dir().string() + "' --no-profile --quiet", env + " RANK=0"); });
-  const json spec = {{"project", p.dir().string()}, {"training_overrides", {{"lr", 0.001}}}};
+  const pha::project::Project project = pha::project::load_project(p.dir().string());
+  const pha::project::RunPlan other = pha::project::with_training(project, project.runs.front(), {{"lr", 0.001}});
+  const json spec = {{"project", p.dir().string()}, {"plan", pha::project::run_plan_to_json(other)}};
   const auto t0 = std::chrono::steady_clock::now();
   const CliResult rank1 = run_cli("__train-rank '" + spec.dump() + "'", env + " RANK=1 LOCAL_RANK=1");
   lead.join();

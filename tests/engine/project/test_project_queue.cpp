@@ -6,6 +6,7 @@
 #include "project/project.h"
 #include "project/project_queue.h"
 #include "queue/work_queue.h"
+#include "runtime/local_parallel.h"
 #include "engine/runtime/runtime_test_util.h"
 #include "store/store.h"
 
@@ -192,8 +193,9 @@ TEST(WorkQueue, RunsATrainingItemShortenedAndEndsBadInputAsFailedWithoutThrowing
     EXPECT_EQ(json::parse(info->config_json)["training"]["steps"], 3) << "the shortened run is what was stored";
   }
 
-  pha::project::QueueItem unknown = *item;
+  pha::project::QueueItem unknown = *item;  // made by hand: no plan, a name the project lacks
   unknown.run = "nosuchrun";
+  unknown.plan.reset();
   const pha::queue::QueueItemResult bad = pha::queue::run_queue_item(unknown, q.settings(), quiet, control);
   EXPECT_EQ(bad.status, "failed");
   EXPECT_NE(bad.reason.find("nosuchrun"), std::string::npos) << bad.reason;
@@ -244,14 +246,77 @@ TEST(WorkQueue, AProjectEditedAfterItWasQueuedTrainsWhatWasQueued) {
   EXPECT_DOUBLE_EQ(stored["training"]["lr"].get<double>(), 0.003) << "the queued lr trained, not the edited one";
   EXPECT_EQ(stored["model"]["d_model"], project.runs.front().model.d_model) << "the queued model trained";
 
-  // An item without a resolved plan (one made by hand) reads the file when it starts.
-  pha::project::QueueItem by_name = *item;
-  by_name.resolved.reset();
-  const pha::queue::QueueItemResult fresh = pha::queue::run_queue_item(by_name, q.settings(), quiet, control);
+  // Queued again, the run is the file as it is now.
+  pha::queue::WorkQueue again(settings);
+  again.add_project(pha::project::load_project(p.dir().string()), {});
+  const pha::queue::QueueItemResult fresh = pha::queue::run_queue_item(*again.next(), again.settings(), quiet, control);
   ASSERT_EQ(fresh.status, "finished") << fresh.reason;
   const json now = json::parse(s.get_run(fresh.run_id)->config_json);
   EXPECT_DOUBLE_EQ(now["training"]["lr"].get<double>(), 0.01);
   EXPECT_EQ(now["model"]["d_model"], 48);
+}
+
+// One typed plan per run, resolved when it is queued: the queue's overrides (`pha train --steps`,
+// the window's Training tab) are applied once, with the project's rules (mixer_lr follows lr, a
+// warmup longer than the shortened run shortened with it); the trainer and a data-parallel
+// worker get that plan as it is, and the store records it.
+TEST(WorkQueue, ResolvesEachRunsPlanOnceWithTheOverridesAppliedAndTheTrainerTrainsIt) {
+  pha::test::TempProject p;
+  json j = p.text_project({{"warmup_steps", 5}});
+  j["variants"] = {"pha", "transformer"};
+  p.write_project(j);
+  const pha::project::Project project = pha::project::load_project(p.dir().string());
+  pha::queue::QueueSettings settings;
+  settings.steps = 3;
+  settings.threads = 1;
+  settings.training_overrides = {{"lr", 0.01}};
+  pha::queue::WorkQueue q(settings);
+  q.add_project(project, {});
+  const pha::queue::QueuePosition pos = q.position();
+  ASSERT_EQ(pos.next.size(), 2u);
+  for (const pha::project::QueueItem& item : pos.next) {
+    ASSERT_TRUE(item.plan) << item.run;
+    const pha::project::RunPlan& base = project.run(item.run);
+    EXPECT_EQ(item.plan->name, base.name);
+    EXPECT_EQ(item.plan->group, base.group);
+    EXPECT_EQ(item.plan->seed, base.seed);
+    EXPECT_EQ(item.plan->variant, base.variant);
+    EXPECT_EQ(item.plan->training.steps, 3);
+    EXPECT_EQ(item.plan->training.warmup_steps, 0) << "a warmup of 5 does not fit 3 steps: a tenth of them";
+    EXPECT_DOUBLE_EQ(item.plan->training.lr, 0.01);
+    EXPECT_DOUBLE_EQ(item.plan->training.mixer_lr, 0.01) << "mixer_lr follows lr where the project left it at lr";
+    EXPECT_EQ(item.plan->config["training"], item.plan->training.used) << "what the store will record";
+    EXPECT_EQ(item.plan->config["model"], base.config["model"]);
+    EXPECT_EQ(item.planned_steps, 3);
+  }
+
+  // A data-parallel worker rank receives the plan itself and reads back an equal one.
+  pha::runtime::JobSpec spec;
+  spec.project = p.dir().string();
+  spec.resolved_project = pos.next[0].resolved;
+  spec.plan = pos.next[0].plan;
+  const pha::runtime::JobSpec back = pha::runtime::job_spec_from_json(pha::runtime::job_spec_to_json(spec));
+  ASSERT_TRUE(back.plan);
+  EXPECT_EQ(back.plan->config, spec.plan->config);
+  EXPECT_EQ(pha::project::run_plan_to_json(*back.plan), pha::project::run_plan_to_json(*spec.plan));
+
+  pha::search_runner::SearchObserver quiet;
+  RunControl control;
+  const pha::queue::QueueItemResult r = pha::queue::run_queue_item(*q.next(), q.settings(), quiet, control);
+  ASSERT_EQ(r.status, "finished") << r.reason;
+  auto s = pha::store::Store::open(project.store_path());
+  EXPECT_EQ(json::parse(s.get_run(r.run_id)->config_json), pos.next[0].plan->config) << "the store records the plan";
+
+  // An override a run refuses is an error when it is queued, naming the field; nothing is queued.
+  settings.training_overrides = {{"lr", -1}};
+  pha::queue::WorkQueue bad(settings);
+  try {
+    bad.add_project(project, {});
+    ADD_FAILURE() << "a negative lr was queued";
+  } catch (const pha::core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("training.lr"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(bad.position().runs, 0);
 }
 
 TEST(WorkQueue, EtaIsTheCurrentRunsRateThenTheQueuesMeanRate) {
