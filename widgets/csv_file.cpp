@@ -1,4 +1,4 @@
-#include "csv_file.h"
+#include "widgets/csv_file.h"
 
 #include <QLocale>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "curve_plot.h"
+#include "widgets/curve_plot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,8 +11,8 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-#include "replot_throttle.h"
-#include "smoothing.h"
+#include "widgets/replot_throttle.h"
+#include "widgets/smoothing.h"
 
 namespace pha::widgets {
 

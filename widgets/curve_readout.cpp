@@ -9,10 +9,10 @@
 #include <map>
 #include <qcustomplot.h>
 
-#include "csv_file.h"
-#include "curve_plot.h"
-#include "replot_throttle.h"
-#include "smoothing.h"
+#include "widgets/csv_file.h"
+#include "widgets/curve_plot.h"
+#include "widgets/replot_throttle.h"
+#include "widgets/smoothing.h"
 
 namespace pha::widgets {
 

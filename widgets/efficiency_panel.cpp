@@ -1,4 +1,4 @@
-#include "efficiency_panel.h"
+#include "widgets/efficiency_panel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -12,7 +12,7 @@
 #include <qcustomplot.h>
 #include <set>
 
-#include "plot_panel.h"
+#include "widgets/plot_panel.h"
 
 namespace pha::widgets {
 

@@ -9,7 +9,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "series_colors.h"
+#include "widgets/series_colors.h"
 #include "store/types.h"
 
 class QTableWidget;

@@ -1,4 +1,4 @@
-#include "export_menu.h"
+#include "widgets/export_menu.h"
 
 #include <QApplication>
 #include <QDialog>

@@ -8,7 +8,7 @@
 #include <QString>
 #include <functional>
 
-#include "plot_export.h"
+#include "widgets/plot_export.h"
 
 class QCustomPlot;
 class QToolButton;

@@ -1,4 +1,4 @@
-#include "inference_memory_chart.h"
+#include "widgets/inference_memory_chart.h"
 
 #include <QMouseEvent>
 #include <QToolTip>
@@ -7,8 +7,8 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "plot_panel.h"
-#include "series_colors.h"
+#include "widgets/plot_panel.h"
+#include "widgets/series_colors.h"
 
 namespace pha::widgets {
 

@@ -1,4 +1,4 @@
-#include "inference_panel.h"
+#include "widgets/inference_panel.h"
 
 #include <cmath>
 
@@ -15,12 +15,12 @@
 #include <qcustomplot.h>
 #include <set>
 
-#include "export_menu.h"
-#include "inference_memory_chart.h"
-#include "inference_rows.h"
-#include "plot_export.h"
-#include "plot_panel.h"
-#include "series_colors.h"
+#include "widgets/export_menu.h"
+#include "widgets/inference_memory_chart.h"
+#include "widgets/inference_rows.h"
+#include "widgets/plot_export.h"
+#include "widgets/plot_panel.h"
+#include "widgets/series_colors.h"
 
 namespace pha::widgets {
 

@@ -1,4 +1,4 @@
-#include "inference_rows.h"
+#include "widgets/inference_rows.h"
 
 #include <QDateTime>
 #include <QObject>
@@ -8,8 +8,8 @@
 #include <cmath>
 #include <utility>
 
-#include "csv_file.h"
-#include "number_format.h"
+#include "widgets/csv_file.h"
+#include "widgets/number_format.h"
 
 namespace pha::widgets {
 

@@ -1,9 +1,9 @@
-#include "lens_rows.h"
+#include "widgets/lens_rows.h"
 
 #include <QObject>
 #include <cmath>
 
-#include "window_store.h"
+#include "widgets/window_store.h"
 
 namespace pha::widgets {
 

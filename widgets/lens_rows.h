@@ -5,7 +5,7 @@
 #include <QString>
 #include <optional>
 
-#include "mixer_panel.h"
+#include "widgets/mixer_panel.h"
 #include "store/lens_store.h"
 
 namespace pha::widgets {

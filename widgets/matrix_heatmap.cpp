@@ -1,4 +1,4 @@
-#include "matrix_heatmap.h"
+#include "widgets/matrix_heatmap.h"
 
 #include <QHelpEvent>
 #include <QLabel>

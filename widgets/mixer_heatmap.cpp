@@ -1,4 +1,4 @@
-#include "mixer_heatmap.h"
+#include "widgets/mixer_heatmap.h"
 
 #include <QLabel>
 #include <QVBoxLayout>
@@ -6,8 +6,8 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "csv_file.h"
-#include "replot_throttle.h"
+#include "widgets/csv_file.h"
+#include "widgets/replot_throttle.h"
 
 namespace pha::widgets {
 

@@ -1,4 +1,4 @@
-#include "mixer_panel.h"
+#include "widgets/mixer_panel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -7,10 +7,10 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "csv_file.h"
-#include "lens_rows.h"
-#include "mixer_heatmap.h"
-#include "sandwich.h"
+#include "widgets/csv_file.h"
+#include "widgets/lens_rows.h"
+#include "widgets/mixer_heatmap.h"
+#include "widgets/sandwich.h"
 
 namespace pha::widgets {
 

@@ -1,4 +1,4 @@
-#include "number_format.h"
+#include "widgets/number_format.h"
 
 #include <cmath>
 

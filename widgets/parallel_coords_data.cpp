@@ -1,4 +1,4 @@
-#include "parallel_coords_data.h"
+#include "widgets/parallel_coords_data.h"
 
 #include <algorithm>
 #include <QObject>

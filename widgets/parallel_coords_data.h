@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/metric_table.h"
-#include "run_ref.h"
+#include "widgets/run_ref.h"
 
 namespace pha::widgets {
 

@@ -1,4 +1,4 @@
-#include "parallel_coords_view.h"
+#include "widgets/parallel_coords_view.h"
 
 #include <QEvent>
 #include <QFontMetricsF>

@@ -11,7 +11,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "parallel_coords_data.h"
+#include "widgets/parallel_coords_data.h"
 
 namespace pha::widgets {
 

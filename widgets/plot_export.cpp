@@ -1,4 +1,4 @@
-#include "plot_export.h"
+#include "widgets/plot_export.h"
 
 #include <QFileInfo>
 #include <QSvgGenerator>
@@ -9,7 +9,7 @@
 #include <qcustomplot.h>
 #include <sstream>
 
-#include "csv_file.h"
+#include "widgets/csv_file.h"
 
 namespace pha::widgets {
 

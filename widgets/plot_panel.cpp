@@ -1,4 +1,4 @@
-#include "plot_panel.h"
+#include "widgets/plot_panel.h"
 
 #include <QLabel>
 #include <QVBoxLayout>

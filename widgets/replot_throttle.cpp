@@ -1,4 +1,4 @@
-#include "replot_throttle.h"
+#include "widgets/replot_throttle.h"
 
 #include <qcustomplot.h>
 

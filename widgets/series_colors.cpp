@@ -1,9 +1,9 @@
-#include "series_colors.h"
+#include "widgets/series_colors.h"
 
 #include <QSet>
 #include <qcustomplot.h>
 
-#include "curve_plot.h"  // seriesColor: the palette
+#include "widgets/curve_plot.h"  // seriesColor: the palette
 
 namespace pha::widgets {
 

@@ -1,4 +1,4 @@
-#include "smoothing.h"
+#include "widgets/smoothing.h"
 
 #include <algorithm>
 #include <cmath>

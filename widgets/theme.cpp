@@ -1,4 +1,4 @@
-#include "theme.h"
+#include "widgets/theme.h"
 
 #include <QApplication>
 #include <QFile>

@@ -1,4 +1,4 @@
-#include "token_text_view.h"
+#include "widgets/token_text_view.h"
 
 #include <QHelpEvent>
 #include <QLinearGradient>

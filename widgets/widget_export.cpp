@@ -1,4 +1,4 @@
-#include "widget_export.h"
+#include "widgets/widget_export.h"
 
 #include <QBuffer>
 #include <QFileInfo>
@@ -7,7 +7,7 @@
 #include <QSvgGenerator>
 #include <QWidget>
 
-#include "csv_file.h"
+#include "widgets/csv_file.h"
 
 namespace pha::widgets {
 

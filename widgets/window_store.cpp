@@ -1,4 +1,4 @@
-#include "window_store.h"
+#include "widgets/window_store.h"
 
 namespace pha::widgets {
 

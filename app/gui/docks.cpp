@@ -1,4 +1,4 @@
-#include "docks.h"
+#include "gui/docks.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -12,11 +12,11 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "curve_plot.h"
-#include "efficiency_panel.h"
-#include "inference_tab.h"
-#include "mixer_panel.h"
-#include "run_notes_panel.h"
+#include "widgets/curve_plot.h"
+#include "widgets/efficiency_panel.h"
+#include "gui/inference/inference_tab.h"
+#include "widgets/mixer_panel.h"
+#include "gui/runs/run_notes_panel.h"
 
 namespace pha::gui {
 

@@ -1,4 +1,4 @@
-#include "help_dialogs.h"
+#include "gui/help_dialogs.h"
 
 #include <QAction>
 #include <QDialog>

@@ -17,13 +17,13 @@
 #include "core/allocator.h"
 #include "core/blas_core.h"
 #include "device/system_info.h"
-#include "main_window.h"
-#include "project_session.h"
-#include "responsiveness_bench.h"
-#include "report_view.h"
-#include "run_browser.h"
-#include "self_test.h"
-#include "theme.h"
+#include "gui/main_window.h"
+#include "gui/project/project_session.h"
+#include "gui/checks/responsiveness_bench.h"
+#include "gui/report/report_view.h"
+#include "gui/runs/run_browser.h"
+#include "gui/checks/self_test.h"
+#include "widgets/theme.h"
 
 namespace {
 // Qt warns on stderr when XDG_RUNTIME_DIR is unset (root shells, Xvfb sessions); give it a

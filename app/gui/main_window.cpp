@@ -1,7 +1,7 @@
-#include "main_window.h"
-#include "store_watcher.h"
+#include "gui/main_window.h"
+#include "gui/project/store_watcher.h"
 
-#include "plan_dialog.h"
+#include "gui/project/plan_dialog.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -18,27 +18,27 @@
 #include <QTabWidget>
 #include <QTimer>
 
-#include "compare_widget.h"
-#include "config_editor.h"
-#include "efficiency_controller.h"
-#include "generate_panel.h"
-#include "inference_tab.h"
-#include "lens_rows.h"
-#include "lens_tokens_tab.h"
-#include "lens_view.h"
-#include "project_session.h"
-#include "queue_controller.h"
-#include "parallel_coords_tab.h"
-#include "pha_program.h"
-#include "plan_dialog.h"
-#include "report_view.h"
-#include "run_actions.h"
-#include "run_browser.h"
-#include "run_notes_panel.h"
-#include "run_monitor.h"
-#include "run_queue.h"
-#include "search_view.h"
-#include "runs_model.h"
+#include "gui/compare/compare_widget.h"
+#include "gui/config/config_editor.h"
+#include "gui/monitor/efficiency_controller.h"
+#include "gui/generate/generate_panel.h"
+#include "gui/inference/inference_tab.h"
+#include "widgets/lens_rows.h"
+#include "gui/lens/lens_tokens_tab.h"
+#include "gui/lens/lens_view.h"
+#include "gui/project/project_session.h"
+#include "gui/queue/queue_controller.h"
+#include "gui/compare/parallel_coords_tab.h"
+#include "gui/project/pha_program.h"
+#include "gui/project/plan_dialog.h"
+#include "gui/report/report_view.h"
+#include "gui/runs/run_actions.h"
+#include "gui/runs/run_browser.h"
+#include "gui/runs/run_notes_panel.h"
+#include "gui/monitor/run_monitor.h"
+#include "gui/queue/run_queue.h"
+#include "gui/search/search_view.h"
+#include "gui/runs/runs_model.h"
 
 namespace pha::gui {
 

@@ -11,7 +11,7 @@
 #include <QStringList>
 #include <functional>
 
-#include "docks.h"
+#include "gui/docks.h"
 
 class QAction;
 class QDockWidget;

@@ -12,13 +12,13 @@
 #include <QToolBar>
 #include <QUndoStack>
 
-#include "config_editor.h"
+#include "gui/config/config_editor.h"
 #include "device/system_info.h"
-#include "help_dialogs.h"
-#include "main_window.h"
-#include "project_session.h"
-#include "run_actions.h"
-#include "theme.h"
+#include "gui/help_dialogs.h"
+#include "gui/main_window.h"
+#include "gui/project/project_session.h"
+#include "gui/runs/run_actions.h"
+#include "widgets/theme.h"
 
 #ifndef PHA_VERSION
 #define PHA_VERSION "dev"

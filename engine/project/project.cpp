@@ -508,10 +508,8 @@ Project parse_project(const json& j, const std::string& dir, const std::string& 
   return p;
 }
 
-namespace {
-
 // `base` re-resolved from its model and training sections after a patch, under `name`.
-RunPlan repatched(const Project& project, const RunPlan& base, const json& patch, const std::string& name,
+static RunPlan repatched(const Project& project, const RunPlan& base, const json& patch, const std::string& name,
                   const std::string& model_where, const std::string& training_where) {
   json model = base.config.value("model", json::object());
   json training = base.training.used;
@@ -519,8 +517,6 @@ RunPlan repatched(const Project& project, const RunPlan& base, const json& patch
   if (patch.contains("training")) merge_training_patch(training, patch["training"]);
   return resolve_run(project, model, training, name, model_where, training_where, base.data, base.model.vocab_size);
 }
-
-}  // namespace
 
 RunPlan patched_run(const Project& project, const RunPlan& base, const json& patch, const std::string& name,
                     const std::string& where) {

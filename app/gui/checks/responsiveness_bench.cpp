@@ -1,4 +1,4 @@
-#include "responsiveness_bench.h"
+#include "gui/checks/responsiveness_bench.h"
 
 #include <QApplication>
 #include <QEventLoop>
@@ -18,10 +18,10 @@
 #include <qcustomplot.h>
 #include <vector>
 
-#include "main_window.h"
-#include "project_session.h"
-#include "queue_controller.h"
-#include "run_queue.h"
+#include "gui/main_window.h"
+#include "gui/project/project_session.h"
+#include "gui/queue/queue_controller.h"
+#include "gui/queue/run_queue.h"
 
 namespace pha::gui {
 

@@ -1,4 +1,4 @@
-#include "self_test.h"
+#include "gui/checks/self_test.h"
 
 #include <QFile>
 #include <QIcon>

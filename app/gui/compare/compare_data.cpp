@@ -1,13 +1,13 @@
-#include "compare_data.h"
+#include "gui/compare/compare_data.h"
 
-#include "window_store.h"
+#include "widgets/window_store.h"
 
 #include <QFileInfo>
 #include <algorithm>
 
 #include "core/metric_table.h"
 #include "runtime/profile_store.h"
-#include "series_colors.h"
+#include "widgets/series_colors.h"
 #include <QHash>
 #include <cmath>
 #include <QObject>

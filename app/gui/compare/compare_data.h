@@ -5,7 +5,7 @@
 // LoadedRun::error / configError, which the widgets show.
 #pragma once
 
-#include "number_format.h"  // formatCount, formatBytes (widgets)
+#include "widgets/number_format.h"  // formatCount, formatBytes (widgets)
 
 #include <QColor>
 #include <QHash>
@@ -23,7 +23,7 @@
 #include "store/run_times.h"
 #include "store/store.h"
 #include "store/types.h"
-#include "run_ref.h"
+#include "widgets/run_ref.h"
 
 namespace pha::gui {
 

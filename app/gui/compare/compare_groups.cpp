@@ -1,4 +1,4 @@
-#include "compare_groups.h"
+#include "gui/compare/compare_groups.h"
 
 #include <QHash>
 #include <QObject>

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "analysis/stats.h"
-#include "compare_data.h"
+#include "gui/compare/compare_data.h"
 
 namespace pha::gui {
 

@@ -1,17 +1,17 @@
-#include "compare_widget.h"
+#include "gui/compare/compare_widget.h"
 
 #include <QLabel>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
-#include "config_diff_view.h"
-#include "curves_tab.h"
-#include "length_tab.h"
-#include "metrics_tab.h"
-#include "mixer_tab.h"
-#include "parallel_coords_tab.h"
-#include "pareto_tab.h"
-#include "scaling_tab.h"
+#include "gui/compare/config_diff_view.h"
+#include "gui/compare/curves_tab.h"
+#include "gui/compare/length_tab.h"
+#include "gui/compare/metrics_tab.h"
+#include "gui/compare/mixer_tab.h"
+#include "gui/compare/parallel_coords_tab.h"
+#include "gui/compare/pareto_tab.h"
+#include "gui/compare/scaling_tab.h"
 
 namespace pha::gui {
 

@@ -10,7 +10,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "compare_data.h"
+#include "gui/compare/compare_data.h"
 
 class QLabel;
 class QTabWidget;

@@ -1,4 +1,4 @@
-#include "config_diff.h"
+#include "gui/compare/config_diff.h"
 
 #include <map>
 

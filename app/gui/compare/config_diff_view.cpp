@@ -1,4 +1,4 @@
-#include "config_diff_view.h"
+#include "gui/compare/config_diff_view.h"
 
 #include <QHeaderView>
 #include <QLabel>

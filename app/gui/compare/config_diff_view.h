@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config_diff.h"
+#include "gui/compare/config_diff.h"
 
 class QLabel;
 class QLineEdit;

@@ -1,5 +1,5 @@
-#include "curves_tab.h"
-#include "metrics_tab.h"
+#include "gui/compare/curves_tab.h"
+#include "gui/compare/metrics_tab.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <qcustomplot.h>
 
-#include "curve_plot.h"
-#include "export_menu.h"
-#include "metrics_csv.h"
-#include "plot_export.h"
+#include "widgets/curve_plot.h"
+#include "widgets/export_menu.h"
+#include "gui/compare/metrics_csv.h"
+#include "widgets/plot_export.h"
 #include "runtime/export.h"
 
 namespace pha::gui {

@@ -6,7 +6,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "compare_data.h"
+#include "gui/compare/compare_data.h"
 
 class QComboBox;
 class QCustomPlot;

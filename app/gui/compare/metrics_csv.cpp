@@ -1,4 +1,4 @@
-#include "metrics_csv.h"
+#include "gui/compare/metrics_csv.h"
 
 #include <exception>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "metrics_tab.h"
+#include "gui/compare/metrics_tab.h"
 
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -16,9 +16,9 @@
 
 #include "core/duration_format.h"
 #include "core/metric_table.h"
-#include "plot_export.h"
+#include "widgets/plot_export.h"
 
-#include "csv_file.h"  // widgets::writeTextFile, the window's one file writer
+#include "widgets/csv_file.h"  // widgets::writeTextFile, the window's one file writer
 
 namespace pha::gui {
 

@@ -15,8 +15,8 @@
 #include <QWidget>
 #include <memory>
 
-#include "compare_data.h"
-#include "compare_groups.h"
+#include "gui/compare/compare_data.h"
+#include "gui/compare/compare_groups.h"
 
 class QLabel;
 class QLineEdit;

@@ -1,4 +1,4 @@
-#include "mixer_tab.h"
+#include "gui/compare/mixer_tab.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -15,11 +15,11 @@
 #include <set>
 #include <qcustomplot.h>
 
-#include "csv_file.h"
-#include "export_menu.h"
-#include "lens_rows.h"
-#include "mixer_heatmap.h"
-#include "plot_export.h"
+#include "widgets/csv_file.h"
+#include "widgets/export_menu.h"
+#include "widgets/lens_rows.h"
+#include "widgets/mixer_heatmap.h"
+#include "widgets/plot_export.h"
 
 namespace pha::gui {
 

@@ -13,9 +13,9 @@
 #include <memory>
 #include <optional>
 
-#include "mixer_panel.h"
+#include "widgets/mixer_panel.h"
 
-#include "compare_data.h"
+#include "gui/compare/compare_data.h"
 
 class QComboBox;
 class QGridLayout;

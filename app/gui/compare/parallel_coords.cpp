@@ -1,4 +1,4 @@
-#include "parallel_coords.h"
+#include "gui/compare/parallel_coords.h"
 
 #include <QObject>
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include <optional>
 #include <set>
 
-#include "config_diff.h"
+#include "gui/compare/config_diff.h"
 
 namespace pha::gui {
 

@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "compare_data.h"
+#include "gui/compare/compare_data.h"
 #include "core/metric_table.h"
-#include "parallel_coords_data.h"
+#include "widgets/parallel_coords_data.h"
 
 namespace pha::gui {
 

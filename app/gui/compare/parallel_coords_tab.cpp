@@ -1,6 +1,6 @@
-#include "parallel_coords_tab.h"
+#include "gui/compare/parallel_coords_tab.h"
 
-#include "parallel_coords.h"
+#include "gui/compare/parallel_coords.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -18,11 +18,11 @@
 #include <QTextStream>
 #include <QVBoxLayout>
 
-#include "metrics_tab.h"  // orderedMetricKeys: the metric list in the Metrics table's order
-#include "parallel_coords_view.h"
-#include "plot_export.h"  // widgets::csvField
+#include "gui/compare/metrics_tab.h"  // orderedMetricKeys: the metric list in the Metrics table's order
+#include "widgets/parallel_coords_view.h"
+#include "widgets/plot_export.h"  // widgets::csvField
 
-#include "csv_file.h"  // widgets::writeTextFile, the window's one file writer
+#include "widgets/csv_file.h"  // widgets::writeTextFile, the window's one file writer
 
 namespace pha::gui {
 

@@ -9,7 +9,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "compare_data.h"
+#include "gui/compare/compare_data.h"
 
 class QCheckBox;
 class QComboBox;

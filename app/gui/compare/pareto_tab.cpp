@@ -1,4 +1,4 @@
-#include "pareto_tab.h"
+#include "gui/compare/pareto_tab.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -9,10 +9,10 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "export_menu.h"
-#include "plot_export.h"
-#include "plot_panel.h"
-#include "series_colors.h"
+#include "widgets/export_menu.h"
+#include "widgets/plot_export.h"
+#include "widgets/plot_panel.h"
+#include "widgets/series_colors.h"
 
 namespace pha::gui {
 

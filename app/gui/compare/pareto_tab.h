@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "compare_data.h"
-#include "run_costs.h"
+#include "gui/compare/compare_data.h"
+#include "gui/compare/run_costs.h"
 
 class QComboBox;
 class QLabel;

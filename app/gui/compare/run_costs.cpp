@@ -1,4 +1,4 @@
-#include "run_costs.h"
+#include "gui/compare/run_costs.h"
 
 #include <QObject>
 #include <cstdlib>

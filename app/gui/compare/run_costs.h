@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "compare_data.h"
+#include "gui/compare/compare_data.h"
 
 namespace pha::gui {
 

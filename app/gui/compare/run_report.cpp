@@ -1,4 +1,4 @@
-#include "run_report.h"
+#include "gui/compare/run_report.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -8,15 +8,15 @@
 #include <memory>
 #include <qcustomplot.h>
 
-#include "compare_data.h"
-#include "metrics_csv.h"
+#include "gui/compare/compare_data.h"
+#include "gui/compare/metrics_csv.h"
 #include "core/duration_format.h"
 #include "core/provenance_fields.h"
-#include "mixer_heatmap.h"
-#include "plot_export.h"
+#include "widgets/mixer_heatmap.h"
+#include "widgets/plot_export.h"
 #include "runtime/export.h"
 
-#include "csv_file.h"  // widgets::writeTextFile, the window's one file writer
+#include "widgets/csv_file.h"  // widgets::writeTextFile, the window's one file writer
 
 namespace pha::gui {
 

@@ -1,4 +1,4 @@
-#include "scaling_series.h"
+#include "gui/compare/scaling_series.h"
 
 #include <algorithm>
 #include <cmath>

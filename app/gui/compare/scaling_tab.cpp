@@ -1,4 +1,4 @@
-#include "scaling_tab.h"
+#include "gui/compare/scaling_tab.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -9,13 +9,13 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "export_menu.h"
+#include "widgets/export_menu.h"
 #include "model/flops.h"
 #include "model/model_config.h"
-#include "plot_export.h"
-#include "plot_panel.h"
-#include "scaling_series.h"
-#include "series_colors.h"
+#include "widgets/plot_export.h"
+#include "widgets/plot_panel.h"
+#include "gui/compare/scaling_series.h"
+#include "widgets/series_colors.h"
 
 namespace pha::gui {
 

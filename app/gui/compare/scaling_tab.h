@@ -11,7 +11,7 @@
 #include <memory>
 #include <optional>
 
-#include "compare_data.h"
+#include "gui/compare/compare_data.h"
 
 class QComboBox;
 class QCustomPlot;

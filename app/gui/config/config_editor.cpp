@@ -1,4 +1,4 @@
-#include "config_editor.h"
+#include "gui/config/config_editor.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -8,13 +8,13 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
-#include "config_summary.h"
-#include "json_form.h"
+#include "gui/config/config_summary.h"
+#include "gui/config/json_form.h"
 #include "model/presets.h"
-#include "model_fields.h"
-#include "processes_setting.h"
-#include "section_editor.h"
-#include "training_fields.h"
+#include "gui/config/model_fields.h"
+#include "gui/config/processes_setting.h"
+#include "gui/config/section_editor.h"
+#include "gui/config/training_fields.h"
 
 namespace pha::gui {
 

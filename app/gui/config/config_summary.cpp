@@ -1,4 +1,4 @@
-#include "config_summary.h"
+#include "gui/config/config_summary.h"
 
 #include <QFont>
 #include <QGridLayout>
@@ -10,7 +10,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "number_format.h"
+#include "widgets/number_format.h"
 
 namespace pha::gui {
 

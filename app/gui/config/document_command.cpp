@@ -1,4 +1,4 @@
-#include "document_command.h"
+#include "gui/config/document_command.h"
 
 namespace pha::gui {
 

@@ -1,4 +1,4 @@
-#include "json_form.h"
+#include "gui/config/json_form.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,4 +1,4 @@
-#include "json_pane.h"
+#include "gui/config/json_pane.h"
 
 #include "core/json_syntax.h"
 

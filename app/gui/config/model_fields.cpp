@@ -1,4 +1,4 @@
-#include "model_fields.h"
+#include "gui/config/model_fields.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "json_form.h"
+#include "gui/config/json_form.h"
 #include "model/variants.h"
 
 namespace pha::gui {

@@ -1,4 +1,4 @@
-#include "processes_setting.h"
+#include "gui/config/processes_setting.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

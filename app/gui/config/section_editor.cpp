@@ -1,4 +1,4 @@
-#include "section_editor.h"
+#include "gui/config/section_editor.h"
 
 #include <QKeyEvent>
 #include <QPlainTextEdit>
@@ -9,9 +9,9 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "document_command.h"
-#include "json_form.h"
-#include "json_pane.h"
+#include "gui/config/document_command.h"
+#include "gui/config/json_form.h"
+#include "gui/config/json_pane.h"
 
 namespace pha::gui {
 

@@ -1,4 +1,4 @@
-#include "training_fields.h"
+#include "gui/config/training_fields.h"
 
 #include <QLineEdit>
 #include <QObject>
@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "core/error.h"
-#include "json_form.h"
+#include "gui/config/json_form.h"
 #include "project/project.h"
 
 namespace pha::gui {

@@ -1,4 +1,4 @@
-#include "inference_job.h"
+#include "gui/inference/inference_job.h"
 
 #include <QThread>
 #include <QTimer>

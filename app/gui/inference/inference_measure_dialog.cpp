@@ -1,4 +1,4 @@
-#include "inference_measure_dialog.h"
+#include "gui/inference/inference_measure_dialog.h"
 
 #include <QDialogButtonBox>
 #include <QFormLayout>

@@ -7,7 +7,7 @@
 #include <QDialog>
 #include <QStringList>
 
-#include "inference_settings.h"
+#include "gui/inference/inference_settings.h"
 
 class QDialogButtonBox;
 class QLabel;

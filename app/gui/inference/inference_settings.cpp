@@ -1,4 +1,4 @@
-#include "inference_settings.h"
+#include "gui/inference/inference_settings.h"
 
 #include <QObject>
 #include <QSettings>

@@ -1,4 +1,4 @@
-#include "inference_tab.h"
+#include "gui/inference/inference_tab.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -9,13 +9,13 @@
 #include <algorithm>
 #include <map>
 
-#include "inference_job.h"
-#include "inference_measure_dialog.h"
-#include "inference_panel.h"
-#include "inference_rows.h"
+#include "gui/inference/inference_job.h"
+#include "gui/inference/inference_measure_dialog.h"
+#include "widgets/inference_panel.h"
+#include "widgets/inference_rows.h"
 #include "runtime/profiler.h"
 #include "store/store.h"
-#include "window_store.h"
+#include "widgets/window_store.h"
 
 namespace pha::gui {
 

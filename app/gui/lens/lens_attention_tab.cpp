@@ -1,4 +1,4 @@
-#include "lens_attention_tab.h"
+#include "gui/lens/lens_attention_tab.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "csv_file.h"
-#include "export_menu.h"
-#include "matrix_heatmap.h"
+#include "widgets/csv_file.h"
+#include "widgets/export_menu.h"
+#include "widgets/matrix_heatmap.h"
 
 namespace pha::gui {
 

@@ -1,4 +1,4 @@
-#include "lens_knockout_tab.h"
+#include "gui/lens/lens_knockout_tab.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -7,9 +7,9 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "csv_file.h"
-#include "export_menu.h"
-#include "matrix_heatmap.h"
+#include "widgets/csv_file.h"
+#include "widgets/export_menu.h"
+#include "widgets/matrix_heatmap.h"
 
 namespace pha::gui {
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <tuple>
 
-#include "lens_results.h"
+#include "gui/lens/lens_results.h"
 
 class QComboBox;
 class QLabel;

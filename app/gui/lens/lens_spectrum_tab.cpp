@@ -1,4 +1,4 @@
-#include "lens_spectrum_tab.h"
+#include "gui/lens/lens_spectrum_tab.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -10,9 +10,9 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "csv_file.h"
-#include "export_menu.h"
-#include "matrix_heatmap.h"
+#include "widgets/csv_file.h"
+#include "widgets/export_menu.h"
+#include "widgets/matrix_heatmap.h"
 
 namespace pha::gui {
 

@@ -1,4 +1,4 @@
-#include "lens_task.h"
+#include "gui/lens/lens_task.h"
 
 #include <QThread>
 #include <exception>

@@ -1,4 +1,4 @@
-#include "lens_tokens_tab.h"
+#include "gui/lens/lens_tokens_tab.h"
 
 #include <QComboBox>
 #include <QFileInfo>
@@ -19,10 +19,10 @@
 #include <functional>
 #include <map>
 
-#include "csv_file.h"
-#include "export_menu.h"
-#include "token_text_view.h"
-#include "widget_export.h"
+#include "widgets/csv_file.h"
+#include "widgets/export_menu.h"
+#include "widgets/token_text_view.h"
+#include "widgets/widget_export.h"
 
 namespace pha::gui {
 

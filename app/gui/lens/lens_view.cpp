@@ -1,4 +1,4 @@
-#include "lens_view.h"
+#include "gui/lens/lens_view.h"
 
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -13,14 +13,14 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "lens_attention_tab.h"
-#include "lens_knockout_tab.h"
-#include "lens_spectrum_tab.h"
-#include "lens_task.h"
-#include "lens_tokens_tab.h"
-#include "lens_weights_tab.h"
+#include "gui/lens/lens_attention_tab.h"
+#include "gui/lens/lens_knockout_tab.h"
+#include "gui/lens/lens_spectrum_tab.h"
+#include "gui/lens/lens_task.h"
+#include "gui/lens/lens_tokens_tab.h"
+#include "gui/lens/lens_weights_tab.h"
 #include "store/lens_store.h"
-#include "window_store.h"
+#include "widgets/window_store.h"
 
 namespace pha::gui {
 

@@ -12,7 +12,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "lens_results.h"
+#include "gui/lens/lens_results.h"
 
 class QComboBox;
 class QLabel;

@@ -1,4 +1,4 @@
-#include "lens_weights_tab.h"
+#include "gui/lens/lens_weights_tab.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -10,9 +10,9 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "csv_file.h"
-#include "export_menu.h"
-#include "mixer_heatmap.h"
+#include "widgets/csv_file.h"
+#include "widgets/export_menu.h"
+#include "widgets/mixer_heatmap.h"
 
 namespace pha::gui {
 

@@ -1,4 +1,4 @@
-#include "queue_controller.h"
+#include "gui/queue/queue_controller.h"
 
 #include <QApplication>
 #include <QFileInfo>
@@ -13,11 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/duration_format.h"
-#include "efficiency_controller.h"
-#include "processes_setting.h"
-#include "project_session.h"
-#include "run_monitor.h"
-#include "run_queue.h"
+#include "gui/monitor/efficiency_controller.h"
+#include "gui/config/processes_setting.h"
+#include "gui/project/project_session.h"
+#include "gui/monitor/run_monitor.h"
+#include "gui/queue/run_queue.h"
 #include "project/project.h"
 #include "project/project_queue.h"
 #include "queue/pass_plan.h"

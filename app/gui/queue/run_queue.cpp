@@ -1,11 +1,11 @@
-#include "run_queue.h"
+#include "gui/queue/run_queue.h"
 
 #include <QMetaObject>
 #include <algorithm>
 #include <exception>
 
-#include "pha_program.h"
-#include "thread_mailbox.h"
+#include "gui/project/pha_program.h"
+#include "gui/queue/thread_mailbox.h"
 #include "runtime/job.h"
 #include "runtime/local_parallel.h"
 #include "runtime/run_eval.h"
@@ -14,47 +14,6 @@
 #include "queue/work_queue.h"
 
 namespace pha::gui {
-
-bool EventBuffer::Batch::empty() const {
-  return steps.empty() && mixers.empty() && norms.empty() && evals.empty() && efficiency.empty() && logs.empty() &&
-         statuses.empty();
-}
-
-void EventBuffer::on_step(const runtime::StepMetrics& e) {
-  std::lock_guard lock(m_mutex);
-  m_batch.steps.push_back(e);
-}
-void EventBuffer::on_mixer(const runtime::MixerEvent& e) {
-  std::lock_guard lock(m_mutex);
-  m_batch.mixers.push_back(e);
-}
-void EventBuffer::on_branch_norms(const runtime::BranchNormEvent& e) {
-  std::lock_guard lock(m_mutex);
-  m_batch.norms.push_back(e);
-}
-void EventBuffer::on_eval(const runtime::EvalEvent& e) {
-  std::lock_guard lock(m_mutex);
-  m_batch.evals.push_back(e);
-}
-void EventBuffer::on_efficiency(const runtime::EfficiencyEvent& e) {
-  std::lock_guard lock(m_mutex);
-  m_batch.efficiency.push_back(e);
-}
-void EventBuffer::on_log(const runtime::LogEvent& e) {
-  std::lock_guard lock(m_mutex);
-  m_batch.logs.push_back(e);
-}
-void EventBuffer::on_status(const runtime::StatusEvent& e) {
-  std::lock_guard lock(m_mutex);
-  m_batch.statuses.push_back(e);
-}
-
-EventBuffer::Batch EventBuffer::take() {
-  std::lock_guard lock(m_mutex);
-  Batch out;
-  std::swap(out, m_batch);
-  return out;
-}
 
 QueuedRun QueuedRun::profileOf(const QString& project) {
   QueuedRun q;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "runtime/events.h"
+#include "gui/monitor/event_buffer.h"
 #include "project/project_queue.h"
 #include "search_runner/search_job.h"
 #include "queue/pass_plan.h"
@@ -31,35 +32,6 @@
 namespace pha::gui {
 
 class ThreadMailbox;
-
-// Thread-safe buffer: the trainer thread appends, the GUI thread takes everything at once.
-class EventBuffer : public pha::runtime::RunObserver {
- public:
-  struct Batch {
-    std::vector<pha::runtime::StepMetrics> steps;
-    std::vector<pha::runtime::MixerEvent> mixers;
-    std::vector<pha::runtime::BranchNormEvent> norms;
-    std::vector<pha::runtime::EvalEvent> evals;
-    std::vector<pha::runtime::EfficiencyEvent> efficiency;
-    std::vector<pha::runtime::LogEvent> logs;
-    std::vector<pha::runtime::StatusEvent> statuses;
-    bool empty() const;
-  };
-
-  void on_step(const pha::runtime::StepMetrics& e) override;
-  void on_mixer(const pha::runtime::MixerEvent& e) override;
-  void on_branch_norms(const pha::runtime::BranchNormEvent& e) override;
-  void on_eval(const pha::runtime::EvalEvent& e) override;
-  void on_efficiency(const pha::runtime::EfficiencyEvent& e) override;
-  void on_log(const pha::runtime::LogEvent& e) override;
-  void on_status(const pha::runtime::StatusEvent& e) override;
-
-  Batch take();
-
- private:
-  std::mutex m_mutex;
-  Batch m_batch;
-};
 
 // One item of the window's queue: the engine's queue item (queue/work_queue.h), built here
 // for the window's actions.
@@ -174,6 +146,5 @@ class RunQueue : public QObject {
 
 }  // namespace pha::gui
 
-Q_DECLARE_METATYPE(pha::gui::EventBuffer::Batch)
 Q_DECLARE_METATYPE(pha::search_runner::SearchSummary)
 

@@ -1,4 +1,4 @@
-#include "thread_mailbox.h"
+#include "gui/queue/thread_mailbox.h"
 
 #include <QMetaObject>
 

@@ -1,4 +1,4 @@
-#include "report_page.h"
+#include "gui/report/report_page.h"
 
 #include <QHeaderView>
 #include <QLabel>

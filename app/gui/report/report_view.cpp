@@ -1,4 +1,4 @@
-#include "report_view.h"
+#include "gui/report/report_view.h"
 
 #include <QElapsedTimer>
 #include <QFileDialog>
@@ -17,7 +17,7 @@
 // The report's one document (every view renders it) and the function `pha report` calls.
 #include "analysis/report_document.h"
 #include "project/project_report.h"
-#include "report_page.h"
+#include "gui/report/report_page.h"
 
 #include "core/atomic_file.h"
 

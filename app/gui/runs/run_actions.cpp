@@ -1,4 +1,4 @@
-#include "run_actions.h"
+#include "gui/runs/run_actions.h"
 
 #include <QAction>
 #include <QApplication>
@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <map>
 
-#include "run_browser.h"
-#include "runs_model.h"
+#include "gui/runs/run_browser.h"
+#include "gui/runs/runs_model.h"
 #include "store/run_manage.h"
 #include "store/store.h"
-#include "tag_editor_dialog.h"
+#include "gui/runs/tag_editor_dialog.h"
 
 namespace pha::gui {
 

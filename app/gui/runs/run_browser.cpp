@@ -1,4 +1,4 @@
-#include "run_browser.h"
+#include "gui/runs/run_browser.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -14,8 +14,8 @@
 #include <QTableView>
 #include <QTimer>
 
-#include "runs_model.h"
-#include "store_watcher.h"
+#include "gui/runs/runs_model.h"
+#include "gui/project/store_watcher.h"
 
 namespace pha::gui {
 

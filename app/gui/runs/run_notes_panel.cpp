@@ -1,4 +1,4 @@
-#include "run_notes_panel.h"
+#include "gui/runs/run_notes_panel.h"
 
 #include <QHBoxLayout>
 #include <QKeySequence>

@@ -12,9 +12,9 @@
 
 #include "analysis/groups.h"
 #include "core/metric_table.h"
-#include "number_format.h"
-#include "runs_model.h"
-#include "runs_model_internal.h"
+#include "widgets/number_format.h"
+#include "gui/runs/runs_model.h"
+#include "gui/runs/runs_model_internal.h"
 
 namespace pha::gui {
 

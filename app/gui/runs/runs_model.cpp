@@ -1,4 +1,4 @@
-#include "runs_model.h"
+#include "gui/runs/runs_model.h"
 
 #include <QBrush>
 #include <QColor>
@@ -11,9 +11,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "number_format.h"
-#include "runs_model_internal.h"
-#include "window_store.h"
+#include "widgets/number_format.h"
+#include "gui/runs/runs_model_internal.h"
+#include "widgets/window_store.h"
 #include "core/duration_format.h"
 #include "store/run_times.h"
 #include "core/metric_table.h"

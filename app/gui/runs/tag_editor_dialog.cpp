@@ -1,4 +1,4 @@
-#include "tag_editor_dialog.h"
+#include "gui/runs/tag_editor_dialog.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>

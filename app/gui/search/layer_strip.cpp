@@ -1,4 +1,4 @@
-#include "layer_strip.h"
+#include "gui/search/layer_strip.h"
 
 #include <QPainter>
 #include <algorithm>

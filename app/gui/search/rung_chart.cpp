@@ -1,4 +1,4 @@
-#include "rung_chart.h"
+#include "gui/search/rung_chart.h"
 
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -6,13 +6,13 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "curve_plot.h"  // seriesColor
-#include "export_menu.h"
-#include "number_format.h"
-#include "plot_panel.h"
-#include "rung_series.h"
-#include "search_state.h"
-#include "series_colors.h"
+#include "widgets/curve_plot.h"  // seriesColor
+#include "widgets/export_menu.h"
+#include "widgets/number_format.h"
+#include "widgets/plot_panel.h"
+#include "gui/search/rung_series.h"
+#include "gui/search/search_state.h"
+#include "widgets/series_colors.h"
 
 namespace pha::gui {
 

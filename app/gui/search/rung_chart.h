@@ -11,7 +11,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "rung_series.h"
+#include "gui/search/rung_series.h"
 #include "search_runner/search_job.h"
 
 class QCustomPlot;

@@ -1,4 +1,4 @@
-#include "rung_series.h"
+#include "gui/search/rung_series.h"
 
 #include <algorithm>
 #include <cmath>

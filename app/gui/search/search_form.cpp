@@ -1,4 +1,4 @@
-#include "search_form.h"
+#include "gui/search/search_form.h"
 
 #include <QCheckBox>
 #include <QComboBox>

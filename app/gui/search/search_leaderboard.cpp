@@ -1,4 +1,4 @@
-#include "search_leaderboard.h"
+#include "gui/search/search_leaderboard.h"
 
 #include <QBrush>
 #include <QColor>
@@ -7,8 +7,8 @@
 #include <limits>
 #include <set>
 
-#include "number_format.h"
-#include "search_state.h"
+#include "widgets/number_format.h"
+#include "gui/search/search_state.h"
 
 namespace pha::gui {
 

@@ -1,4 +1,4 @@
-#include "search_pareto.h"
+#include "gui/search/search_pareto.h"
 
 #include <QVBoxLayout>
 #include <algorithm>
@@ -7,12 +7,12 @@
 #include <set>
 
 #include "core/metric_table.h"
-#include "export_menu.h"
-#include "plot_export.h"  // widgets::padAxisRange
-#include "plot_panel.h"
-#include "run_costs.h"    // paretoFront
-#include "search_leaderboard.h"
-#include "search_state.h"
+#include "widgets/export_menu.h"
+#include "widgets/plot_export.h"  // widgets::padAxisRange
+#include "widgets/plot_panel.h"
+#include "gui/compare/run_costs.h"    // paretoFront
+#include "gui/search/search_leaderboard.h"
+#include "gui/search/search_state.h"
 
 namespace pha::gui {
 

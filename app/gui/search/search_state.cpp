@@ -1,4 +1,4 @@
-#include "search_state.h"
+#include "gui/search/search_state.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <QObject>
 
 #include "core/metric_table.h"
-#include "rung_series.h"
+#include "gui/search/rung_series.h"
 
 namespace pha::gui {
 

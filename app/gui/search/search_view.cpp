@@ -1,4 +1,4 @@
-#include "search_view.h"
+#include "gui/search/search_view.h"
 
 #include <QApplication>
 #include <QDir>
@@ -19,18 +19,18 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "layer_strip.h"
-#include "number_format.h"
-#include "project_session.h"
-#include "queue_controller.h"
-#include "run_queue.h"
-#include "rung_chart.h"
+#include "gui/search/layer_strip.h"
+#include "widgets/number_format.h"
+#include "gui/project/project_session.h"
+#include "gui/queue/queue_controller.h"
+#include "gui/queue/run_queue.h"
+#include "gui/search/rung_chart.h"
 #include "project/project_files.h"
-#include "search_form.h"
-#include "search_leaderboard.h"
-#include "search_pareto.h"
+#include "gui/search/search_form.h"
+#include "gui/search/search_leaderboard.h"
+#include "gui/search/search_pareto.h"
 #include "project/project_search.h"
-#include "search_state.h"
+#include "gui/search/search_state.h"
 
 namespace pha::gui {
 

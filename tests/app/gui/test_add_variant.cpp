@@ -10,10 +10,10 @@
 #include <gtest/gtest.h>
 #include <sstream>
 
-#include "config_editor.h"
+#include "gui/config/config_editor.h"
 #include "engine/runtime/runtime_test_util.h"
-#include "main_window.h"
-#include "project_session.h"
+#include "gui/main_window.h"
+#include "gui/project/project_session.h"
 #include "project/project_files.h"
 #include "window_project.h"
 

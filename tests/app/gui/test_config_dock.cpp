@@ -8,11 +8,11 @@
 #include <QTest>
 #include <gtest/gtest.h>
 
-#include "config_editor.h"
-#include "config_summary.h"
-#include "json_form.h"
-#include "main_window.h"
-#include "section_editor.h"
+#include "gui/config/config_editor.h"
+#include "gui/config/config_summary.h"
+#include "gui/config/json_form.h"
+#include "gui/main_window.h"
+#include "gui/config/section_editor.h"
 
 using namespace pha::gui;
 

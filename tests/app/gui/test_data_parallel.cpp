@@ -18,13 +18,13 @@
 #include <sstream>
 #include <vector>
 
-#include "curve_plot.h"
-#include "docks.h"
+#include "widgets/curve_plot.h"
+#include "gui/docks.h"
 #include "engine/runtime/runtime_test_util.h"
-#include "main_window.h"
-#include "mixer_panel.h"
-#include "run_queue.h"
-#include "runs_model.h"
+#include "gui/main_window.h"
+#include "widgets/mixer_panel.h"
+#include "gui/queue/run_queue.h"
+#include "gui/runs/runs_model.h"
 #include "store/store.h"
 
 using namespace pha::gui;

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/runtime/runtime_test_util.h"
-#include "main_window.h"
-#include "run_queue.h"
+#include "gui/main_window.h"
+#include "gui/queue/run_queue.h"
 #include "store/store.h"
 
 using namespace pha::gui;

@@ -13,18 +13,18 @@
 
 #include <QAction>
 
-#include "curve_plot.h"
+#include "widgets/curve_plot.h"
 #include "engine/runtime/runtime_test_util.h"
 #include "store/run_writer.h"
 #include "store/store.h"
-#include "docks.h"
-#include "main_window.h"
-#include "mixer_panel.h"
-#include "run_monitor.h"
+#include "gui/docks.h"
+#include "gui/main_window.h"
+#include "widgets/mixer_panel.h"
+#include "gui/monitor/run_monitor.h"
 #include "store_fixture.h"
-#include "export_menu.h"
-#include "mixer_heatmap.h"
-#include "plot_export.h"
+#include "widgets/export_menu.h"
+#include "widgets/mixer_heatmap.h"
+#include "widgets/plot_export.h"
 
 using namespace pha::gui;
 

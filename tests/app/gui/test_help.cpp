@@ -14,8 +14,8 @@
 #include <string>
 #include <utility>
 
-#include "help_dialogs.h"
-#include "main_window.h"
+#include "gui/help_dialogs.h"
+#include "gui/main_window.h"
 
 using namespace pha::gui;
 

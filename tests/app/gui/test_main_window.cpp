@@ -1,10 +1,10 @@
-#include "main_window.h"
+#include "gui/main_window.h"
 
 #include <QDockWidget>
 #include <QSettings>
 #include <gtest/gtest.h>
 
-#include "docks.h"
+#include "gui/docks.h"
 
 using namespace pha::gui;
 
@@ -50,7 +50,7 @@ TEST(MainWindow, IconResourceIsCompiledIn) {
   EXPECT_FALSE(w.windowIcon().isNull());
 }
 
-#include "self_test.h"
+#include "gui/checks/self_test.h"
 
 TEST(SelfTest, CompiledInResourcesLoad) { EXPECT_EQ(runSelfTest(), 0); }
 
@@ -59,8 +59,8 @@ TEST(SelfTest, CompiledInResourcesLoad) { EXPECT_EQ(runSelfTest(), 0); }
 #include <QTableView>
 #include <QTest>
 
-#include "run_browser.h"
-#include "runs_model.h"
+#include "gui/runs/run_browser.h"
+#include "gui/runs/runs_model.h"
 
 // The issue: at the default width the run table showed Status, Run, Variant, Params; the metric
 // columns needed a horizontal scroll.

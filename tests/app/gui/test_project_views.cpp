@@ -20,21 +20,21 @@
 #include <iterator>
 #include <qcustomplot.h>
 
-#include "compare_widget.h"
-#include "curve_plot.h"
-#include "docks.h"
-#include "efficiency_panel.h"
+#include "gui/compare/compare_widget.h"
+#include "widgets/curve_plot.h"
+#include "gui/docks.h"
+#include "widgets/efficiency_panel.h"
 #include "engine/runtime/runtime_test_util.h"
-#include "generate_panel.h"
-#include "main_window.h"
-#include "mixer_panel.h"
-#include "project_session.h"
-#include "report_view.h"
-#include "run_monitor.h"
-#include "runs_model.h"
+#include "gui/generate/generate_panel.h"
+#include "gui/main_window.h"
+#include "widgets/mixer_panel.h"
+#include "gui/project/project_session.h"
+#include "gui/report/report_view.h"
+#include "gui/monitor/run_monitor.h"
+#include "gui/runs/runs_model.h"
 #include "store/run_writer.h"
 #include "store/store.h"
-#include "store_damage_banner.h"
+#include "gui/project/store_damage_banner.h"
 
 using namespace pha::gui;
 using nlohmann::json;

@@ -23,15 +23,15 @@
 #include <sstream>
 
 #include "engine/runtime/runtime_test_util.h"
-#include "main_window.h"
-#include "project_session.h"
-#include "queue_controller.h"
-#include "report_view.h"
-#include "run_monitor.h"
-#include "run_queue.h"
-#include "runs_model.h"
+#include "gui/main_window.h"
+#include "gui/project/project_session.h"
+#include "gui/queue/queue_controller.h"
+#include "gui/report/report_view.h"
+#include "gui/monitor/run_monitor.h"
+#include "gui/queue/run_queue.h"
+#include "gui/runs/runs_model.h"
 #include "store/store.h"
-#include "store_damage_banner.h"
+#include "gui/project/store_damage_banner.h"
 
 #ifndef PHA_SOAK_SECONDS
 #define PHA_SOAK_SECONDS 40

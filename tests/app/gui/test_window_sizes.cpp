@@ -10,12 +10,12 @@
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
-#include "compare_widget.h"
-#include "curves_tab.h"
-#include "docks.h"
-#include "main_window.h"
-#include "run_browser.h"
-#include "run_notes_panel.h"
+#include "gui/compare/compare_widget.h"
+#include "gui/compare/curves_tab.h"
+#include "gui/docks.h"
+#include "gui/main_window.h"
+#include "gui/runs/run_browser.h"
+#include "gui/runs/run_notes_panel.h"
 #include "window_project.h"
 
 using namespace pha::gui;

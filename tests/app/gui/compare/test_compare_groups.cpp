@@ -7,11 +7,11 @@
 #include <cmath>
 #include <gtest/gtest.h>
 
-#include "compare_groups.h"
-#include "compare_widget.h"
-#include "curve_plot.h"
-#include "curves_tab.h"
-#include "metrics_tab.h"
+#include "gui/compare/compare_groups.h"
+#include "gui/compare/compare_widget.h"
+#include "widgets/curve_plot.h"
+#include "gui/compare/curves_tab.h"
+#include "gui/compare/metrics_tab.h"
 #include "store/run_writer.h"
 #include "store/store.h"
 

@@ -12,10 +12,10 @@
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
-#include "compare_widget.h"
-#include "curves_tab.h"
-#include "metrics_tab.h"
-#include "mixer_tab.h"
+#include "gui/compare/compare_widget.h"
+#include "gui/compare/curves_tab.h"
+#include "gui/compare/metrics_tab.h"
+#include "gui/compare/mixer_tab.h"
 #include "store/run_writer.h"
 #include "store/store.h"
 

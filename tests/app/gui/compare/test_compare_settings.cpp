@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
-#include "compare_widget.h"
-#include "metrics_tab.h"
-#include "scaling_tab.h"
+#include "gui/compare/compare_widget.h"
+#include "gui/compare/metrics_tab.h"
+#include "gui/compare/scaling_tab.h"
 #include "store/run_writer.h"
 #include "store/store.h"
 

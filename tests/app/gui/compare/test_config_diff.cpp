@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "compare_data.h"
-#include "config_diff.h"
-#include "run_costs.h"
+#include "gui/compare/compare_data.h"
+#include "gui/compare/config_diff.h"
+#include "gui/compare/run_costs.h"
 
 using nlohmann::json;
 using namespace pha::gui;

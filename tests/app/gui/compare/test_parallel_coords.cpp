@@ -11,12 +11,12 @@
 #include <cmath>
 #include <gtest/gtest.h>
 
-#include "compare_widget.h"
-#include "curves_tab.h"
-#include "metrics_tab.h"
-#include "parallel_coords.h"
-#include "parallel_coords_tab.h"
-#include "parallel_coords_view.h"
+#include "gui/compare/compare_widget.h"
+#include "gui/compare/curves_tab.h"
+#include "gui/compare/metrics_tab.h"
+#include "gui/compare/parallel_coords.h"
+#include "gui/compare/parallel_coords_tab.h"
+#include "widgets/parallel_coords_view.h"
 #include "store/run_writer.h"
 #include "store/store.h"
 

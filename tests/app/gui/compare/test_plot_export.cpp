@@ -8,11 +8,11 @@
 #include <qcustomplot.h>
 
 #include "compare_fixture.h"
-#include "compare_widget.h"
-#include "curves_tab.h"
-#include "pareto_tab.h"
-#include "plot_export.h"
-#include "run_report.h"
+#include "gui/compare/compare_widget.h"
+#include "gui/compare/curves_tab.h"
+#include "gui/compare/pareto_tab.h"
+#include "widgets/plot_export.h"
+#include "gui/compare/run_report.h"
 
 using namespace pha::gui;
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "scaling_series.h"
+#include "gui/compare/scaling_series.h"
 
 using pha::gui::ScalingInput;
 using pha::gui::scalingView;

@@ -7,10 +7,10 @@
 #include <QUndoStack>
 #include <gtest/gtest.h>
 
-#include "config_summary.h"
+#include "gui/config/config_summary.h"
 #include "model/flops.h"
 #include "model/presets.h"
-#include "number_format.h"
+#include "widgets/number_format.h"
 #include "test_helpers.h"
 
 using namespace pha::gui;

@@ -6,9 +6,9 @@
 #include <QUndoStack>
 #include <gtest/gtest.h>
 
-#include "document_command.h"
-#include "model_fields.h"
-#include "number_format.h"
+#include "gui/config/document_command.h"
+#include "gui/config/model_fields.h"
+#include "widgets/number_format.h"
 #include "test_helpers.h"
 
 using namespace pha::gui;

@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config_editor.h"
-#include "json_form.h"
-#include "json_pane.h"
-#include "section_editor.h"
+#include "gui/config/config_editor.h"
+#include "gui/config/json_form.h"
+#include "gui/config/json_pane.h"
+#include "gui/config/section_editor.h"
 
 namespace pha::gui::test {
 

@@ -10,23 +10,23 @@
 #include <cmath>
 #include <gtest/gtest.h>
 
-#include "compare_data.h"
+#include "gui/compare/compare_data.h"
 #include "engine/runtime/runtime_test_util.h"
-#include "lens_attention_tab.h"
-#include "lens_knockout_tab.h"
-#include "lens_rows.h"
-#include "lens_spectrum_tab.h"
-#include "lens_tokens_tab.h"
-#include "lens_view.h"
-#include "lens_weights_tab.h"
-#include "matrix_heatmap.h"
-#include "mixer_heatmap.h"
-#include "mixer_panel.h"
-#include "mixer_tab.h"
+#include "gui/lens/lens_attention_tab.h"
+#include "gui/lens/lens_knockout_tab.h"
+#include "widgets/lens_rows.h"
+#include "gui/lens/lens_spectrum_tab.h"
+#include "gui/lens/lens_tokens_tab.h"
+#include "gui/lens/lens_view.h"
+#include "gui/lens/lens_weights_tab.h"
+#include "widgets/matrix_heatmap.h"
+#include "widgets/mixer_heatmap.h"
+#include "widgets/mixer_panel.h"
+#include "gui/compare/mixer_tab.h"
 #include "runtime/job.h"
 #include "store/lens_store.h"
 #include "store/store.h"
-#include "token_text_view.h"
+#include "widgets/token_text_view.h"
 
 using namespace pha::gui;
 

@@ -10,11 +10,11 @@
 
 #include "cli_runner.h"
 #include "engine/runtime/runtime_test_util.h"
-#include "main_window.h"
-#include "project_session.h"
+#include "gui/main_window.h"
+#include "gui/project/project_session.h"
 #include "queue/pass_plan.h"
-#include "queue_controller.h"
-#include "run_queue.h"
+#include "gui/queue/queue_controller.h"
+#include "gui/queue/run_queue.h"
 #include "store/store.h"
 
 using namespace pha::gui;

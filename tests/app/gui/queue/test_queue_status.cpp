@@ -12,11 +12,11 @@
 #include <gtest/gtest.h>
 
 #include "engine/runtime/runtime_test_util.h"
-#include "main_window.h"
-#include "project_session.h"
-#include "queue_controller.h"
-#include "run_queue.h"
-#include "runs_model.h"
+#include "gui/main_window.h"
+#include "gui/project/project_session.h"
+#include "gui/queue/queue_controller.h"
+#include "gui/queue/run_queue.h"
+#include "gui/runs/runs_model.h"
 #include "store/store.h"
 
 using namespace pha::gui;

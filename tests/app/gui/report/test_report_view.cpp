@@ -25,8 +25,8 @@
 #include "analysis/report.h"
 #include "analysis/report_document.h"
 #include "project/project.h"
-#include "report_page.h"
-#include "report_view.h"
+#include "gui/report/report_page.h"
+#include "gui/report/report_view.h"
 #include "store/run_writer.h"
 #include "store/store.h"
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "rung_series.h"
+#include "gui/search/rung_series.h"
 
 using pha::gui::RungLine;
 using pha::gui::rungSeries;

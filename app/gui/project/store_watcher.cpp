@@ -1,4 +1,4 @@
-#include "store_watcher.h"
+#include "gui/project/store_watcher.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -8,7 +8,7 @@
 
 #include "store/store.h"
 #include "store/store_changes.h"
-#include "window_store.h"
+#include "widgets/window_store.h"
 
 namespace pha::gui {
 

@@ -11,7 +11,7 @@
 #include <map>
 #include <vector>
 
-#include "efficiency_panel.h"
+#include "widgets/efficiency_panel.h"
 #include "runtime/events.h"
 
 namespace pha::gui {

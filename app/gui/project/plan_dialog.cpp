@@ -1,4 +1,4 @@
-#include "plan_dialog.h"
+#include "gui/project/plan_dialog.h"
 
 #include <QApplication>
 #include <QCheckBox>

@@ -11,8 +11,8 @@
 #include <QString>
 #include <vector>
 
-#include "export_menu.h"
-#include "run_queue.h"
+#include "widgets/export_menu.h"
+#include "gui/queue/run_queue.h"
 
 class QLabel;
 

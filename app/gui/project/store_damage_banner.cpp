@@ -1,11 +1,11 @@
-#include "store_damage_banner.h"
+#include "gui/project/store_damage_banner.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "project_session.h"
+#include "gui/project/project_session.h"
 
 namespace pha::gui {
 

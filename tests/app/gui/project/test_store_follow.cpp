@@ -12,16 +12,16 @@
 #include <functional>
 #include <gtest/gtest.h>
 
-#include "compare_widget.h"
-#include "docks.h"
-#include "main_window.h"
-#include "run_actions.h"
-#include "run_browser.h"
-#include "run_monitor.h"
-#include "runs_model.h"
+#include "gui/compare/compare_widget.h"
+#include "gui/docks.h"
+#include "gui/main_window.h"
+#include "gui/runs/run_actions.h"
+#include "gui/runs/run_browser.h"
+#include "gui/monitor/run_monitor.h"
+#include "gui/runs/runs_model.h"
 #include "store/search_store.h"
-#include "store_watcher.h"
-#include "window_project.h"
+#include "gui/project/store_watcher.h"
+#include "tests/app/gui/window_project.h"
 
 using namespace pha::gui;
 

@@ -1,4 +1,4 @@
-#include "generate_panel.h"
+#include "gui/generate/generate_panel.h"
 
 #include <QDoubleSpinBox>
 #include <QFormLayout>

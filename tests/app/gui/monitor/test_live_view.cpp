@@ -7,11 +7,11 @@
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
 
-#include "curve_plot.h"
-#include "main_window.h"
-#include "mixer_panel.h"
-#include "run_monitor.h"
-#include "store_fixture.h"
+#include "widgets/curve_plot.h"
+#include "gui/main_window.h"
+#include "widgets/mixer_panel.h"
+#include "gui/monitor/run_monitor.h"
+#include "tests/app/gui/store_fixture.h"
 
 using namespace pha::gui;
 

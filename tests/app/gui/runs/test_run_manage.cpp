@@ -16,18 +16,18 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 
-#include "docks.h"
+#include "gui/docks.h"
 #include "engine/runtime/runtime_test_util.h"
-#include "main_window.h"
-#include "run_actions.h"
-#include "run_browser.h"
-#include "run_notes_panel.h"
-#include "runs_model.h"
+#include "gui/main_window.h"
+#include "gui/runs/run_actions.h"
+#include "gui/runs/run_browser.h"
+#include "gui/runs/run_notes_panel.h"
+#include "gui/runs/runs_model.h"
 #include "store/run_writer.h"
 #include "store/store.h"
-#include "store_fixture.h"
-#include "tag_editor_dialog.h"
-#include "window_project.h"
+#include "tests/app/gui/store_fixture.h"
+#include "gui/runs/tag_editor_dialog.h"
+#include "tests/app/gui/window_project.h"
 
 using namespace pha::gui;
 namespace st = pha::store;

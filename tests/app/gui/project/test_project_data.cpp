@@ -13,15 +13,15 @@
 #include <gtest/gtest.h>
 #include <sstream>
 
-#include "curve_plot.h"
-#include "data_install_dialog.h"
-#include "docks.h"
+#include "widgets/curve_plot.h"
+#include "gui/project/data_install_dialog.h"
+#include "gui/docks.h"
 #include "engine/runtime/runtime_test_util.h"
 #include "fake_npm.h"
-#include "main_window.h"
-#include "project_data_banner.h"
-#include "project_session.h"
-#include "runs_model.h"
+#include "gui/main_window.h"
+#include "gui/project/project_data_banner.h"
+#include "gui/project/project_session.h"
+#include "gui/runs/runs_model.h"
 #include "store/run_writer.h"
 #include "store/store.h"
 

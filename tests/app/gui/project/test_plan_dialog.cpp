@@ -1,7 +1,7 @@
 // The plan before a run (Run > Plan project..., and before Run project): the engine's plan of
 // the project (runtime::plan_project, as `pha plan` prints it) in a table, computed off the GUI
 // thread; the window keeps answering meanwhile.
-#include "plan_dialog.h"
+#include "gui/project/plan_dialog.h"
 
 #include <QPlainTextEdit>
 #include <QPushButton>

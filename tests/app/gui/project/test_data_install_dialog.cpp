@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 #include <string>
 
-#include "data_install_dialog.h"
+#include "gui/project/data_install_dialog.h"
 
 using pha::gui::DataInstallDialog;
 

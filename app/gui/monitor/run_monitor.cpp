@@ -1,13 +1,13 @@
-#include "run_monitor.h"
+#include "gui/monitor/run_monitor.h"
 
 #include <QLabel>
 #include <algorithm>
 #include <cmath>
 
-#include "curve_plot.h"
-#include "mixer_heatmap.h"
-#include "mixer_panel.h"
-#include "window_store.h"
+#include "widgets/curve_plot.h"
+#include "widgets/mixer_heatmap.h"
+#include "widgets/mixer_panel.h"
+#include "widgets/window_store.h"
 #include "store/inference_store.h"
 #include "store/store.h"
 

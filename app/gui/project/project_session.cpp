@@ -1,4 +1,4 @@
-#include "project_session.h"
+#include "gui/project/project_session.h"
 
 #include <QDir>
 #include <QFile>

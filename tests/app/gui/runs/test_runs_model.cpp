@@ -1,4 +1,4 @@
-#include "runs_model.h"
+#include "gui/runs/runs_model.h"
 
 #include <QTemporaryDir>
 #include <gtest/gtest.h>

@@ -12,9 +12,9 @@
 
 #include <algorithm>
 
-#include "run_browser.h"
-#include "runs_model.h"
-#include "store_fixture.h"
+#include "gui/runs/run_browser.h"
+#include "gui/runs/runs_model.h"
+#include "tests/app/gui/store_fixture.h"
 
 using namespace pha::gui;
 namespace st = pha::store;

@@ -1,4 +1,4 @@
-#include "data_install_dialog.h"
+#include "gui/project/data_install_dialog.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -12,7 +12,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "pha_program.h"
+#include "gui/project/pha_program.h"
 
 namespace pha::gui {
 

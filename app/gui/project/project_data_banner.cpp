@@ -1,4 +1,4 @@
-#include "project_data_banner.h"
+#include "gui/project/project_data_banner.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -7,8 +7,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "data_install_dialog.h"
-#include "project_session.h"
+#include "gui/project/data_install_dialog.h"
+#include "gui/project/project_session.h"
 
 namespace pha::gui {
 

@@ -1,4 +1,4 @@
-#include "pha_program.h"
+#include "gui/project/pha_program.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -1,11 +1,11 @@
-#include "efficiency_controller.h"
+#include "gui/monitor/efficiency_controller.h"
 
 #include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "runtime/profile_store.h"
-#include "window_store.h"
+#include "widgets/window_store.h"
 #include "store/inference_store.h"
 #include "store/store.h"
 
