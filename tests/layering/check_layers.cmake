@@ -12,11 +12,17 @@
 #               pha::kernels; tests/engine/<x>/ in pha::<x> when it opens a pha namespace. A block
 #               of another pha namespace may only forward-declare (`class Store;`); the tests'
 #               shared helpers (tests/*.h and fixtures) are pha::test.
+#   window      the window's feature libraries (app/gui/<feature>/, one library each) include one
+#               another only downwards in `window_order` (so no cycle between them); the main
+#               window (app/gui/*.cpp) and its checks sit on top; every include of the window's
+#               and the widgets' own headers names its folder ("gui/queue/run_queue.h",
+#               "widgets/curve_plot.h"), never a bare file name.
 # Fails (exit 1) naming each file and what breaks the rule.
 set(order kernels core device model data store analysis search project nn distributed runtime search_runner queue)
+set(window_order project monitor config queue runs compare lens report inference generate search)
 
-if(NOT RULE MATCHES "^(layers|internal|namespaces)$")
-  message(FATAL_ERROR "RULE must be layers, internal or namespaces (got '${RULE}')")
+if(NOT RULE MATCHES "^(layers|internal|namespaces|window)$")
+  message(FATAL_ERROR "RULE must be layers, internal, namespaces or window (got '${RULE}')")
 endif()
 
 function(library_of path out)  # the engine library a source path belongs to, or ""
@@ -108,7 +114,7 @@ elseif(RULE STREQUAL "internal")
   endif()
   message(STATUS "internal headers stay inside: ${checked} includes of internal headers in ${n} files, each from its own library")
 
-else()  # namespaces
+elseif(RULE STREQUAL "namespaces")
   file(GLOB_RECURSE files RELATIVE ${SRC} ${SRC}/engine/*.h ${SRC}/engine/*.cpp ${SRC}/kernels/*.h
        ${SRC}/kernels/*.cpp ${SRC}/kernels/*.cu ${SRC}/kernels/*.cuh ${SRC}/app/*.h ${SRC}/app/*.cpp
        ${SRC}/widgets/*.h ${SRC}/widgets/*.cpp ${SRC}/tests/*.h ${SRC}/tests/*.cpp)
@@ -159,4 +165,47 @@ else()  # namespaces
     message(FATAL_ERROR "${bad} namespace block(s) differ from their folder (in ${n} files)")
   endif()
   message(STATUS "namespaces follow folders: ${checked} pha namespace blocks in ${n} files")
+elseif(RULE STREQUAL "window")
+  file(GLOB_RECURSE files RELATIVE ${SRC} ${SRC}/app/gui/*.h ${SRC}/app/gui/*.cpp ${SRC}/widgets/*.h ${SRC}/widgets/*.cpp)
+  list(LENGTH window_order top)  # the main window and its checks: above every feature
+  foreach(f IN LISTS files)
+    set(my_rank -1)
+    if(f MATCHES "^app/gui/([a-z_]+)/")
+      if(CMAKE_MATCH_1 STREQUAL "checks")
+        set(my_rank ${top})
+      else()
+        list(FIND window_order "${CMAKE_MATCH_1}" my_rank)
+        if(my_rank EQUAL -1)
+          message(NOTICE "error: ${f}: app/gui/${CMAKE_MATCH_1} is not a library of the window; add it to window_order in tests/layering/check_layers.cmake and docs/architecture.md")
+          math(EXPR bad "${bad} + 1")
+          continue()
+        endif()
+      endif()
+    elseif(f MATCHES "^app/gui/")
+      set(my_rank ${top})
+    endif()
+    file(STRINGS ${SRC}/${f} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+    foreach(line IN LISTS lines)
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*" "\\1" inc "${line}")
+      math(EXPR checked "${checked} + 1")
+      if(NOT inc MATCHES "/")
+        message(NOTICE "error: ${f} includes \"${inc}\" without its folder (gui/<feature>/ or widgets/)")
+        math(EXPR bad "${bad} + 1")
+      elseif(inc MATCHES "^gui/([a-z_]+)/" AND my_rank GREATER -1)
+        list(FIND window_order "${CMAKE_MATCH_1}" their_rank)
+        if(their_rank GREATER my_rank)
+          message(NOTICE "error: ${f} includes \"${inc}\" from the window library above it, ${CMAKE_MATCH_1}")
+          math(EXPR bad "${bad} + 1")
+        endif()
+      elseif(inc MATCHES "^gui/[^/]+$" AND NOT my_rank EQUAL top)
+        message(NOTICE "error: ${f} includes the main window's \"${inc}\"; a feature library is below it")
+        math(EXPR bad "${bad} + 1")
+      endif()
+    endforeach()
+  endforeach()
+  list(LENGTH files n)
+  if(bad GREATER 0)
+    message(FATAL_ERROR "${bad} window include(s) break the window's order or name no folder (of ${checked} in ${n} files)")
+  endif()
+  message(STATUS "the window's libraries include downwards only, with folders: ${checked} includes in ${n} files")
 endif()

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "widgets/export_menu.h"
-#include "gui/queue/run_queue.h"
+#include "gui/monitor/event_buffer.h"
 
 class QLabel;
 
