@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "gui/config/json_form.h"
+#include "gui/config/model_field_specs.h"
 #include "model/variants.h"
 
 namespace pha::gui {
@@ -16,13 +17,6 @@ namespace pha::gui {
 using nlohmann::json;
 
 namespace {
-
-QStringList variantChoices() {
-  QStringList out;
-  for (const auto& v : pha::model::known_variants()) out << QString::fromStdString(v);
-  out << QStringLiteral("pattern");
-  return out;
-}
 
 // The block kind every layer of a single-kind variant has ("" for the pha-no-* ablations).
 std::string variantBlockKind(const std::string& variant) {
@@ -43,97 +37,32 @@ int intAt(const json& doc, const char* key, int fallback) {
 
 }  // namespace
 
-// A flat list of the model form's fields, in the order the user sees them.
+// The fields of modelFieldSpecs() (model_field_specs.h) as widgets, in its order.
 void populateModelForm(JsonForm* form) {
-  const QString autoWidth = QObject::tr("auto (4 × d_model)");
-  form->addSection(QObject::tr("Model"));
-  form->addText(QStringLiteral("name"), QObject::tr("Name"));
-  form->addChoice(QStringLiteral("variant"), QObject::tr("Variant"), variantChoices());
-  auto* pattern = form->addText(QStringLiteral("layers"), QObject::tr("Layer pattern"), patternFromText, patternToText);
-  pattern->setPlaceholderText(QObject::tr("gss, gss, attn (variant \"pattern\")"));
-  pattern->setToolTip(QObject::tr("One block kind per layer: parallel, sequential, attn, gss. Editable with "
-                                  "variant \"pattern\"; layers with custom sublayers (kind*) are edited in the JSON."));
-  form->addInt(QStringLiteral("n_layers"), QObject::tr("Layers"), 1, 1024);
-  form->addInt(QStringLiteral("d_model"), QObject::tr("Width d_model"), 1, 1 << 16);
-  form->addInt(QStringLiteral("vocab_size"), QObject::tr("Vocabulary"), 1, 1 << 24);
-  form->addInt(QStringLiteral("context"), QObject::tr("Context"), 1, 1 << 24);
-
-  form->addSection(QObject::tr("Attention"));
-  form->addInt(QStringLiteral("attention.heads"), QObject::tr("Query heads"), 1, 1024);
-  form->addInt(QStringLiteral("attention.kv_heads"), QObject::tr("KV heads"), 1, 1024);
-  form->addInt(QStringLiteral("attention.head_dim"), QObject::tr("Head dim"), 0, 1 << 14,
-               QObject::tr("auto (d_model / heads)"));
-  form->addChoice(QStringLiteral("attention.kind"), QObject::tr("Attention kind"),
-                  {QStringLiteral("cosine"), QStringLiteral("softmax")});
-  form->addBool(QStringLiteral("attention.bias"), QObject::tr("Attention biases"));
-  form->addChoice(QStringLiteral("positions"), QObject::tr("Positions"), {QStringLiteral("rope"), QStringLiteral("learned")});
-
-  form->addSection(QObject::tr("GSS"));
-  form->addInt(QStringLiteral("gss.expanded"), QObject::tr("Expanded F"), 0, 1 << 20, autoWidth);
-  form->addInt(QStringLiteral("gss.reduced"), QObject::tr("Reduced H"), 1, 1 << 16);
-  form->addInt(QStringLiteral("gss.state"), QObject::tr("State N"), 1, 1 << 16);
-  form->addBool(QStringLiteral("gss.inner_norm"), QObject::tr("Inner LayerNorm"));
-
-  form->addSection(QObject::tr("FFN"));
-  form->addInt(QStringLiteral("ffn.d_ff"), QObject::tr("d_ff"), 0, 1 << 20, autoWidth);
-  form->addDouble(QStringLiteral("ffn.aux_ratio"), QObject::tr("Aux ratio"), 0.0, 1.0, 3, 0.05);
-  form->addChoice(QStringLiteral("ffn.kind"), QObject::tr("FFN kind"), {QStringLiteral("gelu"), QStringLiteral("swiglu")});
-  form->addBool(QStringLiteral("ffn.bias"), QObject::tr("FFN biases"));
-
-  form->addSection(QObject::tr("Mixing and norms"));
-  form->addChoice(QStringLiteral("mixer"), QObject::tr("Mixer"), {QStringLiteral("learned"), QStringLiteral("uniform")});
-  form->addBool(QStringLiteral("tie_embeddings"), QObject::tr("Tied embeddings"));
-  form->addBool(QStringLiteral("deepnorm"), QObject::tr("DeepNorm"));
-  form->addChoice(QStringLiteral("norm_placement"), QObject::tr("Norm placement"),
-                  {QStringLiteral("post"), QStringLiteral("pre")});
-  form->addChoice(QStringLiteral("norm"), QObject::tr("Residual norm"),
-                  {QStringLiteral("layernorm"), QStringLiteral("rmsnorm")});
-  form->addChoice(QStringLiteral("branch_norm"), QObject::tr("Branch norms"), {QStringLiteral("all"), QStringLiteral("mixed")});
-
-  // What each field means (docs/model-config.md has the full reference).
-  const std::pair<const char*, QString> help[] = {
-      {"name", QObject::tr("A label for this model, recorded with the run")},
-      {"variant", QObject::tr("The architecture: pha = GSS, attention and FFN in parallel in every layer, mixed by "
-                              "learned weights; pha-uniform = the same with a fixed equal mix; pha-no-gss / -no-attn / "
-                              "-no-ffn = one branch removed; sequential = the branches one after another; transformer = "
-                              "attention and FFN (PHA's post-norm block); gss-only; transformerpp = a standard "
-                              "Llama-style Transformer++; gpt2 = a standard GPT-2; pattern = your own list of layer kinds")},
-      {"attention.kind", QObject::tr("cosine: PHA's scaled cosine attention with a learnable per-head scale; softmax: "
-                                     "standard q·k / sqrt(head dim)")},
-      {"attention.bias", QObject::tr("Biases on the attention projections (GPT-2)")},
-      {"positions", QObject::tr("rope: rotary positions in attention; learned: a learned position embedding of "
-                                "`context` positions added to the tokens (GPT-2), longer sequences refused")},
-      {"ffn.kind", QObject::tr("gelu: down(gelu(up x)); swiglu: down(silu(gate x) × value x) (Llama)")},
-      {"ffn.bias", QObject::tr("Biases on the FFN's matrices")},
-      {"norm_placement", QObject::tr("post: LayerNorm(alpha·x + f(x)) after each sub-layer (DeepNorm, PHA); pre: "
-                                     "x + f(Norm(x)) with the GPT-2 initialisation (Transformer++, GPT-2)")},
-      {"norm", QObject::tr("The residual stream's norms in pre-norm models and the final norm: LayerNorm or RMSNorm")},
-      {"branch_norm", QObject::tr("all: every sub-layer RMS-normalises its branch outputs, one branch or several; "
-                                  "mixed: only parallel mixes (runs saved before step 13)")},
-      {"layers", pattern->toolTip()},
-      {"n_layers", QObject::tr("Number of layers (blocks), input side first")},
-      {"d_model", QObject::tr("Width of the residual stream and the embeddings")},
-      {"vocab_size", QObject::tr("Token ids the embedding and the output head hold; at least the tokenizer's "
-                                 "vocabulary (a project sets it from its data when left out)")},
-      {"context", QObject::tr("The training context length; RoPE and GSS also run beyond it. The size and cost "
-                              "figures below use it as T by default")},
-      {"attention.heads", QObject::tr("Query heads of the attention branch; must divide d_model when head dim is auto")},
-      {"attention.kv_heads", QObject::tr("Key/value heads (grouped-query attention): must divide the query heads; equal "
-                                         "to them is multi-head attention, 1 is multi-query")},
-      {"attention.head_dim", QObject::tr("Width of each head; 0 = d_model / heads; must be even (RoPE rotates pairs)")},
-      {"gss.expanded", QObject::tr("F: the GSS branch's expanded (gated) width; 0 = 4 × d_model")},
-      {"gss.reduced", QObject::tr("H: the width the state-space (DSS) convolution runs at")},
-      {"gss.state", QObject::tr("N: the state size of each diagonal state-space kernel")},
-      {"gss.inner_norm", QObject::tr("A LayerNorm on v before the DSS convolution")},
-      {"ffn.d_ff", QObject::tr("Hidden width of the feed-forward network; 0 = 4 × d_model")},
-      {"ffn.aux_ratio", QObject::tr("Width of the auxiliary FFN as a fraction of d_ff (d_aux = round(ratio × d_ff)); 0 "
-                                    "removes it")},
-      {"mixer", QObject::tr("How a layer mixes its parallel branches: learned (softplus weights of learnable logits, "
-                            "starting equal) or uniform (1/branches, no parameters)")},
-      {"tie_embeddings", QObject::tr("The output head shares the embedding matrix (fewer parameters)")},
-      {"deepnorm", QObject::tr("DeepNorm residual scaling: alpha = (2L)^(1/4), beta = (8L)^(-1/4); off: 1 and 1")},
-  };
-  for (const auto& [key, text] : help) form->setHelp(QString::fromLatin1(key), text);
+  using K = ModelFieldSpec::Kind;
+  const auto q = [](const std::string& s) { return QString::fromStdString(s); };
+  for (const ModelFieldSpec& f : modelFieldSpecs()) {
+    const QString key = q(f.key);
+    switch (f.kind) {
+      case K::Section: form->addSection(q(f.label)); continue;
+      case K::Int: form->addInt(key, q(f.label), f.min, f.max, q(f.zero_text)); break;
+      case K::Double: form->addDouble(key, q(f.label), f.dmin, f.dmax, f.decimals, f.step); break;
+      case K::Bool: form->addBool(key, q(f.label)); break;
+      case K::Choice: {
+        QStringList choices;
+        for (const auto& c : f.choices) choices << q(c);
+        form->addChoice(key, q(f.label), choices);
+        break;
+      }
+      case K::Text: {
+        QLineEdit* edit = f.layer_pattern ? form->addText(key, q(f.label), patternFromText, patternToText)
+                                          : form->addText(key, q(f.label));
+        edit->setPlaceholderText(q(f.placeholder));
+        break;
+      }
+    }
+    form->setHelp(key, q(f.help));
+  }
 }
 
 json patternFromText(const QString& text) {

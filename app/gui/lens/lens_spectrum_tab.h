@@ -7,6 +7,7 @@
 #include <QWidget>
 #include <optional>
 
+#include "gui/lens/spectrum_view.h"
 #include "runtime/lens.h"
 
 class QComboBox;
@@ -34,8 +35,6 @@ class LensSpectrumTab : public QWidget {
   QComboBox* checkpointBox() const { return m_checkpoint; }
   QString message() const;
   bool writeCsv(const QString& path, QString* error) const;
-  // Log-spaced lag bins over [0, horizon): the first lag of each bin (bin 0 = lag 0).
-  static std::vector<int64_t> lagBins(int64_t horizon, int maxBins);
 
  signals:
   void checkpointRequested(const runtime::LensOptions& options);
@@ -48,6 +47,7 @@ class LensSpectrumTab : public QWidget {
   widgets::MatrixHeatmap* m_heatmap = nullptr;
   QCustomPlot* m_hist = nullptr;
   std::optional<runtime::KernelSpectrum> m_spectrum;
+  SpectrumView m_view;  // what refresh() drew (spectrum_view.h)
 };
 
 }  // namespace pha::gui
