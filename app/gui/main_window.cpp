@@ -1,4 +1,5 @@
 #include "gui/main_window.h"
+#include "gui/run_views.h"
 #include "gui/project/store_watcher.h"
 
 #include "gui/project/plan_dialog.h"
@@ -60,6 +61,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildFeatureDocks();
   buildStatusBar();
   m_queueControl = new QueueController(m_queue, m_monitor, m_efficiency, m_statusLabel, m_progress, this);
+  m_views = new RunViews({this, &m_docks, m_session, m_browser, m_runActions, m_watcher, m_monitor, m_efficiency, m_config,
+                          m_compare, m_generate, m_report, m_search, m_lens},
+                         [this](const QString& t, const QString& q, bool offscreen) { return ask(t, q, offscreen); }, this);
   buildMenus();
   connectControllers();
   updateActions();
@@ -81,10 +85,14 @@ MainWindow::~MainWindow() = default;
 RunsModel* MainWindow::runsModel() const { return m_browser->model(); }
 
 void MainWindow::connectControllers() {
-  connect(m_browser, &RunBrowser::runChosen, this, &MainWindow::onRunChosen);
   connect(m_browser, &RunBrowser::errorOccurred, this, &MainWindow::showError);
-  connectRunActions();
-  connect(m_docks.compareButton, &QPushButton::clicked, this, &MainWindow::compareSelected);
+  m_views->connectViews();
+  connect(m_views, &RunViews::errorOccurred, this, &MainWindow::showError);
+  connect(m_views, &RunViews::message, this, &MainWindow::showMessage);
+  connect(m_views, &RunViews::compareRequested, this, &MainWindow::compareRequested);
+  connect(m_runActions, &RunActions::undoAvailableChanged, this, [this](bool on) {
+    if (m_undoDeleteAction) m_undoDeleteAction->setEnabled(on);
+  });
   connect(m_efficiency, &EfficiencyController::errorOccurred, this, &MainWindow::showError);
   connect(m_efficiency, &EfficiencyController::pointFailed, this, [this](const QString& m) { showMessage(m, 10000); });
   connect(m_queueControl, &QueueController::errorOccurred, this, &MainWindow::showError);
@@ -107,7 +115,7 @@ void MainWindow::connectControllers() {
   // When a pass ends, the project's claims are answered: the Report dock comes to the front with
   // their verdicts (the same report `pha report` prints), and the status bar says them in short.
   connect(m_queueControl, &QueueController::queueEnded, this, [this] {
-    followSelection();
+    m_views->followSelection();
     m_reportAfterQueue = true;
     m_report->refresh();
   });
@@ -118,13 +126,12 @@ void MainWindow::connectControllers() {
     if (!r || r->claims.empty()) return;
     m_docks.reportDock->show();
     m_docks.reportDock->raise();
-    growBottomDock(m_docks.reportDock);
+    m_views->growBottomDock(m_docks.reportDock);
     QStringList verdicts;
     for (const auto& c : r->claims)
       verdicts << QString::fromStdString((c.claim.title.empty() ? c.statement : c.claim.title) + ": " + c.summary);
     showMessage(tr("Claims: %1 (Report dock)").arg(verdicts.join(QStringLiteral("; "))), 30000);
   });
-  connect(m_report, &ReportView::evidenceRequested, this, &MainWindow::showEvidence);
   connect(m_queueControl, &QueueController::profileStarted, this, [this] {
     m_docks.efficiencyDock->show();
     m_docks.efficiencyDock->raise();
@@ -264,6 +271,10 @@ void MainWindow::evaluateSelected() {
   if (m_queueControl->evaluateRun(m_browser->storePath(), ids.first())) updateActions();
 }
 
+void MainWindow::compareSelected() { m_views->compareSelected(); }
+void MainWindow::compareFinishedRuns() { m_views->compareFinishedRuns(); }
+bool MainWindow::selectRunByName(const QString& name) { return m_views->selectRunByName(name); }
+
 void MainWindow::pauseOrResume() { m_queueControl->pauseOrResume(); }
 
 void MainWindow::cancelRuns() { m_queueControl->cancelAll(); }
@@ -276,41 +287,11 @@ void MainWindow::reloadRuns() {
   }
   // While a run trains, the live plots keep it: do not re-select a stored run under them.
   m_browser->reload(m_session->storePath(), m_monitor->isLive() ? 0 : m_monitor->shownRunId());
-  followSelection();  // a run selected by the reload (the one a queue just finished) is shown everywhere
+  m_views->followSelection();  // a run selected by the reload (the one a queue just finished) is shown everywhere
 }
 
-void MainWindow::onRunChosen(const QString& storePath, qint64 runId, const QString& name) {
-  showRun(storePath, runId, name, /*userChose=*/true);
-}
 
-void MainWindow::showRun(const QString& storePath, qint64 runId, const QString& name, bool userChose) {
-  m_lens->setRun(storePath, runId, name, m_browser->selectedRunIds());  // a trained run, also while another trains
-  if (m_monitor->isLive()) return;  // the live run keeps the plots while training
-  if (m_monitor->shownRunId() != runId || userChose) {
-    if (!m_monitor->showStoredRun(storePath, runId)) showError(m_monitor->errorText());
-    m_docks.mixerPanel->setEffectiveShares(widgets::readEffectiveShares(storePath, runId));
-  }
-  if (userChose && m_monitor->shownRunIsProfile()) {  // its figures are the Efficiency dock's
-    m_docks.efficiencyDock->show();
-    m_docks.efficiencyDock->raise();
-    m_docks.efficiencyTabs->setCurrentWidget(m_monitor->shownRunIsInference()
-                                                 ? static_cast<QWidget*>(m_docks.inferenceTab)
-                                                 : static_cast<QWidget*>(m_docks.efficiencyPanel));
-  }
-  showConfigOf(storePath, runId, userChose);
-  m_generate->setRun(storePath, runId, name);
-}
 
-void MainWindow::followSelection() {
-  if (!m_session->isOpen() || m_monitor->isLive()) return;
-  const QList<qint64> ids = m_browser->selectedRunIds();
-  if (ids.size() != 1) return;
-  const qint64 id = ids.first();
-  if (m_lens->runId() == id && m_configRunId == id && m_monitor->shownRunId() == id && m_generate->runId() == id) return;
-  const int row = runsModel()->rowOfRun(id);
-  if (row < 0) return;
-  showRun(m_browser->storePath(), id, QString::fromStdString(runsModel()->entry(row)->run.name), /*userChose=*/false);
-}
 
 bool MainWindow::ask(const QString& title, const QString& question, bool offscreenAnswer) {
   if (m_ask) return m_ask(question);
@@ -319,162 +300,15 @@ bool MainWindow::ask(const QString& title, const QString& question, bool offscre
          QMessageBox::Yes;
 }
 
-void MainWindow::connectRunActions() {
-  connect(m_runActions, &RunActions::errorOccurred, this, &MainWindow::showError);
-  connect(m_runActions, &RunActions::message, this, &MainWindow::showMessage);
-  connect(m_runActions, &RunActions::undoAvailableChanged, this, [this](bool on) {
-    if (m_undoDeleteAction) m_undoDeleteAction->setEnabled(on);
-  });
-  connect(m_runActions, &RunActions::runChanged, this, &MainWindow::refreshNotesPanel);
-  // The window's own writes reach every view at once through the one path `pha`'s take.
-  connect(m_runActions, &RunActions::runChanged, m_watcher, &StoreWatcher::checkNow);
-  connect(m_runActions, &RunActions::hiddenRunsChanged, m_watcher, &StoreWatcher::setHiddenRuns);
-  connect(m_watcher, &StoreWatcher::runsChanged, this, &MainWindow::onStoreChanged);
-  connect(m_browser, &RunBrowser::reloaded, this, &MainWindow::refreshNotesPanel);
-  connect(m_docks.runsTable->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-          &MainWindow::refreshNotesPanel);
-  connect(m_docks.runNotes, &RunNotesPanel::saveRequested, m_runActions, &RunActions::setNotes);
-  connect(m_docks.runNotes, &RunNotesPanel::editTagsRequested, m_runActions, &RunActions::editTagsOfSelection);
-  // Brushing the Compare dock's parallel coordinates selects those runs in the table.
-  connect(m_compare->parallelTab(), &ParallelCoordsTab::runsBrushed, this, [this](const QList<RunRef>& runs) {
-    QList<qint64> ids;
-    for (const RunRef& r : runs)
-      if (r.storePath == m_browser->storePath()) ids << r.runId;
-    if (!ids.isEmpty()) m_browser->selectRuns(ids);
-  });
-}
 
-void MainWindow::refreshNotesPanel() {
-  const QList<qint64> ids = m_browser->selectedRunIds();
-  const int row = ids.size() == 1 ? runsModel()->rowOfRun(ids.first()) : -1;
-  if (row < 0) {
-    m_docks.runNotes->clear();
-    return;
-  }
-  const auto& run = runsModel()->entry(row)->run;
-  m_docks.runNotes->setRun(run.id, QString::fromStdString(run.name), runsModel()->tagsOf(row),
-                           QString::fromStdString(run.notes));
-}
 
-void MainWindow::onStoreChanged(const QString& storePath, const StoreChange& change) {
-  if (!m_session->isOpen() || storePath != m_session->storePath() || m_session->isStoreDamaged()) return;
-  // The run table: renames, tags and notes in place; new, deleted and ended runs re-read.
-  m_browser->applyStoreChange(storePath, change, m_monitor->isLive() ? 0 : m_monitor->shownRunId());
-  // Compare: a deleted run leaves it; a renamed or newly evaluated one is read again.
-  QList<RunRef> kept;
-  bool touched = false;
-  for (const RunRef& r : m_compare->runs()) {
-    if (r.storePath == storePath && change.removed.contains(r.runId)) continue;
-    touched = touched || (r.storePath == storePath && change.changed.contains(r.runId));
-    kept << r;
-  }
-  if (kept.size() != m_compare->runs().size()) {
-    if (kept.isEmpty())
-      m_compare->clear();
-    else
-      m_compare->setRuns(kept);
-  } else if (touched) {
-    m_compare->reload();
-  }
-  if (change.removed.contains(m_lens->runId())) m_lens->clearRun(tr("Run %1 was deleted.").arg(m_lens->runId()));
-  // Live curves: the stored run shown is gone, or has a new name.
-  const qint64 shown = m_monitor->shownRunId();
-  if (!m_monitor->isLive() && shown > 0) {
-    if (change.removed.contains(shown)) {
-      m_monitor->clear(tr("Run %1 was deleted. Pick a run in the run table to see its curves and mixer weights.")
-                           .arg(shown));
-      m_generate->clearRun();
-    } else if (change.changed.contains(shown)) {
-      m_monitor->showStoredRun(storePath, shown);
-    }
-  }
-  refreshNotesPanel();
-  m_report->refresh();
-  m_search->refreshStatus();  // not the Section form: its unsaved edits stay
-  // Efficiency: a profile or inference run written by `pha bench` (or deleted) shows at once.
-  if (!change.added.isEmpty() || !change.removed.isEmpty()) m_efficiency->load(storePath);
-  m_docks.inferenceTab->reload();
-}
 
-void MainWindow::commitDeletes() {
-  for (const QString& p : m_runActions->commitDeletes()) qWarning("pha-workbench: delete: %s", qPrintable(p));
-}
 
-void MainWindow::compareSelected() {
-  const QList<qint64> ids = m_browser->selectedRunIds();
-  if (ids.size() < 2) {
-    showError(tr("Select two or more runs to compare (Ctrl- or Shift-click in the run table)."));
-    return;
-  }
-  showCompare(ids);
-}
 
-void MainWindow::compareFinishedRuns() {
-  const QList<qint64> ids = m_browser->finishedTrainingRunIds();
-  if (ids.size() < 2) {
-    showError(tr("Compare needs two or more finished runs; this project has %1.").arg(ids.size()));
-    return;
-  }
-  showCompare(ids);
-}
 
-void MainWindow::showCompare(const QList<qint64>& ids) {
-  emit compareRequested(m_browser->storePath(), ids);
-  m_docks.compareDock->show();
-  m_docks.compareDock->raise();
-  growBottomDock(m_docks.compareDock);
-}
 
-void MainWindow::growBottomDock(QDockWidget* dock) {
-  // What the user looks at now (Compare, or the Lens opened from a verdict): a dock of the bottom
-  // area shorter than half the window (the default gives Live curves the upper half) grows to 58%
-  // of it, so nine runs' legend, labels and heatmaps, or the Lens's tokens and bins, have room; a
-  // dock the user made taller or floated is left as it is.
-  if (!dock->isFloating() && dock->height() < height() / 2 && dockWidgetArea(dock) == dockWidgetArea(m_docks.curvesDock))
-    resizeDocks({m_docks.curvesDock, dock}, {height() * 34 / 100, height() * 58 / 100}, Qt::Vertical);
-}
 
-void MainWindow::showEvidence(const QStringList& groups, const QString& view) {
-  QList<qint64> ids;
-  QHash<QString, QList<qint64>> byGroup;
-  for (int r = 0; r < runsModel()->runCount(); ++r) {
-    const store::RunInfo& run = runsModel()->entry(r)->run;
-    const QString group = QString::fromStdString(run.group.empty() ? run.name : run.group);
-    if (run.kind != store::RunKind::Train || run.status != store::RunStatus::Finished || !groups.contains(group)) continue;
-    byGroup[group] << run.id;
-  }
-  for (const QString& g : groups) {
-    std::sort(byGroup[g].begin(), byGroup[g].end());
-    ids << byGroup[g];
-  }
-  if (ids.isEmpty()) return showError(tr("No finished runs of %1 in the run table.").arg(groups.join(", ")));
-  m_browser->selectRuns(ids);
-  if (view == QLatin1String("lens")) {
-    const QList<qint64>& first = byGroup[groups.first()];
-    if (first.isEmpty()) return showError(tr("No finished run of %1.").arg(groups.first()));
-    const int row = runsModel()->rowOfRun(first.first());
-    m_lens->setRun(m_browser->storePath(), first.first(), QString::fromStdString(runsModel()->entry(row)->run.name), first);
-    if (groups.size() > 1) m_lens->setCompareWithGroup(groups[1]);
-    m_docks.lensDock->show();
-    m_docks.lensDock->raise();
-    growBottomDock(m_docks.lensDock);
-    m_lens->tabs()->setCurrentWidget(m_lens->tokensTab());
-    m_lens->run();
-    showMessage(tr("Lens: %1 against %2 on the same tokens (Tokens tab)")
-                    .arg(groups.first(), groups.size() > 1 ? groups[1] : tr("nothing")),
-                10000);
-    return;
-  }
-  showCompare(ids);
-  for (int i = 0; i < m_compare->tabs()->count(); ++i)
-    if (m_compare->tabs()->tabText(i) == tr("Metrics")) m_compare->tabs()->setCurrentIndex(i);
-}
 
-bool MainWindow::selectRunByName(const QString& name) {
-  if (m_browser->selectRunByName(name)) return true;
-  showError(tr("No run named %1 in this project.").arg(name));
-  return false;
-}
 
 void MainWindow::saveSettings() const {
   QSettings s;
@@ -545,7 +379,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     m_queue->cancelAll();
   }
   m_docks.inferenceTab->cancel();  // its worker process is killed; the points measured are recorded
-  commitDeletes();
+  m_views->commitDeletes();
   saveSettings();
   event->accept();
 }

@@ -1,7 +1,8 @@
 // MainWindow: builds the docks and menus and wires the project session, the run browser, the
 // run queue, the efficiency profile and the feature docks together; the work is done by those
 // objects (ProjectSession, RunBrowser, QueueController, EfficiencyController, RunMonitor,
-// ConfigEditor, CompareWidget, GeneratePanel, ReportView, SearchView, LensView).
+// ConfigEditor, CompareWidget, GeneratePanel, ReportView, SearchView, LensView), and RunViews
+// keeps every view on the one run picked and the store as it changes (run_views.h).
 //   main_window.cpp          construction, layout, settings, the window's public actions
 //   main_window_menus.cpp    every menu, the toolbar and the status bar, in one place
 //   main_window_project.cpp  opening and creating projects, the feature docks, variants, reports
@@ -34,6 +35,7 @@ class RunMonitor;
 class ReportView;
 class RunQueue;
 class RunsModel;
+class RunViews;
 class SearchView;
 class StoreWatcher;
 struct StoreChange;
@@ -126,27 +128,9 @@ class MainWindow : public QMainWindow {
   void showError(const QString& message);
   void showMessage(const QString& message, int timeoutMs);
   void updateActions();
-  void onRunChosen(const QString& storePath, qint64 runId, const QString& name);
-  // Every run view (curves, heatmap, Lens, Configuration, Generate) shows the one selected run;
-  // called when the table's selection was set without a click (a queue ended, the store changed).
-  void followSelection();
-  void showRun(const QString& storePath, qint64 runId, const QString& name, bool userChose);
   bool ask(const QString& title, const QString& question, bool offscreenAnswer);
   // The project line of the Project dock (two lines whatever the project).
   void updateProjectLabel();
-  void connectRunActions();
-  // The notes field follows the table's selection: one run, its notes; else empty.
-  void refreshNotesPanel();
-  // Every view follows what StoreWatcher saw change in the open project's store.
-  void onStoreChanged(const QString& storePath, const StoreChange& change);
-  // Deletes the runs hidden by Delete... from their store (the window closes or switches project).
-  void commitDeletes();
-  void showCompare(const QList<qint64>& ids);
-  void growBottomDock(QDockWidget* dock);
-  // A verdict's link in the Report dock: its groups' finished runs selected in the run table and
-  // shown in Compare (its Metrics tab), or the first group's first run in the Lens's Tokens tab
-  // compared with the second group, measured at once.
-  void showEvidence(const QStringList& groups, const QString& view);
   // main_window_menus.cpp
   void buildMenus();
   void buildRunMenu();
@@ -158,10 +142,6 @@ class MainWindow : public QMainWindow {
   void buildFeatureDocks();
   void newProjectFromTemplate();
   void openProjectDialog();
-  // The run's model and training sections in the Configuration dock. Unsaved edits there are
-  // replaced only when the user picked the run and says so (ask); otherwise they stay and the
-  // status bar says so.
-  void showConfigOf(const QString& storePath, qint64 runId, bool userChose);
   void addConfigAsVariant();
   void exportSelectedReport();
   // Run > Search...: the Search dock to the front (its Start runs the search).
@@ -185,11 +165,11 @@ class MainWindow : public QMainWindow {
   ReportView* m_report = nullptr;
   SearchView* m_search = nullptr;
   LensView* m_lens = nullptr;
+  RunViews* m_views = nullptr;  // every view follows one run and the store (run_views.h)
   ProjectDataBanner* m_dataBanner = nullptr;
   StoreDamageBanner* m_storeBanner = nullptr;
   std::function<bool(const QString&)> m_recoverConfirm;
   std::function<bool(const QString&)> m_ask;
-  qint64 m_configRunId = 0;
   QString m_colorsProject;  // the project whose models hold the palette (widgets::modelColors)  // the run whose configuration the Configuration dock loaded (0: the project's)
   QAction* m_runAction = nullptr;
   QAction* m_planAction = nullptr;

@@ -33,6 +33,7 @@
 #include "widgets/lens_rows.h"
 #include "gui/lens/lens_view.h"
 #include "gui/main_window.h"
+#include "gui/run_views.h"
 #include "widgets/mixer_heatmap.h"
 #include "widgets/series_colors.h"
 #include "widgets/mixer_panel.h"
@@ -61,7 +62,7 @@ bool MainWindow::openProject(const QString& path) {
                  "project."));
     return false;
   }
-  commitDeletes();  // the runs deleted in this window leave the previous project's store now
+  m_views->commitDeletes();  // the runs deleted in this window leave the previous project's store now
   if (!m_session->open(path)) {
     showError(tr("Cannot open project %1:\n%2").arg(path, m_session->errorText()));
     return false;
@@ -95,7 +96,7 @@ bool MainWindow::openProject(const QString& path) {
     if (cfg.contains("model")) m_config->setConfigJson(cfg["model"]);
     if (cfg.contains("training")) m_config->setTrainingJson(cfg["training"]);
     m_config->undoStack()->clear();
-    m_configRunId = 0;
+    m_views->forgetConfigRun();
   }
   showMessage(m_session->hasLocalData() ? tr("Opened %1").arg(m_session->dir())
                                         : tr("Opened %1 for browsing: %2").arg(m_session->dir(), m_session->missingDataReason()),
@@ -277,7 +278,7 @@ void MainWindow::buildFeatureDocks() {
 
 void MainWindow::connectSearchView() {
   m_search->setQueueController(m_queueControl);
-  connect(m_search, &SearchView::compareRequested, this, &MainWindow::showCompare);
+  connect(m_search, &SearchView::compareRequested, m_views, &RunViews::showCompare);
   connect(m_search, &SearchView::errorOccurred, this, &MainWindow::showError);
   connect(m_search, &SearchView::message, this, &MainWindow::showMessage);
   connect(m_search, &SearchView::sectionPresenceChanged, this, &MainWindow::updateActions);
@@ -292,37 +293,6 @@ void MainWindow::showSearch() {
   m_docks.searchDock->raise();
 }
 
-void MainWindow::showConfigOf(const QString& storePath, qint64 runId, bool userChose) {
-  if (runId == m_configRunId && !userChose) return;
-  if (m_config->hasUnsavedEdits()) {
-    const bool replace =
-        userChose && ask(tr("Unsaved configuration"),
-                         tr("The Configuration dock has unsaved edits (in no project yet). Replace them with run %1's "
-                            "configuration?")
-                             .arg(runId),
-                         /*offscreenAnswer=*/true);
-    if (!replace) {
-      showMessage(tr("The Configuration dock keeps your unsaved edits; it does not show run %1's configuration (add "
-                     "them as a variant or undo them, then pick the run again).")
-                      .arg(runId),
-                  15000);
-      return;
-    }
-  }
-  try {
-    auto s = store::Store::open(storePath.toStdString(), widgets::windowReadOptions());
-    auto run = s.get_run(runId);
-    if (!run) return;
-    const nlohmann::json cfg = nlohmann::json::parse(run->config_json, nullptr, false);
-    if (cfg.is_discarded() || !cfg.is_object()) return;
-    if (cfg.contains("model")) m_config->setConfigJson(cfg["model"]);
-    if (cfg.contains("training")) m_config->setTrainingJson(cfg["training"]);
-    m_config->undoStack()->clear();
-    m_configRunId = runId;
-  } catch (const std::exception& e) {
-    showError(QString::fromUtf8(e.what()));
-  }
-}
 
 void MainWindow::addConfigAsVariant() {
   if (!m_session->isOpen()) {
