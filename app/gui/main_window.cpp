@@ -1,5 +1,7 @@
 #include "gui/main_window.h"
 #include "gui/run_views.h"
+#include "gui/window_layout.h"
+#include "gui/window_menus.h"
 #include "gui/project/store_watcher.h"
 
 #include "gui/project/plan_dialog.h"
@@ -57,14 +59,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_watcher = new StoreWatcher(this);
   m_monitor = new RunMonitor(m_docks.lossPlot, m_docks.qualityPlot, m_docks.mixerPanel, m_docks.liveReadout, this);
   m_efficiency = new EfficiencyController(m_docks.efficiencyPanel, this);
-  buildLayout();
+  m_layout = std::make_unique<WindowLayout>(this, m_docks, [this] { return !m_compare->runs().isEmpty(); });
+  m_layout->place();
   buildFeatureDocks();
-  buildStatusBar();
-  m_queueControl = new QueueController(m_queue, m_monitor, m_efficiency, m_statusLabel, m_progress, this);
+  m_menus = new WindowMenus(this);  // also the status bar the queue reports in
+  m_queueControl = new QueueController(m_queue, m_monitor, m_efficiency, m_menus->statusLabel(), m_menus->progress(), this);
   m_views = new RunViews({this, &m_docks, m_session, m_browser, m_runActions, m_watcher, m_monitor, m_efficiency, m_config,
                           m_compare, m_generate, m_report, m_search, m_lens},
                          [this](const QString& t, const QString& q, bool offscreen) { return ask(t, q, offscreen); }, this);
-  buildMenus();
   connectControllers();
   updateActions();
   // Fill most of the screen (there may be no window manager to do it, e.g. under Xvfb).
@@ -77,7 +79,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   }
   // Fits a 1280 x 720 screen with its panels; below each dock's own minimum its content scrolls.
   setMinimumSize(1000, 640);
-  m_defaultState = saveState();
+  m_layout->markDefault();
 }
 
 MainWindow::~MainWindow() = default;
@@ -91,7 +93,7 @@ void MainWindow::connectControllers() {
   connect(m_views, &RunViews::message, this, &MainWindow::showMessage);
   connect(m_views, &RunViews::compareRequested, this, &MainWindow::compareRequested);
   connect(m_runActions, &RunActions::undoAvailableChanged, this, [this](bool on) {
-    if (m_undoDeleteAction) m_undoDeleteAction->setEnabled(on);
+    m_menus->undoDeleteAction()->setEnabled(on);
   });
   connect(m_efficiency, &EfficiencyController::errorOccurred, this, &MainWindow::showError);
   connect(m_efficiency, &EfficiencyController::pointFailed, this, [this](const QString& m) { showMessage(m, 10000); });
@@ -146,61 +148,8 @@ void MainWindow::connectControllers() {
   connect(m_runActions, &RunActions::hiddenRunsChanged, inference, &InferenceTab::setHiddenRuns);
 }
 
-void MainWindow::buildLayout() {
-  setDockNestingEnabled(true);
-  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks | QMainWindow::AllowTabbedDocks);
-  const Docks& d = m_docks;
-  // Left: project and configuration; middle: curves over efficiency; right: mixer over compare/generate.
-  // The left column runs full height; compare/efficiency/generate span the bottom under the
-  // curves and the mixer.
-  // A hidden central widget: every view is a dock, and QMainWindow::resizeDocks only takes
-  // effect when there is a central widget to give space to or take it from.
-  auto* central = new QWidget(this);
-  central->setObjectName("centralPlaceholder");
-  setCentralWidget(central);
-  central->hide();
-  addDockWidget(Qt::LeftDockWidgetArea, d.projectDock);
-  splitDockWidget(d.projectDock, d.configDock, Qt::Vertical);
-  addDockWidget(Qt::RightDockWidgetArea, d.curvesDock);
-  splitDockWidget(d.curvesDock, d.compareDock, Qt::Vertical);
-  splitDockWidget(d.curvesDock, d.mixerDock, Qt::Horizontal);
-  tabifyDockWidget(d.compareDock, d.efficiencyDock);
-  tabifyDockWidget(d.efficiencyDock, d.generateDock);
-  tabifyDockWidget(d.compareDock, d.reportDock);
-  tabifyDockWidget(d.reportDock, d.searchDock);
-  tabifyDockWidget(d.searchDock, d.lensDock);
-  d.compareDock->raise();
-}
 
-void MainWindow::applyDefaultSizes() {
-  const Docks& d = m_docks;
-  const int w = width();
-  // The project column is wide enough for the run table's default columns (docs/gui.md), the
-  // mixer column for its heatmap and its readout's lines.
-  resizeDocks({d.projectDock, d.curvesDock, d.mixerDock}, {w * 42 / 100, w * 34 / 100, w * 24 / 100}, Qt::Horizontal);
-  // Compare gets the larger share when it already shows runs (pha-workbench PROJECT --compare).
-  if (m_compare->runs().isEmpty())
-    resizeDocks({d.curvesDock, d.compareDock}, {height() * 52 / 100, height() * 40 / 100}, Qt::Vertical);
-  else
-    resizeDocks({d.curvesDock, d.compareDock}, {height() * 34 / 100, height() * 58 / 100}, Qt::Vertical);
-  // A short window gives the run table half the column: at 40% it showed one row at 700 px. At
-  // 1000 px, 40% left the Notes panel below the table scrolled out of view; 46% shows it.
-  const int projectShare = height() < 900 ? 60 : 46;
-  resizeDocks({d.projectDock, d.configDock}, {height() * projectShare / 100, height() * (100 - projectShare) / 100},
-              Qt::Vertical);
-}
 
-void MainWindow::showEvent(QShowEvent* event) {
-  QMainWindow::showEvent(event);
-  if (!m_sized) {
-    m_sized = true;
-    if (!m_restored) QTimer::singleShot(0, this, [this] {
-        applyDefaultSizes();
-        m_defaultState = saveState();
-      });
-    else if (m_refitDocks) QTimer::singleShot(0, this, [this] { applyDefaultSizes(); });
-  }
-}
 
 void MainWindow::showError(const QString& message) {
   m_lastError = message;
@@ -212,30 +161,19 @@ void MainWindow::showError(const QString& message) {
 
 void MainWindow::showMessage(const QString& message, int timeoutMs) { statusBar()->showMessage(message, timeoutMs); }
 
+
 void MainWindow::updateActions() {
-  const bool busy = m_queueControl->isBusy() || m_docks.inferenceTab->isBusy();
+  const bool open = m_session->isOpen();
+  const bool damaged = open && m_session->isStoreDamaged();
+  const QString damagedText = tr("The project's run store is damaged and is not written to until it is recovered "
+                                 "(Recover... in the Project dock).");
   m_docks.inferenceTab->setBlockedReason(
       m_queueControl->isBusy()
           ? tr("Wait for the run queue to finish (or cancel it): inference timings would share the cores with it.")
-      : m_session->isOpen() && m_session->isStoreDamaged()
-          ? tr("The project's run store is damaged and is not written to until it is recovered (Recover... in the "
-               "Project dock).")
-          : QString());
-  m_runAction->setEnabled(m_session->isOpen() && !busy);
-  m_planAction->setEnabled(m_session->isOpen());
-  m_measureAction->setEnabled(m_session->isOpen() && !busy);
-  m_evaluateAction->setEnabled(m_session->isOpen() && !busy);
-  const bool search = m_session->isOpen() && m_search->hasSearchSection();
-  m_searchAction->setEnabled(search);
-  m_searchAction->setToolTip(search ? tr("Show the Search dock: the project's architecture search (Start runs or "
-                                         "continues it)")
-                                    : tr("This project has no \"search\" section: View > Search shows the dock, "
-                                         "whose Section tab proposes one to add (docs/search.md)"));
-  m_pauseAction->setEnabled(busy);
-  m_pauseAction->setText(m_queueControl->isPaused() ? tr("Res&ume") : tr("&Pause"));
-  m_cancelAction->setEnabled(busy);
-  m_progress->setVisible(busy);
-  applyDataAvailability();
+          : damaged ? damagedText : QString());
+  m_menus->update({open, m_queueControl->isBusy() || m_docks.inferenceTab->isBusy(), m_queueControl->isPaused(),
+                   open && m_search->hasSearchSection(), damaged ? damagedText : open ? m_session->missingDataReason() : QString(),
+                   damaged});
 }
 
 void MainWindow::runProject() {
@@ -310,51 +248,17 @@ bool MainWindow::ask(const QString& title, const QString& question, bool offscre
 
 
 
-void MainWindow::saveSettings() const {
-  QSettings s;
-  s.beginGroup("mainWindow");
-  s.setValue("geometry", saveGeometry());
-  s.setValue("state", saveState());
-  s.endGroup();
+
+
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  m_layout->shown();
 }
 
-bool MainWindow::restoreSettings() {
-  QSettings s;
-  s.beginGroup("mainWindow");
-  bool ok = true;
-  if (s.contains("geometry")) ok = restoreGeometry(s.value("geometry").toByteArray()) && ok;
-  // A window saved on a larger screen (1600 x 1000, now 1280 x 720) is brought inside this one;
-  // its docks keep where they are and whether they show, and take the default shares of this size.
-  bool shrunk = false;
-  if (const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen()) {
-    const QRect avail = screen->availableGeometry();
-    const QRect frame = frameGeometry();
-    if (!avail.contains(frame)) {
-      const QSize extra = frame.size() - size();  // the window manager's frame
-      const QSize fit(std::min(width(), avail.width() - extra.width()), std::min(height(), avail.height() - extra.height()));
-      shrunk = fit != size();
-      resize(fit.expandedTo(minimumSize()));
-      move(avail.topLeft());
-    }
-  }
-  if (s.contains("state")) {
-    ok = restoreState(s.value("state").toByteArray()) && ok;
-    m_restored = ok;
-  }
-  m_refitDocks = shrunk;  // which docks show stays; their sizes are this window's defaults
-  s.endGroup();
-  return ok;
-}
-
-void MainWindow::resetLayout() {
-  // The docks go back to their places at the window's size now (restoring a state saved at
-  // another size must not resize the window: it grew to 1325 x 737 from 1000 x 700).
-  const QSize keep = size();
-  restoreState(m_defaultState);
-  for (auto* dock : findChildren<QDockWidget*>()) dock->show();
-  resize(keep);
-  applyDefaultSizes();
-}
+void MainWindow::saveSettings() const { m_layout->save(); }
+bool MainWindow::restoreSettings() { return m_layout->restore(); }
+void MainWindow::resetLayout() { m_layout->reset(); }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (m_config->hasUnsavedEdits()) {

@@ -4,13 +4,13 @@
 // ConfigEditor, CompareWidget, GeneratePanel, ReportView, SearchView, LensView), and RunViews
 // keeps every view on the one run picked and the store as it changes (run_views.h).
 //   main_window.cpp          construction, layout, settings, the window's public actions
-//   main_window_menus.cpp    every menu, the toolbar and the status bar, in one place
 //   main_window_project.cpp  opening and creating projects, the feature docks, variants, reports
 #pragma once
 
 #include <QMainWindow>
 #include <QStringList>
 #include <functional>
+#include <memory>
 
 #include "gui/docks.h"
 
@@ -36,6 +36,8 @@ class ReportView;
 class RunQueue;
 class RunsModel;
 class RunViews;
+class WindowLayout;
+class WindowMenus;
 class SearchView;
 class StoreWatcher;
 struct StoreChange;
@@ -80,6 +82,13 @@ class MainWindow : public QMainWindow {
   bool selectRunByName(const QString& name);
   // Compares every finished run of the open project.
   void compareFinishedRuns();
+  // File > New project from template..., Open project..., Export run report...; the
+  // Configuration dock's "Add to project as variant..."; Run > Search... (the Search dock to the front).
+  void newProjectFromTemplate();
+  void openProjectDialog();
+  void exportSelectedReport();
+  void addConfigAsVariant();
+  void showSearch();
 
   ProjectSession* session() const { return m_session; }
   RunQueue* queue() const { return m_queue; }
@@ -121,9 +130,6 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
-  // main_window.cpp
-  void buildLayout();
-  void applyDefaultSizes();
   void connectControllers();
   void showError(const QString& message);
   void showMessage(const QString& message, int timeoutMs);
@@ -131,24 +137,9 @@ class MainWindow : public QMainWindow {
   bool ask(const QString& title, const QString& question, bool offscreenAnswer);
   // The project line of the Project dock (two lines whatever the project).
   void updateProjectLabel();
-  // main_window_menus.cpp
-  void buildMenus();
-  void buildRunMenu();
-  void buildViewMenu();
-  void buildStatusBar();
-  void showAbout();
-  void refreshRecentMenu();
   // main_window_project.cpp
   void buildFeatureDocks();
-  void newProjectFromTemplate();
-  void openProjectDialog();
-  void addConfigAsVariant();
-  void exportSelectedReport();
-  // Run > Search...: the Search dock to the front (its Start runs the search).
-  void showSearch();
   void connectSearchView();
-  // Run, Measure and Evaluate need the project's data: disabled, with the reason, without it.
-  void applyDataAvailability();
 
   Docks m_docks;
   ProjectSession* m_session = nullptr;
@@ -166,28 +157,15 @@ class MainWindow : public QMainWindow {
   SearchView* m_search = nullptr;
   LensView* m_lens = nullptr;
   RunViews* m_views = nullptr;  // every view follows one run and the store (run_views.h)
+  std::unique_ptr<WindowLayout> m_layout;  // the docks' places and sizes, saved and restored (window_layout.h)
+  WindowMenus* m_menus = nullptr;          // menus, toolbar, status bar (window_menus.h)
   ProjectDataBanner* m_dataBanner = nullptr;
   StoreDamageBanner* m_storeBanner = nullptr;
   std::function<bool(const QString&)> m_recoverConfirm;
   std::function<bool(const QString&)> m_ask;
   QString m_colorsProject;  // the project whose models hold the palette (widgets::modelColors)  // the run whose configuration the Configuration dock loaded (0: the project's)
-  QAction* m_runAction = nullptr;
-  QAction* m_planAction = nullptr;
-  QAction* m_measureAction = nullptr;
-  QAction* m_evaluateAction = nullptr;
-  QAction* m_searchAction = nullptr;
-  QAction* m_pauseAction = nullptr;
-  QAction* m_cancelAction = nullptr;
-  QAction* m_undoDeleteAction = nullptr;
-  QMenu* m_recentMenu = nullptr;
-  QProgressBar* m_progress = nullptr;
-  QLabel* m_statusLabel = nullptr;
-  QByteArray m_defaultState;
   QString m_lastError;
-  bool m_sized = false;
   bool m_reportAfterQueue = false;  // the queue ended: show the claims' verdicts once the report is built
-  bool m_restored = false;
-  bool m_refitDocks = false;  // restored into a smaller screen than it was saved on
 };
 
 }  // namespace pha::gui

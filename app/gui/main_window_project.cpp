@@ -34,6 +34,7 @@
 #include "gui/lens/lens_view.h"
 #include "gui/main_window.h"
 #include "gui/run_views.h"
+#include "gui/window_menus.h"
 #include "widgets/mixer_heatmap.h"
 #include "widgets/series_colors.h"
 #include "widgets/mixer_panel.h"
@@ -73,7 +74,7 @@ bool MainWindow::openProject(const QString& path) {
   m_monitor->clear(tr("Pick a run in the run table to see its curves and mixer weights."));
   m_generate->clearRun();
   m_lens->clearRun();
-  m_statusLabel->clear();
+  m_menus->statusLabel()->clear();
   m_dataBanner->refresh();
   m_storeBanner->refresh();
   m_watcher->setStore(m_session->isStoreDamaged() ? QString() : m_session->storePath());
@@ -145,21 +146,6 @@ bool MainWindow::reloadProjectFile() {
   return true;
 }
 
-void MainWindow::applyDataAvailability() {
-  QString reason = m_session->isOpen() ? m_session->missingDataReason() : QString();
-  if (m_session->isOpen() && m_session->isStoreDamaged())
-    reason = tr("The project's run store is damaged and is not written to until it is recovered (Recover... in the "
-                "Project dock).");
-  for (QAction* a : {m_runAction, m_measureAction, m_evaluateAction}) {
-    // The menu's own tooltip is kept in a property; the reason is added while data is missing.
-    if (!a->property("baseToolTip").isValid()) a->setProperty("baseToolTip", a->toolTip());
-    const QString base = a->property("baseToolTip").toString();
-    if (!reason.isEmpty()) a->setEnabled(false);
-    const QString how = m_session->isStoreDamaged() ? QString()
-                                                    : tr(" Use Locate data... or Install data... in the Project dock.");
-    a->setToolTip(reason.isEmpty() ? base : tr("%1\n\nUnavailable: %2%3").arg(base, reason, how));
-  }
-}
 
 bool MainWindow::openDefaultProject() {
   QString error;
