@@ -17,6 +17,14 @@
 #include "gui/inference/inference_tab.h"
 #include "widgets/mixer_panel.h"
 #include "gui/runs/run_notes_panel.h"
+#include "gui/compare/compare_widget.h"
+#include "gui/config/config_editor.h"
+#include "gui/generate/generate_panel.h"
+#include "gui/lens/lens_view.h"
+#include "gui/project/project_data_banner.h"
+#include "gui/project/store_damage_banner.h"
+#include "gui/report/report_view.h"
+#include "gui/search/search_view.h"
 
 namespace pha::gui {
 
@@ -196,6 +204,53 @@ Docks buildDocks(QWidget* parent) {
     d.lensDock = makeDock(QObject::tr("Lens"), dock_names::kLens, lbox, parent, {460, 330});
   }
   return d;
+}
+
+void setProjectLine(const Docks& docks, const QString& name, const QString& dir, const QStringList& names) {
+  const QString some = names.size() <= 3 ? names.join(", ")
+                                         : QObject::tr("%1 and %2 more").arg(names.mid(0, 2).join(", ")).arg(names.size() - 2);
+  docks.projectLabel->setText(QObject::tr("<b>%1</b> &nbsp;%2<br>%3 run(s) planned: %4")
+                                  .arg(name.toHtmlEscaped(), dir.toHtmlEscaped())
+                                  .arg(names.size())
+                                  .arg(some.toHtmlEscaped()));
+  docks.projectLabel->setToolTip(
+      QObject::tr("%1\nruns planned (project.json and the tune section's follow-ups):\n%2").arg(dir, names.join("\n")));
+}
+
+FeatureViews buildFeatureViews(QWidget* parent, const Docks& docks, ProjectSession* session, RunQueue* queue) {
+  FeatureViews v;
+  // The banners stand under the project's name in the Project dock.
+  v.dataBanner = new ProjectDataBanner(session, parent);
+  v.storeBanner = new StoreDamageBanner(session, parent);
+  for (QWidget* banner : {static_cast<QWidget*>(v.dataBanner), static_cast<QWidget*>(v.storeBanner)})
+    if (auto* layout = qobject_cast<QVBoxLayout*>(docks.projectLabel->parentWidget()->layout()))
+      layout->insertWidget(layout->indexOf(docks.projectLabel) + 1, banner);
+
+  v.config = new ConfigEditor(parent);
+  v.config->setObjectName("configEditor");
+  docks.configHost->addWidget(v.config, 1);
+  auto* row = new QHBoxLayout;
+  v.addVariant = new QPushButton(QObject::tr("Add to project as variant..."), parent);
+  v.addVariant->setObjectName("addVariantButton");
+  v.addVariant->setToolTip(QObject::tr("Write this model and training configuration into project.json as a new variant"));
+  row->addStretch(1);
+  row->addWidget(v.addVariant);
+  docks.configHost->addLayout(row);
+
+  v.compare = new CompareWidget(parent);
+  v.compare->setObjectName("compareWidget");
+  docks.compareHost->addWidget(v.compare, 1);
+  v.generate = new GeneratePanel(parent);
+  v.generate->setObjectName("generatePanel");
+  docks.generateHost->addWidget(v.generate, 1);
+  v.report = new ReportView(parent);
+  docks.reportHost->addWidget(v.report, 1);
+  v.search = new SearchView(session, queue, parent);
+  docks.searchHost->addWidget(v.search, 1);
+  v.lens = new LensView(parent);
+  v.lens->setObjectName("lensView");
+  docks.lensHost->addWidget(v.lens, 1);
+  return v;
 }
 
 }  // namespace pha::gui

@@ -2,6 +2,9 @@
 // and the store. Each dock has an objectName (QSettings state, tests).
 #pragma once
 
+#include <QString>
+#include <QStringList>
+
 #include <QDockWidget>
 #include <QString>
 
@@ -23,6 +26,16 @@ namespace pha::gui {
 
 class InferenceTab;
 class RunNotesPanel;
+class ProjectDataBanner;
+class StoreDamageBanner;
+class ConfigEditor;
+class CompareWidget;
+class GeneratePanel;
+class ReportView;
+class SearchView;
+class LensView;
+class ProjectSession;
+class RunQueue;
 
 namespace dock_names {
 inline const char* const kProject = "dock.project";
@@ -77,5 +90,26 @@ struct Docks {
 };
 
 Docks buildDocks(QWidget* parent);
+
+// The Project dock's project line: two lines whatever the project (a 9-run grid listed every name
+// on four lines and pushed Compare selected and the notes field out of the dock at 1280 x 720);
+// the tooltip lists every run.
+void setProjectLine(const Docks& docks, const QString& name, const QString& dir, const QStringList& runs);
+
+// The feature views in their docks (Configuration with its "Add to project as variant..." button,
+// Compare, Generate, Report, Search, Lens) and the Project dock's two banners under the project
+// line; MainWindow wires them.
+struct FeatureViews {
+  ProjectDataBanner* dataBanner = nullptr;
+  StoreDamageBanner* storeBanner = nullptr;
+  ConfigEditor* config = nullptr;
+  QPushButton* addVariant = nullptr;
+  CompareWidget* compare = nullptr;
+  GeneratePanel* generate = nullptr;
+  ReportView* report = nullptr;
+  SearchView* search = nullptr;
+  LensView* lens = nullptr;
+};
+FeatureViews buildFeatureViews(QWidget* parent, const Docks& docks, ProjectSession* session, RunQueue* queue);
 
 }  // namespace pha::gui

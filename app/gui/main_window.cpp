@@ -1,47 +1,48 @@
+// MainWindow: builds the docks, the feature views, the menus and the controllers and wires them
+// (main_window.h); opening a project tells every view.
 #include "gui/main_window.h"
-#include "gui/run_views.h"
-#include "gui/window_layout.h"
-#include "gui/window_menus.h"
-#include "gui/project/store_watcher.h"
-
-#include "gui/project/plan_dialog.h"
 
 #include <QApplication>
 #include <QCloseEvent>
-#include <QDockWidget>
-#include <QItemSelectionModel>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QLabel>
 #include <QMessageBox>
-#include <QProgressBar>
+#include <QMimeData>
 #include <QPushButton>
-#include <QScreen>
-#include <QSettings>
 #include <QShowEvent>
-#include <QTableView>
 #include <QStatusBar>
-#include <QTabWidget>
-#include <QTimer>
 
 #include "gui/compare/compare_widget.h"
 #include "gui/config/config_editor.h"
-#include "gui/monitor/efficiency_controller.h"
 #include "gui/generate/generate_panel.h"
 #include "gui/inference/inference_tab.h"
-#include "widgets/lens_rows.h"
-#include "gui/lens/lens_tokens_tab.h"
 #include "gui/lens/lens_view.h"
-#include "gui/project/project_session.h"
-#include "gui/queue/queue_controller.h"
-#include "gui/compare/parallel_coords_tab.h"
+#include "gui/monitor/efficiency_controller.h"
+#include "gui/monitor/run_monitor.h"
 #include "gui/project/pha_program.h"
-#include "gui/project/plan_dialog.h"
+#include "gui/project/project_data_banner.h"
+#include "gui/project/project_session.h"
+#include "gui/project/store_damage_banner.h"
+#include "gui/project/store_watcher.h"
+#include "gui/project_actions.h"
+#include "gui/queue/queue_controller.h"
+#include "gui/queue/run_queue.h"
 #include "gui/report/report_view.h"
+#include "gui/run_views.h"
 #include "gui/runs/run_actions.h"
 #include "gui/runs/run_browser.h"
-#include "gui/runs/run_notes_panel.h"
-#include "gui/monitor/run_monitor.h"
-#include "gui/queue/run_queue.h"
 #include "gui/search/search_view.h"
-#include "gui/runs/runs_model.h"
+#include "gui/window_layout.h"
+#include "gui/window_menus.h"
+#include "store/store.h"
+#include "widgets/curve_plot.h"
+#include "widgets/export_menu.h"
+#include "widgets/lens_rows.h"
+#include "widgets/mixer_heatmap.h"
+#include "widgets/mixer_panel.h"
+#include "widgets/series_colors.h"
+#include "widgets/window_store.h"
 
 namespace pha::gui {
 
@@ -62,23 +63,24 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_layout = std::make_unique<WindowLayout>(this, m_docks, [this] { return !m_compare->runs().isEmpty(); });
   m_layout->place();
   buildFeatureDocks();
+  m_projectActions = new ProjectActions(this, m_session, m_config, m_browser);
+  connect(m_projectActions, &ProjectActions::openRequested, this, &MainWindow::openProject);
+  connect(m_projectActions, &ProjectActions::projectFileChanged, this, &MainWindow::reloadProjectFile);
+  connect(m_projectActions, &ProjectActions::errorOccurred, this, &MainWindow::showError);
+  connect(m_projectActions, &ProjectActions::message, this, &MainWindow::showMessage);
+  connect(m_projectActions, &ProjectActions::aboutToReplaceStore, this, [this] {
+    m_compare->clear();  // its connections to the damaged file are closed before the file is replaced
+    m_watcher->setStore(QString());
+  });
+  connect(m_projectActions, &ProjectActions::recoveryFailed, m_storeBanner, &StoreDamageBanner::refresh);
   m_menus = new WindowMenus(this);  // also the status bar the queue reports in
   m_queueControl = new QueueController(m_queue, m_monitor, m_efficiency, m_menus->statusLabel(), m_menus->progress(), this);
-  m_views = new RunViews({this, &m_docks, m_session, m_browser, m_runActions, m_watcher, m_monitor, m_efficiency, m_config,
-                          m_compare, m_generate, m_report, m_search, m_lens},
+  m_views = new RunViews({this, &m_docks, m_session, m_browser, m_runActions, m_watcher, m_monitor, m_efficiency, m_queueControl,
+                          m_config, m_compare, m_generate, m_report, m_search, m_lens},
                          [this](const QString& t, const QString& q, bool offscreen) { return ask(t, q, offscreen); }, this);
   connectControllers();
   updateActions();
-  // Fill most of the screen (there may be no window manager to do it, e.g. under Xvfb).
-  if (const QScreen* screen = QGuiApplication::primaryScreen()) {
-    const QRect avail = screen->availableGeometry();
-    resize(std::min(1600, avail.width()), std::min(1000, avail.height()));
-    move(avail.topLeft());
-  } else {
-    resize(1500, 920);
-  }
-  // Fits a 1280 x 720 screen with its panels; below each dock's own minimum its content scrolls.
-  setMinimumSize(1000, 640);
+  m_layout->fitScreen();
   m_layout->markDefault();
 }
 
@@ -92,6 +94,7 @@ void MainWindow::connectControllers() {
   connect(m_views, &RunViews::errorOccurred, this, &MainWindow::showError);
   connect(m_views, &RunViews::message, this, &MainWindow::showMessage);
   connect(m_views, &RunViews::compareRequested, this, &MainWindow::compareRequested);
+  connect(this, &MainWindow::compareRequested, m_views, &RunViews::showInCompare);
   connect(m_runActions, &RunActions::undoAvailableChanged, this, [this](bool on) {
     m_menus->undoDeleteAction()->setEnabled(on);
   });
@@ -100,40 +103,7 @@ void MainWindow::connectControllers() {
   connect(m_queueControl, &QueueController::errorOccurred, this, &MainWindow::showError);
   connect(m_queueControl, &QueueController::message, this, &MainWindow::showMessage);
   connect(m_queueControl, &QueueController::stateChanged, this, &MainWindow::updateActions);
-  // A paused run reads "paused" in the run table until it resumes (the store says running).
-  connect(m_queueControl, &QueueController::stateChanged, this, [this] {
-    runsModel()->setPausedRun(m_queueControl->isPaused() && m_monitor->isLive() ? m_monitor->shownRunId() : 0);
-  });
-  connect(m_queueControl, &QueueController::storeChanged, this, [this](bool now) {
-    // The run browser follows the store at most every 2 s while training.
-    if (now) {
-      reloadRuns();
-      m_report->refresh();  // a run started or ended, or an evaluation was recorded
-    }
-    else if (m_session->isOpen())
-      m_browser->reloadThrottled(m_session->storePath(), m_monitor->shownRunId(), 2000);
-  });
   connectSearchView();
-  // When a pass ends, the project's claims are answered: the Report dock comes to the front with
-  // their verdicts (the same report `pha report` prints), and the status bar says them in short.
-  connect(m_queueControl, &QueueController::queueEnded, this, [this] {
-    m_views->followSelection();
-    m_reportAfterQueue = true;
-    m_report->refresh();
-  });
-  connect(m_report, &ReportView::reportReady, this, [this] {
-    if (!m_reportAfterQueue || m_report->isBuilding()) return;
-    m_reportAfterQueue = false;
-    const analysis::Report* r = m_report->report();
-    if (!r || r->claims.empty()) return;
-    m_docks.reportDock->show();
-    m_docks.reportDock->raise();
-    m_views->growBottomDock(m_docks.reportDock);
-    QStringList verdicts;
-    for (const auto& c : r->claims)
-      verdicts << QString::fromStdString((c.claim.title.empty() ? c.statement : c.claim.title) + ": " + c.summary);
-    showMessage(tr("Claims: %1 (Report dock)").arg(verdicts.join(QStringLiteral("; "))), 30000);
-  });
   connect(m_queueControl, &QueueController::profileStarted, this, [this] {
     m_docks.efficiencyDock->show();
     m_docks.efficiencyDock->raise();
@@ -148,9 +118,6 @@ void MainWindow::connectControllers() {
   connect(m_runActions, &RunActions::hiddenRunsChanged, inference, &InferenceTab::setHiddenRuns);
 }
 
-
-
-
 void MainWindow::showError(const QString& message) {
   m_lastError = message;
   statusBar()->showMessage(message, 15000);
@@ -160,7 +127,6 @@ void MainWindow::showError(const QString& message) {
 }
 
 void MainWindow::showMessage(const QString& message, int timeoutMs) { statusBar()->showMessage(message, timeoutMs); }
-
 
 void MainWindow::updateActions() {
   const bool open = m_session->isOpen();
@@ -181,20 +147,10 @@ void MainWindow::runProject() {
 }
 
 void MainWindow::planThenRun() {
-  if (!m_session->isOpen() || !PlanDialog::showBeforeRun() || m_queue->isBusy()) return runProject();
-  PlanDialog dialog(m_session->dir(), /*withRun=*/true, this);
-  if (dialog.exec() != QDialog::Accepted) return;
-  // The dialog asked what to train when some runs are already trained: the queue asks nothing more.
-  using Choice = QueueController::RepeatChoice;
-  if (m_queueControl->runProject(*m_session, dialog.onlyRunsToTrain() ? Choice::OnlyNew : Choice::All)) updateActions();
+  if (m_queueControl->planThenRun(*m_session, this)) updateActions();
 }
 
-void MainWindow::showPlan() {
-  if (!m_session->isOpen()) return showError(tr("Open a project first (File > Open project)."));
-  auto* dialog = new PlanDialog(m_session->dir(), /*withRun=*/false, this);
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->show();
-}
+void MainWindow::showPlan() { m_queueControl->showPlan(*m_session, this); }
 
 void MainWindow::measureEfficiency() {
   if (m_queueControl->measureEfficiency(*m_session)) updateActions();
@@ -202,10 +158,7 @@ void MainWindow::measureEfficiency() {
 
 void MainWindow::evaluateSelected() {
   const QList<qint64> ids = m_browser->selectedRunIds();
-  if (ids.size() != 1) {
-    showError(tr("Select one run to evaluate."));
-    return;
-  }
+  if (ids.size() != 1) return showError(tr("Select one run to evaluate."));
   if (m_queueControl->evaluateRun(m_browser->storePath(), ids.first())) updateActions();
 }
 
@@ -217,19 +170,7 @@ void MainWindow::pauseOrResume() { m_queueControl->pauseOrResume(); }
 
 void MainWindow::cancelRuns() { m_queueControl->cancelAll(); }
 
-void MainWindow::reloadRuns() {
-  if (!m_session->isOpen()) return;
-  if (m_session->isStoreDamaged()) {  // never read (the banner says why)
-    m_browser->clear();
-    return;
-  }
-  // While a run trains, the live plots keep it: do not re-select a stored run under them.
-  m_browser->reload(m_session->storePath(), m_monitor->isLive() ? 0 : m_monitor->shownRunId());
-  m_views->followSelection();  // a run selected by the reload (the one a queue just finished) is shown everywhere
-}
-
-
-
+void MainWindow::reloadRuns() { m_views->reloadRuns(); }
 
 bool MainWindow::ask(const QString& title, const QString& question, bool offscreenAnswer) {
   if (m_ask) return m_ask(question);
@@ -237,19 +178,6 @@ bool MainWindow::ask(const QString& title, const QString& question, bool offscre
   return QMessageBox::question(this, title, question, QMessageBox::Yes | QMessageBox::No, QMessageBox::No) ==
          QMessageBox::Yes;
 }
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 void MainWindow::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
@@ -287,5 +215,125 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   saveSettings();
   event->accept();
 }
+
+bool MainWindow::openProject(const QString& path) {
+  if (m_queueControl->isBusy()) {
+    showError(tr("Finish or cancel the running queue before opening another project."));
+    return false;
+  }
+  if (m_docks.inferenceTab->isBusy()) {
+    showError(tr("Finish or cancel the inference measurement (Efficiency dock, Inference tab) before opening another "
+                 "project."));
+    return false;
+  }
+  m_views->commitDeletes();  // the runs deleted in this window leave the previous project's store now
+  if (!m_session->open(path)) {
+    showError(tr("Cannot open project %1:\n%2").arg(path, m_session->errorText()));
+    return false;
+  }
+  updateProjectLabel();
+  m_menus->statusLabel()->clear();
+  m_dataBanner->refresh();
+  m_storeBanner->refresh();
+  m_views->showProject();
+  updateActions();
+  showMessage(m_session->hasLocalData() ? tr("Opened %1").arg(m_session->dir())
+                                        : tr("Opened %1 for browsing: %2").arg(m_session->dir(), m_session->missingDataReason()),
+              m_session->hasLocalData() ? 5000 : 15000);
+  return true;
+}
+
+void MainWindow::updateProjectLabel() {
+  // One colour per model in every dock: the project's models take the palette in project.json's
+  // order (widgets::modelColor); a model added later takes the next free colour.
+  QStringList families;
+  for (const QString& n : m_session->runNames())
+    if (!families.contains(widgets::modelFamily(n))) families << widgets::modelFamily(n);
+  widgets::modelColors().assignInOrder(families, /*replace=*/m_colorsProject != m_session->dir());
+  m_colorsProject = m_session->dir();
+  setWindowTitle(tr("PHA Workbench - %1").arg(m_session->name()));
+  setProjectLine(m_docks, m_session->name(), m_session->dir(), m_session->runNames());
+}
+
+bool MainWindow::reloadProjectFile() {
+  if (!m_session->isOpen()) return false;
+  // The running queue trains the plan it read when it started (QueueItem::resolved); the session
+  // may read the file again meanwhile.
+  if (!m_session->open(m_session->dir())) {
+    showError(tr("Cannot read project %1 again:\n%2").arg(m_session->dir(), m_session->errorText()));
+    return false;
+  }
+  updateProjectLabel();
+  m_dataBanner->refresh();
+  m_storeBanner->refresh();
+  if (!m_session->isStoreDamaged()) {
+    reloadRuns();  // keeps the selection
+    m_report->refresh();
+  }
+  updateActions();
+  return true;
+}
+
+bool MainWindow::openDefaultProject() {
+  QString error;
+  const QString path = m_session->defaultProjectPath(&error);
+  if (path.isEmpty()) {
+    showError(tr("Cannot create the quickstart project: %1").arg(error));
+    return false;
+  }
+  return openProject(path);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  m_projectActions->openDropped(event->mimeData()->urls());
+  event->acceptProposedAction();
+}
+
+void MainWindow::newProjectFromTemplate() { m_projectActions->newFromTemplate(); }
+void MainWindow::openProjectDialog() { m_projectActions->openDialog(); }
+void MainWindow::addConfigAsVariant() { m_projectActions->addConfigAsVariant(); }
+void MainWindow::exportSelectedReport() { m_projectActions->exportSelectedReport(); }
+
+void MainWindow::buildFeatureDocks() {
+  const FeatureViews v = buildFeatureViews(this, m_docks, m_session, m_queue);
+  m_dataBanner = v.dataBanner;
+  m_storeBanner = v.storeBanner;
+  m_config = v.config;
+  m_compare = v.compare;
+  m_generate = v.generate;
+  m_report = v.report;
+  m_search = v.search;
+  m_lens = v.lens;
+  connect(m_dataBanner, &ProjectDataBanner::errorOccurred, this, &MainWindow::showError);
+  connect(m_dataBanner, &ProjectDataBanner::dataChanged, this, [this] { reloadProjectFile(); });
+  connect(m_storeBanner, &StoreDamageBanner::recoverRequested, this, &MainWindow::recoverStore);
+  connect(v.addVariant, &QPushButton::clicked, this, &MainWindow::addConfigAsVariant);
+}
+
+void MainWindow::connectSearchView() {
+  m_search->setQueueController(m_queueControl);
+  connect(m_search, &SearchView::compareRequested, m_views, &RunViews::showCompare);
+  connect(m_search, &SearchView::errorOccurred, this, &MainWindow::showError);
+  connect(m_search, &SearchView::message, this, &MainWindow::showMessage);
+  connect(m_search, &SearchView::sectionPresenceChanged, this, &MainWindow::updateActions);
+  connect(m_search, &SearchView::projectFileChanged, this, [this](const QString& what) {
+    reloadProjectFile();  // the promoted variant appears in the run list and the queue
+    showMessage(what, 10000);
+  });
+}
+
+void MainWindow::showSearch() {
+  m_docks.searchDock->show();
+  m_docks.searchDock->raise();
+}
+
+void MainWindow::setRecoverConfirm(std::function<bool(const QString&)> confirm) {
+  m_projectActions->setRecoverConfirm(std::move(confirm));
+}
+bool MainWindow::recoverStore() { return m_projectActions->recoverStore(m_queueControl->isBusy()); }
 
 }  // namespace pha::gui

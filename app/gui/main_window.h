@@ -4,7 +4,7 @@
 // ConfigEditor, CompareWidget, GeneratePanel, ReportView, SearchView, LensView), and RunViews
 // keeps every view on the one run picked and the store as it changes (run_views.h).
 //   main_window.cpp          construction, layout, settings, the window's public actions
-//   main_window_project.cpp  opening and creating projects, the feature docks, variants, reports
+
 #pragma once
 
 #include <QMainWindow>
@@ -35,6 +35,7 @@ class RunMonitor;
 class ReportView;
 class RunQueue;
 class RunsModel;
+class ProjectActions;
 class RunViews;
 class WindowLayout;
 class WindowMenus;
@@ -112,7 +113,7 @@ class MainWindow : public QMainWindow {
   // connections, runs the engine's recovery, reports what was saved and opens the project again.
   bool recoverStore();
   // Asked before a recovery; default: a Yes/No message box (yes on the offscreen platform).
-  void setRecoverConfirm(std::function<bool(const QString&)> confirm) { m_recoverConfirm = std::move(confirm); }
+  void setRecoverConfirm(std::function<bool(const QString&)> confirm);
   QString lastError() const { return m_lastError; }
   // Answers the window's yes/no questions (quit with unsaved Configuration edits, replace them with
   // a picked run's configuration); default: a message box, and on the offscreen platform the
@@ -158,14 +159,13 @@ class MainWindow : public QMainWindow {
   LensView* m_lens = nullptr;
   RunViews* m_views = nullptr;  // every view follows one run and the store (run_views.h)
   std::unique_ptr<WindowLayout> m_layout;  // the docks' places and sizes, saved and restored (window_layout.h)
-  WindowMenus* m_menus = nullptr;          // menus, toolbar, status bar (window_menus.h)
+  WindowMenus* m_menus = nullptr;
+  ProjectActions* m_projectActions = nullptr;  // new, open, drop, add variant, export report (project_actions.h)          // menus, toolbar, status bar (window_menus.h)
   ProjectDataBanner* m_dataBanner = nullptr;
   StoreDamageBanner* m_storeBanner = nullptr;
-  std::function<bool(const QString&)> m_recoverConfirm;
   std::function<bool(const QString&)> m_ask;
   QString m_colorsProject;  // the project whose models hold the palette (widgets::modelColors)  // the run whose configuration the Configuration dock loaded (0: the project's)
   QString m_lastError;
-  bool m_reportAfterQueue = false;  // the queue ended: show the claims' verdicts once the report is built
 };
 
 }  // namespace pha::gui

@@ -8,6 +8,8 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QUndoStack>
+
+#include <nlohmann/json.hpp>
 #include <algorithm>
 
 #include "gui/compare/compare_widget.h"
@@ -21,12 +23,14 @@
 #include "gui/monitor/run_monitor.h"
 #include "gui/project/project_session.h"
 #include "gui/project/store_watcher.h"
+#include "gui/queue/queue_controller.h"
 #include "gui/report/report_view.h"
 #include "gui/runs/run_actions.h"
 #include "gui/runs/run_browser.h"
 #include "gui/runs/run_notes_panel.h"
 #include "gui/runs/runs_model.h"
 #include "gui/search/search_view.h"
+#include "analysis/report.h"
 #include "store/store.h"
 #include "widgets/lens_rows.h"
 #include "widgets/mixer_panel.h"
@@ -44,6 +48,7 @@ RunViews::RunViews(const Views& v, std::function<bool(const QString&, const QStr
       m_watcher(v.watcher),
       m_monitor(v.monitor),
       m_efficiency(v.efficiency),
+      m_queue(v.queue),
       m_config(v.config),
       m_compare(v.compare),
       m_generate(v.generate),
@@ -53,6 +58,17 @@ RunViews::RunViews(const Views& v, std::function<bool(const QString&, const QStr
       m_ask(std::move(ask)) {}
 
 RunsModel* RunViews::runsModel() const { return m_browser->model(); }
+
+void RunViews::reloadRuns() {
+  if (!m_session->isOpen()) return;
+  if (m_session->isStoreDamaged()) {  // never read (the banner says why)
+    m_browser->clear();
+    return;
+  }
+  // While a run trains, the live plots keep it: do not re-select a stored run under them.
+  m_browser->reload(m_session->storePath(), m_monitor->isLive() ? 0 : m_monitor->shownRunId());
+  followSelection();  // a run selected by the reload (the one a queue just finished) is shown everywhere
+}
 
 void RunViews::onRunChosen(const QString& storePath, qint64 runId, const QString& name) {
   showRun(storePath, runId, name, /*userChose=*/true);
@@ -87,7 +103,81 @@ void RunViews::followSelection() {
   showRun(m_browser->storePath(), id, QString::fromStdString(runsModel()->entry(row)->run.name), /*userChose=*/false);
 }
 
+void RunViews::showProject() {
+  // Every view shows the project now open, or says it is empty: nothing of the previous one stays.
+  m_compare->clear();
+  m_monitor->clear(tr("Pick a run in the run table to see its curves and mixer weights."));
+  m_generate->clearRun();
+  m_lens->clearRun();
+  m_watcher->setStore(m_session->isStoreDamaged() ? QString() : m_session->storePath());
+  if (m_session->isStoreDamaged()) {
+    // Said, not shown: what a damaged file reads may be wrong, and nothing may write to it.
+    m_browser->clear();
+    m_efficiency->load(QString());
+    m_docks.inferenceTab->setProject(m_session->dir(), m_session->name(), QString());
+    m_report->setUnavailable(m_session->dir(), tr("the run store is damaged (the banner in the Project dock says how "
+                                                  "to recover it)."));
+  } else {
+    reloadRuns();
+    m_efficiency->load(m_session->storePath());
+    m_docks.inferenceTab->setProject(m_session->dir(), m_session->name(), m_session->storePath());
+    m_report->setProject(m_session->dir());
+  }
+  if (!m_session->runNames().isEmpty()) {
+    const nlohmann::json cfg = m_session->runConfig(m_session->runNames().first());
+    if (cfg.contains("model")) m_config->setConfigJson(cfg["model"]);
+    if (cfg.contains("training")) m_config->setTrainingJson(cfg["training"]);
+    m_config->undoStack()->clear();
+    m_configRunId = 0;
+  }
+}
+
+void RunViews::showInCompare(const QString& storePath, const QList<qint64>& runIds) {
+  QList<RunRef> refs;
+  for (qint64 id : runIds) refs.push_back(RunRef{storePath, id});
+  m_compare->setRuns(refs);
+}
+
 void RunViews::connectViews() {
+  // Recorded effective weights reach the Mixer heatmap's effective view of the same run at once.
+  connect(m_lens, &LensView::recorded, this, [this](const QString& storePath, qint64 runId) {
+    if (!m_monitor->isLive() && m_monitor->shownRunId() == runId)
+      m_docks.mixerPanel->setEffectiveShares(widgets::readEffectiveShares(storePath, runId));
+    showMessage(m_lens->status(), 8000);
+  });
+  // A paused run reads "paused" in the run table until it resumes (the store says running).
+  connect(m_queue, &QueueController::stateChanged, this, [this] {
+    runsModel()->setPausedRun(m_queue->isPaused() && m_monitor->isLive() ? m_monitor->shownRunId() : 0);
+  });
+  connect(m_queue, &QueueController::storeChanged, this, [this](bool now) {
+    // The run browser follows the store at most every 2 s while training.
+    if (now) {
+      reloadRuns();
+      m_report->refresh();  // a run started or ended, or an evaluation was recorded
+    }
+    else if (m_session->isOpen())
+      m_browser->reloadThrottled(m_session->storePath(), m_monitor->shownRunId(), 2000);
+  });
+  // When a pass ends, the project's claims are answered: the Report dock comes to the front with
+  // their verdicts (the same report `pha report` prints), and the status bar says them in short.
+  connect(m_queue, &QueueController::queueEnded, this, [this] {
+    followSelection();
+    m_reportAfterQueue = true;
+    m_report->refresh();
+  });
+  connect(m_report, &ReportView::reportReady, this, [this] {
+    if (!m_reportAfterQueue || m_report->isBuilding()) return;
+    m_reportAfterQueue = false;
+    const analysis::Report* r = m_report->report();
+    if (!r || r->claims.empty()) return;
+    m_docks.reportDock->show();
+    m_docks.reportDock->raise();
+    growBottomDock(m_docks.reportDock);
+    QStringList verdicts;
+    for (const auto& c : r->claims)
+      verdicts << QString::fromStdString((c.claim.title.empty() ? c.statement : c.claim.title) + ": " + c.summary);
+    showMessage(tr("Claims: %1 (Report dock)").arg(verdicts.join(QStringLiteral("; "))), 30000);
+  });
   connect(m_browser, &RunBrowser::runChosen, this, &RunViews::onRunChosen);
   connect(m_docks.compareButton, &QPushButton::clicked, this, &RunViews::compareSelected);
   connect(m_report, &ReportView::evidenceRequested, this, &RunViews::showEvidence);

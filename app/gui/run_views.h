@@ -3,7 +3,9 @@
 // live plots, the mixer, the Lens, the Configuration dock and Generate; what StoreWatcher sees
 // change in the store (a run renamed, deleted, evaluated, added by `pha`) reaches the run table,
 // Compare, the Lens, the plots, the notes, the report, the search and the Efficiency dock; and
-// Compare shows the runs asked for. MainWindow builds the views and hands them here.
+// Compare shows the runs asked for; while the queue trains, the run table follows the store, and
+// when a pass ends the Report dock answers the project's claims. MainWindow builds the views and
+// hands them here.
 #pragma once
 
 #include <QList>
@@ -25,6 +27,7 @@ class EfficiencyController;
 class GeneratePanel;
 class LensView;
 class ProjectSession;
+class QueueController;
 class ReportView;
 class RunActions;
 class RunBrowser;
@@ -46,6 +49,7 @@ class RunViews : public QObject {
     StoreWatcher* watcher = nullptr;
     RunMonitor* monitor = nullptr;
     EfficiencyController* efficiency = nullptr;
+    QueueController* queue = nullptr;
     ConfigEditor* config = nullptr;
     CompareWidget* compare = nullptr;
     GeneratePanel* generate = nullptr;
@@ -61,17 +65,21 @@ class RunViews : public QObject {
   // Every run view shows the one selected run; for a selection set without a click (a queue
   // ended, the store changed).
   void followSelection();
+  // The run table read again, keeping the selection (never a damaged store's); the live run keeps the plots.
+  void reloadRuns();
   void showRun(const QString& storePath, qint64 runId, const QString& name, bool userChose);
   void compareSelected();
   void compareFinishedRuns();
-  void showCompare(const QList<qint64>& ids);
+  void showCompare(const QList<qint64>& ids);  // those runs of the open store (compareRequested), Compare to the front
+  void showInCompare(const QString& storePath, const QList<qint64>& runIds);  // Compare shows these runs
   bool selectRunByName(const QString& name);  // selects (and shows) the newest run of that name
   // A dock of the bottom area shorter than half the window grows to 58% of it.
   void growBottomDock(QDockWidget* dock);
   // Deletes the runs hidden by Delete... from their store (the window closes or switches project).
   void commitDeletes();
-  // The Configuration dock shows the project's configuration again (another project opened).
-  void forgetConfigRun() { m_configRunId = 0; }
+  // Another project opened: every view shows it or says it is empty (nothing of the previous one
+  // stays; a damaged store is said, not read), the Configuration dock its first run's configuration.
+  void showProject();
 
  signals:
   void errorOccurred(const QString& message);
@@ -101,6 +109,7 @@ class RunViews : public QObject {
   StoreWatcher* m_watcher;
   RunMonitor* m_monitor;
   EfficiencyController* m_efficiency;
+  QueueController* m_queue;
   ConfigEditor* m_config;
   CompareWidget* m_compare;
   GeneratePanel* m_generate;
@@ -108,6 +117,7 @@ class RunViews : public QObject {
   SearchView* m_search;
   LensView* m_lens;
   std::function<bool(const QString&, const QString&, bool)> m_ask;
+  bool m_reportAfterQueue = false;  // the queue ended: show the claims' verdicts once the report is built
   qint64 m_configRunId = 0;  // the run whose configuration the Configuration dock loaded (0: the project's)
 };
 

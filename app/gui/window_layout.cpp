@@ -38,6 +38,19 @@ void WindowLayout::place() {
   d.compareDock->raise();
 }
 
+void WindowLayout::fitScreen() {
+  // Fill most of the screen (there may be no window manager to do it, e.g. under Xvfb).
+  if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+    const QRect avail = screen->availableGeometry();
+    m_window->resize(std::min(1600, avail.width()), std::min(1000, avail.height()));
+    m_window->move(avail.topLeft());
+  } else {
+    m_window->resize(1500, 920);
+  }
+  // Fits a 1280 x 720 screen with its panels; below each dock's own minimum its content scrolls.
+  m_window->setMinimumSize(1000, 640);
+}
+
 void WindowLayout::markDefault() { m_defaultState = m_window->saveState(); }
 
 void WindowLayout::applyDefaultSizes() {

@@ -19,6 +19,7 @@ class WindowLayout {
   WindowLayout(QMainWindow* window, const Docks& docks, std::function<bool()> compareShowsRuns)
       : m_window(window), m_docks(docks), m_compareShowsRuns(std::move(compareShowsRuns)) {}
   void place();              // the default arrangement
+  void fitScreen();          // most of the screen (there may be no window manager to size it), at least 1000 x 640
   void markDefault();        // the arrangement Reset layout returns to: the current one
   void applyDefaultSizes();  // each dock's share of the window as it is now
   void shown();              // the window is shown: default shares once, unless a saved state was restored

@@ -15,6 +15,7 @@
 #include "core/duration_format.h"
 #include "gui/monitor/efficiency_controller.h"
 #include "gui/config/processes_setting.h"
+#include "gui/project/plan_dialog.h"
 #include "gui/project/project_session.h"
 #include "gui/monitor/run_monitor.h"
 #include "gui/queue/run_queue.h"
@@ -119,6 +120,24 @@ bool QueueController::runProject(const ProjectSession& session, std::optional<Re
   beginPass(&session);
   startQueue();
   return true;
+}
+
+bool QueueController::planThenRun(const ProjectSession& session, QWidget* parent) {
+  if (!session.isOpen() || !PlanDialog::showBeforeRun() || m_queue->isBusy()) return runProject(session);
+  PlanDialog dialog(session.dir(), /*withRun=*/true, parent);
+  if (dialog.exec() != QDialog::Accepted) return false;
+  // The dialog asked what to train when some runs are already trained: the queue asks nothing more.
+  return runProject(session, dialog.onlyRunsToTrain() ? RepeatChoice::OnlyNew : RepeatChoice::All);
+}
+
+void QueueController::showPlan(const ProjectSession& session, QWidget* parent) {
+  if (!session.isOpen()) {
+    emit errorOccurred(tr("Open a project first (File > Open project)."));
+    return;
+  }
+  auto* dialog = new PlanDialog(session.dir(), /*withRun=*/false, parent);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
 }
 
 bool QueueController::measureEfficiency(const ProjectSession& session) {

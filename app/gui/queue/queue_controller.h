@@ -16,6 +16,7 @@
 #include <optional>
 
 class QLabel;
+class QWidget;
 class QProgressBar;
 
 namespace pha::project {
@@ -44,6 +45,10 @@ class QueueController : public QObject {
   // `decided`: the answer the plan dialog already gave (then nothing is asked).
   enum class RepeatChoice { OnlyNew, All, Nothing };
   bool runProject(const ProjectSession& session, std::optional<RepeatChoice> decided = std::nullopt);
+  // Run > Run project: the plan first (PlanDialog, unless turned off there), then runProject.
+  bool planThenRun(const ProjectSession& session, QWidget* parent);
+  // Run > Plan project...: the plan alone.
+  void showPlan(const ProjectSession& session, QWidget* parent);
   bool measureEfficiency(const ProjectSession& session);
   // Evaluates a stored run again from its last checkpoint (runtime::evaluate_run, as `pha eval`).
   bool evaluateRun(const QString& storePath, qint64 runId);
