@@ -15,9 +15,7 @@
 
 #include "gui/compare/compare_widget.h"
 #include "gui/config/config_editor.h"
-#include "gui/generate/generate_panel.h"
 #include "gui/inference/inference_tab.h"
-#include "gui/lens/lens_view.h"
 #include "gui/monitor/efficiency_controller.h"
 #include "gui/monitor/run_monitor.h"
 #include "gui/project/pha_program.h"
@@ -35,14 +33,7 @@
 #include "gui/search/search_view.h"
 #include "gui/window_layout.h"
 #include "gui/window_menus.h"
-#include "store/store.h"
-#include "widgets/curve_plot.h"
-#include "widgets/export_menu.h"
-#include "widgets/lens_rows.h"
-#include "widgets/mixer_heatmap.h"
-#include "widgets/mixer_panel.h"
 #include "widgets/series_colors.h"
-#include "widgets/window_store.h"
 
 namespace pha::gui {
 
@@ -104,11 +95,6 @@ void MainWindow::connectControllers() {
   connect(m_queueControl, &QueueController::message, this, &MainWindow::showMessage);
   connect(m_queueControl, &QueueController::stateChanged, this, &MainWindow::updateActions);
   connectSearchView();
-  connect(m_queueControl, &QueueController::profileStarted, this, [this] {
-    m_docks.efficiencyDock->show();
-    m_docks.efficiencyDock->raise();
-    m_docks.efficiencyTabs->setCurrentWidget(m_docks.efficiencyPanel);
-  });
   // The Inference tab measures in its own worker thread; while it does, nothing else is started
   // (the timings would share the cores), and the queue's work blocks it the same way.
   InferenceTab* inference = m_docks.inferenceTab;
@@ -142,19 +128,10 @@ void MainWindow::updateActions() {
                    damaged});
 }
 
-void MainWindow::runProject() {
-  if (m_queueControl->runProject(*m_session)) updateActions();
-}
-
-void MainWindow::planThenRun() {
-  if (m_queueControl->planThenRun(*m_session, this)) updateActions();
-}
-
+void MainWindow::runProject() { if (m_queueControl->runProject(*m_session)) updateActions(); }
+void MainWindow::planThenRun() { if (m_queueControl->planThenRun(*m_session, this)) updateActions(); }
 void MainWindow::showPlan() { m_queueControl->showPlan(*m_session, this); }
-
-void MainWindow::measureEfficiency() {
-  if (m_queueControl->measureEfficiency(*m_session)) updateActions();
-}
+void MainWindow::measureEfficiency() { if (m_queueControl->measureEfficiency(*m_session)) updateActions(); }
 
 void MainWindow::evaluateSelected() {
   const QList<qint64> ids = m_browser->selectedRunIds();
@@ -165,11 +142,8 @@ void MainWindow::evaluateSelected() {
 void MainWindow::compareSelected() { m_views->compareSelected(); }
 void MainWindow::compareFinishedRuns() { m_views->compareFinishedRuns(); }
 bool MainWindow::selectRunByName(const QString& name) { return m_views->selectRunByName(name); }
-
 void MainWindow::pauseOrResume() { m_queueControl->pauseOrResume(); }
-
 void MainWindow::cancelRuns() { m_queueControl->cancelAll(); }
-
 void MainWindow::reloadRuns() { m_views->reloadRuns(); }
 
 bool MainWindow::ask(const QString& title, const QString& question, bool offscreenAnswer) {
@@ -181,7 +155,7 @@ bool MainWindow::ask(const QString& title, const QString& question, bool offscre
 
 void MainWindow::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
-  m_layout->shown();
+  m_layout->shown();  // the default shares once, unless a saved state was restored
 }
 
 void MainWindow::saveSettings() const { m_layout->save(); }
@@ -189,25 +163,14 @@ bool MainWindow::restoreSettings() { return m_layout->restore(); }
 void MainWindow::resetLayout() { m_layout->reset(); }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (m_config->hasUnsavedEdits()) {
-    const QString state = m_config->isValid() && m_config->isTrainingValid()
-                              ? tr("They are in no project.")
-                              : tr("They are not valid (%1) and are in no project.")
-                                    .arg(!m_config->isValid() ? m_config->errorText() : m_config->trainingErrorText());
-    if (!ask(tr("Unsaved configuration"),
-             tr("The Configuration dock has unsaved edits. %1 Quit and lose them?").arg(state), /*offscreenAnswer=*/true)) {
-      event->ignore();
-      return;
-    }
-  }
+  if (m_config->hasUnsavedEdits() &&
+      !ask(tr("Unsaved configuration"), m_config->quitQuestion(), /*offscreenAnswer=*/true))
+    return event->ignore();
   if (m_queueControl->isBusy()) {
     if (QApplication::platformName() != "offscreen" &&
         QMessageBox::question(this, tr("PHA Workbench"),
-                              tr("A run is training. Cancel it (a checkpoint is written) and quit?")) !=
-            QMessageBox::Yes) {
-      event->ignore();
-      return;
-    }
+                              tr("A run is training. Cancel it (a checkpoint is written) and quit?")) != QMessageBox::Yes)
+      return event->ignore();
     m_queue->cancelAll();
   }
   m_docks.inferenceTab->cancel();  // its worker process is killed; the points measured are recorded
@@ -231,10 +194,8 @@ bool MainWindow::openProject(const QString& path) {
     showError(tr("Cannot open project %1:\n%2").arg(path, m_session->errorText()));
     return false;
   }
-  updateProjectLabel();
+  showProjectFile();
   m_menus->statusLabel()->clear();
-  m_dataBanner->refresh();
-  m_storeBanner->refresh();
   m_views->showProject();
   updateActions();
   showMessage(m_session->hasLocalData() ? tr("Opened %1").arg(m_session->dir())
@@ -243,7 +204,7 @@ bool MainWindow::openProject(const QString& path) {
   return true;
 }
 
-void MainWindow::updateProjectLabel() {
+void MainWindow::showProjectFile() {
   // One colour per model in every dock: the project's models take the palette in project.json's
   // order (widgets::modelColor); a model added later takes the next free colour.
   QStringList families;
@@ -253,6 +214,8 @@ void MainWindow::updateProjectLabel() {
   m_colorsProject = m_session->dir();
   setWindowTitle(tr("PHA Workbench - %1").arg(m_session->name()));
   setProjectLine(m_docks, m_session->name(), m_session->dir(), m_session->runNames());
+  m_dataBanner->refresh();
+  m_storeBanner->refresh();
 }
 
 bool MainWindow::reloadProjectFile() {
@@ -263,9 +226,7 @@ bool MainWindow::reloadProjectFile() {
     showError(tr("Cannot read project %1 again:\n%2").arg(m_session->dir(), m_session->errorText()));
     return false;
   }
-  updateProjectLabel();
-  m_dataBanner->refresh();
-  m_storeBanner->refresh();
+  showProjectFile();
   if (!m_session->isStoreDamaged()) {
     reloadRuns();  // keeps the selection
     m_report->refresh();
@@ -275,13 +236,8 @@ bool MainWindow::reloadProjectFile() {
 }
 
 bool MainWindow::openDefaultProject() {
-  QString error;
-  const QString path = m_session->defaultProjectPath(&error);
-  if (path.isEmpty()) {
-    showError(tr("Cannot create the quickstart project: %1").arg(error));
-    return false;
-  }
-  return openProject(path);
+  const QString path = m_projectActions->defaultProject();  // "" : it says why
+  return !path.isEmpty() && openProject(path);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -136,8 +136,8 @@ class MainWindow : public QMainWindow {
   void showMessage(const QString& message, int timeoutMs);
   void updateActions();
   bool ask(const QString& title, const QString& question, bool offscreenAnswer);
-  // The project line of the Project dock (two lines whatever the project).
-  void updateProjectLabel();
+  // What project.json says in the window: the title, the models' colours, the project line, the banners.
+  void showProjectFile();
   // main_window_project.cpp
   void buildFeatureDocks();
   void connectSearchView();

@@ -41,6 +41,13 @@ void ProjectActions::newFromTemplate() {
     emit openRequested(dir);
 }
 
+QString ProjectActions::defaultProject() {
+  QString error;
+  const QString path = m_session->defaultProjectPath(&error);
+  if (path.isEmpty()) showError(tr("Cannot create the quickstart project: %1").arg(error));
+  return path;
+}
+
 void ProjectActions::openDialog() {
   // Beside the open project (its parent folder, where its siblings are), else the workspace.
   const QString start = m_session->isOpen() ? QFileInfo(m_session->dir()).absolutePath() : ProjectSession::workspaceDir();

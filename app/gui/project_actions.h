@@ -24,6 +24,7 @@ class ProjectActions : public QObject {
   ProjectActions(QWidget* window, ProjectSession* session, ConfigEditor* config, RunBrowser* browser);
   void newFromTemplate();
   void openDialog();
+  QString defaultProject();  // the quickstart project's folder, made when missing; "" with an error when it cannot be
   void openDropped(const QList<QUrl>& urls);  // the first one: a folder, a project.json or a .txt corpus
   void addConfigAsVariant();
   void exportSelectedReport();

@@ -139,6 +139,11 @@ void RunViews::showInCompare(const QString& storePath, const QList<qint64>& runI
 }
 
 void RunViews::connectViews() {
+  connect(m_queue, &QueueController::profileStarted, this, [this] {
+    m_docks.efficiencyDock->show();
+    m_docks.efficiencyDock->raise();
+    m_docks.efficiencyTabs->setCurrentWidget(m_docks.efficiencyPanel);
+  });
   // Recorded effective weights reach the Mixer heatmap's effective view of the same run at once.
   connect(m_lens, &LensView::recorded, this, [this](const QString& storePath, qint64 runId) {
     if (!m_monitor->isLive() && m_monitor->shownRunId() == runId)

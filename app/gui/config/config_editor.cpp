@@ -212,4 +212,11 @@ void ConfigEditor::onTrainingChanged(const json& doc, bool valid) {
   }
 }
 
+QString ConfigEditor::quitQuestion() const {
+  const QString state = isValid() && isTrainingValid()
+                            ? tr("They are in no project.")
+                            : tr("They are not valid (%1) and are in no project.").arg(!isValid() ? errorText() : trainingErrorText());
+  return tr("The Configuration dock has unsaved edits. %1 Quit and lose them?").arg(state);
+}
+
 }  // namespace pha::gui

@@ -49,6 +49,8 @@ class ConfigEditor : public QWidget {
   // Edits since the last load (setConfigJson / setTrainingJson) or markSaved(): the undo stack
   // is not at its clean index. Valid or not, such edits are in no project until added as a variant.
   bool hasUnsavedEdits() const;
+  // What quitting with unsaved edits would lose, as the question the window asks.
+  QString quitQuestion() const;
   void markSaved();
 
   // Loads a preset as one undoable step; false (and nothing changes) for an unknown name.
