@@ -1,4 +1,4 @@
-#include "curve_plot.h"
+#include "widgets/curve_plot.h"
 
 #include <QApplication>
 #include <QFile>
@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
-#include "smoothing.h"
+#include "widgets/smoothing.h"
 
 using namespace pha::widgets;
 

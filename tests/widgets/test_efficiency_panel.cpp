@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
-#include "efficiency_panel.h"
-#include "plot_panel.h"
-#include "series_colors.h"
+#include "widgets/efficiency_panel.h"
+#include "widgets/plot_panel.h"
+#include "widgets/series_colors.h"
 
 using namespace pha::widgets;
 

@@ -1,4 +1,4 @@
-#include "mixer_panel.h"
+#include "widgets/mixer_panel.h"
 
 #include <QFile>
 #include <QSlider>
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 
-#include "mixer_heatmap.h"
+#include "widgets/mixer_heatmap.h"
 #include <qcustomplot.h>
 
 using namespace pha::widgets;
@@ -78,8 +78,8 @@ TEST(MixerPanel, NoFramesShowsAMessage) {
   EXPECT_FALSE(p.heatmap()->message().isEmpty());
 }
 
-#include "efficiency_panel.h"
-#include "plot_panel.h"
+#include "widgets/efficiency_panel.h"
+#include "widgets/plot_panel.h"
 
 TEST(EfficiencyPanel, OneCurvePerVariantAndARowPerMeasurement) {
   EfficiencyPanel p;

@@ -1,4 +1,4 @@
-#include "sandwich.h"
+#include "widgets/sandwich.h"
 
 #include <cmath>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "smoothing.h"
+#include "widgets/smoothing.h"
 
 #include <cmath>
 #include <gtest/gtest.h>

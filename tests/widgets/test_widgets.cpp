@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 #include <limits>
 
-#include "mixer_heatmap.h"
-#include "plot_panel.h"
-#include "theme.h"
+#include "widgets/mixer_heatmap.h"
+#include "widgets/plot_panel.h"
+#include "widgets/theme.h"
 
 using namespace pha::widgets;
 
