@@ -16,11 +16,6 @@ namespace {
 constexpr int kParts = 4;
 const char* const kPartNames[kParts] = {"weights", "KV cache", "GSS state", "rest"};
 
-// A plot laid out at zero size (a tab not shown yet) is drawn when it gets its size
-// (QCustomPlot replots on resize); replotting it now only warns "inactive painter".
-void replotIfSized(QCustomPlot* plot) {
-  if (plot->width() > 0 && plot->height() > 0) plot->replot(QCustomPlot::rpQueuedReplot);
-}
 }  // namespace
 
 QColor InferenceMemoryChart::partColor(int part) {

@@ -48,11 +48,6 @@ QString msText(double v) {
 
 bool ok(const store::InferencePointResult& p) { return p.error.empty(); }
 
-// A plot laid out at zero size (a tab not shown yet) is drawn when it gets its size
-// (QCustomPlot replots on resize); replotting it now only warns "inactive painter".
-void replotIfSized(QCustomPlot* plot) {
-  if (plot->width() > 0 && plot->height() > 0) plot->replot(QCustomPlot::rpQueuedReplot);
-}
 
 // Pen style per batch size: the smallest measured solid, the next dashed, further ones dotted.
 Qt::PenStyle batchStyle(const std::set<std::int64_t>& batches, std::int64_t batch) {

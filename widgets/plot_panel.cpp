@@ -40,4 +40,8 @@ void PlotPanel::setEmptyMessage(const QString& message) {
 
 QString PlotPanel::emptyMessage() const { return m_message->isHidden() ? QString() : m_message->text(); }
 
+void replotIfSized(QCustomPlot* plot) {
+  if (plot->width() > 0 && plot->height() > 0) plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 }  // namespace pha::widgets

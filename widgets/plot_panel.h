@@ -26,4 +26,9 @@ class PlotPanel : public QWidget {
   QLabel* m_message = nullptr;
 };
 
+// Replots `plot` (queued) when it has a size. A plot laid out at zero size (a tab not shown
+// yet) is drawn when it gets its size (QCustomPlot replots on resize); replotting it now only
+// warns "inactive painter".
+void replotIfSized(QCustomPlot* plot);
+
 }  // namespace pha::widgets

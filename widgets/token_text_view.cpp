@@ -22,7 +22,7 @@ QColor mix(const QColor& a, const QColor& b, double f) {
 }
 
 // Sequential: white - orange - dark red; diverging: blue - white - vermilion (f in -1..1).
-QColor sequentialColor(double f) {
+QColor heatColor(double f) {
   const QColor w(255, 255, 255), o(250, 170, 70), r(170, 20, 20);
   return f < 0.5 ? mix(w, o, f * 2) : mix(o, r, (f - 0.5) * 2);
 }
@@ -72,7 +72,7 @@ void TokenTextView::clear(const QString& message) {
 QColor TokenTextView::colorOf(int i) const {
   const float v = m_tokens[static_cast<size_t>(i)].value;
   if (!std::isfinite(v)) return QColor(255, 255, 255);
-  return m_scale == Scale::Sequential ? sequentialColor(v / m_hi) : divergingColor(std::clamp(v / m_hi, -1.0, 1.0));
+  return m_scale == Scale::Sequential ? heatColor(v / m_hi) : divergingColor(std::clamp(v / m_hi, -1.0, 1.0));
 }
 
 QString TokenTextView::shown(const TokenSpan& t) const {
@@ -178,7 +178,7 @@ void TokenTextView::paintEvent(QPaintEvent*) {
   QLinearGradient g(bar.topLeft(), bar.topRight());
   for (int k = 0; k <= 10; ++k) {
     const double f = k / 10.0;
-    g.setColorAt(f, m_scale == Scale::Sequential ? sequentialColor(f) : divergingColor(2 * f - 1));
+    g.setColorAt(f, m_scale == Scale::Sequential ? heatColor(f) : divergingColor(2 * f - 1));
   }
   p.fillRect(bar, g);
   p.drawRect(bar);

@@ -216,7 +216,7 @@ void LensView::setRun(const QString& storePath, qint64 runId, const QString& nam
       if (!e.run.group.empty()) groups[e.run.group].push_back(e.run.id);
       if (!run->group.empty() && e.run.group == run->group) sameGroup.push_back(e.run.id);
       if (e.run.id == runId) continue;
-      choices << CompareChoice{tr("run %1: %2").arg(e.run.id).arg(QString::fromStdString(e.run.name)), {runId}, {e.run.id}};
+      choices << CompareChoice{tr("run %1: %2").arg(e.run.id).arg(QString::fromStdString(e.run.name)), {runId}, {e.run.id}, QString()};
     }
     // Groups of seeded replicas: this run's group (or this run alone) against each other group.
     const std::vector<int64_t> mine = sameGroup.size() >= 2 ? std::vector<int64_t>(sameGroup.begin(), sameGroup.end())

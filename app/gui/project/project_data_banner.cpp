@@ -12,10 +12,6 @@
 
 namespace pha::gui {
 
-namespace {
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
-}  // namespace
-
 ProjectDataBanner::ProjectDataBanner(ProjectSession* session, QWidget* parent) : QFrame(parent), m_session(session) {
   setObjectName("projectDataBanner");
   setFrameShape(QFrame::StyledPanel);
@@ -51,13 +47,13 @@ void ProjectDataBanner::refresh() {
   html += QStringLiteral("<ul style='margin: 2px 0 2px -20px'>");
   for (const auto& m : missing)
     html += tr("<li><code>%1</code> expected at <code>%2</code>%3</li>")
-                .arg(qstr(m.field).toHtmlEscaped(), qstr(m.path).toHtmlEscaped(),
-                     m.package.empty() ? QString() : tr(" (provided by <code>pha data install %1</code>)").arg(qstr(m.package)));
+                .arg(QString::fromStdString(m.field).toHtmlEscaped(), QString::fromStdString(m.path).toHtmlEscaped(),
+                     m.package.empty() ? QString() : tr(" (provided by <code>pha data install %1</code>)").arg(QString::fromStdString(m.package)));
   html += QStringLiteral("</ul>");
   m_text->setText(html);
   m_text->setToolTip(tr("What the engine said:\n%1").arg([&] {
     QStringList lines;
-    for (const auto& m : missing) lines << qstr(m.message);
+    for (const auto& m : missing) lines << QString::fromStdString(m.message);
     return lines.join('\n');
   }()));
   const QString field = fieldToLocate();
@@ -72,7 +68,7 @@ void ProjectDataBanner::refresh() {
 
 QString ProjectDataBanner::fieldToLocate() const {
   const auto& missing = m_session->missingData();
-  return missing.empty() ? QString() : qstr(missing.front().field);
+  return missing.empty() ? QString() : QString::fromStdString(missing.front().field);
 }
 
 QString ProjectDataBanner::text() const { return isHidden() ? QString() : m_text->text(); }
@@ -91,7 +87,7 @@ bool ProjectDataBanner::locate(const QString& path) {
 void ProjectDataBanner::chooseLocation() {
   const QString field = fieldToLocate();
   if (field.isEmpty()) return;
-  const QString expected = qstr(m_session->missingData().front().path);
+  const QString expected = QString::fromStdString(m_session->missingData().front().path);
   const nlohmann::json cfg = m_session->runNames().isEmpty() ? nlohmann::json() : m_session->runConfig(m_session->runNames().first());
   const bool file = field == "data.path" && cfg.contains("data") && cfg["data"].value("kind", std::string()) == "file";
   const QString title = tr("Locate %1 (expected at %2)").arg(field, expected);

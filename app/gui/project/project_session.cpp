@@ -15,27 +15,23 @@
 
 namespace pha::gui {
 
-namespace {
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
-}  // namespace
-
 ProjectSession::ProjectSession(QObject* parent) : QObject(parent) {}
 
 QString ProjectSession::templatesDir() {
   const auto dirs = project::template_dirs();
-  return dirs.empty() ? tr("$PHA_PROJECTS_DIR or <program folder>/../share/pha-workbench/projects") : qstr(dirs.front());
+  return dirs.empty() ? tr("$PHA_PROJECTS_DIR or <program folder>/../share/pha-workbench/projects") : QString::fromStdString(dirs.front());
 }
 
 QStringList ProjectSession::templateNames() {
   QStringList names;
-  for (const auto& n : project::template_names()) names << qstr(n);
+  for (const auto& n : project::template_names()) names << QString::fromStdString(n);
   return names;
 }
 
-QString ProjectSession::workspaceDir() { return qstr((core::data_dir() / "projects").string()); }
+QString ProjectSession::workspaceDir() { return QString::fromStdString((core::data_dir() / "projects").string()); }
 
 QString ProjectSession::storePath() const {
-  return m_dir.isEmpty() ? QString() : qstr(project::store_path_in(m_dir.toStdString()));
+  return m_dir.isEmpty() ? QString() : QString::fromStdString(project::store_path_in(m_dir.toStdString()));
 }
 
 bool ProjectSession::open(const QString& path) {
@@ -70,7 +66,7 @@ QString ProjectSession::defaultProjectPath(QString* error) const {
   // untrained copy of an older template is replaced, one with runs kept.
   try {
     std::string note;
-    const QString dest = qstr(project::template_working_copy("quickstart", (workspaceDir() + "/quickstart").toStdString(), &note));
+    const QString dest = QString::fromStdString(project::template_working_copy("quickstart", (workspaceDir() + "/quickstart").toStdString(), &note));
     if (!note.empty()) qInfo("pha-workbench: %s", note.c_str());
     return dest;
   } catch (const std::exception& e) {
@@ -81,7 +77,7 @@ QString ProjectSession::defaultProjectPath(QString* error) const {
 
 QString ProjectSession::createFromTemplate(const QString& name, const QString& destination, QString* error) const {
   try {
-    return qstr(project::copy_template(name.toStdString(), destination.toStdString()));
+    return QString::fromStdString(project::copy_template(name.toStdString(), destination.toStdString()));
   } catch (const std::exception& e) {
     if (error) *error = QString::fromUtf8(e.what());
     return {};
@@ -90,7 +86,7 @@ QString ProjectSession::createFromTemplate(const QString& name, const QString& d
 
 QString ProjectSession::createFromTextFile(const QString& textFile, QString* error) const {
   try {
-    return qstr(project::create_project_from_text(textFile.toStdString(), workspaceDir().toStdString()));
+    return QString::fromStdString(project::create_project_from_text(textFile.toStdString(), workspaceDir().toStdString()));
   } catch (const std::exception& e) {
     if (error) *error = QString::fromUtf8(e.what());
     return {};
@@ -99,7 +95,7 @@ QString ProjectSession::createFromTextFile(const QString& textFile, QString* err
 
 QString ProjectSession::suggestVariantName(const QString& base) const {
   try {
-    return qstr(project::unique_variant_name(m_dir.toStdString(), base.toStdString()));
+    return QString::fromStdString(project::unique_variant_name(m_dir.toStdString(), base.toStdString()));
   } catch (const std::exception&) {
     return base;  // the project file cannot be read: addVariant reports why
   }
@@ -118,14 +114,14 @@ bool ProjectSession::addVariant(const QString& name, const nlohmann::json& model
 QString ProjectSession::missingDataReason() const {
   if (m_missing.empty()) return {};
   QStringList where;
-  for (const auto& m : m_missing) where << QStringLiteral("%1 = %2").arg(qstr(m.field), qstr(m.path));
+  for (const auto& m : m_missing) where << QStringLiteral("%1 = %2").arg(QString::fromStdString(m.field), QString::fromStdString(m.path));
   return tr("Training and evaluation need the project's data, which is not on this machine (%1).").arg(where.join("; "));
 }
 
 QStringList ProjectSession::missingPackages() const {
   QStringList ids;
   for (const auto& m : m_missing)
-    if (!m.package.empty() && !ids.contains(qstr(m.package))) ids << qstr(m.package);
+    if (!m.package.empty() && !ids.contains(QString::fromStdString(m.package))) ids << QString::fromStdString(m.package);
   return ids;
 }
 
@@ -148,7 +144,7 @@ void ProjectSession::recheckStore() {
   m_storeProblems.clear();
   if (m_dir.isEmpty()) return;
   try {
-    for (const auto& p : store::quick_check(storePath().toStdString())) m_storeProblems << qstr(p);
+    for (const auto& p : store::quick_check(storePath().toStdString())) m_storeProblems << QString::fromStdString(p);
   } catch (const std::exception& e) {  // cannot even be opened: as damaged as it gets
     m_storeProblems << QString::fromUtf8(e.what());
   }
@@ -159,15 +155,15 @@ bool ProjectSession::recoverStore(QString* report) {
     const store::RecoveryReport r = store::recover_store(storePath().toStdString());
     QStringList saved;
     for (const auto& t : r.tables) {
-      QString line = tr("%1: %2 saved").arg(qstr(t.table)).arg(t.saved);
-      if (t.unreadable > 0) line += tr(" (unreadable in %1 place(s): %2)").arg(t.unreadable).arg(qstr(t.error));
+      QString line = tr("%1: %2 saved").arg(QString::fromStdString(t.table)).arg(t.saved);
+      if (t.unreadable > 0) line += tr(" (unreadable in %1 place(s): %2)").arg(t.unreadable).arg(QString::fromStdString(t.error));
       if (t.rejected > 0) line += tr(", %1 refused").arg(t.rejected);
       saved << line;
     }
     if (report)
       *report = tr("Recovered %1 run(s) into a new %2 (integrity check: %3). The damaged file is kept as %4.\n\n%5")
                     .arg(r.runs.size())
-                    .arg(storePath(), qstr(r.integrity), qstr(r.damaged_path), saved.join('\n'));
+                    .arg(storePath(), QString::fromStdString(r.integrity), QString::fromStdString(r.damaged_path), saved.join('\n'));
     recheckStore();
     return true;
   } catch (const std::exception& e) {
@@ -179,7 +175,7 @@ bool ProjectSession::recoverStore(QString* report) {
 
 QStringList ProjectSession::recentProjects() const {
   QStringList list = QSettings().value("projects/recent").toStringList();
-  list.erase(std::remove_if(list.begin(), list.end(), [](const QString& d) { return !QFile::exists(qstr(project::project_file_in(d.toStdString()))); }),
+  list.erase(std::remove_if(list.begin(), list.end(), [](const QString& d) { return !QFile::exists(QString::fromStdString(project::project_file_in(d.toStdString()))); }),
              list.end());
   return list;
 }

@@ -40,14 +40,13 @@ QString solid(const QColor& c) {
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 const QColor kWarn(230, 159, 0, 55);
 
 QString richText(const an::Spans& spans) {
   QString s;
   for (const auto& span : spans) {
-    const QString t = qs(span.text).toHtmlEscaped();
+    const QString t = QString::fromStdString(span.text).toHtmlEscaped();
     if (span.verdict) {
       s += QStringLiteral("<span style=\"background-color:%1; font-weight:600\">%2</span>").arg(solid(verdictColor(*span.verdict)), t);
       continue;
@@ -144,9 +143,9 @@ class ReportTable : public QTableWidget {
 
 QTableWidget* makeTable(const an::Block& b, QWidget* parent) {
   auto* t = new ReportTable(int(b.rows.size()), int(b.columns.size()), parent);
-  t->setObjectName(qs("report-" + b.id));
+  t->setObjectName(QString::fromStdString("report-" + b.id));
   QStringList headers;
-  for (const auto& c : b.columns) headers << qs(c);
+  for (const auto& c : b.columns) headers << QString::fromStdString(c);
   t->setHorizontalHeaderLabels(headers);
   t->setEditTriggers(QAbstractItemView::NoEditTriggers);
   t->setWordWrap(true);
@@ -161,8 +160,8 @@ QTableWidget* makeTable(const an::Block& b, QWidget* parent) {
   for (int r = 0; r < int(b.rows.size()); ++r)
     for (int c = 0; c < int(b.rows[std::size_t(r)].size()) && c < t->columnCount(); ++c) {
       const an::Cell& cell = b.rows[std::size_t(r)][std::size_t(c)];
-      auto* it = new QTableWidgetItem(qs(an::plain_text(cell)));
-      if (!cell.tooltip.empty()) it->setToolTip(qs(cell.tooltip));
+      auto* it = new QTableWidgetItem(QString::fromStdString(an::plain_text(cell)));
+      if (!cell.tooltip.empty()) it->setToolTip(QString::fromStdString(cell.tooltip));
       if (cell.numeric) it->setTextAlignment(Qt::AlignRight | Qt::AlignTop);
       if (cell.warn) it->setBackground(kWarn);
       for (const auto& span : cell.spans)
@@ -225,7 +224,7 @@ QWidget* ReportPage::makeBlock(const an::Block& b) {
     case an::BlockKind::Heading: {
       QLabel* l = makeLabel("reportHeading", this);
       l->setTextFormat(Qt::PlainText);
-      l->setText(qs(an::plain_text(b.text)));
+      l->setText(QString::fromStdString(an::plain_text(b.text)));
       QFont f = l->font();
       f.setBold(true);
       f.setPointSizeF(f.pointSizeF() * (b.level <= 1 ? 1.4 : b.level == 2 ? 1.2 : 1.05));
@@ -250,8 +249,8 @@ QWidget* ReportPage::makeBlock(const an::Block& b) {
     case an::BlockKind::Table: return makeTable(b, this);
     case an::BlockKind::Chart: {
       auto* chart = new SvgChart(an::standalone_svg(b.svg), this);
-      chart->setObjectName(qs("reportChart-" + b.id));
-      chart->setToolTip(qs(b.title));
+      chart->setObjectName(QString::fromStdString("reportChart-" + b.id));
+      chart->setToolTip(QString::fromStdString(b.title));
       return chart;
     }
   }

@@ -25,12 +25,6 @@ namespace pha::gui {
 
 namespace an = pha::analysis;
 
-namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-
-}  // namespace
-
 // The dock's widgets and their layout, top to bottom as shown.
 ReportView::ReportView(QWidget* parent) : QWidget(parent) {
   setObjectName("reportView");
@@ -120,7 +114,7 @@ int ReportView::verdictLineCount() const { return m_verdicts->findChildren<QLabe
 QStringList ReportView::claimGroups(const an::ClaimReport& claim) {
   QStringList groups;
   auto add = [&](const std::string& g) {
-    if (!g.empty() && !groups.contains(qs(g))) groups << qs(g);
+    if (!g.empty() && !groups.contains(QString::fromStdString(g))) groups << QString::fromStdString(g);
   };
   for (const auto& row : claim.rows) {
     add(row.better);
@@ -151,8 +145,8 @@ void ReportView::showVerdicts() {
   layout->addWidget(title);
   for (std::size_t i = 0; i < m_report->claims.size(); ++i) {
     const an::ClaimReport& c = m_report->claims[i];
-    const QString verdict = qs(an::verdict_text(c.claim, c.verdict));
-    const QString what = qs(c.claim.title.empty() ? c.statement : c.claim.title);
+    const QString verdict = QString::fromStdString(an::verdict_text(c.claim, c.verdict));
+    const QString what = QString::fromStdString(c.claim.title.empty() ? c.statement : c.claim.title);
     auto* line = new QLabel(m_verdicts);
     line->setObjectName("reportVerdictLine");
     line->setWordWrap(true);
@@ -163,15 +157,15 @@ void ReportView::showVerdicts() {
     if (!c.rows.empty() && std::isfinite(c.rows.front().effect)) {
       const an::ClaimRow& r = c.rows.front();
       figures = tr("%1 = %2 [%3, %4]")
-                    .arg(qs(r.effect_label.empty() ? r.label : r.effect_label))
+                    .arg(QString::fromStdString(r.effect_label.empty() ? r.label : r.effect_label))
                     .arg(r.effect, 0, 'f', 3)
                     .arg(r.effect_low, 0, 'f', 3)
                     .arg(r.effect_high, 0, 'f', 3);
       if (std::isfinite(r.p_adjusted)) figures += tr(", adjusted p %1").arg(QString::number(r.p_adjusted, 'g', 2));
       if (!r.measured.empty()) figures += tr(", n = %1").arg(r.measured.front().stats.n);
       if (c.rows.size() > 1) figures += tr("; %1 rows").arg(c.rows.size());
-    } else if (qs(c.summary) != verdict) {
-      figures = qs(c.summary);
+    } else if (QString::fromStdString(c.summary) != verdict) {
+      figures = QString::fromStdString(c.summary);
     }
     line->setText(tr("%1. <span style=\"background-color:%2; font-weight:600\">&nbsp;%3&nbsp;</span> %4%5 "
                      "&nbsp;<a href=\"compare:%6\">runs in Compare</a> · <a href=\"lens:%6\">tokens in the Lens</a>")
@@ -281,7 +275,7 @@ void ReportView::showBuilt() {
     m_message->hide();
     m_header->setText(tr("<b>Report: %1</b> &nbsp; read in %2 ms; the same report as pha report (its tables and "
                          "reasons below, its plots in the HTML export too).")
-                          .arg(qs(m_report->project).toHtmlEscaped())
+                          .arg(QString::fromStdString(m_report->project).toHtmlEscaped())
                           .arg(m_buildMs));
     m_page->showDocument(*m_document);
     showVerdicts();
@@ -311,7 +305,7 @@ bool ReportView::exportHtml(const QString& path, QString* error) const {
 }
 
 void ReportView::exportDialog() {
-  const QString name = m_report ? qs(m_report->project) + "-report.html" : QStringLiteral("report.html");
+  const QString name = m_report ? QString::fromStdString(m_report->project) + "-report.html" : QStringLiteral("report.html");
   const QString path = QFileDialog::getSaveFileName(this, tr("Export report as HTML"), m_project + "/" + name,
                                                     tr("HTML (*.html)"));
   if (path.isEmpty()) return;

@@ -61,8 +61,9 @@ TEST(CliProvenance, PrecisionIsTheSameIdleAndBesideFourBusyLoops) {
   ASSERT_EQ(idle.exit_code, 0) << idle.output;
   const std::string decision = info_line_of(idle.output, "precision       training.precision auto");
   ASSERT_FALSE(decision.empty()) << idle.output;
-  if (decision.find("on cpu") != std::string::npos)
+  if (decision.find("on cpu") != std::string::npos) {
     EXPECT_NE(decision.find("fp32 (auto on a CPU is always fp32, a fixed rule"), std::string::npos) << decision;
+  }
   CliResult busy;
   {
     pha::test::BusyLoops loops(4);

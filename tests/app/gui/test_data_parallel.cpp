@@ -26,9 +26,12 @@
 #include "gui/queue/run_queue.h"
 #include "gui/runs/runs_model.h"
 #include "store/store.h"
+#include "app/gui/window_waits.h"
 
 using namespace pha::gui;
 using nlohmann::json;
+
+using pha::test::waitIdle;
 
 namespace {
 
@@ -38,10 +41,6 @@ json training(int64_t steps) {
   return {{"steps", steps}, {"batch_size", 4}, {"seq_len", 32}, {"lr", 0.003}, {"warmup_steps", 2},
           {"eval_every", 0}, {"final_eval_tokens", 256}, {"mixer_every", 2}, {"checkpoint_every", 10},
           {"seed", 3}, {"threads", 1}, {"precision", "fp32"}};
-}
-
-bool waitIdle(MainWindow& w, int timeoutMs) {
-  return QTest::qWaitFor([&] { return !w.queue()->isBusy() && w.queue()->pendingCount() == 0; }, timeoutMs);
 }
 
 // This process's children (running or not yet reaped), from /proc/<pid>/stat.

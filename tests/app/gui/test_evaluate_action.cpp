@@ -10,14 +10,13 @@
 #include "gui/main_window.h"
 #include "gui/queue/run_queue.h"
 #include "store/store.h"
+#include "app/gui/window_waits.h"
 
 using namespace pha::gui;
 
-namespace {
+using pha::test::waitIdle;
 
-bool waitIdle(MainWindow& w, int timeoutMs) {
-  return QTest::qWaitFor([&] { return !w.queue()->isBusy() && w.queue()->pendingCount() == 0; }, timeoutMs);
-}
+namespace {
 
 bool sameRow(const pha::store::EvalRow& a, const pha::store::EvalRow& b) {
   return a.step == b.step && a.task == b.task && a.seq_len == b.seq_len && a.metric == b.metric && a.value == b.value;

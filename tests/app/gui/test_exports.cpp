@@ -66,7 +66,7 @@ TEST(Export, RemembersTheFolderAndWritesTheChosenSizeAndDpi) {
   QTemporaryDir a, b;
   Answers answers;
   answers.folder = a.path();
-  const pha::widgets::ExportSource source{"loss", {}, [] { return QString("pha-tiny: loss, step 50"); }};
+  const pha::widgets::ExportSource source{"loss", {}, [] { return QString("pha-tiny: loss, step 50"); }, {}};
   const QString first = pha::widgets::exportInteractively(nullptr, p.plot(), source);
   ASSERT_EQ(first, a.filePath("pha-tiny-loss-step-50.png"));
   EXPECT_EQ(answers.proposed.size, QSize(1600, 900));

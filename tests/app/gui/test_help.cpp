@@ -16,16 +16,13 @@
 
 #include "gui/help_dialogs.h"
 #include "gui/main_window.h"
+#include "app/gui/window_waits.h"
 
 using namespace pha::gui;
 
-namespace {
+using pha::test::actionNamed;
 
-QAction* actionNamed(const MainWindow& w, const QString& text) {
-  for (QAction* a : w.findChildren<QAction*>())
-    if (a->text() == text) return a;
-  return nullptr;
-}
+namespace {
 
 QString keysOf(const QList<ShortcutEntry>& entries, const QString& command) {
   for (const auto& e : entries)

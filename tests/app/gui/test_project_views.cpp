@@ -35,18 +35,15 @@
 #include "store/run_writer.h"
 #include "store/store.h"
 #include "gui/project/store_damage_banner.h"
+#include "app/gui/window_waits.h"
 
 using namespace pha::gui;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-namespace {
+using pha::test::actionNamed;
 
-QAction* actionNamed(const MainWindow& w, const QString& text) {
-  for (QAction* a : w.findChildren<QAction*>())
-    if (a->text() == text) return a;
-  return nullptr;
-}
+namespace {
 
 std::string bytesOf(const std::string& file) {
   std::ifstream in(file, std::ios::binary);

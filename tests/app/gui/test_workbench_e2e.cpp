@@ -31,8 +31,11 @@
 #include "gui/queue/run_queue.h"
 #include "gui/runs/runs_model.h"
 #include "store/store.h"
+#include "app/gui/window_waits.h"
 
 using namespace pha::gui;
+
+using pha::test::waitIdle;
 
 namespace {
 
@@ -57,10 +60,6 @@ void writeReducedQuickstart(const pha::test::TempProject& tp, const nlohmann::js
 
 // The profiler's workers are the `pha` program built with this test.
 void useBuiltPhaProgram() { qputenv("PHA_CLI", PHA_CLI_PATH); }
-
-bool waitIdle(MainWindow& w, int timeoutMs) {
-  return QTest::qWaitFor([&] { return !w.queue()->isBusy() && w.queue()->pendingCount() == 0; }, timeoutMs);
-}
 
 }  // namespace
 

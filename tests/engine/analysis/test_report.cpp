@@ -344,8 +344,9 @@ TEST(Report, MarkdownAndHtmlRenderEveryBlockOfTheOneDocument) {
   };
   size_t tables = 0, charts = 0;
   for (const pa::Block& b : d.blocks) {
-    if (b.kind == pa::BlockKind::Heading)
+    if (b.kind == pa::BlockKind::Heading) {
       EXPECT_NE(md.find(std::string(size_t(b.level), '#') + " " + pa::plain_text(b.text) + "\n"), std::string::npos);
+    }
     if (b.kind == pa::BlockKind::Chart) ++charts;
     if (b.kind != pa::BlockKind::Table) continue;
     ++tables;

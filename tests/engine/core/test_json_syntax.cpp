@@ -8,7 +8,8 @@ namespace {
 
 std::string said(const std::string& text) {
   try {
-    (void)nlohmann::json::parse(text);
+    const nlohmann::json parsed = nlohmann::json::parse(text);
+    (void)parsed;
   } catch (const nlohmann::json::parse_error& e) {
     return pha::core::describe_json_syntax_error(text, e).text();
   }

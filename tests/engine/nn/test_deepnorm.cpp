@@ -102,7 +102,7 @@ TEST(DeepNorm, BetaOnExactlyTheDocumentedWeights) {
   for (const auto& p : params) {
     const bool branch_matrix = p.value().dim() == 2 && p.key().rfind("layers.", 0) == 0 &&
                                p.key().find(".weight") != std::string::npos;
-    if (branch_matrix) EXPECT_TRUE(planned.count(p.key())) << p.key();
+    if (branch_matrix) { EXPECT_TRUE(planned.count(p.key())) << p.key(); }
   }
 }
 

@@ -198,7 +198,7 @@ TEST(PrecisionChoice, AutoFollowsAFixedRuleAndExplicitSettingsWin) {
     EXPECT_FALSE(a.bf16()) << a.text();
     EXPECT_NE(a.reason.find("fixed rule"), std::string::npos) << a.reason;
     EXPECT_EQ(a.reason.find("GFLOP/s"), std::string::npos) << "auto quoted a measurement: " << a.reason;
-    if (!nn::cpu_bf16_flags().empty()) EXPECT_NE(a.reason.find("training.precision \"bf16\""), std::string::npos) << a.reason;
+    if (!nn::cpu_bf16_flags().empty()) { EXPECT_NE(a.reason.find("training.precision \"bf16\""), std::string::npos) << a.reason; }
   } else {
     EXPECT_NE(a.reason.find("auto: "), std::string::npos) << a.reason;
   }

@@ -282,8 +282,9 @@ TEST(Project, EveryTemplateInTheRepositoryLoads) {
       // Three seeds (a tuned study chooses on them); a study with confirmation seeds reads its
       // claims on at least three fresh ones (the quickstart three, the studies five or more).
       EXPECT_GE(project.seeds.size(), 3u) << name;
-      if (!project.tune.confirm_seeds.empty())
+      if (!project.tune.confirm_seeds.empty()) {
         EXPECT_GE(project.tune.confirm_seeds.size(), name == "quickstart" ? 4u : 5u) << name;
+      }
       EXPECT_FALSE(project.claims.empty());
       // No claim is underpowered by design, except where the template keeps a design to show the
       // mark (none today), and no baseline has a shape nobody would train.
@@ -291,8 +292,9 @@ TEST(Project, EveryTemplateInTheRepositoryLoads) {
       std::size_t m = 0;
       for (const auto& c : project.claims) m += c.primary ? pha::analysis::planned_tests(study, c) : 0;
       for (const auto& c : project.claims)
-        if (c.primary)
+        if (c.primary) {
           EXPECT_EQ(pha::analysis::design_power(study, c, m).underpowered, "") << name << ": " << pha::analysis::statement(c);
+        }
     }
     seen.insert(name);
   }
@@ -317,7 +319,7 @@ TEST(Project, PaperTemplatesNameTheirDataAndAGpuSchedule) {
       EXPECT_EQ(run.training.seq_len, 1024);
     }
     for (const auto& m : project.missing_data)
-      if (m.field == "data.path") EXPECT_EQ(m.path.rfind("data/", 0), 0u) << m.path;  // as the template names it
+      if (m.field == "data.path") { EXPECT_EQ(m.path.rfind("data/", 0), 0u) << m.path; }  // as the template names it
   }
 }
 

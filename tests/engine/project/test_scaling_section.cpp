@@ -94,8 +94,9 @@ TEST(ScalingSection, TheTemplateIsADesignAFitCanIdentify) {
     EXPECT_EQ(w.text.find("head dimension"), std::string::npos) << w.text;
     for (const auto& c : project.claims)
       if (std::find(w.groups.begin(), w.groups.end(), c.better) != w.groups.end() &&
-          std::find(w.groups.begin(), w.groups.end(), c.than) != w.groups.end())
+          std::find(w.groups.begin(), w.groups.end(), c.than) != w.groups.end()) {
         EXPECT_FALSE(c.primary) << w.text;
+      }
   }
 }
 

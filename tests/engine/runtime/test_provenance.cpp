@@ -119,7 +119,7 @@ TEST(Provenance, TheSameRunRepeatsBitForBitUnderLoad) {
     ASSERT_TRUE(vb.count(k)) << k;
     ASSERT_EQ(v.size(), vb.at(k).size()) << k;
     for (size_t i = 0; i < v.size(); ++i)
-      if (!(std::isnan(v[i]) && std::isnan(vb.at(k)[i]))) EXPECT_EQ(v[i], vb.at(k)[i]) << k << "[" << i << "]";
+      if (!(std::isnan(v[i]) && std::isnan(vb.at(k)[i]))) { EXPECT_EQ(v[i], vb.at(k)[i]) << k << "[" << i << "]"; }
   }
   auto sa = pha::store::Store::open(quiet.store()), sb = pha::store::Store::open(busy.store());
   EXPECT_EQ(pha::core::provenance_fields(sa.get_run(a)->env_json).at("precision"),

@@ -366,7 +366,7 @@ TEST(SearchCli, DeletedOrRenamedRungRunsKeepTheSearchDecided) {
   const auto changed = pha::search_runner::search_status(dir);
   EXPECT_FALSE(changed.complete);
   for (const auto& t : changed.trials)
-    if (t.trial == stopped_trial) EXPECT_EQ(t.state, "pending");
+    if (t.trial == stopped_trial) { EXPECT_EQ(t.state, "pending"); }
   const CliResult plan = run_cli("search --plan '" + dir + "'");
   ASSERT_EQ(plan.exit_code, 0) << plan.output;
   EXPECT_NE(plan.output.find(":t" + std::to_string(stopped_trial) + ":r0:"), std::string::npos) << plan.output;

@@ -61,7 +61,7 @@ std::string pointer(const std::string& key) {
 TEST(ModelFieldSpecs, EveryKeyTheEngineWritesIsAFieldOrLeftToTheJsonWithAReason) {
   std::set<std::string> fields;
   for (const ModelFieldSpec& f : pha::gui::modelFieldSpecs())
-    if (f.kind != ModelFieldSpec::Kind::Section) EXPECT_TRUE(fields.insert(f.key).second) << "twice: " << f.key;
+    if (f.kind != ModelFieldSpec::Kind::Section) { EXPECT_TRUE(fields.insert(f.key).second) << "twice: " << f.key; }
   const std::set<std::string> keys = engineKeys();
   for (const std::string& k : keys) EXPECT_TRUE(fields.count(k) || leftToJson(k)) << k << ": neither a field nor listed";
   for (const std::string& f : fields) EXPECT_TRUE(keys.count(f)) << f << ": a field for a key no preset writes";
@@ -103,9 +103,10 @@ TEST(ModelFieldSpecs, EveryChoiceIsAcceptedAndEveryPresetsValueFitsItsField) {
         EXPECT_GE(v.get<double>(), f.dmin) << name << ": " << f.key;
         EXPECT_LE(v.get<double>(), f.dmax) << name << ": " << f.key;
       }
-      if (f.kind == ModelFieldSpec::Kind::Choice && v.is_string())
+      if (f.kind == ModelFieldSpec::Kind::Choice && v.is_string()) {
         EXPECT_NE(std::find(f.choices.begin(), f.choices.end(), v.get<std::string>()), f.choices.end())
             << name << ": " << f.key << " = " << v;
+      }
     }
   }
   EXPECT_GE(choices, static_cast<int>(pha::model::known_variants().size()) + 1);

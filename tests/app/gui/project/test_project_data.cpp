@@ -24,17 +24,14 @@
 #include "gui/runs/runs_model.h"
 #include "store/run_writer.h"
 #include "store/store.h"
+#include "app/gui/window_waits.h"
 
 using namespace pha::gui;
 using nlohmann::json;
 
-namespace {
+using pha::test::actionNamed;
 
-QAction* actionNamed(const MainWindow& w, const QString& text) {
-  for (QAction* a : w.findChildren<QAction*>())
-    if (a->text() == text) return a;
-  return nullptr;
-}
+namespace {
 
 // A finished run in the project's store, as `pha train` on the server wrote it.
 void writeServerRun(const pha::test::TempProject& tp) {

@@ -18,14 +18,13 @@
 #include "gui/queue/run_queue.h"
 #include "gui/runs/runs_model.h"
 #include "store/store.h"
+#include "app/gui/window_waits.h"
 
 using namespace pha::gui;
 
-namespace {
+using pha::test::waitIdle;
 
-bool waitIdle(MainWindow& w, int timeoutMs) {
-  return QTest::qWaitFor([&] { return !w.queue()->isBusy() && w.queue()->pendingCount() == 0; }, timeoutMs);
-}
+namespace {
 
 // What the window showed after each batch of events, and which run was training then.
 struct Seen {

@@ -39,9 +39,13 @@
 #include "store/store.h"
 #include "gui/project/store_watcher.h"
 #include "gui/runs/runs_model.h"
+#include "app/gui/window_waits.h"
 
 using namespace pha::gui;
 using nlohmann::json;
+
+using pha::test::waitIdle;
+using pha::test::actionNamed;
 
 namespace {
 
@@ -56,21 +60,11 @@ json searchProject(const pha::test::TempProject& p) {
   return j;
 }
 
-bool waitIdle(MainWindow& w, int timeoutMs) {
-  return QTest::qWaitFor([&] { return !w.queue()->isBusy() && w.queue()->pendingCount() == 0; }, timeoutMs);
-}
-
 std::string fileText(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-QAction* actionNamed(QWidget& w, const QString& text) {
-  for (QAction* a : w.findChildren<QAction*>())
-    if (a->text() == text) return a;
-  return nullptr;
 }
 
 // Trial id -> state, as the view's leaderboard shows it.
