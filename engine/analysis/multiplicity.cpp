@@ -9,12 +9,13 @@
 #include <numeric>
 
 #include "analysis/stats.h"
+#include "core/numbers.h"
 
 namespace pha::analysis {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using core::kNaN;
 constexpr double kPi = 3.14159265358979323846;
 
 // splitmix64 (Steele, Lea and Flood 2014): small, fast, and the same on every platform.

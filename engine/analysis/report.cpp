@@ -14,6 +14,7 @@
 #include "analysis/internal/report_internal.h"
 #include "core/error.h"
 #include "store/store.h"
+#include "core/numbers.h"
 
 namespace pha::analysis {
 
@@ -21,7 +22,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using core::kNaN;
 
 // Fields present in both configs whose values differ (up to 3): a replica trained with settings
 // project.json no longer gives (an edited file, `pha train --steps`). A key only one side has

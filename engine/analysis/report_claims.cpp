@@ -15,12 +15,13 @@
 #include "analysis/scaling_fit.h"
 #include "core/config_reader.h"
 #include "store/store.h"
+#include "core/numbers.h"
 
 namespace pha::analysis {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using core::kNaN;
 
 // The groups a claim's run name stands for: the group itself, or every grid point of a variant.
 std::vector<size_t> groups_named(const Report& report, const std::string& name) {

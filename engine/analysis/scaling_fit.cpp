@@ -9,18 +9,19 @@
 #include <random>
 
 #include "core/error.h"
+#include "core/numbers.h"
 
 namespace pha::analysis {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using core::kNaN;
 constexpr double kAlphaMax = 3.0;
 constexpr double kAlphaMin = 1e-6;  // the refinement's lower end: alpha is in (0, 3]
 constexpr int kAlphaGrid = 300;     // alpha_k = 0.01 k, k = 1..300
 constexpr int kScanSteps = 1000;    // crossover: 1001 log-spaced samples
 
-std::string num(double v) {
+std::string g4(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
@@ -305,9 +306,9 @@ double PowerLawFit::at(double x) const { return params().at(x); }
 
 PowerLawFit fit_power_law(const std::vector<ScalingPoint>& points, const FitOptions& options) {
   if (!(options.level > 0.0 && options.level < 1.0))
-    throw core::Error("level", "must be in (0, 1) (0.95 for a 95% interval), got " + num(options.level));
+    throw core::Error("level", "must be in (0, 1) (0.95 for a 95% interval), got " + g4(options.level));
   for (double x : options.band_x)
-    if (!(std::isfinite(x) && x > 0.0)) throw core::Error("band_x", "every query x must be finite and > 0, got " + num(x));
+    if (!(std::isfinite(x) && x > 0.0)) throw core::Error("band_x", "every query x must be finite and > 0, got " + g4(x));
 
   PowerLawFit fit;
   fit.level = options.level;
@@ -323,7 +324,7 @@ PowerLawFit fit_power_law(const std::vector<ScalingPoint>& points, const FitOpti
     }
     if (p.x <= 0.0) {
       fit.message = "x must be > 0 (L = E + A x^-alpha); the point at index " + std::to_string(i) + " has x = " +
-                    num(p.x);
+                    g4(p.x);
       return fit;
     }
     kept.push_back(i);
@@ -338,7 +339,7 @@ PowerLawFit fit_power_law(const std::vector<ScalingPoint>& points, const FitOpti
   fit.n_distinct_x = distinct.size();
   if (distinct.size() < 3) {
     std::string list;
-    for (double x : distinct) list += (list.empty() ? "" : ", ") + num(x);
+    for (double x : distinct) list += (list.empty() ? "" : ", ") + g4(x);
     fit.message = "needs at least 3 distinct x to fit E, A and alpha; got " + std::to_string(distinct.size()) +
                   (list.empty() ? "" : " (x = " + list + ")") + after_drop;
     return fit;
@@ -451,10 +452,10 @@ PowerLawFit fit_power_law(const std::vector<ScalingPoint>& points, const FitOpti
 }
 
 Crossover crossover(const PowerLawFit& a, const PowerLawFit& b, double x_lo, double x_hi, double level) {
-  if (!(std::isfinite(x_lo) && x_lo > 0.0)) throw core::Error("x_lo", "must be finite and > 0, got " + num(x_lo));
+  if (!(std::isfinite(x_lo) && x_lo > 0.0)) throw core::Error("x_lo", "must be finite and > 0, got " + g4(x_lo));
   if (!(std::isfinite(x_hi) && x_hi > x_lo))
-    throw core::Error("x_hi", "must be finite and > x_lo (" + num(x_lo) + "), got " + num(x_hi));
-  if (!(level > 0.0 && level < 1.0)) throw core::Error("level", "must be in (0, 1), got " + num(level));
+    throw core::Error("x_hi", "must be finite and > x_lo (" + g4(x_lo) + "), got " + g4(x_hi));
+  if (!(level > 0.0 && level < 1.0)) throw core::Error("level", "must be in (0, 1), got " + g4(level));
   Crossover c;
   c.x_lo = x_lo;
   c.x_hi = x_hi;
@@ -495,19 +496,19 @@ Crossover crossover(const PowerLawFit& a, const PowerLawFit& b, double x_lo, dou
   const Interval t_ci = percentile_interval(crossing_t, level);
   if (t_ci.valid()) c.ci = {std::exp(t_ci.low), std::exp(t_ci.high)};
 
-  const std::string range = "[" + num(x_lo) + ", " + num(x_hi) + "]";
+  const std::string range = "[" + g4(x_lo) + ", " + g4(x_hi) + "]";
   if (!c.found) {
     c.message = first_sign == 0 ? "the two fits coincide on " + range : "no crossover in range " + range;
     return c;
   }
-  c.message = "the fits cross at x = " + num(c.x) + " in " + range + ": " + lower_name(c.lower_below) +
+  c.message = "the fits cross at x = " + g4(c.x) + " in " + range + ": " + lower_name(c.lower_below) +
               " is lower below, " + lower_name(c.lower_above) + " above";
   if (c.all.size() > 1) c.message += " (" + std::to_string(c.all.size()) + " crossings in range; the lowest given)";
   if (c.n_pairs > 0) {
     c.message += "; " + percent(c.fraction_crossing) + " of " + std::to_string(c.n_pairs) +
                  " bootstrap pairs cross in range";
     if (c.ci.valid())
-      c.message += ", " + num(100.0 * level) + "% interval [" + num(c.ci.low) + ", " + num(c.ci.high) + "]";
+      c.message += ", " + g4(100.0 * level) + "% interval [" + g4(c.ci.low) + ", " + g4(c.ci.high) + "]";
   }
   return c;
 }
@@ -519,8 +520,8 @@ std::vector<double> curve_crossings(const std::vector<std::pair<double, double>>
     for (const auto& p : c) {
       if (!std::isfinite(p.first) || !std::isfinite(p.second)) continue;
       if (!out.empty() && !(p.first > out.back().first))
-        throw core::Error(name, "x must be strictly ascending; x = " + num(p.first) + " follows x = " +
-                              num(out.back().first));
+        throw core::Error(name, "x must be strictly ascending; x = " + g4(p.first) + " follows x = " +
+                              g4(out.back().first));
       out.push_back(p);
     }
     return out;

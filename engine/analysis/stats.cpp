@@ -2,6 +2,7 @@
 // beta function, continued fraction as in Numerical Recipes 6.4), Welch's and the paired
 // interval with their p-values, Wilson's interval and the power of a t test.
 #include "analysis/stats.h"
+#include "core/numbers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +12,7 @@ namespace pha::analysis {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using core::kNaN;
 
 // Continued fraction of the incomplete beta function (modified Lentz).
 double beta_fraction(double a, double b, double x) {

@@ -35,7 +35,7 @@ std::string mapped_allocator() {
 #endif
 }
 
-AllocatorPolicy decide() {
+AllocatorPolicy decide_allocator() {
   AllocatorPolicy p;
   const char* env = std::getenv("PHA_ALLOCATOR");
   const std::string value = env ? env : "";
@@ -55,7 +55,7 @@ AllocatorPolicy decide() {
 }  // namespace
 
 const AllocatorPolicy& apply_allocator_policy() {
-  static const AllocatorPolicy policy = decide();
+  static const AllocatorPolicy policy = decide_allocator();
   return policy;
 }
 

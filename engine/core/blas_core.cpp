@@ -39,7 +39,7 @@ std::string level_text(CpuVectorLevel l) {
   return "SSE only";
 }
 
-BlasCorePolicy decide() {
+BlasCorePolicy decide_blas_core() {
   BlasCorePolicy p;
   const char* env = std::getenv("PHA_BLAS_CORE");
   const std::string value = env ? env : "";
@@ -110,7 +110,7 @@ std::string better_openblas_core(const std::string& detected, const CpuVectorFea
 }
 
 const BlasCorePolicy& blas_core_policy() {
-  static const BlasCorePolicy policy = decide();
+  static const BlasCorePolicy policy = decide_blas_core();
   return policy;
 }
 

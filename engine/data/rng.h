@@ -5,17 +5,14 @@
 
 #include <cstdint>
 
+#include "core/numbers.h"
+
 namespace pha::data {
 
 __extension__ typedef unsigned __int128 uint128_t;  // GCC/Clang builtin; -Wpedantic-clean
 
-// SplitMix64 step: a good 64-bit mixer, also used to derive per-sample seeds.
-inline uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+// SplitMix64 step: a good 64-bit mixer, also used to derive per-sample seeds (core/numbers.h).
+using core::splitmix64;
 
 // Seed for item `index` of a stream `seed`: items are independent, so any item can be made alone.
 inline uint64_t derive_seed(uint64_t seed, uint64_t index) {

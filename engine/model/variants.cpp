@@ -12,7 +12,7 @@ namespace {
 
 SubLayer sub(std::vector<Branch> b) { return SubLayer{std::move(b)}; }
 
-std::string join(const std::vector<std::string>& names) {
+std::string join_names(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
@@ -81,7 +81,7 @@ std::vector<LayerSpec> expand_variant(const std::string& variant, int n_layers) 
     const std::string near = core::nearest_name(variant, names, /*max_edits=*/2);
     throw core::Error("model.variant", "unknown variant '" + variant + "'; " +
                                      (near.empty() ? "" : "did you mean \"" + near + "\"? ") + "allowed: " +
-                                     join(known_variants()) + ", pattern");
+                                     join_names(known_variants()) + ", pattern");
   }
   return std::vector<LayerSpec>(static_cast<size_t>(n_layers), spec);
 }

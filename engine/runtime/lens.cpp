@@ -19,6 +19,7 @@
 #include "runtime/run_eval.h"
 #include "runtime/trainer.h"
 #include "store/store.h"
+#include "core/numbers.h"
 
 namespace pha::runtime {
 
@@ -26,7 +27,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr const char* kBranch[3] = {"gss", "attn", "ffn"};
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -42,7 +42,7 @@ model::FloatMatrix nan_matrix(int rows, int cols) {
   model::FloatMatrix m;
   m.rows = rows;
   m.cols = cols;
-  m.values.assign(static_cast<size_t>(rows) * static_cast<size_t>(cols), kNaN);
+  m.values.assign(static_cast<size_t>(rows) * static_cast<size_t>(cols), core::kNaNf);
   return m;
 }
 
@@ -88,7 +88,7 @@ struct Lens::Impl {
   }
 
   std::vector<float> nll(const LensWindows& w, const model::LensPassRequest& req) {
-    std::vector<float> out(w.inputs.size(), kNaN);
+    std::vector<float> out(w.inputs.size(), core::kNaNf);
     for_batches(w, req, [&](const model::LensPassResult& r, size_t off) {
       std::copy(r.nll.begin(), r.nll.end(), out.begin() + static_cast<std::ptrdiff_t>(off));
     });
@@ -170,7 +170,7 @@ TokenLosses Lens::token_losses(const LensWindows& w) {
   Impl& m = *impl_;
   TokenLosses out;
   out.windows = w;
-  out.nll.assign(w.inputs.size(), kNaN);
+  out.nll.assign(w.inputs.size(), core::kNaNf);
   out.contribution.resize(static_cast<size_t>(m.info.layers));
   model::LensPassRequest req;
   req.probe = true;
@@ -181,7 +181,7 @@ TokenLosses Lens::token_losses(const LensWindows& w) {
         const auto& c = r.contribution[l][static_cast<size_t>(b)];
         if (c.empty()) continue;
         auto& dst = out.contribution[l][static_cast<size_t>(b)];
-        if (dst.empty()) dst.assign(w.inputs.size(), kNaN);
+        if (dst.empty()) dst.assign(w.inputs.size(), core::kNaNf);
         std::copy(c.begin(), c.end(), dst.begin() + static_cast<std::ptrdiff_t>(off));
       }
     }
@@ -189,7 +189,7 @@ TokenLosses Lens::token_losses(const LensWindows& w) {
   double sum = 0;
   for (size_t i = 0; i < out.nll.size(); ++i)
     if (!std::isnan(out.nll[i]) && w.scored[i]) sum += out.nll[i], ++out.counted;
-  out.mean_nll = out.counted > 0 ? sum / static_cast<double>(out.counted) : kNaN;
+  out.mean_nll = out.counted > 0 ? sum / static_cast<double>(out.counted) : core::kNaNf;
   out.seconds = seconds_since(t0);
   return out;
 }
@@ -264,7 +264,7 @@ KnockoutResult Lens::knockouts(const LensWindows& w) {
       if (w.cls[i] >= 0) sum[static_cast<size_t>(w.cls[i])] += nll[i], ++cnt[static_cast<size_t>(w.cls[i])];
     }
     std::vector<double> mean(C + 1);
-    for (size_t c = 0; c <= C; ++c) mean[c] = cnt[c] > 0 ? sum[c] / static_cast<double>(cnt[c]) : kNaN;
+    for (size_t c = 0; c <= C; ++c) mean[c] = cnt[c] > 0 ? sum[c] / static_cast<double>(cnt[c]) : core::kNaNf;
     return mean;
   };
   const std::vector<double> base = means(m.nll(w, {}));

@@ -10,12 +10,12 @@
 #include "data/batch.h"
 #include "data/rng.h"
 #include "runtime/lens.h"
+#include "core/numbers.h"
 
 namespace pha::runtime {
 
 namespace {
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // Per window and bin: summed NLL of each side and the counted positions.
 struct BinSums {
@@ -31,7 +31,7 @@ TokenComparison::Bin summarise(const std::string& label, const BinSums& s, int b
   for (size_t w = 0; w < s.n.size(); ++w) sa += s.a[w], sb += s.b[w], n += s.n[w];
   bin.tokens = n;
   if (n == 0) {
-    bin.mean_a = bin.mean_b = bin.mean_diff = bin.lo = bin.hi = kNaN;
+    bin.mean_a = bin.mean_b = bin.mean_diff = bin.lo = bin.hi = core::kNaNf;
     return bin;
   }
   bin.mean_a = sa / static_cast<double>(n);
@@ -52,7 +52,7 @@ TokenComparison::Bin summarise(const std::string& label, const BinSums& s, int b
     if (c > 0) draws.push_back(d / static_cast<double>(c));
   }
   if (draws.size() < 20) {
-    bin.lo = bin.hi = kNaN;  // one window (or too few draws): no interval
+    bin.lo = bin.hi = core::kNaNf;  // one window (or too few draws): no interval
     return bin;
   }
   std::sort(draws.begin(), draws.end());
@@ -121,7 +121,7 @@ TokenComparison compare_tokens(const std::string& store_path, const std::vector<
   out.nll_a = std::move(sum_a);
   out.nll_b = std::move(sum_b);
   const LensWindows& w = out.windows;
-  out.diff.assign(out.nll_a.size(), kNaN);
+  out.diff.assign(out.nll_a.size(), core::kNaNf);
   for (size_t k = 0; k < out.diff.size(); ++k)
     if (w.targets[k] != data::kIgnore) out.diff[k] = out.nll_a[k] - out.nll_b[k];
 

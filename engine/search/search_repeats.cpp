@@ -9,17 +9,13 @@
 
 #include "core/error.h"
 #include "search/schedule.h"
+#include "core/numbers.h"
 
 namespace pha::search {
 
 namespace {
 
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+using core::splitmix64;
 
 // `k` distinct indices of 0..n-1 (a partial Fisher-Yates shuffle), sorted.
 std::vector<int> draw(int n, int k, std::uint64_t seed) {

@@ -8,6 +8,7 @@
 
 #include "core/config_reader.h"
 #include "core/error.h"
+#include "core/numbers.h"
 
 namespace pha::search {
 
@@ -172,12 +173,7 @@ std::vector<std::string> split_plus(const std::string& token) {
 
 // ---- trials ------------------------------------------------------------------------------------
 
-uint64_t splitmix64(uint64_t& x) {
-  uint64_t z = (x += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+using core::splitmix64;
 
 // xoshiro256** (Blackman and Vigna), state from splitmix64 of the seed and the stream.
 class Rng {
