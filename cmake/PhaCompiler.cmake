@@ -19,12 +19,12 @@ endif()
 # build at -O1 instead: they keep the torch PCH (GCC refuses a PCH made at -O3 in an -O0 unit:
 # __OPTIMIZE__ differs), and their reference loops over tensor accessors stay fast. Numerics do
 # not change with the level: no -ffast-math, and no FMA (baseline x86-64 ISA), so every level
-# rounds each operation the same. Debug, sanitizer and fuzz builds keep their own levels;
-# PHA_OPT_TIERS=OFF builds everything at the build type's level.
+# rounds each operation the same. Only the Release build type (the default and headless
+# presets): Debug, sanitizer and fuzz builds keep their own levels; PHA_OPT_TIERS=OFF builds
+# everything at the build type's level.
 option(PHA_OPT_TIERS "Release builds: -O1 for the programs' own code, -O0/-O1 for the tests" ON)
 set(PHA_OPT_TIERS_ACTIVE OFF)
-if(PHA_OPT_TIERS AND CMAKE_BUILD_TYPE MATCHES "^(Release|RelWithDebInfo)$"
-   AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+if(PHA_OPT_TIERS AND CMAKE_BUILD_TYPE STREQUAL "Release" AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   set(PHA_OPT_TIERS_ACTIVE ON)
 endif()
 # pha_opt_tier(<app|test|test_torch> <target>...)
