@@ -14,11 +14,12 @@
 
 namespace pha::distributed {
 
-namespace {
-
 using Clock = std::chrono::steady_clock;
 
-struct Bucket {
+// Outside the anonymous namespace: GradReducer::Impl (declared in the header) holds these, and
+// a field whose type has internal linkage is -Wsubobject-linkage once this file is compiled
+// inside a unity batch.
+struct ReducerBucket {
   std::vector<size_t> params;    // indices into Impl::params, in bucket order
   std::vector<int64_t> offsets;  // element offset of each parameter in `flat`
   at::Tensor flat;               // (numel,) the bucket's gradients while they are reduced
@@ -26,6 +27,8 @@ struct Bucket {
   c10::intrusive_ptr<c10d::Work> work;
   Clock::time_point launched;
 };
+
+namespace {
 
 // Runs after a parameter's AccumulateGrad node, when .grad holds this backward's sum.
 class ReadyHook : public torch::autograd::FunctionPostHook {
@@ -48,7 +51,7 @@ struct GradReducer::Impl {
   std::shared_ptr<ProcessGroup> group;
   std::vector<at::Tensor> params;
   std::vector<size_t> bucket_of;  // per parameter
-  std::vector<Bucket> buckets;
+  std::vector<ReducerBucket> buckets;
   // The accumulators hold the hooks; a parameter keeps only a weak reference to its own, so
   // they are kept alive here (else each backward would make a fresh one without the hook).
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;
@@ -59,7 +62,7 @@ struct GradReducer::Impl {
   std::mutex mutex;
   ReduceStats stats;
 
-  void launch(Bucket& b) {
+  void launch(ReducerBucket& b) {
     for (size_t k = 0; k < b.params.size(); ++k) {
       const at::Tensor& g = params[b.params[k]].grad();
       at::Tensor slice = b.flat.narrow(0, b.offsets[k], params[b.params[k]].numel());
@@ -104,7 +107,7 @@ GradReducer::GradReducer(std::shared_ptr<ProcessGroup> group, std::vector<at::Te
       m.buckets.back().flat = at::empty({0}, p.options().requires_grad(false));
       filled = 0;
     }
-    Bucket& b = m.buckets.back();
+    ReducerBucket& b = m.buckets.back();
     b.offsets.push_back(b.flat.numel());
     b.params.push_back(r);
     b.flat = at::empty({b.flat.numel() + p.numel()}, b.flat.options());
@@ -131,7 +134,7 @@ void GradReducer::arm() {
   m.stats = ReduceStats{};
   m.stats.buckets = static_cast<int>(m.buckets.size());
   std::fill(m.ready.begin(), m.ready.end(), false);
-  for (Bucket& b : m.buckets) b.pending = b.params.size();
+  for (ReducerBucket& b : m.buckets) b.pending = b.params.size();
 }
 
 void GradReducer::on_ready(size_t i) {
@@ -148,9 +151,9 @@ void GradReducer::finish() {
   std::lock_guard<std::mutex> lock(m.mutex);
   if (!m.armed) throw core::Error("distributed", "GradReducer::finish without arm()");
   const auto t0 = Clock::now();
-  for (Bucket& b : m.buckets) b.pending = 0;  // parameters without a gradient this step
+  for (ReducerBucket& b : m.buckets) b.pending = 0;  // parameters without a gradient this step
   m.launch_ready(false);
-  for (Bucket& b : m.buckets) {
+  for (ReducerBucket& b : m.buckets) {
     m.group->impl().wait(b.work, "gradient allreduce");
     m.stats.inflight_s += std::chrono::duration<double>(Clock::now() - b.launched).count();
     b.work.reset();

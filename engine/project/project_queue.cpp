@@ -26,7 +26,10 @@ std::vector<QueueItem> project_queue(const Project& project, const QueueOptions&
   const auto resolved = std::make_shared<const Project>(project);
   std::vector<QueueItem> items;
   for (const auto& n : names) {
-    QueueItem item{QueueItemKind::Train, n, o.resume_run_id, false};
+    QueueItem item;
+    item.kind = QueueItemKind::Train;
+    item.run = n;
+    item.resume_run_id = o.resume_run_id;
     item.project = project.dir;
     item.planned_steps = project.run(n).training.steps;
     item.resolved = resolved;
@@ -34,7 +37,9 @@ std::vector<QueueItem> project_queue(const Project& project, const QueueOptions&
     items.push_back(std::move(item));
   }
   if (o.profile && o.runs.empty() && o.resume_run_id == 0 && project.profile.present && project.profile.after_runs) {
-    QueueItem item{QueueItemKind::Profile, "", 0, true};
+    QueueItem item;
+    item.kind = QueueItemKind::Profile;
+    item.after_finished_runs = true;
     item.project = project.dir;
     item.resolved = resolved;
     items.push_back(std::move(item));

@@ -204,7 +204,9 @@ void WorkQueue::queue_tuning_followups(const project::QueueItem& item) {
   std::vector<project::QueueItem> items;
   std::vector<std::string> queued;
   for (const std::string& name : plan.added) {
-    project::QueueItem q{project::QueueItemKind::Train, name, 0, false};
+    project::QueueItem q;
+    q.kind = project::QueueItemKind::Train;
+    q.run = name;
     q.project = item.project;
     q.resolved = project;
     q.tuning_followups = true;
