@@ -4,8 +4,6 @@
 // workers. The walk over rungs and the decisions are search_job.cpp's.
 #include "search_runner/internal/search_internal.h"
 
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,7 +14,6 @@
 #include <optional>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "core/process_stats.h"
 #include "core/config_reader.h"
@@ -28,6 +25,7 @@
 #include "runtime/job.h"
 #include "runtime/local_parallel.h"
 #include "runtime/profiler.h"
+#include "runtime/worker_pool.h"
 #include "project/project_files.h"
 #include "project/project_queue.h"
 #include "search/param_constraint.h"
@@ -37,8 +35,6 @@
 #include "search/search_spec.h"
 #include "store/search_store.h"
 #include "store/store.h"
-
-extern char** environ;
 
 namespace pha::search_runner::detail {
 
@@ -309,39 +305,17 @@ std::vector<std::string> worker_argv(const Setup& s, const SearchOptions& o, con
   return a;
 }
 
-// Runs the rung runs `todo` in up to `jobs` worker processes; returns when every one has ended.
+// Runs the rung runs `todo` in up to `jobs` worker processes (runtime::run_worker_pool, the
+// engine's one scheduler of worker processes); returns when every one has ended.
 void train_in_workers(const Setup& s, const SearchOptions& o, const std::vector<RungRun>& todo, SearchObserver& obs,
                       runtime::RunControl& ctl, int& started, int planned, const std::function<void(size_t)>& ended) {
-  std::map<pid_t, size_t> live;
-  size_t next = 0;
-  while (next < todo.size() || !live.empty()) {
-    while (!ctl.cancel_requested() && next < todo.size() && static_cast<int>(live.size()) < o.jobs) {
-      const auto args = worker_argv(s, o, todo[next].id);
-      std::vector<char*> argv;
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      pid_t pid = 0;
-      if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0)
-        throw core::Error(argv[0], "cannot start a search worker");
-      obs.on_search_run(todo[next].id, todo[next].label, ++started, planned);
-      live[pid] = next++;
-    }
-    if (live.empty()) break;
-    int status = 0;
-    const pid_t done = waitpid(-1, &status, WNOHANG);
-    if (done > 0) {
-      const auto it = live.find(done);
-      if (it != live.end()) {
-        const size_t i = it->second;
-        live.erase(it);
+  std::vector<std::vector<std::string>> argvs;
+  for (const auto& r : todo) argvs.push_back(worker_argv(s, o, r.id));
+  runtime::run_worker_pool(
+      argvs, o.jobs, ctl, [&](size_t i) { obs.on_search_run(todo[i].id, todo[i].label, ++started, planned); },
+      [&](size_t i, int /*status*/) {
         if (ended) ended(i);
-      }
-      continue;
-    }
-    if (ctl.cancel_requested())
-      for (const auto& [pid, i] : live) kill(pid, SIGINT);  // each worker checkpoints and ends cancelled
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+      });
 }
 
 }  // namespace pha::search_runner::detail
