@@ -40,7 +40,6 @@ QString solid(const QColor& c) {
 
 namespace {
 
-
 const QColor kWarn(230, 159, 0, 55);
 
 QString richText(const an::Spans& spans) {
