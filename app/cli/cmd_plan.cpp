@@ -15,6 +15,7 @@ void add_plan_command(CLI::App& app, GlobalOptions& global) {
   struct Opts {
     std::string project, format = "text", store;
     bool no_measure = false;
+    int jobs = 0;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("plan", "Before training: the runs, their tokens per parameter, the estimated time on "
@@ -24,9 +25,13 @@ void add_plan_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--store", o->store, "Run store file (default: the project's runs.sqlite)");
   cmd->add_flag("--no-measure", o->no_measure,
                 "Do not time training steps here: runs whose speed the store has not measured get no time");
+  cmd->add_option("--jobs", o->jobs, "Training runs side by side, as `pha train --jobs` (default: this machine's "
+                                     "cores / each run's threads)")->check(CLI::Range(1, 256));
   cmd->callback([o, &global] {
     device::configure_threads(global.threads);
     runtime::PlanOptions po;
+    po.jobs = o->jobs;
+    po.threads = global.threads;
     po.store_path = o->store;
     po.measure = !o->no_measure;
     const runtime::PlanReport plan = runtime::plan_project(o->project, po);

@@ -11,12 +11,21 @@ namespace pha::cli {
 namespace {
 std::atomic<runtime::RunControl*> g_control{nullptr};
 std::atomic<int> g_signals{0};
+std::atomic<bool> g_worker{false};
 
 void on_signal(int) {
-  if (g_signals.fetch_add(1) >= 1) _exit(130);
+  // A worker gets a terminal's Ctrl-C and the one its parent passes on: both mean "cancel".
+  if (g_signals.fetch_add(1) >= 1) {
+    if (g_worker.load()) return;
+    _exit(130);
+  }
   if (auto* c = g_control.load()) c->request_cancel();
   static const char msg[] = "\npha: stopping after this step (a checkpoint is written); press Ctrl-C again to quit now\n";
   (void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+}
+
+void on_pause_signal(int sig) {
+  if (auto* c = g_control.load()) c->set_paused(sig == SIGUSR1);
 }
 }  // namespace
 
@@ -27,8 +36,8 @@ std::string format_bytes(int64_t b) {
   return buf;
 }
 
-ProgressPrinter::ProgressPrinter(std::string label, bool quiet)
-    : label_(std::move(label)), quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0) {}
+ProgressPrinter::ProgressPrinter(std::string label, bool quiet, bool lines)
+    : label_(std::move(label)), quiet_(quiet), tty_(!lines && isatty(STDERR_FILENO) != 0) {}
 
 ProgressPrinter::~ProgressPrinter() { end_line(); }
 
@@ -91,9 +100,10 @@ void ProgressPrinter::on_efficiency(const runtime::EfficiencyEvent& e) {
                format_bytes(p.peak_bytes).c_str());
 }
 
-CancelOnSignal::CancelOnSignal(runtime::RunControl& control) {
+CancelOnSignal::CancelOnSignal(runtime::RunControl& control, bool worker) {
   g_control.store(&control);
   g_signals.store(0);
+  g_worker.store(worker);
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
@@ -108,5 +118,24 @@ CancelOnSignal::~CancelOnSignal() {
 }
 
 bool CancelOnSignal::triggered() const { return g_signals.load() > 0; }
+
+PauseOnSignal::PauseOnSignal(runtime::RunControl& control) {
+  g_control.store(&control);
+  struct sigaction sa {};
+  sa.sa_handler = on_pause_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGUSR1, &sa, nullptr);
+  sigaction(SIGUSR2, &sa, nullptr);
+  sigset_t both;
+  sigemptyset(&both);
+  sigaddset(&both, SIGUSR1);
+  sigaddset(&both, SIGUSR2);
+  sigprocmask(SIG_UNBLOCK, &both, nullptr);  // held blocked by the pool until now (runtime/worker_pool.h)
+}
+
+PauseOnSignal::~PauseOnSignal() {
+  std::signal(SIGUSR1, SIG_IGN);
+  std::signal(SIGUSR2, SIG_IGN);
+}
 
 }  // namespace pha::cli

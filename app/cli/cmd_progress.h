@@ -14,7 +14,8 @@ namespace pha::cli {
 
 class ProgressPrinter : public runtime::RunObserver {
  public:
-  explicit ProgressPrinter(std::string label, bool quiet = false);
+  // lines: plain lines even on a terminal (runs side by side share it).
+  explicit ProgressPrinter(std::string label, bool quiet = false, bool lines = false);
   ~ProgressPrinter() override;
   void on_step(const runtime::StepMetrics& m) override;
   void on_eval(const runtime::EvalEvent& e) override;
@@ -32,12 +33,23 @@ class ProgressPrinter : public runtime::RunObserver {
   int64_t last_bucket_ = -1;
 };
 
-// While alive, SIGINT and SIGTERM request a cancel on `control` (a second signal exits at once).
+// While alive, SIGINT and SIGTERM request a cancel on `control` (a second signal exits at once,
+// except in a worker process: `worker` true, where a terminal's Ctrl-C and the one its parent
+// passes on both arrive, and a cancel always ends with its checkpoint).
 class CancelOnSignal {
  public:
-  explicit CancelOnSignal(runtime::RunControl& control);
+  explicit CancelOnSignal(runtime::RunControl& control, bool worker = false);
   ~CancelOnSignal();
   bool triggered() const;
+};
+
+// While alive, SIGUSR1 pauses `control` and SIGUSR2 resumes it: how a side-by-side worker
+// (`pha __train-job`) is paused by the process that started it (runtime/worker_pool.h). Unblocks
+// the two signals, which the pool starts the worker with blocked.
+class PauseOnSignal {
+ public:
+  explicit PauseOnSignal(runtime::RunControl& control);
+  ~PauseOnSignal();
 };
 
 // Durations: pha::format_duration (core/duration_format.h), included above for the commands.

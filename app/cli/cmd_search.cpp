@@ -104,7 +104,7 @@ int run(const SearchCliOptions& o) {
     return kOk;
   }
   runtime::RunControl control;
-  CancelOnSignal signals(control);
+  CancelOnSignal signals(control, !o.only.empty());  // a `--only` worker of `pha search --jobs`
   SearchPrinter printer(o.quiet || o.jobs > 1);
   if (o.plan) {  // the commands of the next runnable rung runs; nothing runs
     search_runner::SearchOptions so;

@@ -6,8 +6,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
+#include <functional>
 #include <optional>
+#include <thread>
 
 #include "cmd_bench.h"
 #include "cmd_launch.h"
@@ -31,6 +35,8 @@
 #include "project/project_report.h"
 #include "runtime/trainer.h"
 #include "queue/pass_plan.h"
+#include "queue/side_by_side.h"
+#include "project/run_threads.h"
 #include "queue/work_queue.h"
 #include "search_runner/search_job.h"
 #include "store/store.h"
@@ -52,6 +58,7 @@ struct TrainOptions {
   bool profile = true;  // run the project's efficiency profile after its runs (project.json "profile")
   bool only_new = false;  // leave out the runs the store holds finished with the same configuration
   bool print_queue = false;  // print the pass's items (queue::queue_item_json) and train nothing
+  int jobs = 0;              // training runs side by side; 0: what the machine affords (project::default_jobs)
   LaunchOptions launch;  // --nproc etc. (cmd_launch.h)
   std::shared_ptr<distributed::ProcessGroup> group;  // this worker's, when data-parallel
   bool lead() const { return !group || group->rank() == 0; }
@@ -77,7 +84,7 @@ runtime::JobStatus status_of(const queue::QueueItemResult& r) {
 // The queue's printing observer: ProgressPrinter per item (its label changes with the item).
 class QueuePrinter : public search_runner::SearchObserver {
  public:
-  QueuePrinter(std::string label, bool quiet) : printer_(std::move(label), quiet) {}
+  QueuePrinter(std::string label, bool quiet, bool lines = false) : printer_(std::move(label), quiet, lines) {}
   void on_step(const runtime::StepMetrics& m) override { printer_.on_step(m); }
   void on_eval(const runtime::EvalEvent& e) override { printer_.on_eval(e); }
   void on_log(const runtime::LogEvent& e) override { printer_.on_log(e); }
@@ -87,6 +94,50 @@ class QueuePrinter : public search_runner::SearchObserver {
  private:
   ProgressPrinter printer_;
 };
+
+// The pass's jobs: --jobs, else what the machine affords for its runs (project::default_jobs:
+// cores / the widest run's cores); one for a data-parallel pass. Said when more than one.
+int pass_jobs(const TrainOptions& o, const std::vector<project::QueueItem>& items, int threads) {
+  if (o.group || o.launch.nproc > 1) return 1;
+  std::vector<const project::RunPlan*> plans;
+  for (const auto& item : items)
+    if (item.kind == project::QueueItemKind::Train && item.plan) plans.push_back(item.plan.get());
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = o.jobs > 0 ? o.jobs : project::default_jobs(plans, threads, cores);
+  if (jobs > 1 && plans.size() > 1 && !o.print_queue)
+    std::printf("jobs: %d training runs side by side%s (each run's threads by its plan: docs/performance.md)\n", jobs,
+                o.jobs > 0 ? " (--jobs)" : " (this machine's cores / each run's threads; --jobs to change)");
+  return jobs;
+}
+
+// Trains `batch` (the queue's live training runs) side by side in `pha __train-job` workers
+// (queue/side_by_side.h); each run's lines carry its name.
+void train_side_by_side(queue::WorkQueue& queue, const std::vector<project::QueueItem>& batch, int jobs,
+                        const TrainOptions& o, runtime::RunControl& control,
+                        const std::function<void(const project::QueueItem&, const queue::QueueItemResult&)>& report) {
+  std::vector<std::unique_ptr<QueuePrinter>> printers;
+  for (const auto& item : batch) printers.push_back(std::make_unique<QueuePrinter>(item.run, o.quiet, true));
+  queue::SideBySideHooks hooks;
+  hooks.observer = [&](std::size_t i) -> runtime::RunObserver& { return *printers[i]; };
+  hooks.started = [&](std::size_t i) {
+    if (!o.quiet) std::fprintf(stderr, "[%s] started (side by side, up to %d at once)\n", batch[i].run.c_str(), jobs);
+  };
+  std::string bad_input;  // a run that failed before it reached the store: the command's error, as in one process
+  hooks.ended = [&](std::size_t i, const queue::QueueItemResult& r) {
+    queue.ended(batch[i], r);
+    if (r.run_id == 0 && r.status == "failed") {
+      if (bad_input.empty()) bad_input = r.reason;
+      control.request_cancel();  // the other runs stop at their next step, with a checkpoint
+      return;
+    }
+    report(batch[i], r);
+  };
+  const std::vector<std::size_t> never = queue::run_side_by_side(batch, queue.settings(), jobs, control, hooks);
+  std::vector<project::QueueItem> back;
+  for (std::size_t i : never) back.push_back(batch[i]);
+  queue.put_back(back);
+  if (!bad_input.empty()) throw core::Error(bad_input);
+}
 
 // Runs the project's queue through the engine's one queue (queue/work_queue.h: the chosen
 // runs, then the efficiency profile when the whole project was trained and every run finished,
@@ -134,15 +185,35 @@ int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_
     std::printf("%s\n", out.dump(2).c_str());
     return kOk;
   }
+  const int jobs = pass_jobs(o, queue.position().next, threads);  // the queued items carry their plans
   runtime::RunControl control;
   CancelOnSignal signals(control);
   int worst = kOk;
   std::vector<std::pair<project::QueueItem, std::string>> skipped;
+  auto report = [&](const project::QueueItem& item, const queue::QueueItemResult& r) {
+    if (run_ids) run_ids->push_back(r.run_id);
+    const runtime::JobStatus status = status_of(r);
+    if (o.lead()) {  // rank 0 reports the run
+      std::fprintf(stdout, "run %lld %s: %s after %lld steps (loss %.4f)%s%s\n", static_cast<long long>(r.run_id),
+                   item.run.c_str(), r.status.c_str(), static_cast<long long>(r.steps_done), r.final_loss,
+                   r.reason.empty() ? "" : ": ", r.reason.c_str());
+      std::fflush(stdout);
+    }
+    const int code = exit_code_for(status);
+    if (code != kOk && (worst == kOk || code == kCancelled)) worst = code;
+  };
   while (!control.cancel_requested()) {
     const auto item = queue.next(&skipped);
     for (const auto& [what, why] : skipped) std::printf("efficiency profile skipped: %s\n", why.c_str());
     skipped.clear();
     if (!item) break;
+    if (jobs > 1 && item->kind == project::QueueItemKind::Train) {
+      const std::vector<project::QueueItem> batch = queue.with_trains_after(*item, SIZE_MAX);
+      if (batch.size() > 1) {
+        train_side_by_side(queue, batch, jobs, o, control, report);
+        continue;
+      }
+    }
     const bool profile = item->kind == project::QueueItemKind::Profile;
     QueuePrinter printer(profile ? "profile" : item->run, o.quiet || !o.lead());
     const queue::QueueItemResult r = queue::run_queue_item(*item, queue.settings(), printer, control);
@@ -156,16 +227,7 @@ int train_project(const TrainOptions& o, int threads, std::vector<int64_t>* run_
       if (!r.finished()) worst = r.profile ? kCancelled : kFailure;
       continue;
     }
-    if (run_ids) run_ids->push_back(r.run_id);
-    const runtime::JobStatus status = status_of(r);
-    if (o.lead()) {  // rank 0 reports the run
-      std::fprintf(stdout, "run %lld %s: %s after %lld steps (loss %.4f)%s%s\n", static_cast<long long>(r.run_id),
-                   item->run.c_str(), r.status.c_str(), static_cast<long long>(r.steps_done), r.final_loss,
-                   r.reason.empty() ? "" : ": ", r.reason.c_str());
-      std::fflush(stdout);
-    }
-    const int code = exit_code_for(status);
-    if (code != kOk && (worst == kOk || code == kCancelled)) worst = code;
+    report(*item, r);
   }
   return worst;
 }
@@ -307,6 +369,11 @@ void add_train(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--print-queue", o->print_queue,
                 "Print the pass's queue (each item's run, planned steps and training overrides, as JSON) and train "
                 "nothing: what the window's Run would queue for the same project");
+  cmd->add_option("--jobs", o->jobs,
+                  "Training runs side by side, each in its own process on its own threads (default: this machine's "
+                  "cores / each run's threads, as `pha plan` says; 1: one after another). A run's numbers do not "
+                  "depend on it")
+      ->check(CLI::Range(1, 256));
   cmd->add_option("--nproc", o->launch.nproc, "Data-parallel worker processes on this machine (docs/distributed.md)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--nnodes", o->launch.nnodes, "Machines taking part (with --node-rank, --master-addr)")
@@ -358,6 +425,32 @@ void add_train_rank(CLI::App& app) {
   });
 }
 
+// A side-by-side worker (queue/side_by_side.h): one training run of `pha train --jobs` or the
+// window's "runs at once", given as its job spec (JSON, or @file), its events and result on
+// $PHA_EVENT_FD; SIGINT cancels (checkpoint first), SIGUSR1 / SIGUSR2 pause and resume.
+void add_train_job(CLI::App& app) {
+  auto text = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("__train-job", "Worker for runs side by side: one training run of a queue");
+  cmd->group("");  // hidden
+  cmd->add_option("spec", *text, "The job spec (JSON, runtime::job_spec_to_json, or @file holding it)")->required();
+  cmd->callback([text] {
+    std::string spec_text = *text;
+    if (!spec_text.empty() && spec_text[0] == '@') {
+      std::ifstream in(spec_text.substr(1));
+      if (!in) throw core::Error(spec_text.substr(1), "cannot read the job spec");
+      spec_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    const json j = json::parse(spec_text, nullptr, false);
+    if (j.is_discarded()) throw core::Error("pha __train-job", "the job spec is not JSON");
+    runtime::RunControl control;
+    CancelOnSignal signals(control, true);
+    PauseOnSignal pause(control);
+    const runtime::JobResult r = queue::run_side_by_side_worker(j, control, nullptr);
+    const int code = exit_code_for(r.status);
+    if (code != kOk) throw ExitWith(code);
+  });
+}
+
 void add_quickstart(CLI::App& app, GlobalOptions& global) {
   auto dir = std::make_shared<std::string>();
   auto steps = std::make_shared<int64_t>(0);
@@ -370,7 +463,10 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--steps", *steps, "Override training.steps (a shorter demonstration)")->check(CLI::PositiveNumber);
   auto no_profile = std::make_shared<bool>(false);
   cmd->add_flag("--no-profile", *no_profile, "Skip the efficiency profile after the runs");
-  cmd->callback([dir, steps, no_profile, &global] {
+  auto jobs = std::make_shared<int>(0);
+  cmd->add_option("--jobs", *jobs, "Training runs side by side (default: this machine's cores / each run's threads)")
+      ->check(CLI::Range(1, 256));
+  cmd->callback([dir, steps, no_profile, jobs, &global] {
     const fs::path work = dir->empty() ? core::data_dir() / "projects" / "quickstart" : fs::path(*dir);
     // The default copy follows the template (an untrained copy of an older one is replaced); a
     // folder the user names is theirs: copied into when empty, else trained as it is.
@@ -386,6 +482,7 @@ void add_quickstart(CLI::App& app, GlobalOptions& global) {
     o.project = work.string();
     o.steps = *steps;
     o.profile = !*no_profile;
+    o.jobs = *jobs;
     std::vector<int64_t> ids;
     const int code = train_project(o, global.threads, &ids);
     print_quickstart_summary(project::store_path_in(work.string()), ids);
@@ -430,6 +527,7 @@ void add_generate(CLI::App& app, GlobalOptions& global) {
 void add_train_commands(CLI::App& app, GlobalOptions& global) {
   add_train(app, global);
   add_train_rank(app);
+  add_train_job(app);
   add_quickstart(app, global);
   add_generate(app, global);
 }

@@ -56,7 +56,7 @@ int blas_threads() {
   return get ? get() : 0;
 }
 
-int configure_threads(int n) {
+int configure_threads(int n, const std::string& why) {
   bool explicit_request = n > 0;
   if (!explicit_request) {
     if (const char* e = std::getenv("PHA_THREADS")) n = std::atoi(e);
@@ -67,7 +67,8 @@ int configure_threads(int n) {
   if (explicit_request) {
     at::set_num_threads(n);
     if (set_blas) set_blas(n);
-    g_thread_policy = fmt::format("intra-op {}, BLAS {}: as requested (--threads or PHA_THREADS)", n, n);
+    g_thread_policy = why.empty() ? fmt::format("intra-op {}, BLAS {}: as requested (--threads or PHA_THREADS)", n, n)
+                                  : fmt::format("intra-op {}, BLAS {}: the run's rule, {}", n, n, why);
   } else if (cores <= kSmallMachineCores && blas_parallel() == BlasParallel::OwnThreads) {
     at::set_num_threads(1);
     if (set_blas) set_blas(cores);

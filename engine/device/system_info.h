@@ -47,9 +47,10 @@ int blas_threads();  // the BLAS library's thread count, 0 when it cannot be ask
 //    pools otherwise contend for the same cores: on the 2-core reference machine a pha-tiny
 //    training step ran 3.2x faster (7,616 against 2,383 tokens/s) and pha-d512 1.6x faster
 //    (docs/performance.md, "Threads"). Elsewhere both use all cores.
+//  - n > 0 with `why` (a run's rule, project/run_threads.h): both use n, and the policy line says why.
 // Returns the intra-op count in effect.
 constexpr int kSmallMachineCores = 4;
-int configure_threads(int n = 0);
+int configure_threads(int n = 0, const std::string& why = "");
 
 // One line describing the counts in effect and why ("intra-op 1, BLAS 2: ...").
 std::string thread_policy_text();

@@ -163,7 +163,7 @@ void WorkQueue::add_project(const project::Project& project, const project::Queu
 }
 
 std::optional<project::QueueItem> WorkQueue::next(std::vector<std::pair<project::QueueItem, std::string>>* skipped) {
-  current_.reset();
+  live_.clear();
   while (!pending_.empty()) {
     const std::string why = project::skip_reason(pending_.front(), unfinished_);
     if (why.empty()) break;
@@ -175,10 +175,39 @@ std::optional<project::QueueItem> WorkQueue::next(std::vector<std::pair<project:
     runs_started_ = 0;
     return std::nullopt;
   }
-  current_ = pending_.front();
+  live_.push_back(pending_.front());
   pending_.erase(pending_.begin());
-  if (is_training(current_->kind)) ++runs_started_;
-  return current_;
+  if (is_training(live_.back().kind)) ++runs_started_;
+  return live_.back();
+}
+
+namespace {
+bool same_item(const project::QueueItem& a, const project::QueueItem& b) {
+  return a.kind == b.kind && a.project == b.project && a.run == b.run && a.resume_run_id == b.resume_run_id &&
+         a.eval_run_id == b.eval_run_id;
+}
+}  // namespace
+
+std::vector<project::QueueItem> WorkQueue::with_trains_after(const project::QueueItem& first, std::size_t max) {
+  std::vector<project::QueueItem> batch = {first};
+  if (!is_training(first.kind)) return batch;
+  while (batch.size() < max && !pending_.empty() && is_training(pending_.front().kind)) {
+    batch.push_back(pending_.front());
+    pending_.erase(pending_.begin());
+    live_.push_back(batch.back());
+    ++runs_started_;
+  }
+  return batch;
+}
+
+void WorkQueue::put_back(const std::vector<project::QueueItem>& items) {
+  for (auto it = items.rbegin(); it != items.rend(); ++it) {
+    auto at = std::find_if(live_.begin(), live_.end(), [&](const project::QueueItem& q) { return same_item(q, *it); });
+    if (at == live_.end()) continue;
+    live_.erase(at);
+    if (is_training(it->kind)) --runs_started_;
+    pending_.insert(pending_.begin(), *it);
+  }
 }
 
 void WorkQueue::ended(const project::QueueItem& item, const QueueItemResult& result) {
@@ -189,15 +218,17 @@ void WorkQueue::ended(const project::QueueItem& item, const QueueItemResult& res
     // One rank of a group: the ranks' collectives no longer line up after a run that ended early.
     if (settings_.group && item.kind == project::QueueItemKind::Train) pending_.clear();
   }
-  current_.reset();
+  auto at = std::find_if(live_.begin(), live_.end(), [&](const project::QueueItem& q) { return same_item(q, item); });
+  if (at != live_.end()) live_.erase(at);
   if (item.kind == project::QueueItemKind::Train && item.tuning_followups) queue_tuning_followups(item);
 }
 
 void WorkQueue::queue_tuning_followups(const project::QueueItem& item) {
   // One rank of a data-parallel group plans nothing on its own: the ranks' queues must agree.
   if (!item.resolved || settings_.group || !project::has_tuning_followups(*item.resolved)) return;
-  for (const project::QueueItem& q : pending_)
-    if (q.kind == project::QueueItemKind::Train && q.project == item.project) return;  // not its last run yet
+  for (const auto* list : {&pending_, &live_})
+    for (const project::QueueItem& q : *list)
+      if (q.kind == project::QueueItemKind::Train && q.project == item.project) return;  // not its last run yet
   project::TuningPlan plan = project::plan_tuning_followups(*item.resolved);
   if (plan.added.empty() && plan.notes.empty()) return;
   const auto project = std::make_shared<const project::Project>(std::move(plan.project));
@@ -232,7 +263,7 @@ void WorkQueue::clear() { pending_.clear(); }
 
 QueuePosition WorkQueue::position() const {
   QueuePosition p;
-  p.run = current_ && is_training(current_->kind) ? runs_started_ : 0;
+  p.run = !live_.empty() && is_training(live_.front().kind) ? runs_started_ : 0;
   p.runs = runs_started_;
   for (const project::QueueItem& q : pending_) {
     if (is_training(q.kind)) {

@@ -124,14 +124,26 @@ class WorkQueue {
   // reason in *skipped): a profile after a pass in which a training run did not finish.
   // nullopt when nothing is left: the pass is over and its counters start again.
   std::optional<project::QueueItem> next(std::vector<std::pair<project::QueueItem, std::string>>* skipped = nullptr);
-  // The item `next` gave has ended. The last queued training run of a project whose tune section
+  // Side by side (`pha train --jobs`, the window's "runs at once": queue/side_by_side.h): `first`
+  // (a Train item `next` gave) and the training runs pending right after it, up to the first
+  // item of another kind and at most `max` runs in all, all live from now on. A project's tune
+  // follow-ups are planned when its last live or pending run has ended (ended()), so from every
+  // run's result, as one after another.
+  std::vector<project::QueueItem> with_trains_after(const project::QueueItem& first, std::size_t max);
+  // Live items that never started (a cancel came first) go back to the front, in order.
+  void put_back(const std::vector<project::QueueItem>& items);
+  // An item `next` or `with_trains_after` gave has ended. The last queued training run of a project whose tune section
   // plans follow-ups (QueueItem::tuning_followups) queues them, before the project's profile.
   void ended(const project::QueueItem& item, const QueueItemResult& result);
   void clear();  // drops the pending items (the current one is the caller's to cancel)
 
   bool empty() const { return pending_.empty(); }
-  bool busy() const { return current_.has_value(); }
-  const std::optional<project::QueueItem>& current() const { return current_; }
+  bool busy() const { return !live_.empty(); }
+  // The first live item (the only one unless runs train side by side); nullopt when idle.
+  std::optional<project::QueueItem> current() const {
+    return live_.empty() ? std::nullopt : std::optional<project::QueueItem>(live_.front());
+  }
+  const std::vector<project::QueueItem>& live() const { return live_; }
   std::size_t pending() const { return pending_.size(); }
   int unfinished() const { return unfinished_; }
   QueuePosition position() const;
@@ -144,7 +156,7 @@ class WorkQueue {
 
   QueueSettings settings_;
   std::vector<project::QueueItem> pending_;
-  std::optional<project::QueueItem> current_;
+  std::vector<project::QueueItem> live_;  // started and not ended (several when side by side)
   int unfinished_ = 0;     // training runs (and searches) of this pass that did not finish
   int runs_started_ = 0;   // training runs started in this pass
 };

@@ -28,6 +28,7 @@
 #include "project/project_registration.h"
 #include "project/project.h"
 #include "project/project_tuning.h"
+#include "project/run_threads.h"
 #include "data/sha256.h"
 #include "runtime/trainer.h"
 #include "store/run_manage.h"
@@ -121,7 +122,9 @@ void JobRunner::prepare() {
   const project::Project project = spec_.get();
   plan_ = spec_.plan ? *spec_.plan : spec_.run.empty() ? project.runs.front() : project.run(spec_.run);
   if (!spec_.device.empty()) plan_.training.device = spec_.device;
-  const int threads = device::configure_threads(spec_.threads > 0 ? spec_.threads : plan_.training.threads);
+  // The run's threads: the plan's rule (project/run_threads.h), never the number of runs beside it.
+  const project::RunThreads run_threads = project::run_threads(plan_, spec_.threads);
+  const int threads = device::configure_threads(run_threads.threads, run_threads.rule);
   const std::string device = Trainer::resolve_device(plan_.training.device);
   data_.emplace(plan_.data, plan_.training);
   periodic_plan_ = periodic_eval_plan(plan_.data, plan_.training);

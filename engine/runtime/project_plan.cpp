@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -21,6 +22,8 @@
 #include "project/project_report.h"
 #include "project/project_queue.h"
 #include "project/project_tuning.h"
+#include "project/run_threads.h"
+#include "device/system_info.h"
 #include "runtime/step_bench.h"
 #include "store/store.h"
 
@@ -94,6 +97,8 @@ std::pair<double, std::string> measure_speed(const project::RunPlan& p, const Pl
   b.repeats = o.repeats;
   b.device = p.training.device;
   b.precision = p.training.precision;
+  const project::RunThreads t = project::run_threads(p, o.threads);  // the run's own threads
+  device::configure_threads(t.threads, t.rule);
   const StepBenchResult r = bench_steps(b);
   const double tps = r.tokens_per_s;
   return {tps, fmt::format("measured now: median of {} training steps after {} warm-up (B {}, T {}, {})", o.repeats,
@@ -325,10 +330,25 @@ PlanReport plan_project(const std::string& project_path, const PlanOptions& o) {
     plan.runs.push_back(std::move(r));
   }
   plan_tuning_lines(project, plan);
+  // Side by side: the runs to train, `jobs` at a time, each started when a slot frees (the order
+  // of the queue), as `pha train --jobs` runs them.
+  std::vector<const project::RunPlan*> to_train;
+  for (size_t i = 0; i < project.runs.size(); ++i)
+    if (plan.runs[i].to_train) to_train.push_back(&project.runs[i]);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  plan.jobs = o.jobs > 0 ? o.jobs : project::default_jobs(to_train, o.threads, cores);
+  plan.jobs_reason = o.jobs > 0 ? "--jobs"
+                                : fmt::format("this machine's {} cores / each run's threads (project/run_threads.h)", cores);
+  std::vector<double> slots(static_cast<size_t>(std::max(1, plan.jobs)), 0.0);
+  for (const auto& r : plan.runs)
+    if (r.to_train && r.seconds > 0) *std::min_element(slots.begin(), slots.end()) += r.seconds;
+  plan.wall_seconds = slots.empty() ? 0.0 : *std::max_element(slots.begin(), slots.end());
   plan.method =
       "training steps only (evaluations, checkpoints and start-up not counted): each run's training tokens divided by "
       "the training speed of its model, batch and T: the median train/tokens_per_s of a finished run of the same "
-      "configuration in the store, else a short measurement in this process";
+      "configuration in the store, else a short measurement in this process on the run's own threads; side by side, "
+      "each run is assumed to keep that speed (what side by side costs each run is measured in docs/performance.md, "
+      "\"Threads and jobs\")";
   return plan;
 }
 
@@ -346,6 +366,9 @@ std::string render_plan_text(const PlanReport& plan) {
   o << fmt::format("\n{} run(s) to train of {}; estimated {}{}.\n", plan.to_train, plan.runs.size(),
                    core::format_duration(plan.seconds),
                    plan.unknown_time > 0 ? fmt::format(" for those with a speed ({} without)", plan.unknown_time) : "");
+  if (plan.jobs > 1 && plan.to_train > 1)
+    o << fmt::format("Side by side: {} runs at once ({}): about {} of wall time.\n", plan.jobs, plan.jobs_reason,
+                     core::format_duration(plan.wall_seconds));
   bool any_early = false;
   for (const auto& r : plan.runs) any_early = any_early || r.early;
   if (any_early)
@@ -434,6 +457,9 @@ json plan_json(const PlanReport& plan) {
           {"seconds", plan.seconds},
           {"runs_without_time", plan.unknown_time},
           {"method", plan.method},
+          {"jobs", plan.jobs},
+          {"jobs_reason", plan.jobs_reason},
+          {"wall_seconds", plan.wall_seconds},
           {"claims", claims},
           {"tuning", plan.tuning},
           {"confirmation_runs", plan.confirmation_runs},

@@ -21,6 +21,8 @@ struct PlanOptions {
   // for: a few training steps in this process (step_bench.h). false: such runs have no time.
   bool measure = true;
   int warmup = 1, repeats = 3;  // of that measurement
+  int jobs = 0;     // training runs side by side (`pha train --jobs`); 0: project::default_jobs
+  int threads = 0;  // `--threads` (each run's threads otherwise by its plan: project/run_threads.h)
 };
 
 struct PlannedRun {
@@ -70,6 +72,9 @@ struct PlanReport {
   double seconds = 0.0;               // sum over the runs with a known time
   int unknown_time = 0;               // runs to train without one
   std::string method;                 // how the times were estimated, in words
+  int jobs = 1;                       // training runs side by side (`pha train --jobs`)
+  std::string jobs_reason;            // "--jobs", or the rule: cores / each run's threads
+  double wall_seconds = 0.0;          // the runs with a known time, `jobs` at a time in queue order
   // The tune section's protocol in words, and the confirmation runs it will still plan (not in
   // `runs` until the choice they confirm is made; project/project_tuning.h) with their time.
   std::vector<std::string> tuning;
