@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -91,10 +92,19 @@ std::string message_of(const core::Error& e, const std::string& path) {
 
 void apply_pragmas(Db& db) {
   // journal_mode is the first statement that reads the file: garbage fails here.
+  // Two processes opening a new store at once (runs side by side, a search's workers): the
+  // switch to WAL can return SQLITE_BUSY without calling the busy handler; it is retried.
   std::string mode;
-  {
-    StmtScope s(db.stmt("PRAGMA journal_mode=WAL"));
-    if (s->step()) mode = s->text(0);
+  const auto deadline = std::chrono::steady_clock::now() + 2 * db.busy_timeout();
+  for (;;) {
+    detail::Stmt& st = db.stmt("PRAGMA journal_mode=WAL");
+    const int rc = st.step_rc();
+    if (rc == SQLITE_ROW) mode = st.text(0);
+    st.reset();
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) break;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline)
+      db.fail("statement failed [PRAGMA journal_mode=WAL]", rc);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   if (mode != "wal") {
     throw core::Error(db.path(), "cannot switch the run store to WAL journal mode (got '" + mode +
