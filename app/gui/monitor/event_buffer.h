@@ -5,6 +5,7 @@
 
 #include <QMetaType>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "runtime/events.h"
@@ -22,6 +23,9 @@ class EventBuffer : public pha::runtime::RunObserver {
     std::vector<pha::runtime::EfficiencyEvent> efficiency;
     std::vector<pha::runtime::LogEvent> logs;
     std::vector<pha::runtime::StatusEvent> statuses;
+    // The run these events are of when runs train side by side (RunQueue::setJobs); "" for the
+    // queue's one current item.
+    std::string run;
     bool empty() const;
   };
 

@@ -123,6 +123,7 @@ void RunMonitor::clear(const QString& why) {
 
 void RunMonitor::beginLive(const QString& runName) {
   m_live = true;
+  m_sideBySide = false;
   m_profile = false;
   m_inference = false;
   restoreEmptyMessages();
@@ -136,6 +137,17 @@ void RunMonitor::beginLive(const QString& runName) {
 void RunMonitor::endLive(const QString& status, const QString& reason) {
   if (!m_live) return;
   m_live = false;
+  if (m_sideBySide) {  // the batch ended: its runs' ends were said one by one
+    m_sideBySide = false;
+    m_liveRuns.clear();
+    m_runSteps.clear();
+    m_runReadouts.clear();
+    m_mixerRun.clear();
+    m_readout->setText(tr("%1 runs trained side by side (%2 at once); pick one in the run browser to see its curves")
+                           .arg(m_sideEnded)
+                           .arg(m_sideJobs));
+    return;
+  }
   if (status.isEmpty()) return;
   QString text = tr("%1 %2 at step %3 of %4").arg(m_runName, status).arg(m_lastStep).arg(m_totalSteps);
   if (status == "cancelled") text += tr(" (a checkpoint was written)");
@@ -150,17 +162,133 @@ void RunMonitor::endLive(const QString& status, const QString& reason) {
   m_endedText = text;
 }
 
-void RunMonitor::addEvalPoint(widgets::CurvePlot* plot, const QString& name, std::int64_t step, double value) {
+void RunMonitor::addEvalPoint(widgets::CurvePlot* plot, const QString& name, std::int64_t step, double value,
+                              const std::vector<StepX>& steps) {
   plot->setSeriesKind(name, widgets::SeriesKind::Sparse);
   // The step's tokens and time: the last step event at or before it.
-  auto it = std::upper_bound(m_steps.begin(), m_steps.end(), step,
+  auto it = std::upper_bound(steps.begin(), steps.end(), step,
                              [](std::int64_t s, const StepX& x) { return s < x.step; });
-  const StepX x = it == m_steps.begin() ? StepX{step, 0, 0} : *(it - 1);
+  const StepX x = it == steps.begin() ? StepX{step, 0, 0} : *(it - 1);
   plot->appendPoint(name, static_cast<double>(step), x.tokens, x.wall, value, kVal);
+}
+
+void RunMonitor::addEvals(const EventBuffer::Batch& batch, const QString& prefix, const std::vector<StepX>& steps) {
+  for (const auto& e : batch.evals) {
+    // Text runs: the periodic (seq_len 0) and the final (seq_len = training T) validation
+    // losses, named as the store names them ("val/..."), so the live and the stored view of a
+    // run show the same series. Other evaluations with a length are sweeps: the compare view's.
+    const bool textValid = e.split == "valid";
+    if (e.seq_len != 0 && !textValid) continue;
+    const QString split = prefix + (textValid ? QStringLiteral("val") : QString::fromStdString(e.split));
+    const QString metric = QString::fromStdString(e.metric);
+    if (metric == "loss") addEvalPoint(m_loss, split + "/loss", e.step, e.value, steps);
+    if (metric == "perplexity") addEvalPoint(m_quality, split + "/ppl", e.step, e.value, steps);
+    if (metric == "accuracy") {
+      if (!m_isTask) {
+        m_isTask = true;
+        m_quality->clearSeries();
+        m_quality->setYLabel(tr("accuracy"));
+      }
+      addEvalPoint(m_quality, split + "/accuracy", e.step, e.value, steps);
+    }
+  }
+}
+
+void RunMonitor::beginSideBySide(int jobs, int runs) {
+  m_live = true;
+  m_sideBySide = true;
+  m_profile = false;
+  m_inference = false;
+  m_sideJobs = jobs;
+  m_sideRuns = runs;
+  m_sideEnded = 0;
+  m_liveRuns.clear();
+  m_runSteps.clear();
+  m_runReadouts.clear();
+  m_mixerRun.clear();
+  restoreEmptyMessages();
+  m_runId = 0;
+  m_runName = tr("%1 runs side by side").arg(runs);
+  m_storePath.clear();
+  clearPlots(m_runName);
+  m_readout->setText(tr("%1 runs, %2 at once: starting...").arg(runs).arg(jobs));
+}
+
+void RunMonitor::beginLiveRun(const QString& runName) {
+  if (!isSideBySide()) return beginLive(runName);
+  m_liveRuns << runName;
+  m_runSteps[runName].clear();
+  if (m_mixerRun.isEmpty()) {
+    m_mixerRun = runName;
+    m_mixer->clear(tr("No mixer snapshot yet for %1.").arg(runName));
+  }
+  m_runReadouts[runName] = tr("%1: starting").arg(runName);
+  showSideBySideReadout();
+}
+
+void RunMonitor::endLiveRun(const QString& runName, const QString& status, const QString& reason) {
+  if (!isSideBySide()) return endLive(status, reason);
+  ++m_sideEnded;
+  const QString prefix = runName + QStringLiteral(" · ");
+  for (widgets::CurvePlot* plot : {m_loss, m_quality}) {
+    for (const QString& name : plot->seriesNames())
+      if (name.startsWith(prefix)) plot->removeSeries(name);
+    plot->replotLater();
+  }
+  m_liveRuns.removeAll(runName);
+  m_runSteps.erase(runName);
+  m_runReadouts.erase(runName);
+  if (m_mixerRun == runName) {  // the heatmap follows the next live run
+    m_mixerRun = m_liveRuns.value(0);
+    m_mixer->clear(m_mixerRun.isEmpty() ? tr("%1 %2; no run is training now.").arg(runName, status)
+                                        : tr("No mixer snapshot yet for %1.").arg(m_mixerRun));
+  }
+  m_endedName = runName;
+  m_endedStatus = status;
+  m_endedText = tr("%1 %2").arg(runName, status) + (reason.isEmpty() ? QString() : ": " + reason);
+  showSideBySideReadout();
+}
+
+void RunMonitor::showSideBySideReadout() {
+  QStringList lines;
+  for (const QString& run : m_liveRuns)
+    if (auto it = m_runReadouts.find(run); it != m_runReadouts.end()) lines << it->second;
+  const QString head = tr("%1 of %2 runs ended, %3 at once").arg(m_sideEnded).arg(m_sideRuns).arg(m_sideJobs);
+  m_readout->setText(head + (lines.isEmpty() ? QString() : " | " + lines.join(" | ")));
+}
+
+void RunMonitor::addSideBySideEvents(const EventBuffer::Batch& batch) {
+  const QString run = QString::fromStdString(batch.run);
+  if (run.isEmpty() || !m_liveRuns.contains(run)) return;
+  std::vector<StepX>& steps = m_runSteps[run];
+  const QString prefix = run + QStringLiteral(" · ");
+  for (const auto& s : batch.steps) {
+    steps.push_back({s.step, static_cast<double>(s.tokens), s.wall_s});
+    m_loss->appendPoint(prefix + "train/loss", s.step, s.tokens, s.wall_s, s.loss, kTrain);
+    if (!m_isTask) m_quality->appendPoint(prefix + "train/ppl", s.step, s.tokens, s.wall_s, s.perplexity, kTrain);
+  }
+  if (!batch.steps.empty()) {
+    const auto& s = batch.steps.back();
+    m_lastStep = s.step;
+    m_totalSteps = s.total_steps;
+    m_runReadouts[run] = tr("%1: step %2/%3, loss %4, %5 tokens/s")
+                             .arg(run)
+                             .arg(s.step)
+                             .arg(s.total_steps)
+                             .arg(s.loss, 0, 'f', 4)
+                             .arg(std::lround(s.tokens_per_s));
+    showSideBySideReadout();
+  }
+  addEvals(batch, prefix, steps);
+  if (run == m_mixerRun)
+    for (const auto& m : batch.mixers) m_mixer->appendFrame(widgets::MixerFrame{m.step, m.layers, m.branches, m.weights});
+  m_loss->replotLater();
+  m_quality->replotLater();
 }
 
 void RunMonitor::addEvents(const EventBuffer::Batch& batch) {
   if (!m_live) return;
+  if (m_sideBySide) return addSideBySideEvents(batch);
   for (const auto& s : batch.steps) {
     m_runId = s.run_id;
     m_lastStep = s.step;
@@ -170,25 +298,7 @@ void RunMonitor::addEvents(const EventBuffer::Batch& batch) {
     if (!m_isTask) m_quality->appendPoint("train/ppl", s.step, s.tokens, s.wall_s, s.perplexity, kTrain);
   }
   if (!batch.steps.empty()) m_readout->setText(readoutText(batch.steps.back()));
-  for (const auto& e : batch.evals) {
-    // Text runs: the periodic (seq_len 0) and the final (seq_len = training T) validation
-    // losses, named as the store names them ("val/..."), so the live and the stored view of a
-    // run show the same series. Other evaluations with a length are sweeps: the compare view's.
-    const bool textValid = e.split == "valid";
-    if (e.seq_len != 0 && !textValid) continue;
-    const QString split = textValid ? QStringLiteral("val") : QString::fromStdString(e.split);
-    const QString metric = QString::fromStdString(e.metric);
-    if (metric == "loss") addEvalPoint(m_loss, split + "/loss", e.step, e.value);
-    if (metric == "perplexity") addEvalPoint(m_quality, split + "/ppl", e.step, e.value);
-    if (metric == "accuracy") {
-      if (!m_isTask) {
-        m_isTask = true;
-        m_quality->clearSeries();
-        m_quality->setYLabel(tr("accuracy"));
-      }
-      addEvalPoint(m_quality, split + "/accuracy", e.step, e.value);
-    }
-  }
+  addEvals(batch, QString(), m_steps);
   for (const auto& m : batch.mixers) m_mixer->appendFrame(widgets::MixerFrame{m.step, m.layers, m.branches, m.weights});
   m_loss->replotLater();
   m_quality->replotLater();

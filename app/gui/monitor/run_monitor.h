@@ -9,7 +9,9 @@
 
 #include <QObject>
 #include <QString>
+#include <map>
 #include <vector>
+#include <QStringList>
 
 #include "widgets/export_menu.h"
 #include "gui/monitor/event_buffer.h"
@@ -38,6 +40,17 @@ class RunMonitor : public QObject {
   // What the end readout adds after the run's own line (e.g. what a cancel dropped from the queue).
   void setEndNote(const QString& note) { m_afterEnd = note; }
 
+  // Side by side (RunQueue::setJobs): the plots show each live run's curves, named
+  // "<run> · train/loss"; a run's curves leave the live plots when it ends (the run browser shows
+  // it stored); the mixer heatmap follows the earliest-started live run. Events arrive tagged
+  // with their run (EventBuffer::Batch::run); endLive() ends the whole batch.
+  void beginSideBySide(int jobs, int runs);
+  void beginLiveRun(const QString& runName);
+  void endLiveRun(const QString& runName, const QString& status, const QString& reason);
+  bool isSideBySide() const { return m_live && m_sideBySide; }
+  QStringList liveRuns() const { return m_liveRuns; }
+  QString mixerRun() const { return m_mixerRun; }
+
   // Stored: shows a saved run (returns false with errorText() when the store cannot be read).
   bool showStoredRun(const QString& storePath, qint64 runId);
   // Nothing shown (another project opened): empty plots and heatmap saying so.
@@ -60,7 +73,15 @@ class RunMonitor : public QObject {
   void clearPlots(const QString& title);
   void restoreEmptyMessages();
   void installExports();
-  void addEvalPoint(widgets::CurvePlot* plot, const QString& name, std::int64_t step, double value);
+  struct StepX {
+    std::int64_t step;
+    double tokens, wall;
+  };
+  void addEvalPoint(widgets::CurvePlot* plot, const QString& name, std::int64_t step, double value,
+                    const std::vector<StepX>& steps);
+  void addEvals(const EventBuffer::Batch& batch, const QString& prefix, const std::vector<StepX>& steps);
+  void addSideBySideEvents(const EventBuffer::Batch& batch);
+  void showSideBySideReadout();
   widgets::CurvePlot* m_loss;
   widgets::CurvePlot* m_quality;
   widgets::MixerPanel* m_mixer;
@@ -79,11 +100,15 @@ class RunMonitor : public QObject {
   QString m_storePath;  // the stored run's store ("" while live)
   // x of the live run's steps (step, tokens, seconds), so evaluation points, which arrive
   // without them, sit at their step's tokens and time.
-  struct StepX {
-    std::int64_t step;
-    double tokens, wall;
-  };
   std::vector<StepX> m_steps;
+  // Side by side: the live runs (in start order), each one's steps and readout line, the run
+  // the heatmap follows, the runs at once.
+  bool m_sideBySide = false;
+  int m_sideJobs = 1, m_sideRuns = 0, m_sideEnded = 0;
+  QStringList m_liveRuns;
+  QString m_mixerRun;
+  std::map<QString, std::vector<StepX>> m_runSteps;
+  std::map<QString, QString> m_runReadouts;
   QString m_error;
 };
 

@@ -231,6 +231,7 @@ void QueueController::beginPass(const ProjectSession*) {
 void QueueController::startQueue() {
   m_queue->setThreads(QSettings().value("engine/threads", 0).toInt());
   m_queue->setProcesses(ProcessesSetting::saved());
+  m_queue->setJobs(ProcessesSetting::savedJobs());
   m_queue->start();
   emit stateChanged();
 }
@@ -257,6 +258,13 @@ void QueueController::pauseOrResume() {
 // Stays until Resume: the step line (and its ETA) would otherwise come back with the events of
 // the step that was running when Pause was pressed.
 void QueueController::showPaused() {
+  if (m_queue->isSideBySide()) {
+    QStringList live;
+    for (const auto& [name, x] : m_sideRuns) live << tr("%1 at step %2").arg(name).arg(x.last);
+    m_status->setText(tr("Paused: %1 (Run > Resume continues them; nothing trains meanwhile)")
+                          .arg(live.isEmpty() ? tr("the runs side by side") : live.join(", ")));
+    return;
+  }
   const QString what = m_queue->isProfiling() ? tr("the efficiency profile") : m_queue->currentRun();
   m_status->setText(m_lastStep > 0 ? tr("Paused: %1 at step %2 (Run > Resume continues it; nothing trains meanwhile)")
                                          .arg(what)
@@ -273,6 +281,11 @@ void QueueController::cancelAll() {
   const QString droppedText = dropped.isEmpty() ? tr("nothing else was queued")
                                                 : tr("dropped from the queue: %1").arg(dropped.join(", "));
   m_monitor->setEndNote(droppedText);
+  if (m_queue->isSideBySide()) {
+    m_status->setText(tr("Cancelling %1: each writes a checkpoint and stops; %2")
+                          .arg(m_queue->liveRuns().join(", "), droppedText));
+    return;
+  }
   m_status->setText(tr("Cancelling %1: it writes a checkpoint and stops; %2")
                         .arg(m_queue->isProfiling() ? tr("the efficiency profile") : m_queue->currentRun(), droppedText));
 }
@@ -328,8 +341,76 @@ void QueueController::onSteps(const QString& run, qint64 step, qint64 total, dou
   m_progress->setFormat(tr("run %1 of %2: %p%").arg(pos.run).arg(pos.runs));
 }
 
+void QueueController::onSideBySideSteps(const QString& run, const runtime::StepMetrics& s) {
+  LiveRun& r = m_sideRuns[run];
+  if (r.first < 0) {
+    r.first = s.step;
+    r.firstWall = s.wall_s;
+  }
+  r.last = s.step;
+  r.lastWall = s.wall_s;
+  r.total = s.total_steps;
+  if (m_queue->isPaused()) {
+    showPaused();
+    return;
+  }
+  // Seconds per step of one run, from every run measured in this pass (the live ones included);
+  // `jobs` of them step at once.
+  double wall = m_measuredWall;
+  qint64 steps = m_measuredSteps, liveDone = 0, liveLeft = 0, liveTotal = 0;
+  QStringList live;
+  for (const auto& [name, x] : m_sideRuns) {
+    if (x.last > x.first && x.first >= 0) {
+      wall += x.lastWall - x.firstWall;
+      steps += x.last - x.first;
+    }
+    liveDone += x.last;
+    liveTotal += x.total;
+    liveLeft += std::max<qint64>(0, x.total - x.last);
+    live << tr("%1 step %2/%3").arg(name).arg(x.last).arg(x.total);
+  }
+  const QueuePosition pos = m_queue->position();
+  const double perStep = steps > 0 ? wall / static_cast<double>(steps) : -1;
+  const int jobs = std::max(1, m_sideJobs);
+  const double eta = perStep > 0 ? static_cast<double>(liveLeft + pos.pendingSteps) * perStep / jobs : -1;
+  QString etaText = eta >= 0 ? tr("queue ETA %1").arg(formatEta(eta)) : tr("queue ETA: measuring");
+  if (pos.profileNext) etaText += tr(" + the profile");
+  m_status->setText(tr("Runs side by side (%1 at once), %2 of %3 started: %4 · %5 · %6")
+                        .arg(jobs)
+                        .arg(pos.run)
+                        .arg(pos.runs)
+                        .arg(live.join(", "), followsText(pos.next), etaText));
+  const qint64 passSteps = m_stepsDone + liveTotal + pos.pendingSteps;
+  m_progress->setRange(0, static_cast<int>(std::min<qint64>(passSteps, INT_MAX)));
+  m_progress->setValue(static_cast<int>(std::min<qint64>(m_stepsDone + liveDone, INT_MAX)));
+  m_progress->setFormat(tr("%1 of %2 runs started: %p%").arg(pos.run).arg(pos.runs));
+}
+
 void QueueController::connectTraining() {
+  connect(m_queue, &RunQueue::sideBySideStarted, this, [this](const QString&, int jobs, int runs) {
+    m_sideJobs = jobs;
+    m_sideRuns.clear();
+    m_monitor->beginSideBySide(jobs, runs);
+    m_progress->setRange(0, 0);
+    m_status->setText(tr("Runs side by side: %1 runs, %2 at once, each in its own pha process on its own threads; "
+                         "starting")
+                          .arg(runs)
+                          .arg(jobs));
+    emit message(QString(), 0);
+    emit stateChanged();
+  });
+  connect(m_queue, &RunQueue::sideBySideEnded, this, [this] {
+    m_monitor->endLive();
+    m_sideRuns.clear();
+    emit stateChanged();
+  });
   connect(m_queue, &RunQueue::runStarted, this, [this](const QString&, const QString& run) {
+    if (m_queue->isSideBySide()) {
+      m_monitor->beginLiveRun(run);
+      m_sideRuns[run] = LiveRun{};
+      emit stateChanged();
+      return;
+    }
     m_monitor->beginLive(run);
     m_firstStep = -1;
     m_lastStep = 0;
@@ -351,7 +432,9 @@ void QueueController::connectTraining() {
     }
     if (m_queue->isProfiling()) return;  // the profile's events are efficiency points only
     m_monitor->addEvents(batch);
-    if (!batch.steps.empty() && !m_cancelled) {
+    if (!batch.run.empty()) {  // a run side by side
+      if (!batch.steps.empty() && !m_cancelled) onSideBySideSteps(QString::fromStdString(batch.run), batch.steps.back());
+    } else if (!batch.steps.empty() && !m_cancelled) {
       const auto& s = batch.steps.back();
       if (m_firstStep < 0) onSteps(m_queue->currentRun(), batch.steps.front().step, s.total_steps,
                                    batch.steps.front().wall_s, s.tokens_per_s);
@@ -369,12 +452,25 @@ void QueueController::connectTraining() {
 }
 
 void QueueController::onRunEnded(const QString& run, const QString& status, const QString& reason) {
-  m_monitor->endLive(status, reason);
-  if (m_firstStep >= 0 && m_lastStep > m_firstStep) {
-    m_measuredWall += m_lastWall - m_firstWall;
-    m_measuredSteps += m_lastStep - m_firstStep;
+  if (m_monitor->isSideBySide()) {
+    m_monitor->endLiveRun(run, status, reason);
+    if (auto it = m_sideRuns.find(run); it != m_sideRuns.end()) {
+      const LiveRun& x = it->second;
+      if (x.first >= 0 && x.last > x.first) {
+        m_measuredWall += x.lastWall - x.firstWall;
+        m_measuredSteps += x.last - x.first;
+      }
+      m_stepsDone += x.last;
+      m_sideRuns.erase(it);
+    }
+  } else {
+    m_monitor->endLive(status, reason);
+    if (m_firstStep >= 0 && m_lastStep > m_firstStep) {
+      m_measuredWall += m_lastWall - m_firstWall;
+      m_measuredSteps += m_lastStep - m_firstStep;
+    }
+    m_stepsDone += m_lastStep;
   }
-  m_stepsDone += m_lastStep;
   (status == "finished" ? m_runsFinished : m_runsNotFinished)++;
   if (status == "cancelled") ++m_runsCancelled;
   const QString text = tr("%1: %2%3").arg(run, status, reason.isEmpty() ? QString() : " - " + reason);

@@ -13,7 +13,10 @@
 #include <QString>
 #include <QStringList>
 #include <functional>
+#include <map>
 #include <optional>
+
+#include "runtime/events.h"
 
 class QLabel;
 class QWidget;
@@ -87,6 +90,8 @@ class QueueController : public QObject {
   void beginPass(const ProjectSession* session);
   void onSteps(const QString& run, qint64 step, qint64 total, double wallS, double tokensPerS);
   void onRunEnded(const QString& run, const QString& status, const QString& reason);
+  // Side by side: one live run's step; the status line and bar cover every live run.
+  void onSideBySideSteps(const QString& run, const runtime::StepMetrics& s);
   void onQueueFinished();
   QString passSummary() const;
   RepeatChoice askRepeat(const QStringList& repeated, const QStringList& fresh);
@@ -116,6 +121,13 @@ class QueueController : public QObject {
   int m_searchIndex = 0, m_searchPlanned = 0;  // a search's rung run now and the runs planned so far
   QString m_searchRun;                          // its SearchJobId and settings
   double m_firstWall = 0, m_lastWall = 0;
+  // Side by side: each live run's first and last step (step, wall seconds) and its planned steps.
+  struct LiveRun {
+    qint64 first = -1, last = 0, total = 0;
+    double firstWall = 0, lastWall = 0;
+  };
+  std::map<QString, LiveRun> m_sideRuns;
+  int m_sideJobs = 1;
 };
 
 }  // namespace pha::gui

@@ -1,6 +1,7 @@
 #include "gui/queue/run_queue.h"
 
 #include <QMetaObject>
+#include <QThread>
 #include <algorithm>
 #include <exception>
 
@@ -12,6 +13,8 @@
 #include "runtime/profile_job.h"
 #include "project/project.h"
 #include "queue/work_queue.h"
+#include "queue/side_by_side.h"
+#include "project/run_threads.h"
 
 namespace pha::gui {
 
@@ -91,6 +94,13 @@ bool RunQueue::enqueuePass(const queue::PassPlan& plan, const queue::PassRequest
   }
 }
 
+QStringList RunQueue::liveRuns() const {
+  QStringList out;
+  for (size_t i = 0; i < m_batch.size(); ++i)
+    if (m_batchState[i] == 1) out << QString::fromStdString(m_batch[i].run);
+  return out;
+}
+
 QueuePosition RunQueue::position() const {
   const queue::QueuePosition e = m_work.position();
   QueuePosition p;
@@ -98,7 +108,17 @@ QueuePosition RunQueue::position() const {
   p.runs = e.runs;
   p.profileNext = e.profile_next;
   p.pendingSteps = e.pending_steps;
-  for (const project::QueueItem& q : e.next) {
+  // Side by side: the batch's runs still waiting for a slot come first (the engine counts them
+  // started); p.run is then the number of the last run started.
+  std::vector<project::QueueItem> next;
+  for (size_t i = 0; i < m_batch.size(); ++i)
+    if (m_batchState[i] == 0) {
+      next.push_back(m_batch[i]);
+      p.pendingSteps += m_batch[i].planned_steps;
+      --p.run;
+    }
+  next.insert(next.end(), e.next.begin(), e.next.end());
+  for (const project::QueueItem& q : next) {
     switch (q.kind) {
       case project::QueueItemKind::Train:
         p.next << QString::fromStdString(q.run);
@@ -136,7 +156,18 @@ void RunQueue::cancelCurrent() {
 
 void RunQueue::cancelAll() {
   m_work.clear();
+  m_dropUnstarted = true;  // side by side: the runs waiting for a slot are dropped too
   cancelCurrent();
+}
+
+int RunQueue::resolvedJobs() const {
+  if (processes() > 1) return 1;
+  if (m_jobs > 0) return m_jobs;
+  std::vector<const project::RunPlan*> plans;
+  for (const project::QueueItem& q : m_work.position().next)
+    if (q.kind == project::QueueItemKind::Train && q.plan) plans.push_back(q.plan.get());
+  if (m_work.current() && m_work.current()->plan) plans.push_back(m_work.current()->plan.get());
+  return project::default_jobs(plans, m_work.settings().threads, std::max(1, QThread::idealThreadCount()));
 }
 
 namespace {
@@ -224,6 +255,10 @@ void RunQueue::startNext() {
     emit queueFinished();
     return;
   }
+  if (item->kind == project::QueueItemKind::Train) {
+    const int jobs = resolvedJobs();
+    if (jobs > 1 && startSideBySide(m_work.with_trains_after(*item, SIZE_MAX), jobs)) return;
+  }
   m_current = QueuedRun{*item};
   m_busy = true;
   m_buffer = std::make_shared<EventBuffer>();
@@ -276,10 +311,113 @@ void RunQueue::startNext() {
   });
 }
 
+bool RunQueue::startSideBySide(const std::vector<project::QueueItem>& batch, int jobs) {
+  if (batch.size() < 2) return false;
+  m_current = QueuedRun{batch.front()};
+  m_busy = true;
+  m_batch = batch;
+  m_batchState.assign(batch.size(), 0);
+  m_batchBuffers.clear();
+  for (size_t i = 0; i < batch.size(); ++i) m_batchBuffers.push_back(std::make_shared<EventBuffer>());
+  m_batchJobs = jobs;
+  m_dropUnstarted = false;
+  m_buffer.reset();
+  m_control = std::make_shared<runtime::RunControl>();
+  m_worldSize = 1;
+  m_backend.clear();
+  const QString dir = QString::fromStdString(batch.front().project);
+  emit sideBySideStarted(dir, jobs, static_cast<int>(batch.size()));
+  QString error;
+  if (!locateProgram(true, &error)) {
+    m_toGui->post([this, error] {
+      for (size_t i = 0; i < m_batch.size(); ++i) {
+        queue::QueueItemResult failed;
+        failed.reason = error.toStdString();
+        m_work.ended(m_batch[i], failed);
+        emit runEnded(QString::fromStdString(m_batch[i].run), 0, "failed", error);
+      }
+      endSideBySide({}, {});
+    });
+    return true;
+  }
+  m_drainTimer.start();
+  const queue::QueueSettings settings = m_work.settings();
+  auto control = m_control;
+  auto buffers = m_batchBuffers;
+  m_worker->post([this, batch, settings, control, buffers, jobs] {
+    queue::SideBySideHooks hooks;
+    hooks.observer = [&buffers](std::size_t i) -> runtime::RunObserver& { return *buffers[i]; };
+    // Called in the worker thread: they only post to the GUI thread.
+    hooks.started = [this](std::size_t i) { m_toGui->post([this, i] { onBatchRunStarted(i); }); };
+    hooks.ended = [this](std::size_t i, const queue::QueueItemResult& r) {
+      m_toGui->post([this, i, r] { onBatchRunEnded(i, r); });
+    };
+    std::vector<std::size_t> never;
+    QString failure;
+    try {
+      never = queue::run_side_by_side(batch, settings, jobs, *control, hooks);
+    } catch (const std::exception& e) {  // a worker could not be started: the runs still waiting fail
+      failure = QString::fromUtf8(e.what());
+      for (size_t i = 0; i < batch.size(); ++i) never.push_back(i);
+    }
+    m_toGui->post([this, never, failure] { endSideBySide(never, failure); });
+  });
+  return true;
+}
+
+void RunQueue::onBatchRunStarted(std::size_t i) {
+  if (i >= m_batch.size()) return;
+  m_batchState[i] = 1;
+  m_current = QueuedRun{m_batch[i]};
+  emit runStarted(QString::fromStdString(m_batch[i].project), QString::fromStdString(m_batch[i].run));
+}
+
+void RunQueue::onBatchRunEnded(std::size_t i, const queue::QueueItemResult& r) {
+  if (i >= m_batch.size()) return;
+  drain();  // the run's last events before its end
+  m_batchState[i] = 2;
+  m_work.ended(m_batch[i], r);
+  emit runEnded(QString::fromStdString(m_batch[i].run), r.run_id, QString::fromStdString(r.status),
+                QString::fromStdString(r.reason));
+}
+
+void RunQueue::endSideBySide(const std::vector<std::size_t>& never, const QString& failure) {
+  drain();
+  m_drainTimer.stop();
+  std::vector<project::QueueItem> back;
+  for (std::size_t i : never) {
+    if (i >= m_batch.size() || m_batchState[i] != 0) continue;
+    if (failure.isEmpty()) {
+      back.push_back(m_batch[i]);
+      continue;
+    }
+    queue::QueueItemResult failed;
+    failed.reason = failure.toStdString();
+    m_work.ended(m_batch[i], failed);
+    emit runEnded(QString::fromStdString(m_batch[i].run), 0, "failed", failure);
+  }
+  // Not started: back to the front of the queue, or (Cancel all) out of it.
+  m_work.put_back(back);
+  if (m_dropUnstarted) m_work.clear();
+  m_batch.clear();
+  m_batchState.clear();
+  m_batchBuffers.clear();
+  m_busy = false;
+  emit sideBySideEnded();
+  startNext();
+}
+
 void RunQueue::drain() {
-  if (!m_buffer) return;
-  EventBuffer::Batch batch = m_buffer->take();
-  if (!batch.empty()) emit eventsArrived(batch);
+  if (m_buffer) {
+    EventBuffer::Batch batch = m_buffer->take();
+    if (!batch.empty()) emit eventsArrived(batch);
+  }
+  for (size_t i = 0; i < m_batchBuffers.size(); ++i) {
+    EventBuffer::Batch batch = m_batchBuffers[i]->take();
+    if (batch.empty()) continue;
+    batch.run = m_batch[i].run;
+    emit eventsArrived(batch);
+  }
 }
 
 void RunQueue::onItemDone(const project::QueueItem& item, const queue::QueueItemResult& r) {

@@ -8,7 +8,10 @@
 // most ~30 times a second, so the event loop never waits on training. Pause, resume and cancel
 // act on the current item through RunControl (checked by the trainer every step). With
 // processes > 1 a training run is data-parallel: this process is rank 0 (its worker thread
-// joins the group and runs the same run_job), the other ranks are `pha` processes.
+// joins the group and runs the same run_job), the other ranks are `pha` processes. With jobs >
+// 1 (setJobs) consecutive training runs train side by side, each in a `pha __train-job` worker
+// process (queue/side_by_side.h, as `pha train --jobs`), their events replayed into one buffer
+// per run; pause and cancel reach every live run.
 #pragma once
 
 #include <QObject>
@@ -100,9 +103,22 @@ class RunQueue : public QObject {
   int currentWorldSize() const { return m_worldSize; }
   QString currentBackend() const { return m_backend; }
   void setTrainingOverrides(const QString& json);  // JSON object text (not an object: none)
+  // Training runs side by side (the Training tab's "Runs at once"; `pha train --jobs`): 0 = what
+  // the machine affords (project::default_jobs: cores / each run's threads), 1 = one after
+  // another. Data-parallel runs (processes > 1) always train one after another.
+  void setJobs(int jobs) { m_jobs = jobs < 0 ? 0 : jobs; }
+  int jobs() const { return m_jobs; }
+  // Runs are training side by side now (the runs live and the ones waiting for a slot).
+  bool isSideBySide() const { return m_busy && !m_batch.empty(); }
+  int sideBySideJobs() const { return m_batchJobs; }
+  QStringList liveRuns() const;
 
  signals:
   void runStarted(const QString& project, const QString& run);
+  // Side by side: `runs` training runs start, at most `jobs` at once (each then runStarted /
+  // runEnded as it starts and ends), and they have all ended.
+  void sideBySideStarted(const QString& project, int jobs, int runs);
+  void sideBySideEnded();
   void eventsArrived(const pha::gui::EventBuffer::Batch& batch);
   // status: a runtime::job_status_name; runId 0 when the run never reached the store
   void runEnded(const QString& run, qint64 runId, const QString& status, const QString& reason);
@@ -127,6 +143,14 @@ class RunQueue : public QObject {
 
  private:
   void startNext();
+  // Starts `batch` (training runs, the first `next` gave) side by side; false when it is one run.
+  bool startSideBySide(const std::vector<project::QueueItem>& batch, int jobs);
+  void onBatchRunStarted(std::size_t i);
+  void onBatchRunEnded(std::size_t i, const queue::QueueItemResult& r);
+  // The batch has ended; `never`: the runs that never started (back to the queue, dropped after
+  // Cancel all, or failed with `failure` when a worker could not be started).
+  void endSideBySide(const std::vector<std::size_t>& never, const QString& failure);
+  int resolvedJobs() const;
   bool locateProgram(bool needed, QString* error);
   void onItemDone(const project::QueueItem& item, const queue::QueueItemResult& result);
   void drain();
@@ -142,6 +166,14 @@ class RunQueue : public QObject {
   QTimer m_drainTimer;
   std::shared_ptr<EventBuffer> m_buffer;
   std::shared_ptr<pha::runtime::RunControl> m_control;
+  int m_jobs = 0;
+  // The side-by-side batch: its items, one event buffer each, which have started / ended, and
+  // whether a Cancel all drops the ones not started (else they go back to the queue).
+  std::vector<project::QueueItem> m_batch;
+  std::vector<std::shared_ptr<EventBuffer>> m_batchBuffers;
+  std::vector<int> m_batchState;  // 0 waiting, 1 live, 2 ended
+  int m_batchJobs = 1;
+  bool m_dropUnstarted = false;
 };
 
 }  // namespace pha::gui
