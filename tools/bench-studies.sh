@@ -4,15 +4,17 @@
 # ratios taken side by side move much less):
 #
 #  1. the training step of pha-tiny and transformerpp-tiny at T 128 and 512, B 8, fp32, the engine
-#     (`pha bench model`, one thread: the runs' rule for models this size) against the PyTorch
-#     eager peer (tools/peer, Debian's torch 1.13, one thread: its best setting on 2 cores),
-#     alternating engine and peer ROUNDS times, medians;
+#     (`pha bench model` at its default threads: one intra-op thread and BLAS on every core, its
+#     best for one run alone on a small machine) against the PyTorch eager peer (tools/peer,
+#     Debian's torch 1.13 with `--threads 1`: one intra-op thread, OpenBLAS on every core, its
+#     best setting on 2 cores), alternating engine and peer ROUNDS times, medians; both at one
+#     thread each (`--one-core`: engine --threads 1, peer with OPENBLAS_NUM_THREADS=1) as well;
 #  2. a study's throughput: a 6-run project (pha-tiny, transformerpp-tiny, sequential-tiny x
 #     seeds 0, 1; the quickstart's shape: B 8, T 128 on the Gutenberg books) trained with
 #     `pha train --jobs 1` and `--jobs 2`, wall time of each, and whether the two stores hold the
 #     same numbers bit for bit (tools/compare_stores.py).
 #
-#   tools/bench-studies.sh [--pha PATH] [--rounds N] [--steps N] [--skip-peer] [--skip-jobs]
+#   tools/bench-studies.sh [--pha PATH] [--rounds N] [--steps N] [--one-core] [--skip-peer] [--skip-jobs]
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,6 +25,7 @@ rounds=3
 study_steps=60
 skip_peer=0
 skip_jobs=0
+one_core=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --pha) pha="$2"; shift 2 ;;
@@ -30,7 +33,8 @@ while [ $# -gt 0 ]; do
     --steps) study_steps="$2"; shift 2 ;;
     --skip-peer) skip_peer=1; shift ;;
     --skip-jobs) skip_jobs=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --one-core) one_core=1; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "bench-studies: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -39,22 +43,28 @@ work="$(mktemp -d /tmp/pha-bench-studies.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 py="$(command -v python3)"
 
-echo "bench-studies: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), pha $("$pha" --version 2>/dev/null | head -1)"
+echo "bench-studies: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $pha ($(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 if [ "$skip_peer" -eq 0 ]; then
   echo
-  echo "1. training step, fp32, B 8: engine (pha --threads 1 bench model) / PyTorch eager peer (tools/peer, 1 thread), ${rounds} alternating rounds, medians"
+  if [ "$one_core" -eq 1 ]; then
+    engine_threads=(--threads 1); peer_env=(env OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1)
+    echo "1. training step, fp32, B 8, one core each: engine (pha --threads 1 bench model: intra-op 1, BLAS 1) / PyTorch eager peer (tools/peer --threads 1, OPENBLAS_NUM_THREADS=1), ${rounds} alternating rounds, medians"
+  else
+    engine_threads=(); peer_env=(env)
+    echo "1. training step, fp32, B 8, each at its best threads: engine (pha bench model, default: intra-op 1, BLAS $(nproc)) / PyTorch eager peer (tools/peer --threads 1: intra-op 1, OpenBLAS's own $(nproc)), ${rounds} alternating rounds, medians"
+  fi
   printf "%-20s %5s %14s %14s %12s\n" "model" "T" "engine tok/s" "peer tok/s" "engine/peer"
   for model in pha-tiny transformerpp-tiny; do
     for T in 128 512; do
       : > "$work/e.txt"; : > "$work/p.txt"
       for ((r = 0; r < rounds; r++)); do
-        "$pha" --threads 1 bench model --preset "$model" -T "$T" --tokens $((8 * T)) --steps 10 --warmup 2 \
+        "$pha" "${engine_threads[@]}" bench model --preset "$model" -T "$T" --tokens $((8 * T)) --steps 10 --warmup 2 \
           --precision fp32 --gemm-size 256 --json 2>/dev/null |
           "$py" -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["tokens_per_s"])' >> "$work/e.txt"
-        "$here/peer/run.sh" --train --models "$model" --train-seq-len "$T" --train-batch 8 --train-steps 10 \
+        "${peer_env[@]}" "$here/peer/run.sh" --train --models "$model" --train-seq-len "$T" --train-batch 8 --train-steps 10 \
           --train-warmup 2 --threads 1 --json "$work/peer.json" > /dev/null 2>&1
         "$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["tokens_per_s"])' "$work/peer.json" >> "$work/p.txt"
       done

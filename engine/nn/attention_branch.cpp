@@ -8,6 +8,7 @@
 #include <torch/types.h>
 
 #include "attention/attention.h"
+#include "llama_ops/llama_ops.h"
 #include "core/error.h"
 #include "nn/internal/cast_linear.h"
 
@@ -58,14 +59,14 @@ AttentionBranchImpl::Qkv AttentionBranchImpl::project(const at::Tensor& x, int64
     // Standard attention: RoPE (or none, with learned positions) and q / sqrt(hd), in fp32 (the
     // master dtype, the weights' own) like the cosine path.
     const at::ScalarType core = w_qkv->weight.scalar_type();
-    at::Tensor q = as_dtype(qk_v[0].narrow(2, 0, Hq_), core);
-    at::Tensor k = as_dtype(qk_v[0].narrow(2, Hq_, G_), core);
-    if (rope_) {
-      const auto& tb = tables(pos0, T, x.options().dtype(core));
-      q = pha::kernels::apply_rope(q, tb);
-      k = pha::kernels::apply_rope(k, tb);
+    const double q_scale = 1.0 / std::sqrt(static_cast<double>(hd_));
+    if (rope_) {  // kernels/llama_ops: q and k in one pass, the query scale folded in
+      const auto r = pha::kernels::rope_qk(as_dtype(qk_v[0], core), Hq_, tables(pos0, T, x.options().dtype(core)),
+                                           q_scale);
+      return {r.q, r.k, as_dtype(qk_v[1], core)};
     }
-    q = q * (1.0 / std::sqrt(static_cast<double>(hd_)));
+    const at::Tensor q = as_dtype(qk_v[0].narrow(2, 0, Hq_), core) * q_scale;
+    const at::Tensor k = as_dtype(qk_v[0].narrow(2, Hq_, G_), core);
     return {q, k.contiguous(), as_dtype(qk_v[1], core)};
   }
   const at::ScalarType core = log_scale.scalar_type();

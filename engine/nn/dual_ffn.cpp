@@ -1,3 +1,4 @@
+#include "llama_ops/llama_ops.h"
 #include "nn/internal/dual_ffn.h"
 
 #include <c10/util/Exception.h>
@@ -20,8 +21,7 @@ DualFfnImpl::DualFfnImpl(const model::ModelConfig& cfg)
 at::Tensor DualFfnImpl::forward(const at::Tensor& x) {
   TORCH_CHECK(x.dim() == 3 && x.size(2) == d_, "DualFfn: x must be (B, T, ", d_, "), got ", x.sizes());
   if (swiglu_) {  // rows [0, W) of up are the gate, [W, 2W) the value: down(silu(gate) * value)
-    const auto gv = cast_linear(x, up).chunk(2, -1);
-    return cast_linear(at::silu(gv[0]) * gv[1], down);
+    return cast_linear(pha::kernels::swiglu(cast_linear(x, up)), down);  // kernels/llama_ops
   }
   return cast_linear(at::gelu(cast_linear(x, up)), down);  // (B, T, d_ff + d_aux) -> (B, T, d), x's dtype
 }

@@ -2,6 +2,8 @@
 
 #include <c10/util/Exception.h>
 
+#include "llama_ops/llama_ops.h"
+
 namespace pha::nn {
 
 RMSNormImpl::RMSNormImpl(int64_t dim, double eps) : dim_(dim), eps_(eps) {
@@ -11,7 +13,7 @@ RMSNormImpl::RMSNormImpl(int64_t dim, double eps) : dim_(dim), eps_(eps) {
 
 at::Tensor RMSNormImpl::forward(const at::Tensor& x) {
   TORCH_CHECK(x.size(-1) == dim_, "RMSNorm: last dim must be ", dim_, ", got ", x.sizes());
-  return x * at::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + eps_) * weight.to(x.scalar_type());  // (..., dim)
+  return pha::kernels::rms_norm(x, weight, eps_);  // (..., dim): kernels/llama_ops
 }
 
 }  // namespace pha::nn

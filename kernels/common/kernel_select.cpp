@@ -9,15 +9,15 @@ namespace pha::kernels {
 namespace {
 
 const std::vector<std::string>& op_names() {
-  static const std::vector<std::string> names = {"attention", "gss_conv", "rope_cosine", "mix_norm", "adamw"};
+  static const std::vector<std::string> names = {"attention", "gss_conv", "rope_cosine", "mix_norm", "adamw", "rms_norm", "rope", "swiglu"};
   return names;
 }
 
-const unsigned kAll = (1u << 5) - 1;
+const unsigned kAll = (1u << 8) - 1;
 
 unsigned parse(const std::string& spec) {
   const std::string allowed = "allowed: fused, reference, or reference:<op>[,<op>...] with ops attention, "
-                              "gss_conv, rope_cosine, mix_norm, adamw";
+                              "gss_conv, rope_cosine, mix_norm, adamw, rms_norm, rope, swiglu";
   if (spec.empty() || spec == "fused") return 0;
   if (spec == "reference") return kAll;
   const std::string prefix = "reference:";

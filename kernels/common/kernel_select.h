@@ -4,7 +4,7 @@
 //   PHA_KERNELS=fused | reference | reference:attention,gss_conv,...   (read on first use)
 //   `pha --kernels reference ...`, or select_kernels() in a test.
 // The ops: attention (causal / cosine attention core), gss_conv (DSS kernel generation and the
-// FFT causal convolution), rope_cosine, mix_norm, adamw. The references are slower (attention
+// FFT causal convolution), rope_cosine, mix_norm, adamw, rms_norm, rope and swiglu (llama_ops). The references are slower (attention
 // materialises the (B, Hq, T, S) scores; the DSS kernel is the literal complex form) and are
 // meant for checking numerics, not for training speed. docs/model.md, "Reference kernels".
 #pragma once
@@ -13,7 +13,7 @@
 
 namespace pha::kernels {
 
-enum class KernelOp { Attention = 0, GssConv, RopeCosine, MixNorm, AdamW };
+enum class KernelOp { Attention = 0, GssConv, RopeCosine, MixNorm, AdamW, RmsNorm, Rope, Swiglu };
 
 // True when `op` runs its reference implementation.
 bool reference_kernel(KernelOp op);
