@@ -18,17 +18,6 @@ namespace pha::queue {
 
 using nlohmann::json;
 
-runtime::JobSpec side_by_side_spec(const project::QueueItem& item, const QueueSettings& settings) {
-  runtime::JobSpec spec;
-  static_cast<project::ProjectSource&>(spec) = {item.project, item.resolved};
-  spec.run = item.run;
-  spec.resume_run_id = item.resume_run_id;
-  spec.threads = settings.threads;
-  spec.device = settings.device;
-  spec.plan = item.plan;
-  return spec;
-}
-
 namespace {
 
 namespace fs = std::filesystem;
@@ -57,7 +46,7 @@ std::vector<std::size_t> run_side_by_side(const std::vector<project::QueueItem>&
   for (const project::QueueItem& item : items) {
     if (item.kind != project::QueueItemKind::Train)
       throw core::Error("queue", "only training runs train side by side (\"" + item.run + "\" is not one)");
-    std::string spec = runtime::job_spec_to_json(side_by_side_spec(item, settings)).dump();
+    std::string spec = runtime::job_spec_to_json(job_spec_of(item, settings)).dump();
     if (spec.size() > kLongestArgument) {  // beyond one argument's limit (128 KiB): a file, named as @path
       const std::string path = (fs::temp_directory_path() / ("pha-job-" + std::to_string(::getpid()) + "-" +
                                                              std::to_string(argvs.size()) + ".json")).string();

@@ -29,9 +29,6 @@ struct SideBySideHooks {
   std::function<void(std::size_t, const QueueItemResult&)> ended;  // item i ended (every item that started)
 };
 
-// The worker's spec of a queued Train item: the job run_queue_item would run in this process.
-runtime::JobSpec side_by_side_spec(const project::QueueItem& item, const QueueSettings& settings);
-
 // Trains `items` (Train items) in worker processes, at most `jobs` at once, in order; returns the
 // indices of the items that never started (a cancel came first), for WorkQueue::put_back.
 // Throws core::Error when the program cannot be started.

@@ -41,8 +41,9 @@ namespace {
 // The one way a queued item names its project to the job that runs it.
 project::ProjectSource source_of(const project::QueueItem& item) { return {item.project, item.resolved}; }
 
-QueueItemResult run_train(const project::QueueItem& item, const QueueSettings& settings, runtime::RunObserver& observer,
-                          runtime::RunControl& control) {
+}  // namespace
+
+runtime::JobSpec job_spec_of(const project::QueueItem& item, const QueueSettings& settings) {
   runtime::JobSpec spec;
   static_cast<project::ProjectSource&>(spec) = source_of(item);
   spec.run = item.run;
@@ -50,6 +51,14 @@ QueueItemResult run_train(const project::QueueItem& item, const QueueSettings& s
   spec.threads = settings.threads;
   spec.device = settings.device;
   spec.plan = item.plan;  // resolved when queued (WorkQueue::add)
+  return spec;
+}
+
+namespace {
+
+QueueItemResult run_train(const project::QueueItem& item, const QueueSettings& settings, runtime::RunObserver& observer,
+                          runtime::RunControl& control) {
+  runtime::JobSpec spec = job_spec_of(item, settings);
   runtime::JobResult r;
   if (settings.group) {  // this process is one rank of a group its launcher made
     spec.group = settings.group;

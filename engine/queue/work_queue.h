@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/events.h"
+#include "runtime/job.h"
 #include "project/project_queue.h"
 #include "search_runner/search_job.h"
 
@@ -68,6 +69,11 @@ nlohmann::json shortened_training(const project::TrainingConfig& training, std::
 
 // The training overrides `settings` give a run configured with `training`.
 nlohmann::json training_overrides_for(const QueueSettings& settings, const project::TrainingConfig& training);
+
+// The job a queued Train item trains (its project, run, resume id and resolved plan, with the
+// settings' threads and device): what run_queue_item runs in this process and what a
+// side-by-side worker runs (queue/side_by_side.h).
+runtime::JobSpec job_spec_of(const project::QueueItem& item, const QueueSettings& settings);
 
 // What running one item came to.
 struct QueueItemResult {

@@ -87,6 +87,31 @@ TEST(CliJobs, JobsOneAndJobsTwoTrainBitIdenticalRuns) {
   }
 }
 
+TEST(CliJobs, PlanEstimatesTheWallTimeOfTheRunsSideBySide) {
+  pha::test::TempProject p;
+  p.write_project(jobs_project(p, 4));
+  const CliResult two = run_cli("plan --jobs 2 --format json " + shell_word(p.dir()));
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  const json a = json::parse(two.output.substr(two.output.find('{')), nullptr, false);
+  ASSERT_TRUE(a.is_object()) << two.output;
+  EXPECT_EQ(a.value("jobs", 0), 2);
+  const double seconds = a.value("seconds", 0.0), wall = a.value("wall_seconds", 0.0);
+  ASSERT_GT(seconds, 0.0) << two.output;
+  // Four runs of one speed, two at a time: half the time one after another.
+  EXPECT_NEAR(wall, seconds / 2, seconds * 1e-9);
+  const CliResult one = run_cli("plan --jobs 1 --format json " + shell_word(p.dir()));
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  const json b = json::parse(one.output.substr(one.output.find('{')), nullptr, false);
+  EXPECT_EQ(b.value("jobs", 0), 1);
+  EXPECT_NEAR(b.value("wall_seconds", 0.0), b.value("seconds", -1.0), 1e-9);
+  // Without --jobs: what `pha train` would use for these runs (one core each on this machine).
+  const CliResult dflt = run_cli("plan " + shell_word(p.dir()));
+  ASSERT_EQ(dflt.exit_code, 0) << dflt.output;
+  if (std::thread::hardware_concurrency() >= 2) {
+    EXPECT_NE(dflt.output.find("Side by side: "), std::string::npos) << dflt.output;
+  }
+}
+
 TEST(CliJobs, BadDataFailsTheCommandAsInOneProcess) {
   pha::test::TempProject p;
   json j = jobs_project(p, 2);
