@@ -15,6 +15,7 @@ FAMILIES = [
     ("GSS convolution", r"gss|fft|conv|_fft_|dss|selective|scan"),
     ("norms and mixing", r"norm|mix|rms"),
     ("loss head", r"log_softmax|nll_loss|cross_entropy|logsumexp"),
+    ("elementwise", r"swiglu|gelu|silu"),
     ("GEMM", r"^aten::(mm|addmm|bmm|matmul|linear|baddbmm|addmv|mv|dot)$|MmBackward|AddmmBackward|BmmBackward|MulBackward0|LinearBackward"),
     ("allocation and copies", r"^aten::(empty|empty_like|empty_strided|zeros|zeros_like|ones|ones_like|full|resize_|copy_|clone|contiguous|to|_to_copy|fill_|zero_|new_empty|new_zeros|cat|stack|index|index_select|embedding|embedding_backward|embedding_dense_backward|slice_backward|select_backward|narrow|as_strided|view|reshape|_reshape_alias|transpose|t|permute|unsqueeze|squeeze|expand|split|chunk|unbind|detach|alias|slice|select)$"),
     ("autograd bookkeeping", r"Backward|autograd::|AccumulateGrad|torch::autograd"),

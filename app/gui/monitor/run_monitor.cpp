@@ -163,16 +163,17 @@ void RunMonitor::endLive(const QString& status, const QString& reason) {
 }
 
 void RunMonitor::addEvalPoint(widgets::CurvePlot* plot, const QString& name, std::int64_t step, double value,
-                              const std::vector<StepX>& steps) {
+                              const std::vector<StepX>& steps, const QColor& color) {
   plot->setSeriesKind(name, widgets::SeriesKind::Sparse);
   // The step's tokens and time: the last step event at or before it.
   auto it = std::upper_bound(steps.begin(), steps.end(), step,
                              [](std::int64_t s, const StepX& x) { return s < x.step; });
   const StepX x = it == steps.begin() ? StepX{step, 0, 0} : *(it - 1);
-  plot->appendPoint(name, static_cast<double>(step), x.tokens, x.wall, value, kVal);
+  plot->appendPoint(name, static_cast<double>(step), x.tokens, x.wall, value, color);
 }
 
-void RunMonitor::addEvals(const EventBuffer::Batch& batch, const QString& prefix, const std::vector<StepX>& steps) {
+void RunMonitor::addEvals(const EventBuffer::Batch& batch, const QString& prefix, const std::vector<StepX>& steps,
+                          const QColor& color) {
   for (const auto& e : batch.evals) {
     // Text runs: the periodic (seq_len 0) and the final (seq_len = training T) validation
     // losses, named as the store names them ("val/..."), so the live and the stored view of a
@@ -181,15 +182,15 @@ void RunMonitor::addEvals(const EventBuffer::Batch& batch, const QString& prefix
     if (e.seq_len != 0 && !textValid) continue;
     const QString split = prefix + (textValid ? QStringLiteral("val") : QString::fromStdString(e.split));
     const QString metric = QString::fromStdString(e.metric);
-    if (metric == "loss") addEvalPoint(m_loss, split + "/loss", e.step, e.value, steps);
-    if (metric == "perplexity") addEvalPoint(m_quality, split + "/ppl", e.step, e.value, steps);
+    if (metric == "loss") addEvalPoint(m_loss, split + "/loss", e.step, e.value, steps, color);
+    if (metric == "perplexity") addEvalPoint(m_quality, split + "/ppl", e.step, e.value, steps, color);
     if (metric == "accuracy") {
       if (!m_isTask) {
         m_isTask = true;
         m_quality->clearSeries();
         m_quality->setYLabel(tr("accuracy"));
       }
-      addEvalPoint(m_quality, split + "/accuracy", e.step, e.value, steps);
+      addEvalPoint(m_quality, split + "/accuracy", e.step, e.value, steps, color);
     }
   }
 }
@@ -202,6 +203,8 @@ void RunMonitor::beginSideBySide(int jobs, int runs) {
   m_sideJobs = jobs;
   m_sideRuns = runs;
   m_sideEnded = 0;
+  m_sideColors = 0;
+  m_runColors.clear();
   m_liveRuns.clear();
   m_runSteps.clear();
   m_runReadouts.clear();
@@ -218,6 +221,7 @@ void RunMonitor::beginLiveRun(const QString& runName) {
   if (!isSideBySide()) return beginLive(runName);
   m_liveRuns << runName;
   m_runSteps[runName].clear();
+  m_runColors[runName] = widgets::seriesColor(m_sideColors++);  // its curves' colour while it trains
   if (m_mixerRun.isEmpty()) {
     m_mixerRun = runName;
     m_mixer->clear(tr("No mixer snapshot yet for %1.").arg(runName));
@@ -238,6 +242,7 @@ void RunMonitor::endLiveRun(const QString& runName, const QString& status, const
   m_liveRuns.removeAll(runName);
   m_runSteps.erase(runName);
   m_runReadouts.erase(runName);
+  m_runColors.erase(runName);
   if (m_mixerRun == runName) {  // the heatmap follows the next live run
     m_mixerRun = m_liveRuns.value(0);
     m_mixer->clear(m_mixerRun.isEmpty() ? tr("%1 %2; no run is training now.").arg(runName, status)
@@ -254,7 +259,8 @@ void RunMonitor::showSideBySideReadout() {
   for (const QString& run : m_liveRuns)
     if (auto it = m_runReadouts.find(run); it != m_runReadouts.end()) lines << it->second;
   const QString head = tr("%1 of %2 runs ended, %3 at once").arg(m_sideEnded).arg(m_sideRuns).arg(m_sideJobs);
-  m_readout->setText(head + (lines.isEmpty() ? QString() : " | " + lines.join(" | ")));
+  const QString mixer = m_mixerRun.isEmpty() ? QString() : " | " + tr("heatmap: %1").arg(m_mixerRun);
+  m_readout->setText(head + (lines.isEmpty() ? QString() : " | " + lines.join(" | ")) + mixer);
 }
 
 void RunMonitor::addSideBySideEvents(const EventBuffer::Batch& batch) {
@@ -262,10 +268,11 @@ void RunMonitor::addSideBySideEvents(const EventBuffer::Batch& batch) {
   if (run.isEmpty() || !m_liveRuns.contains(run)) return;
   std::vector<StepX>& steps = m_runSteps[run];
   const QString prefix = run + QStringLiteral(" · ");
+  const QColor color = m_runColors.count(run) ? m_runColors[run] : kTrain;
   for (const auto& s : batch.steps) {
     steps.push_back({s.step, static_cast<double>(s.tokens), s.wall_s});
-    m_loss->appendPoint(prefix + "train/loss", s.step, s.tokens, s.wall_s, s.loss, kTrain);
-    if (!m_isTask) m_quality->appendPoint(prefix + "train/ppl", s.step, s.tokens, s.wall_s, s.perplexity, kTrain);
+    m_loss->appendPoint(prefix + "train/loss", s.step, s.tokens, s.wall_s, s.loss, color);
+    if (!m_isTask) m_quality->appendPoint(prefix + "train/ppl", s.step, s.tokens, s.wall_s, s.perplexity, color);
   }
   if (!batch.steps.empty()) {
     const auto& s = batch.steps.back();
@@ -279,7 +286,7 @@ void RunMonitor::addSideBySideEvents(const EventBuffer::Batch& batch) {
                              .arg(std::lround(s.tokens_per_s));
     showSideBySideReadout();
   }
-  addEvals(batch, prefix, steps);
+  addEvals(batch, prefix, steps, color);  // the run's colour, drawn as points
   if (run == m_mixerRun)
     for (const auto& m : batch.mixers) m_mixer->appendFrame(widgets::MixerFrame{m.step, m.layers, m.branches, m.weights});
   m_loss->replotLater();
@@ -298,7 +305,7 @@ void RunMonitor::addEvents(const EventBuffer::Batch& batch) {
     if (!m_isTask) m_quality->appendPoint("train/ppl", s.step, s.tokens, s.wall_s, s.perplexity, kTrain);
   }
   if (!batch.steps.empty()) m_readout->setText(readoutText(batch.steps.back()));
-  addEvals(batch, QString(), m_steps);
+  addEvals(batch, QString(), m_steps, kVal);
   for (const auto& m : batch.mixers) m_mixer->appendFrame(widgets::MixerFrame{m.step, m.layers, m.branches, m.weights});
   m_loss->replotLater();
   m_quality->replotLater();

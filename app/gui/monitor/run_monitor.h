@@ -11,6 +11,7 @@
 #include <QString>
 #include <map>
 #include <vector>
+#include <QColor>
 #include <QStringList>
 
 #include "widgets/export_menu.h"
@@ -78,8 +79,9 @@ class RunMonitor : public QObject {
     double tokens, wall;
   };
   void addEvalPoint(widgets::CurvePlot* plot, const QString& name, std::int64_t step, double value,
-                    const std::vector<StepX>& steps);
-  void addEvals(const EventBuffer::Batch& batch, const QString& prefix, const std::vector<StepX>& steps);
+                    const std::vector<StepX>& steps, const QColor& color);
+  void addEvals(const EventBuffer::Batch& batch, const QString& prefix, const std::vector<StepX>& steps,
+                const QColor& color);
   void addSideBySideEvents(const EventBuffer::Batch& batch);
   void showSideBySideReadout();
   widgets::CurvePlot* m_loss;
@@ -109,6 +111,8 @@ class RunMonitor : public QObject {
   QString m_mixerRun;
   std::map<QString, std::vector<StepX>> m_runSteps;
   std::map<QString, QString> m_runReadouts;
+  std::map<QString, QColor> m_runColors;  // each live run's colour (widgets::seriesColor, in start order)
+  int m_sideColors = 0;
   QString m_error;
 };
 
